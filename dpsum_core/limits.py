@@ -1,0 +1,14 @@
+"""The one module of limits: used by the validators, the CLI and the app's widgets."""
+
+from __future__ import annotations
+
+EPSILON_MIN = 1e-4
+EPSILON_MAX = 100.0
+RHO_MIN = 0.01
+RHO_MAX = 0.99
+MAX_BINS = 5000
+MAX_TRIALS = 10_000
+MAX_ROWS = 20_000_000
+MAX_UPLOAD_MB = 200
+MAX_UPPER = 1e15
+DELTA_MIN = 1e-9

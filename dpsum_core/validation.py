@@ -1,0 +1,76 @@
+"""Validators: each returns the cleaned value or raises ParameterError naming the bad value."""
+
+from __future__ import annotations
+
+import math
+
+from . import limits
+from .errors import ParameterError
+
+
+def check_epsilon(epsilon: float, *, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float if it is a finite number within the allowed range."""
+    eps = _finite(epsilon, name)
+    if not limits.EPSILON_MIN <= eps <= limits.EPSILON_MAX:
+        raise ParameterError(
+            f"{name} must be between {limits.EPSILON_MIN:g} and {limits.EPSILON_MAX:g}, got {eps:g}"
+        )
+    return eps
+
+
+def check_rho(rho: float) -> float:
+    """Return the share of the budget spent on choosing θ, strictly inside (0, 1)."""
+    r = _finite(rho, "rho")
+    if not limits.RHO_MIN <= r <= limits.RHO_MAX:
+        raise ParameterError(
+            f"rho must be between {limits.RHO_MIN:g} and {limits.RHO_MAX:g}, got {r:g}"
+        )
+    return r
+
+
+def check_positive(value: float, name: str, *, upper: float = math.inf) -> float:
+    """Return ``value`` if it is finite, > 0 and ≤ ``upper``."""
+    v = _finite(value, name)
+    if not 0 < v <= upper:
+        bound = "" if math.isinf(upper) else f" and at most {upper:g}"
+        raise ParameterError(f"{name} must be > 0{bound}, got {v:g}")
+    return v
+
+
+def check_int(value: int, name: str, *, low: int, high: int) -> int:
+    """Return ``value`` as an int if it is a whole number in [low, high]."""
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a whole number, got {value!r}") from None
+    if not math.isfinite(as_float) or as_float != int(as_float):
+        raise ParameterError(f"{name} must be a whole number, got {value!r}")
+    v = int(as_float)
+    if not low <= v <= high:
+        raise ParameterError(f"{name} must be between {low} and {high}, got {v}")
+    return v
+
+
+def check_unit_interval(value: float, name: str) -> float:
+    """Return ``value`` if it lies strictly between 0 and 1."""
+    v = _finite(value, name)
+    if not 0 < v < 1:
+        raise ParameterError(f"{name} must be strictly between 0 and 1, got {v:g}")
+    return v
+
+
+def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``choices``."""
+    if value not in choices:
+        raise ParameterError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _finite(value: float, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v):
+        raise ParameterError(f"{name} must be a finite number, got {value!r}")
+    return v
