@@ -47,7 +47,9 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
     label = name or getattr(source, "name", None) or str(source)
     raw = _read_bytes(source, label)
     if not raw.strip():
-        raise DataError(f"{_base(label)} is empty: upload a CSV/TSV/Parquet file with a header row.")
+        raise DataError(
+            f"{_base(label)} is empty: upload a CSV/TSV/Parquet file with a header row."
+        )
     if raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq")):
         return _read_parquet(raw, label)
     head = raw[:8192]
@@ -172,7 +174,10 @@ class CleaningReport:
     def rows_kept(self) -> int:
         """Records left after dropping."""
         return (
-            self.rows_read - self.dropped_missing - self.dropped_non_numeric - self.dropped_non_finite
+            self.rows_read
+            - self.dropped_missing
+            - self.dropped_non_numeric
+            - self.dropped_non_finite
         )
 
     def as_dict(self) -> dict[str, int]:
@@ -240,7 +245,8 @@ class Dataset:
         tau, theta = np.broadcast_arrays(np.asarray(tau, float), np.asarray(theta, float))
         low = np.minimum(tau, theta)
         above = self.count_at_most(tau) - self.count_at_most(low)
-        return self.sum_at_most(low) + theta * above
+        # θ·#{θ < t ≤ τ}; written with where() so that θ = ∞ with no such record gives 0.
+        return self.sum_at_most(low) + np.where(above > 0, theta, 0.0) * above
 
     @cached_property
     def fingerprint(self) -> str:
@@ -384,9 +390,7 @@ class Domain:
         object.__setattr__(
             self, "upper", check_positive(self.upper, "upper bound U", upper=limits.MAX_UPPER)
         )
-        object.__setattr__(
-            self, "bins", check_int(self.bins, "bins", low=1, high=limits.MAX_BINS)
-        )
+        object.__setattr__(self, "bins", check_int(self.bins, "bins", low=1, high=limits.MAX_BINS))
         check_choice(self.weights, "weights", WEIGHT_RULES)
 
     @property

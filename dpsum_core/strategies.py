@@ -1,75 +1,199 @@
-"""GreedyH (DAWA's greedy hierarchy, as in ektelo) with its exact (AᵀA)⁻¹, per SPEC §4.
+"""GreedyH (DAWA's greedy hierarchy, as in ektelo) for prefix workloads, per SPEC §4.
 
-The recursion of ektelo's ``_GreedyHierByLv`` is evaluated level by level, bottom-up: every
-node's choice needs only scalars of its children (err, k = 1ᵀu, ‖G_c u_c‖²) plus one product
-G·u_node, and the products for all nodes of one depth are a single sparse-times-dense product.
-This gives the same strategy as the recursive form at a fraction of the Python overhead.
+ektelo's recursion runs on the Gram matrix G = T WᵀW T (T = I for TiMM, T_θ for TaMM). For a
+prefix workload every quantity the recursion needs has a closed form in cumulative sums, so the
+recursion is evaluated level by level, bottom-up, in O(n) numpy work per level (O(n log n) in
+all) without ever forming G. The inverse (AᵀA)⁻¹ comes out as a sum of block rank-one terms
+(Sherman–Morrison at every node), which is applied to vectors and reduced to diag(W M Wᵀ) in
+O(n log n) too; ``StructuredInverse.dense()`` builds the n × n matrix only for tests.
+A straightforward dense port of the recursion lives in the tests and must agree with this one.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from threading import Lock
 
 import numpy as np
 from scipy import sparse
 
 
+# --------------------------------------------------------------------------------------------
+# Segments: disjoint contiguous blocks, the unit of all vectorised work below
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Segments:
+    """Disjoint blocks [starts[s], ends[s]) in increasing order, with their positions listed."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        return self.ends - self.starts
+
+    @cached_property
+    def positions(self) -> np.ndarray:
+        """All cells of all blocks, in order."""
+        sizes = self.sizes
+        offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.repeat(self.starts, sizes) + np.arange(sizes.sum()) - offsets
+
+    @cached_property
+    def first(self) -> np.ndarray:
+        """Index into ``positions`` of each block's first cell."""
+        return np.cumsum(self.sizes) - self.sizes
+
+    @cached_property
+    def seg_of(self) -> np.ndarray:
+        """Block number of each listed position."""
+        return np.repeat(np.arange(self.starts.size), self.sizes)
+
+    def inclusive_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Cumulative sum restarting at each block (last axis = listed positions)."""
+        c = np.cumsum(values, axis=-1)
+        base = c[..., self.first] - values[..., self.first]
+        return c - np.repeat(base, self.sizes, axis=-1)
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Sum over each block (last axis)."""
+        return np.add.reduceat(values, self.first, axis=-1)
+
+
+# --------------------------------------------------------------------------------------------
+# The exact inverse as a sum of block rank-one terms
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class InverseLevel:
+    """Σ_s coef[s]·u_s u_sᵀ over disjoint blocks; u is listed per position."""
+
+    segments: Segments
+    coef: np.ndarray
+    u: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class StructuredInverse:
+    """(AᵀA)⁻¹ = Σ over levels of disjoint block rank-one terms (pseudo-inverse on collapses)."""
+
+    n: int
+    levels: tuple[InverseLevel, ...]
+
+    def apply(self, z: np.ndarray) -> np.ndarray:
+        """(AᵀA)⁻¹·z for every row of ``z`` (shape (..., n)); the matrix is symmetric."""
+        z = np.asarray(z, float)
+        out = np.zeros_like(z)
+        for lv in self.levels:
+            seg, pos = lv.segments, lv.segments.positions
+            proj = seg.sums(z[..., pos] * lv.u) * lv.coef
+            out[..., pos] += np.repeat(proj, seg.sizes, axis=-1) * lv.u
+        return out
+
+    def prefix_quadratic(self, t: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """diag(W T M T Wᵀ) for prefix counts k_i: Σ_{j,l<k} t_j M_jl t_l, in O(n log n).
+
+        Each term contributes coef·(Σ_{j∈block, j<k} t_j u_j)²: the full block sum once k has
+        passed the block, the partial sum while k is inside it.
+        """
+        total = np.zeros(self.n + 1)
+        for lv in self.levels:
+            seg, pos = lv.segments, lv.segments.positions
+            partial = seg.inclusive_cumsum(t[pos] * lv.u)
+            full = partial[seg.first + seg.sizes - 1]
+            done = np.zeros(self.n + 1)
+            np.add.at(done, seg.ends, lv.coef * full**2)
+            total += np.cumsum(done)
+            # Prefix through cell p (index p + 1 of ``total``) strictly inside its block; the
+            # block's last cell is already counted by ``done``.
+            inner = np.ones(pos.size, bool)
+            inner[seg.first + seg.sizes - 1] = False
+            inside = np.zeros(self.n + 1)
+            inside[pos[inner] + 1] = (lv.coef[seg.seg_of] * partial**2)[inner]
+            total += inside
+        return total[np.asarray(counts)]
+
+    def dense(self) -> np.ndarray:
+        """The n × n matrix (tests and small n only)."""
+        M = np.zeros((self.n, self.n))
+        for lv in self.levels:
+            seg = lv.segments
+            for s in range(seg.starts.size):
+                a, b = seg.starts[s], seg.ends[s]
+                u = lv.u[seg.first[s] : seg.first[s] + b - a]
+                M[a:b, a:b] += lv.coef[s] * np.outer(u, u)
+        return M
+
+
 @dataclass(frozen=True, eq=False)
 class Strategy:
-    """A strategy A of weighted interval rows, with the exact (pseudo-)inverse of AᵀA.
+    """A strategy A of weighted interval rows with its exact (pseudo-)inverse of AᵀA.
 
     Attributes
     ----------
     starts, ends
         Row r covers cells ``starts[r] ≤ j < ends[r]`` (0-based, end exclusive).
     weights
-        Row weights (all > 0).
+        Row weights (all > 0). Every column of A has L1 norm 1.
     inverse
-        (AᵀA)⁻¹ (n × n); on a collapsed block it is the pseudo-inverse 11ᵀ/s².
+        (AᵀA)⁻¹ in structured form; on a collapsed block the pseudo-inverse 11ᵀ/s².
     """
 
     n: int
     starts: np.ndarray
     ends: np.ndarray
     weights: np.ndarray
-    inverse: np.ndarray
+    inverse: StructuredInverse
 
     @property
     def rows(self) -> int:
         """Number of measured queries."""
         return int(self.weights.size)
 
-    def sparse(self) -> sparse.csr_matrix:
+    @cached_property
+    def matrix(self) -> sparse.csr_matrix:
         """A as a CSR matrix (rows × n)."""
-        lengths = self.ends - self.starts
-        row_idx = np.repeat(np.arange(self.rows), lengths)
-        offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        cols = np.repeat(self.starts, lengths) + offsets
-        vals = np.repeat(self.weights, lengths)
-        return sparse.csr_matrix((vals, (row_idx, cols)), shape=(self.rows, self.n))
+        seg = Segments(self.starts, self.ends)  # rows may overlap: only the listing is used
+        row_idx = np.repeat(np.arange(self.rows), seg.sizes)
+        vals = np.repeat(self.weights, seg.sizes)
+        return sparse.csr_matrix((vals, (row_idx, seg.positions)), shape=(self.rows, self.n))
 
     def dense(self) -> np.ndarray:
         """A as a dense array, for tests and small n."""
-        return self.sparse().toarray()
+        return self.matrix.toarray()
+
+    @cached_property
+    def column_l1(self) -> np.ndarray:
+        """L1 norm of every column of A."""
+        return np.asarray(abs(self.matrix).sum(axis=0)).ravel()
 
     @property
     def l1_norm(self) -> float:
         """‖A‖₁, the largest column L1 norm (1 for GreedyH up to rounding)."""
-        return float(np.abs(self.sparse()).sum(axis=0).max())
+        return float(self.column_l1.max())
 
-    def column_l1(self) -> np.ndarray:
-        """L1 norm of every column of A."""
-        return np.asarray(np.abs(self.sparse()).sum(axis=0)).ravel()
+    def least_squares(self, z: np.ndarray) -> np.ndarray:
+        """x̂ = (AᵀA)⁻¹Aᵀz for every row of ``z`` (trials × rows → trials × n)."""
+        return self.inverse.apply((self.matrix.T @ np.atleast_2d(z).T).T)
+
+
+# --------------------------------------------------------------------------------------------
+# The tree
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class _Tree:
+    start: np.ndarray
+    end: np.ndarray
+    depth: np.ndarray
+    parent: np.ndarray
+    by_depth: tuple[np.ndarray, ...]  # node ids at each depth, left to right
 
 
 @cache
-def _tree(n: int, branch: int) -> tuple[np.ndarray, ...]:
-    """The GreedyH tree over n cells in BFS order: start, end, depth, parent, first child, #kids."""
+def _tree(n: int, branch: int) -> _Tree:
+    """GreedyH's tree over n cells in BFS order (SPEC §4 split rule)."""
     start, end, depth, parent = [0], [n], [0], [-1]
-    first_child, n_children = [], []
     i = 0
     while i < len(start):
         size = end[i] - start[i]
@@ -81,8 +205,6 @@ def _tree(n: int, branch: int) -> tuple[np.ndarray, ...]:
             r = size % branch
             q = (size - r) // branch
             sizes = [q] * (branch - r) + [q + 1] * r
-        first_child.append(len(start))
-        n_children.append(len(sizes))
         offset = start[i]
         for s in sizes:
             start.append(offset)
@@ -91,185 +213,219 @@ def _tree(n: int, branch: int) -> tuple[np.ndarray, ...]:
             parent.append(i)
             offset += s
         i += 1
-    arrays = tuple(
-        np.asarray(a, dtype=np.int64)
-        for a in (start, end, depth, parent, first_child, n_children)
-    )
-    for a in arrays:
-        a.setflags(write=False)
-    return arrays
+    depth_arr = np.asarray(depth)
+    by_depth = tuple(np.flatnonzero(depth_arr == d) for d in range(depth_arr.max() + 1))
+    return _Tree(np.asarray(start), np.asarray(end), depth_arr, np.asarray(parent), by_depth)
 
 
-def greedy_h(gram: np.ndarray, *, branch: int = 2, granularity: int = 100) -> Strategy:
-    """GreedyH strategy for a workload with Gram matrix ``gram`` = MᵀM (SPEC §4).
+# --------------------------------------------------------------------------------------------
+# GreedyH for a (weighted) prefix workload
+# --------------------------------------------------------------------------------------------
+def greedy_h(
+    counts: np.ndarray,
+    n: int,
+    scale: np.ndarray | None = None,
+    *,
+    branch: int = 2,
+    granularity: int = 100,
+) -> Strategy:
+    """GreedyH strategy for M = W·T, W the prefix workload with edge counts k_i (SPEC §4).
 
     Parameters
     ----------
-    gram
-        G = MᵀM (n × n), e.g. WᵀW for TiMM or T_θWᵀWT_θ for TaMM. Like ektelo, the greedy
-        recursion runs on G in place of M.
-    branch
-        Branching factor b.
-    granularity
-        Number g of candidate weights p ∈ {1, 1 − 1/g, …, 1/g} tried per node.
+    counts
+        k_i: query i covers cells 0..k_i−1.
+    n
+        Number of cells.
+    scale
+        Diagonal of T (θ-truncated bin weights for TaMM); ``None`` for T = I (TiMM).
+    branch, granularity
+        Branching factor b and number g of candidate weights p ∈ {1, 1 − 1/g, …, 1/g}.
 
     Returns
     -------
     Strategy
-        Weighted interval rows (every column has L1 norm 1) and the exact (AᵀA)⁻¹.
+        Weighted interval rows and the exact (AᵀA)⁻¹, identical to ektelo's recursion on
+        G = MᵀM.
 
     Notes
     -----
-    The strategy depends only on the public workload (and on θ for TaMM); it never touches
-    the data, so it costs no privacy budget.
+    The strategy depends only on the public workload (and on θ for TaMM), never on the data,
+    so it costs no privacy budget.
     """
-    G = np.asarray(gram, dtype=float)
-    n = G.shape[0]
-    start, end, depth, parent, first_child, n_children = _tree(n, branch)
+    t = np.ones(n) if scale is None else np.asarray(scale, float)
+    counts = np.asarray(counts)
+    cover = np.zeros(n + 1)  # cover[j] = #{i : k_i > j}, cover[n] = 0
+    cover[:n] = counts.size - np.searchsorted(np.sort(counts), np.arange(1, n + 1))
+    qcount = np.bincount(counts - 1, minlength=n).astype(float)  # queries whose last cell is p
+    t2 = t**2
+    t2_before = np.concatenate(([0.0], np.cumsum(t2)))  # Σ_{j<a} t_j²
+    tc2 = t2 * cover[:n] ** 2
+    tc2_from = np.concatenate((np.cumsum(tc2[::-1])[::-1], [0.0]))  # Σ_{j≥b} t_j² cover_j²
+    # ‖G[:, j]‖² = t_j² (cover_j² Σ_{l≤j} t_l² + Σ_{l>j} t_l² cover_l²)
+    col_sq = t2 * (cover[:n] ** 2 * t2_before[1:] + tc2_from[1:])
+    # Columns j, j+1 of G are identical iff both are zero or (t, cover) agree.
+    zero = (t == 0) | (cover[:n] == 0)
+    same = (zero[:-1] & zero[1:]) | ((t[:-1] == t[1:]) & (cover[: n - 1] == cover[1:n]))
+    differs = np.concatenate(([0], np.cumsum(~same)))
+
+    tree = _tree(n, branch)
+    start, end = tree.start, tree.end
     size = end - start
     n_nodes = start.size
-
-    # A node collapses when all its columns of G are identical (exact comparison, as ektelo).
-    differs = np.concatenate(([0], np.cumsum(np.any(G[:, 1:] != G[:, :-1], axis=0))))
     collapsed = (size > 1) & (differs[end - 1] - differs[start] == 0)
     leaf_like = (size == 1) | collapsed
-    col_sq = np.einsum("ij,ij->j", G, G)
 
     err = np.zeros(n_nodes)
-    k_final = np.zeros(n_nodes)  # 1ᵀ inv 1 of the node's final inverse
-    mf_final = np.zeros(n_nodes)  # ‖G_node · inv·1‖²
+    k_fin = np.zeros(n_nodes)  # 1ᵀ inv 1 of the node's final inverse
+    mf_fin = np.zeros(n_nodes)  # ‖G_node · inv·1‖²
     p_node = np.ones(n_nodes)
     gamma = np.zeros(n_nodes)
-    u = np.zeros(n)  # the current node's inv·1, stitched over the whole domain
-    u_raw_by_depth: dict[int, np.ndarray] = {}
+    u = np.zeros(n)  # each finished node's inv·1, stitched over the domain
+    raw_u: dict[int, np.ndarray] = {}
+    segs: dict[int, Segments] = {}
 
     g = granularity
     i = np.arange(g, dtype=float)
-    err1 = (g - i) ** 2  # p² · g²
+    err1 = (g - i) ** 2  # p²·g², ektelo's integer form (same rounding, same argmin)
     p_grid = 1.0 - i / g
 
-    # Sum of children's values for each node, via the contiguous BFS child ranges.
-    kid_of = np.repeat(np.arange(n_nodes), n_children)
-    kid_rows = np.concatenate([np.arange(f, f + c) for f, c in zip(first_child, n_children, strict=True) if c]) if n_nodes > 1 else np.zeros(0, np.int64)
-
-    for d in range(int(depth.max()), -1, -1):
-        at_d = depth == d
-        lk = np.flatnonzero(at_d & leaf_like)
+    for d in range(len(tree.by_depth) - 1, -1, -1):
+        nodes = tree.by_depth[d]
+        lk = nodes[leaf_like[nodes]]
         if lk.size:
             err[lk] = col_sq[start[lk]]
-            mf_final[lk] = col_sq[start[lk]]
-            k_final[lk] = 1.0
-            for v in lk:  # set u = 1/s on leaf-like ranges (few, or size 1)
-                u[start[v]:end[v]] = 1.0 / size[v]
-        internal = np.flatnonzero(at_d & ~leaf_like)
-        u_raw_by_depth[d] = u.copy()
+            mf_fin[lk] = col_sq[start[lk]]
+            k_fin[lk] = 1.0
+            lseg = Segments(start[lk], end[lk])
+            u[lseg.positions] = np.repeat(1.0 / size[lk], size[lk])
+        internal = nodes[~leaf_like[nodes]]
         if not internal.size:
             continue
-        sel = np.isin(kid_of, internal)
-        parents = kid_of[sel]
-        kids = kid_rows[sel]
-        E = np.bincount(parents, weights=err[kids], minlength=n_nodes)[internal]
-        k = np.bincount(parents, weights=k_final[kids], minlength=n_nodes)[internal]
-        m_in = np.bincount(parents, weights=mf_final[kids], minlength=n_nodes)[internal]
-        # m_full = ‖G[:, node] u_node‖² for all nodes of this depth: one sparse product.
-        lengths = size[internal]
-        cols = np.concatenate([np.arange(start[v], end[v]) for v in internal])
-        rows = np.repeat(np.arange(internal.size), lengths)
-        S = sparse.csr_matrix((u[cols], (rows, cols)), shape=(internal.size, n))
-        GS = S @ G  # (nodes × n) = (G S)ᵀ since G is symmetric
-        m_full = np.einsum("ij,ij->i", GS, GS)
+        # Children of the nodes at depth d are the nodes at depth d+1 whose parent is internal.
+        kids = tree.by_depth[d + 1]
+        kids = kids[np.isin(tree.parent[kids], internal)]
+        slot = np.searchsorted(internal, tree.parent[kids])
+        E = np.bincount(slot, weights=err[kids], minlength=internal.size)
+        k = np.bincount(slot, weights=k_fin[kids], minlength=internal.size)
+        m_in = np.bincount(slot, weights=mf_fin[kids], minlength=internal.size)
+
+        seg = Segments(start[internal], end[internal])
+        pos = seg.positions
+        uu = u[pos]
+        raw_u[d], segs[d] = uu.copy(), seg
+        m_full = _gram_norms(seg, t, uu, qcount, cover, t2_before, tc2_from)
 
         decay = 1.0 / branch ** (d / 2.0)
-        err2 = i**2 * decay  # (1−p)² · g² · δ
+        err2 = i**2 * decay  # (1−p)²·g²·δ
         mix = (m_full - m_in) * decay + m_in
-        tot = (E[:, None] - mix[:, None] * err2[None, :] / (err1[None, :] + err2[None, :] * k[:, None])) / err1[None, :]
+        tot = (E[:, None] - mix[:, None] * err2 / (err1 + err2 * k[:, None])) / err1
         best = np.argmin(tot, axis=1)
         p = p_grid[best]
         err[internal] = tot[np.arange(internal.size), best] * g**2
         denom = p**2 + k * (1 - p) ** 2
         p_node[internal] = p
         gamma[internal] = (1 - p) ** 2 / denom
-        # inv·1 = u / (p² + k(1−p)²): rescale this depth's ranges in place.
-        scale = np.repeat(1.0 / denom, lengths)
-        u[cols] *= scale
-        k_final[internal] = k / denom
-        mf_final[internal] = m_full / denom**2
+        # inv·1 = u / (p² + k(1−p)²) (Sherman–Morrison): rescale this depth's blocks.
+        u[pos] = uu * np.repeat(1.0 / denom, seg.sizes)
+        k_fin[internal] = k / denom
+        mf_fin[internal] = m_full / denom**2
 
-    return _assemble(n, start, end, depth, parent, leaf_like, collapsed, p_node, gamma, u_raw_by_depth)
+    return _assemble(n, tree, leaf_like, collapsed, p_node, gamma, raw_u, segs)
 
 
-def _assemble(n, start, end, depth, parent, leaf_like, collapsed, p_node, gamma, u_raw_by_depth) -> Strategy:
-    """Rows and the dense inverse, top-down over the nodes that are not inside a collapsed one."""
-    n_nodes = start.size
+def _gram_norms(seg, t, uu, qcount, cover, t2_before, tc2_from) -> np.ndarray:
+    """‖G u_v‖² for every block v of ``seg`` (u_v listed per position), G = T WᵀW T.
+
+    With w = t∘u and q = W w (q_i = partial sum of w below k_i), (Gu)_j = t_j R_j where
+    R_j = Σ_{i : k_i > j} q_i is constant left of the block, S·cover_j right of it, and a
+    within-block reverse cumulative sum inside it.
+    """
+    pos = seg.positions
+    w = t[pos] * uu
+    partial = seg.inclusive_cumsum(w)
+    last = seg.first + seg.sizes - 1
+    S = partial[last]
+    qpos = qcount[pos] * partial
+    q_incl = seg.inclusive_cumsum(qpos)
+    q_tot = q_incl[last]
+    # Σ_{p ≥ j in block} qpos[p] + S·cover[b]
+    R = np.repeat(q_tot, seg.sizes) - q_incl + qpos + np.repeat(S * cover[seg.ends], seg.sizes)
+    R_left = R[seg.first]
+    inside = seg.sums(t[pos] ** 2 * R**2)
+    return R_left**2 * t2_before[seg.starts] + inside + S**2 * tc2_from[seg.ends]
+
+
+def _assemble(n, tree, leaf_like, collapsed, p_node, gamma, raw_u, segs) -> Strategy:
+    """Rows and the structured inverse, top-down over nodes not inside a collapsed node."""
+    n_nodes = tree.start.size
     active = np.zeros(n_nodes, bool)
     mult = np.zeros(n_nodes)  # row-weight multiplier: product of ancestors' p
-    scale = np.zeros(n_nodes)  # inverse multiplier: product of ancestors' 1/p²
-    active[0], mult[0], scale[0] = True, 1.0, 1.0
-    for v in range(1, n_nodes):
-        a = parent[v]
-        if active[a] and not leaf_like[a]:
-            active[v] = True
-            mult[v] = mult[a] * p_node[a]
-            scale[v] = scale[a] / p_node[a] ** 2
-    inv = np.zeros((n, n))
-    r_start, r_end, r_w = [], [], []
-    for v in np.flatnonzero(active):
-        a, b = int(start[v]), int(end[v])
-        if leaf_like[v]:
-            r_start.append(a), r_end.append(b), r_w.append(mult[v])
-            s = b - a
-            inv[a:b, a:b] += scale[v] / s**2 if collapsed[v] else scale[v]
-        else:
-            w = mult[v] * (1 - p_node[v])
-            if w > 0:
-                r_start.append(a), r_end.append(b), r_w.append(w)
-            if gamma[v] > 0:
-                uv = u_raw_by_depth[int(depth[v])][a:b]
-                inv[a:b, a:b] -= (scale[v] / p_node[v] ** 2 * gamma[v]) * np.outer(uv, uv)
-    inv.setflags(write=False)
-    order = np.lexsort((np.asarray(r_end), np.asarray(r_start)))
+    inv_scale = np.zeros(n_nodes)  # product of ancestors' 1/p²
+    active[0], mult[0], inv_scale[0] = True, 1.0, 1.0
+    for nodes in tree.by_depth[1:]:
+        par = tree.parent[nodes]
+        active[nodes] = active[par] & ~leaf_like[par]
+        mult[nodes] = mult[par] * p_node[par]
+        inv_scale[nodes] = inv_scale[par] / p_node[par] ** 2
+
+    start, end = tree.start, tree.end
+    leaves = np.flatnonzero(active & leaf_like)  # they partition the domain
+    inner = np.flatnonzero(active & ~leaf_like)
+    inner = inner[mult[inner] * (1 - p_node[inner]) > 0]
+    r_start = np.concatenate((start[leaves], start[inner]))
+    r_end = np.concatenate((end[leaves], end[inner]))
+    r_w = np.concatenate((mult[leaves], mult[inner] * (1 - p_node[inner])))
+    order = np.lexsort((r_end, r_start))
+
+    lsize = (end - start)[leaves]
+    levels = [
+        InverseLevel(
+            Segments(start[leaves], end[leaves]),
+            np.where(collapsed[leaves], inv_scale[leaves] / lsize**2, inv_scale[leaves]),
+            np.ones(n),
+        )
+    ]
+    for d, seg in segs.items():
+        nodes = tree.by_depth[d]
+        nodes = nodes[~leaf_like[nodes]]  # same order as seg's blocks
+        keep = active[nodes] & (gamma[nodes] > 0)
+        if not keep.any():
+            continue
+        coef = -inv_scale[nodes] / p_node[nodes] ** 2 * gamma[nodes]
+        sub = Segments(seg.starts[keep], seg.ends[keep])
+        u_keep = raw_u[d][np.repeat(keep, seg.sizes)]
+        levels.append(InverseLevel(sub, coef[keep], u_keep))
     return Strategy(
         n=n,
-        starts=np.asarray(r_start, np.int64)[order],
-        ends=np.asarray(r_end, np.int64)[order],
-        weights=np.asarray(r_w, float)[order],
-        inverse=inv,
+        starts=r_start[order],
+        ends=r_end[order],
+        weights=r_w[order],
+        inverse=StructuredInverse(n, tuple(levels)),
     )
 
 
 # --------------------------------------------------------------------------------------------
-# Gram matrices of prefix workloads, and a small thread-safe cache of strategies
+# A small thread-safe cache of strategies (several app sessions share it)
 # --------------------------------------------------------------------------------------------
-def prefix_gram(counts: np.ndarray, n: int, scale: np.ndarray | None = None) -> np.ndarray:
-    """G = T WᵀW T for the prefix workload with edge counts k_i (T = diag(scale) or I).
-
-    (WᵀW)_jl = #{i : k_i ≥ max(j, l)}: a gather, O(n²), no m×n product.
-    """
-    cover = n - np.searchsorted(np.sort(counts), np.arange(1, n + 1), side="left")
-    idx = np.arange(n)
-    G = cover[np.maximum.outer(idx, idx)].astype(float)
-    if scale is not None:
-        G *= np.outer(scale, scale)
-    return G
-
-
 _CACHE: OrderedDict[tuple, Strategy] = OrderedDict()
 _CACHE_LOCK = Lock()
-_CACHE_SIZE = 512
+_CACHE_SIZE = 1024
 
 
 def cached_greedy_h(counts: np.ndarray, n: int, scale: np.ndarray | None = None) -> Strategy:
-    """GreedyH for a prefix workload (optionally weighted by T = diag(scale)), memoised.
-
-    The key is the public workload and weights, never the data.
-    """
-    key = (n, counts.tobytes(), None if scale is None else np.asarray(scale, float).tobytes())
+    """:func:`greedy_h`, memoised on the public workload and weights (never on data)."""
+    key = (
+        n,
+        np.asarray(counts).tobytes(),
+        None if scale is None else np.asarray(scale, float).tobytes(),
+    )
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             return hit
-    strategy = greedy_h(prefix_gram(counts, n, scale))
+    strategy = greedy_h(counts, n, scale)
     with _CACHE_LOCK:
         _CACHE[key] = strategy
         while len(_CACHE) > _CACHE_SIZE:
