@@ -208,9 +208,10 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     png = 0
     if not args.no_png and figures.browser_available():
-        for i, (_, fig) in enumerate(figs, start=1):
-            (out / f"figure_{i:02d}.png").write_bytes(figures.to_image(fig))
-            png += 1
+        with figures.image_export():
+            for i, (_, fig) in enumerate(figs, start=1):
+                (out / f"figure_{i:02d}.png").write_bytes(figures.to_image(fig))
+                png += 1
     print(
         f"18 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, 15 configurations each) in {engine_seconds:.1f} s; "
         f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"

@@ -20,7 +20,7 @@ import pandas as pd
 from . import __version__, limits
 from .data import Dataset, Domain, histogram
 from .errors import ParameterError
-from .expected import expected_squared_error
+from .expected import error_components, expected_squared_error
 from .mechanisms import ALGORITHMS, BATCH, BATCH_ALGORITHMS, sqm
 from .postprocess import isotonic
 from .thresholds import TRUNCATION_METHODS, ThresholdChoice, TruncationParams, choose_theta
@@ -440,3 +440,110 @@ def run_experiment(
         runs=tuple(runs),
         seconds=time.perf_counter() - start,
     )
+
+
+def threshold_samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
+    """The θ each trial of ``config`` draws for the batch algorithms under ``truncation``.
+
+    Uses the same random stream as :func:`run_experiment`, so these are exactly the θ values
+    of the corresponding run.
+    """
+    private = truncation in ("svt", "recursive")
+    choice = choose_theta(
+        data,
+        truncation,
+        epsilon=config.rho * config.epsilon if private else 0.0,
+        upper=config.upper,
+        params=config.truncation_params,
+        trials=config.trials,
+        rng=stream(config.seed, truncation, _THETA_STREAM),
+    )
+    return choice.theta
+
+
+def theta_curves(
+    data: Dataset,
+    config: ExperimentConfig,
+    *,
+    query: int,
+    thetas: np.ndarray,
+    private_theta: bool = True,
+) -> pd.DataFrame:
+    """Squared bias, variance and expected squared error of one query as θ varies.
+
+    Parameters
+    ----------
+    query
+        Index of the query in the configured workload.
+    thetas
+        θ grid to evaluate.
+    private_theta
+        If true the measurement budget is ε_m = (1−ρ)ε, as when θ is chosen privately;
+        otherwise ε_m = ε (a fixed, public θ).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns algorithm, theta, bias2, variance, total (one row per algorithm and θ).
+    """
+    domain = config.domain
+    workload = make_workload(config.workload, domain)
+    if not 0 <= query < workload.size:
+        raise ParameterError(f"query must be between 0 and {workload.size - 1}, got {query}")
+    x = histogram(data, domain)
+    y = data.sum_at_most(workload.thresholds)
+    eps_m = config.epsilon * ((1 - config.rho) if private_theta else 1.0)
+    thetas = np.asarray(thetas, float)
+    frames = []
+    for alg in config.algorithms:
+        bias2, var = error_components(
+            alg,
+            data=data,
+            x=x,
+            workload=workload,
+            domain=domain,
+            theta=thetas,
+            epsilon_measure=eps_m,
+            true_answers=y,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "algorithm": alg,
+                    "theta": thetas,
+                    "bias2": bias2[:, query],
+                    "variance": var[:, query],
+                    "total": bias2[:, query] + var[:, query],
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def epsilon_sweep(
+    data: Dataset,
+    config: ExperimentConfig,
+    epsilons: list[float] | np.ndarray,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
+    """Mean relative error (without and with isotonic) of every configuration at each ε.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns epsilon, algorithm, truncation, mean_rel_error, mean_rel_error_iso.
+    """
+    rows = []
+    eps_list = [float(e) for e in epsilons]
+    for i, eps in enumerate(eps_list):
+        if progress:
+            progress(i / len(eps_list), f"ε = {eps:g}")
+        result = run_experiment(data, config.with_(epsilon=eps))
+        frame = result.overview()[
+            ["algorithm", "truncation", "mean_rel_error", "mean_rel_error_iso"]
+        ]
+        rows.append(frame.assign(epsilon=eps))
+    if progress:
+        progress(1.0, "done")
+    return pd.concat(rows, ignore_index=True)
