@@ -1,0 +1,127 @@
+"""Stable widget keys of the dashboard: browser and AppTest tests target these names.
+
+Every widget has a fixed ``key=``; the same key on two pages means the same setting (the
+value is kept in ``st.session_state`` and shared, e.g. ε on the explorer and the teaching page).
+
+Sidebar (app.py)
+    (no widgets; a summary of the current dataset and settings, and the seed)
+
+Data page (pages/data.py)
+    ``data_source``        radio: ``"sample"`` or ``"upload"``
+    ``data_sample``        selectbox: sample file name (``incomes.csv``, ``incomes_small.csv``)
+    ``data_upload``        file_uploader: CSV / TSV / Parquet
+    ``data_column``        selectbox: numeric column of the current table
+    ``domain_upper``       number_input: public upper bound U
+    ``domain_bins_mode``   radio: ``"bins"`` (set n) or ``"width"`` (set the bin width)
+    ``domain_bins``        number_input: number of bins n
+    ``domain_width``       number_input: bin width U/n
+    ``domain_weights``     radio: bin weight rule ``"upper"`` or ``"midpoint"``
+
+Workload explorer (pages/explorer.py; also reused on the Compare and Single query pages)
+    ``workload_kind``      selectbox: ``Q1``, ``Q2``, ``Q3``, ``every``, ``values``
+    ``workload_every``     number_input: K of "every K-th edge"
+    ``workload_values``    text_input: explicit thresholds, comma separated
+    ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10
+    ``rho``                slider: ρ, share of ε spent on choosing θ
+    ``truncation``         radio: ``none``, ``fixed``, ``svt``, ``recursive``
+    ``theta_fixed``        number_input: the fixed θ
+    ``svt_variant``        radio: ``paper`` or ``tight``
+    ``svt_r`` ``svt_c`` ``svt_s``         number_inputs: SVT r, c, s
+    ``rm_beta_auto``       checkbox: β = 2ε_θ/5 (paper default)
+    ``rm_beta`` ``rm_theta0`` ``rm_mu``   number_inputs: recursive β, θ₀, μ
+    ``algorithms``         pills (multi): any of ``sqm``, ``identity``, ``workload``, ``timm``, ``tamm``
+    ``trials``             number_input
+    ``delta``              number_input: δ of the relative error
+    ``seed``               number_input
+    ``seed_new``           button: draw a new seed (does not run anything)
+    ``iso``                toggle: show answers/errors with isotonic regression
+    ``explorer_run``       button: Run
+    ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
+    ``share_config_upload``    file_uploader: restore settings from a config JSON
+    ``share_config_download``  download_button: config JSON (+ sample dataset name)
+    ``share_summary_csv``      download_button: summary.csv of the last run
+    ``share_run_json``         download_button: run.json of the last run
+
+Single query (pages/single_query.py)
+    ``teach_query``        select_slider: the query's threshold τ (from the workload)
+    ``teach_algorithm``    segmented_control: algorithm whose bias/variance is drawn
+    ``teach_theta``        select_slider: θ on a log grid
+    ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
+    (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
+
+Compare (pages/compare.py)
+    ``compare_truncations``  multiselect: truncation methods of the grid
+    ``compare_view``         segmented_control: ``heatmap``, ``error``, ``answers``
+    ``compare_run``          button: Run the grid
+    ``sweep_epsilons``       multiselect: ε values of the sweep
+    ``sweep_truncation``     selectbox: truncation method used in the sweep
+    ``sweep_run``            button: Run the ε sweep
+
+Figure downloads (every figure, ``<figure>`` as below)
+    ``dl_<figure>_html``, ``dl_<figure>_png``, ``dl_<figure>_svg`` (PNG/SVG only when a
+    browser for server-side export is installed). Figures: ``explorer_answers``,
+    ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,
+    ``explorer_expected``, ``data_histogram``, ``teach_curves``, ``teach_all``,
+    ``compare_grid``, ``compare_sweep``.
+"""
+
+from __future__ import annotations
+
+# Data page
+DATA_SOURCE = "data_source"
+DATA_SAMPLE = "data_sample"
+DATA_UPLOAD = "data_upload"
+DATA_COLUMN = "data_column"
+DOMAIN_UPPER = "domain_upper"
+DOMAIN_BINS_MODE = "domain_bins_mode"
+DOMAIN_BINS = "domain_bins"
+DOMAIN_WIDTH = "domain_width"
+DOMAIN_WEIGHTS = "domain_weights"
+
+# Experiment settings
+WORKLOAD_KIND = "workload_kind"
+WORKLOAD_EVERY = "workload_every"
+WORKLOAD_VALUES = "workload_values"
+EPSILON = "epsilon"
+RHO = "rho"
+TRUNCATION = "truncation"
+THETA_FIXED = "theta_fixed"
+SVT_VARIANT = "svt_variant"
+SVT_R = "svt_r"
+SVT_C = "svt_c"
+SVT_S = "svt_s"
+RM_BETA_AUTO = "rm_beta_auto"
+RM_BETA = "rm_beta"
+RM_THETA0 = "rm_theta0"
+RM_MU = "rm_mu"
+ALGORITHMS = "algorithms"
+TRIALS = "trials"
+DELTA = "delta"
+SEED = "seed"
+SEED_NEW = "seed_new"
+ISO = "iso"
+EXPLORER_RUN = "explorer_run"
+EXPLORER_TAB = "explorer_tab"
+SHARE_CONFIG_UPLOAD = "share_config_upload"
+SHARE_CONFIG_DOWNLOAD = "share_config_download"
+SHARE_SUMMARY_CSV = "share_summary_csv"
+SHARE_RUN_JSON = "share_run_json"
+
+# Single query
+TEACH_QUERY = "teach_query"
+TEACH_ALGORITHM = "teach_algorithm"
+TEACH_THETA = "teach_theta"
+TEACH_PRIVATE = "teach_private"
+
+# Compare
+COMPARE_TRUNCATIONS = "compare_truncations"
+COMPARE_VIEW = "compare_view"
+COMPARE_RUN = "compare_run"
+SWEEP_EPSILONS = "sweep_epsilons"
+SWEEP_TRUNCATION = "sweep_truncation"
+SWEEP_RUN = "sweep_run"
+
+
+def download_key(figure: str, fmt: str) -> str:
+    """Key of a figure's download button, e.g. ``dl_explorer_error_html``."""
+    return f"dl_{figure}_{fmt}"

@@ -1,0 +1,93 @@
+"""The command line contract: outputs, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from dpsum_core.cli import main
+
+SMALL = "sample_data/incomes_small.csv"
+
+
+def test_run_writes_the_three_outputs(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "12",
+                 "--truncation", "none,svt,recursive", "--out", str(out)])
+    assert code == 0
+    answers = pd.read_csv(out / "answers.csv")
+    summary = pd.read_csv(out / "summary.csv")
+    info = json.loads((out / "run.json").read_text())
+    assert list(answers.columns) == ["algorithm", "truncation", "trial", "query", "threshold",
+                                     "true_answer", "noisy_answer", "noisy_answer_iso", "theta"]
+    assert len(answers) == 15 * 12 * 10
+    assert len(summary) == 15 * 10
+    assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
+    assert info["dataset"]["cleaning"]["rows_read"] == 5000
+    assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
+    assert "15 configurations" in capsys.readouterr().out
+
+
+def test_fixed_truncation_and_values_workload(tmp_path):
+    code = main(["run", "--data", SMALL, "--workload", "values:1000,50000,100001", "--trials", "5",
+                 "--truncation", "fixed", "--theta", "100000", "--algorithms", "tamm,identity",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["workload"]["snapped"] == [[1000.0, 1600.0], [50000.0, 50400.0], [100001.0, 100800.0]]
+    assert {b["epsilon_theta"] for b in info["budget"]} == {0.0}
+
+
+BAD = [
+    (["--data", "missing.csv"], "file not found"),
+    (["--data", SMALL, "--column", "salary"], "no column named 'salary'"),
+    (["--data", "TEXT"], "no numeric column"),
+    (["--data", SMALL, "--epsilon", "0"], "epsilon must be between"),
+    (["--data", SMALL, "--epsilon", "x"], "expected a number"),
+    (["--data", SMALL, "--rho", "1.5"], "rho must be between"),
+    (["--data", SMALL, "--upper", "-1"], "upper bound U must be > 0"),
+    (["--data", SMALL, "--bins", "10000000"], "bins must be between"),
+    (["--data", SMALL, "--trials", "0"], "trials must be between"),
+    (["--data", SMALL, "--truncation", "fixed"], "needs a threshold"),
+    (["--data", SMALL, "--truncation", "magic"], "unknown truncation 'magic'"),
+    (["--data", SMALL, "--algorithms", "ols"], "unknown algorithm 'ols'"),
+    (["--data", SMALL, "--workload", "values:999999"], "outside the domain"),
+    (["--data", SMALL, "--svt-c", "0.5"], "svt c"),
+    (["--data", SMALL, "--weights", "lower"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    text_only = tmp_path / "names.csv"
+    text_only.write_text("name\nalice\nbob\n")
+    args = [str(text_only) if a == "TEXT" else a for a in args]
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "run", *args, "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert message in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_out_must_be_a_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["run", "--data", SMALL, "--trials", "2", "--out", str(blocker)]) == 2
+
+
+def test_reproduce_small(tmp_path):
+    code = main(["reproduce", "--data", SMALL, "--out", str(tmp_path), "--trials", "4", "--no-png"])
+    assert code == 0
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert set(summary.workload) == {"Q1", "Q2", "Q3"} and set(summary.rho) == {0.1, 0.5}
+    assert len(summary) == 2 * 15 * (1000 + 100 + 10)
+    html = (tmp_path / "figures.html").read_text()
+    assert html.count("Figure 2") == 6 and "plotly" in html

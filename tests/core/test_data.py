@@ -1,0 +1,165 @@
+"""Loading, cleaning (SPEC §0), the Domain and the histogram."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpsum_core.data import (
+    Domain,
+    bin_index,
+    clean,
+    histogram,
+    load_column,
+    make_dataset,
+    numeric_columns,
+    read_table,
+)
+from dpsum_core.errors import DataError, ParameterError
+
+SAMPLE = "sample_data/incomes.csv"
+
+
+def test_cleaning_reports_every_change():
+    raw = pd.Series(["5", "abc", None, "inf", "-3", "900", "", "1,234", " 7 "])
+    values, report = clean(raw, upper=1000)
+    assert sorted(values.tolist()) == [0.0, 5.0, 7.0, 900.0, 1000.0]
+    assert report.rows_read == 9
+    assert report.dropped_missing == 2
+    assert report.dropped_non_numeric == 1
+    assert report.dropped_non_finite == 1
+    assert report.clipped_below_zero == 1
+    assert report.clipped_above_upper == 1  # "1,234" parses as 1234 > U
+    assert report.rows_kept == 5
+    assert any("negative" in line for line in report.lines())
+
+
+def test_empty_after_cleaning_is_an_error():
+    with pytest.raises(DataError, match="no numeric values"):
+        clean(pd.Series(["a", "b"]), upper=10)
+
+
+def test_domain_validation_messages():
+    with pytest.raises(ParameterError, match="upper bound U must be > 0"):
+        Domain(upper=0)
+    with pytest.raises(ParameterError, match="bins must be between"):
+        Domain(bins=10**7)
+    with pytest.raises(ParameterError, match="weights must be one of"):
+        Domain(weights="lower")
+
+
+def test_domain_edges_and_weights():
+    d = Domain(100.0, 4)
+    assert d.edges.tolist() == [25.0, 50.0, 75.0, 100.0]
+    assert Domain(100.0, 4, "midpoint").bin_weights.tolist() == [12.5, 37.5, 62.5, 87.5]
+
+
+def test_bin_index_matches_searchsorted_on_edges():
+    d = Domain(800_000.0, 1000)
+    rng = np.random.default_rng(0)
+    e = d.edges
+    v = np.concatenate([rng.uniform(0, d.upper, 10_000), e, np.nextafter(e, 0), [0.0]])
+    v = np.clip(np.concatenate([v, np.nextafter(e[:-1], np.inf)]), 0, d.upper)
+    np.testing.assert_array_equal(bin_index(v, d), np.searchsorted(e, v, side="left"))
+    # 0 falls in bin 1; e_j itself belongs to bin j (right-closed bins).
+    assert bin_index(np.array([0.0, 800.0, 800.0001]), d).tolist() == [0, 0, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 1000, allow_nan=False), min_size=1, max_size=60),
+    st.floats(0, 1000, allow_nan=False),
+    st.floats(0.5, 1500, allow_nan=False),
+)
+def test_truncated_sum_matches_definition(values, tau, theta):
+    data = make_dataset(np.array(values), upper=1000)
+    want = sum(min(t, theta) for t in data.values if t <= tau)
+    assert data.truncated_sum(np.array(tau), np.array(theta)) == pytest.approx(want, abs=1e-6)
+    assert data.sum_at_most(np.array(tau)) == pytest.approx(sum(t for t in data.values if t <= tau), abs=1e-6)
+
+
+def test_truncated_sum_with_infinite_theta_is_the_plain_sum():
+    data = make_dataset(np.array([1.0, 2.0, 3.0]), upper=10)
+    assert data.truncated_sum(np.array([2.5]), np.array([np.inf])).tolist() == [3.0]
+
+
+def test_histogram_counts_records_per_bin():
+    d = Domain(10.0, 5)
+    data = make_dataset(np.array([0.0, 2.0, 2.5, 9.9, 10.0, 50.0]), upper=10)
+    assert histogram(data, d).tolist() == [2.0, 1.0, 0.0, 0.0, 3.0]
+
+
+def test_load_sample_csv_picks_numeric_column():
+    data = load_column(SAMPLE, upper=800_000)
+    assert data.column == "income"
+    assert data.report.rows_read == 45_000
+    assert data.report.clipped_above_upper > 0
+    assert np.all(np.diff(data.values) >= 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("a;b\n1;x\n2;y\n", "semi.csv"),
+        ("a\tb\n1\tx\n2\ty\n", "tab.tsv"),
+        ("a\tb\n1\tx\n2\ty\n", "tab.txt"),
+        ("a,b\n1,x\n2,y\n", "comma.csv"),
+    ],
+)
+def test_delimiters_are_detected(text, name):
+    data = load_column(io.BytesIO(text.encode()), upper=10, name=name)
+    assert data.column == "a"
+    assert data.values.tolist() == [1.0, 2.0]
+
+
+def test_quoted_thousands_separators():
+    data = load_column(io.BytesIO(b'income\n"1,234"\n"2,000,000"\n'), upper=1e7, name="q.csv")
+    assert data.values.tolist() == [1234.0, 2_000_000.0]
+
+
+def test_parquet_round_trip(tmp_path):
+    path = tmp_path / "x.parquet"
+    pd.DataFrame({"name": ["a", "b"], "v": [1.5, 2.5]}).to_parquet(path)
+    data = load_column(path, upper=10)
+    assert data.column == "v" and data.values.tolist() == [1.5, 2.5]
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"", "is empty"),
+        (b"   \n", "is empty"),
+        (b"PK\x03\x04rest-of-zip", "Excel workbook"),
+        (b"\x00\x01\x02binary", "binary file"),
+        (b"name\nalice\nbob\n", "no numeric column"),
+        (b"PAR1garbage", "could not be read as Parquet"),
+    ],
+)
+def test_bad_files_give_specific_messages(payload, message):
+    with pytest.raises(DataError, match=message):
+        load_column(io.BytesIO(payload), upper=10, name="f.csv")
+
+
+def test_unknown_column_lists_the_columns():
+    with pytest.raises(DataError, match=r"no column named 'zzz'.*columns are: a, b"):
+        load_column(io.BytesIO(b"a,b\n1,2\n"), upper=10, column="zzz", name="f.csv")
+
+
+def test_missing_file():
+    with pytest.raises(DataError, match="file not found"):
+        load_column("no/such/file.csv", upper=10)
+
+
+def test_non_utf8_bytes_are_tolerated():
+    data = load_column(io.BytesIO(b"caf\xe9,v\nx\xff,3\ny,4\n"), upper=10, name="l.csv")
+    assert data.values.tolist() == [3.0, 4.0]
+
+
+def test_numeric_columns_ordering():
+    df = read_table(io.BytesIO(b"t,a,b\nx,1,\ny,2,3\nz,q,4\n"), name="f.csv")
+    assert numeric_columns(df) == ["a", "b"]

@@ -1,0 +1,136 @@
+"""The experiment runner: config round trips, seeds, budget ledger, summaries."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpsum_core.data import load_column
+from dpsum_core.errors import ParameterError
+from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.mechanisms import ALGORITHMS
+from dpsum_core.postprocess import isotonic
+from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
+
+SUMMARY_COLUMNS = [
+    "algorithm", "truncation", "query", "threshold", "true_answer", "binned_answer",
+    "mean_answer", "p5_answer", "p95_answer", "mean_rel_error", "p5_rel_error", "p95_rel_error",
+    "mean_rel_error_iso", "p5_rel_error_iso", "p95_rel_error_iso", "expected_rmse",
+]
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_column("sample_data/incomes_small.csv", upper=800_000)
+
+
+def _cfg(**kw):
+    base = dict(workload="Q3", trials=30, truncations=TRUNCATION_METHODS,
+                truncation_params=TruncationParams(theta=120_000.0))
+    base.update(kw)
+    return ExperimentConfig(**base)
+
+
+def test_config_json_round_trip():
+    cfg = _cfg(epsilon=0.5, rho=0.3, seed=7, truncation_params=TruncationParams(svt_variant="tight", theta=9.0))
+    assert ExperimentConfig.from_json(cfg.to_json()) == cfg
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('{"epsilon": 0}', "epsilon must be between"),
+        ('{"colour": 1}', "unknown configuration key"),
+        ('{"algorithms": ["sqm", "magic"]}', "unknown algorithm 'magic'"),
+        ('{"truncations": []}', "choose at least one truncation"),
+        ('{"truncations": ["fixed"]}', "needs a threshold"),
+        ('{"trials": 10000000}', "trials must be between"),
+        ('{"rho": 1}', "rho must be between"),
+        ('{"truncation_params": {"svt_q": 1}}', "unknown truncation parameter"),
+    ],
+)
+def test_bad_configs(text, message):
+    with pytest.raises(ParameterError, match=message):
+        ExperimentConfig.from_json(text)
+
+
+def test_same_seed_same_results_and_seed_reaches_every_draw(small):
+    a = run_experiment(small, _cfg(seed=11))
+    b = run_experiment(small, _cfg(seed=11))
+    c = run_experiment(small, _cfg(seed=12))
+    for ra, rb, rc in zip(a.runs, b.runs, c.runs, strict=True):
+        np.testing.assert_array_equal(ra.answers, rb.answers)
+        np.testing.assert_array_equal(ra.theta, rb.theta)
+        # A different seed changes every configuration's noise, and every private θ.
+        assert not np.array_equal(ra.answers, rc.answers), (ra.algorithm, ra.truncation)
+        if ra.truncation in ("svt", "recursive"):
+            assert not np.array_equal(ra.theta, rc.theta)
+
+
+def test_results_do_not_depend_on_which_other_algorithms_run(small):
+    full = run_experiment(small, _cfg(seed=3))
+    only = run_experiment(small, _cfg(seed=3, algorithms=("tamm",), truncations=("svt",)))
+    np.testing.assert_array_equal(full.run("tamm", "svt").answers, only.run("tamm", "svt").answers)
+
+
+def test_budget_ledger_sums_to_epsilon(small):
+    cfg = _cfg(epsilon=0.37, rho=0.25)
+    result = run_experiment(small, cfg)
+    assert len(result.runs) == len(ALGORITHMS) * len(TRUNCATION_METHODS)
+    for r in result.runs:
+        assert math.isclose(r.budget.total, 0.37, rel_tol=1e-12)
+        private = r.truncation in ("svt", "recursive")
+        assert r.budget.epsilon_theta == pytest.approx(0.25 * 0.37 if private else 0.0)
+    info = json.loads(json.dumps(result.run_info()))
+    assert {b["algorithm"] for b in info["budget"]} == set(ALGORITHMS)
+    assert all(math.isclose(b["total"], 0.37) for b in info["budget"])
+
+
+def test_batch_algorithms_share_one_theta_per_trial(small):
+    result = run_experiment(small, _cfg(truncations=("svt",)))
+    thetas = [result.run(a, "svt").theta for a in ("identity", "workload", "timm", "tamm")]
+    for t in thetas[1:]:
+        np.testing.assert_array_equal(t, thetas[0])
+    assert result.run("sqm", "svt").theta.shape == (30, result.workload.size)
+
+
+def test_summary_columns_and_values(small):
+    result = run_experiment(small, _cfg(truncations=("svt",)))
+    s = result.summary()
+    assert list(s.columns[: len(SUMMARY_COLUMNS)]) == SUMMARY_COLUMNS
+    r = result.run("identity", "svt")
+    sub = s[(s.algorithm == "identity")]
+    np.testing.assert_allclose(sub.mean_answer, r.answers.mean(axis=0))
+    rel = np.abs(r.answers - result.true_answers) / np.maximum(result.true_answers, 100)
+    np.testing.assert_allclose(sub.p95_rel_error, np.percentile(rel, 95, axis=0))
+    assert np.all(sub.expected_rmse > 0)
+    frame = result.answers_frame()
+    assert len(frame) == 5 * 30 * result.workload.size
+    assert list(frame.columns) == ["algorithm", "truncation", "trial", "query", "threshold",
+                                   "true_answer", "noisy_answer", "noisy_answer_iso", "theta"]
+
+
+def test_data_cleaned_with_other_upper_is_rejected(small):
+    with pytest.raises(ParameterError, match="reload the data"):
+        run_experiment(small, _cfg(upper=500_000.0))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.floats(0, 1e6), min_size=1, max_size=40).map(sorted),
+    st.integers(0, 2**32 - 1),
+)
+def test_isotonic_is_monotone_nonnegative_and_never_worse(truth, seed):
+    y = np.array(truth)
+    noisy = y + np.random.default_rng(seed).laplace(0, 1e5, size=(3, y.size))
+    iso = isotonic(noisy)
+    assert np.all(np.diff(iso, axis=1) >= -1e-9 * (1 + np.abs(iso[:, 1:])))
+    assert np.all(iso >= 0)
+    assert np.all(((iso - y) ** 2).sum(axis=1) <= ((noisy - y) ** 2).sum(axis=1) * (1 + 1e-12) + 1e-6)
