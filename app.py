@@ -1,0 +1,40 @@
+"""dpsum dashboard: ``streamlit run app.py``. Page config, navigation and the sidebar only."""
+
+import streamlit as st
+
+from dpsum_ui import shell
+
+st.set_page_config(
+    page_title="dpsum",
+    page_icon=":material/functions:",
+    layout="wide",
+    menu_items={"About": "dpsum: prefix-sum queries under differential privacy."},
+)
+
+page = st.navigation(
+    [
+        st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
+        st.Page(
+            "pages/explorer.py",
+            title="Workload explorer",
+            icon=":material/insights:",
+            default=True,
+        ),
+        st.Page(
+            "pages/single_query.py",
+            title="Single query (teaching)",
+            icon=":material/school:",
+            url_path="single-query",
+        ),
+        st.Page(
+            "pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
+        ),
+        st.Page("pages/about.py", title="About", icon=":material/info:", url_path="about"),
+    ],
+    position="top",
+)
+shell.restore_from_link()
+sidebar = st.sidebar.container()
+page.run()
+with sidebar:
+    shell.sidebar_summary()

@@ -1,0 +1,117 @@
+"""Pieces of the Compare page: the algorithms × truncations grid and the ε sweep."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpsum_core import figures
+from dpsum_core.errors import DpsumError
+from dpsum_core.experiment import ExperimentResult
+
+from . import compute, present, state
+
+VIEWS = {
+    "heatmap": "Heatmap of mean error",
+    "error": "Small multiples: error",
+    "answers": "Small multiples: answers",
+}
+_SWEEP = "_sweep_meta"
+
+
+def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
+    """The grid's configuration (the chosen truncation methods), or why there is none."""
+    if not truncations:
+        return state.Plan(None, None, "choose at least one truncation method")
+    return state.plan(ctx, truncations=tuple(truncations))
+
+
+def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
+    """Run every (algorithm, truncation) of the plan."""
+    if plan.config is None or ctx.dataset is None:
+        st.error("Nothing was run: fix the settings marked above first.")
+        return
+    try:
+        key = compute.run(ctx.dataset, plan.config, label="Running the grid", kind="compare")
+    except DpsumError as exc:
+        st.error(str(exc))
+        return
+    st.session_state[state.COMPARE_RESULT] = key
+
+
+def grid() -> ExperimentResult | None:
+    """The last grid, if still memoised."""
+    return compute.result(st.session_state.get(state.COMPARE_RESULT), kind="compare")
+
+
+def grid_current(ctx: state.DataContext, plan: state.Plan) -> bool:
+    """Whether the shown grid matches the current settings and data."""
+    if plan.config is None or ctx.dataset is None:
+        return False
+    return state.result_key(ctx.dataset, plan.config) == st.session_state.get(state.COMPARE_RESULT)
+
+
+def caption(result: ExperimentResult) -> str:
+    """Which run the grid shows."""
+    return present.run_caption(result)
+
+
+def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
+    """The grid as a heatmap or as small multiples (built once per view)."""
+    key = (st.session_state.get(state.COMPARE_RESULT), view, iso)
+    if view == "heatmap":
+        return compute.figure(key, lambda: figures.comparison_heatmap(result, iso=iso))
+    return compute.figure(key, lambda: figures.small_multiples_figure(result, iso=iso, kind=view))
+
+
+def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
+    """Run the chosen algorithms at every ε (one truncation method)."""
+    if plan.config is None or ctx.dataset is None or not epsilons:
+        st.error("Nothing was run: fix the settings marked above first.")
+        return
+    try:
+        key = compute.sweep(ctx.dataset, plan.config, epsilons)
+    except DpsumError as exc:
+        st.error(str(exc))
+        return
+    st.session_state[_SWEEP] = {"key": key, "config": plan.config, "name": ctx.dataset.name}
+
+
+def sweep() -> dict | None:
+    """The last sweep: its frame and what produced it."""
+    meta = st.session_state.get(_SWEEP)
+    if not meta:
+        return None
+    frame = compute.sweep_frame(meta["key"])
+    if frame is None:
+        return None
+    return {**meta, "frame": frame}
+
+
+def sweep_caption(item: dict) -> str:
+    """Which sweep the figure shows."""
+    c = item["config"]
+    return (
+        f"**Seed {c.seed}** · {c.trials} trials · {item['name']} · {c.workload} · "
+        f"ρ = {c.rho:g} · {figures.TRUNCATION_NAMES[c.truncations[0]]} · "
+        f"ε ∈ {{{', '.join(f'{e:g}' for e in item['key'][-1])}}}"
+    )
+
+
+def sweep_figure(item: dict, iso: bool) -> go.Figure:
+    """Mean relative error against ε per algorithm."""
+    frame: pd.DataFrame = item["frame"]
+    c = item["config"]
+    trunc = c.truncations[0]
+    title = (
+        f"Error versus ε, {figures.TRUNCATION_NAMES[trunc]}"
+        f"{' + isotonic' if iso else ''}<br><sup>{item['name']} · {c.workload} · "
+        f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
+    )
+    return compute.figure(
+        (item["key"], "sweep", iso),
+        lambda: figures.epsilon_sweep_figure(
+            present.sweep_rows(frame, trunc, iso=iso), title=title
+        ),
+    )

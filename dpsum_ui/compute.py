@@ -1,0 +1,130 @@
+"""Cached calls into the engine: runs (with a progress bar), sweeps, θ curves, figures, images.
+
+Everything is memoised per session by plain keys (data fingerprint + config JSON, which holds
+the seed), so a rerun that is not a Run click never draws noise or recomputes anything.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpsum_core import figures
+from dpsum_core.data import Dataset
+from dpsum_core.experiment import (
+    ExperimentConfig,
+    ExperimentResult,
+    epsilon_sweep,
+    run_experiment,
+    theta_curves,
+    threshold_samples,
+)
+
+from . import state
+
+
+def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], None]]:
+    bar = st.progress(0.0, text=label)
+
+    def update(fraction: float, message: str) -> None:
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{label}: {message}")
+
+    return update, bar.empty
+
+
+def run(
+    data: Dataset, config: ExperimentConfig, *, label: str = "Running", kind: str = "result"
+) -> tuple:
+    """Run (or fetch) one experiment; returns its memo key. Shows a progress bar if it runs.
+
+    ``kind`` selects the memo shelf (``"compare"`` keeps the big 15-configuration grids apart).
+    """
+    key = state.result_key(data, config)
+    if state.memo_get(kind, key) is None:
+        update, done = _progress(label)
+        try:
+            state.memo(kind, key, lambda: run_experiment(data, config, progress=update))
+        finally:
+            done()
+    return key
+
+
+def result(key: tuple | None, *, kind: str = "result") -> ExperimentResult | None:
+    """A memoised run, or None."""
+    return state.memo_get(kind, key)
+
+
+def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tuple:
+    """Run (or fetch) an ε sweep; returns its memo key."""
+    eps = tuple(sorted(float(e) for e in epsilons))
+    key = (*state.result_key(data, config), eps)
+    if state.memo_get("sweep", key) is None:
+        update, done = _progress("ε sweep")
+        try:
+            state.memo("sweep", key, lambda: epsilon_sweep(data, config, eps, progress=update))
+        finally:
+            done()
+    return key
+
+
+def sweep_frame(key: tuple | None) -> pd.DataFrame | None:
+    """A memoised sweep, or None."""
+    return state.memo_get("sweep", key)
+
+
+def curves(
+    data: Dataset, config: ExperimentConfig, *, query: int, thetas: np.ndarray, private: bool
+) -> pd.DataFrame:
+    """θ curves (bias², variance, total) of one query for every algorithm (deterministic)."""
+    grid = tuple(float(t) for t in thetas)
+    key = (*state.result_key(data, config.with_(seed=0, trials=1)), query, grid, private)
+    return state.memo(
+        "curves",
+        key,
+        lambda: theta_curves(
+            data, config, query=query, thetas=np.asarray(grid), private_theta=private
+        ),
+    )
+
+
+def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
+    """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
+    key = (*state.result_key(data, config), truncation)
+    return state.memo("samples", key, lambda: threshold_samples(data, config, truncation))
+
+
+def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:
+    """A figure built once per key in this session (figures are never mutated after)."""
+    return state.memo("figure", key, build)
+
+
+# --------------------------------------------------------------------------------------------
+# Static image export (kaleido + the system Chromium): started lazily, shared, one at a time
+# --------------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _image_server() -> threading.Lock:
+    """Start kaleido's browser once per process (≈4 s), then ≈0.3 s per image."""
+    import kaleido
+
+    kaleido.start_sync_server(silence_warnings=True)
+    return threading.Lock()
+
+
+@st.cache_data(show_spinner=False)
+def images_available() -> bool:
+    """Whether server-side PNG/SVG export can work here (a Chromium is installed)."""
+    return figures.browser_available()
+
+
+def image_bytes(fig: go.Figure, fmt: str) -> bytes:
+    """PNG or SVG bytes of a figure (called only when the user clicks a download)."""
+    lock = _image_server()
+    with lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # kaleido: "kopts ignored when using a server"
+        return figures.to_image(fig, fmt)

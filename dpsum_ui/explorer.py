@@ -1,0 +1,284 @@
+"""Pieces of the Workload explorer page: running, the shown result, tabs, sharing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpsum_core import figures
+from dpsum_core.data import Dataset
+from dpsum_core.errors import DpsumError
+from dpsum_core.experiment import ExperimentResult
+from dpsum_core.workloads import Workload
+
+from . import compute, present, share, shell, state, widgets
+from . import keys as K
+
+TABS = (
+    "Answers",
+    "Relative error",
+    "Isotonic regression",
+    "θ and data",
+    "Expected error",
+    "Summary & budget",
+)
+_CONFIG_ERROR = "_config_error"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The run whose figures the explorer shows, and the data it ran on."""
+
+    key: tuple
+    result: ExperimentResult
+    dataset: Dataset
+    sample: str | None
+    column: str
+
+
+def show_notices() -> None:
+    """Messages queued by a link or a restored config file."""
+    shell.show_notice()
+
+
+def workload_caption(workload: Workload) -> str:
+    """m, the threshold range, and any snapping of explicit thresholds."""
+    t = workload.thresholds
+    text = f"{workload.size:,} queries (m) · τ from {t[0]:,.6g} to {t[-1]:,.6g}"
+    if workload.snapped:
+        moves = ", ".join(f"{a:,.6g} → {b:,.6g}" for a, b in workload.snapped[:6])
+        more = " …" if len(workload.snapped) > 6 else ""
+        text += f" · snapped up to the next bin edge: {moves}{more}"
+    return text
+
+
+def run(ctx: state.DataContext, plan: state.Plan) -> None:
+    """Run the planned experiment (or reuse it) and make it the shown result."""
+    if plan.config is None or ctx.dataset is None:
+        st.error("Nothing was run: fix the settings marked above first.")
+        return
+    try:
+        key = compute.run(ctx.dataset, plan.config, label="Running")
+    except DpsumError as exc:
+        st.error(str(exc))
+        return
+    st.session_state[state.EXPLORER_RESULT] = {
+        "key": key,
+        "dataset": ctx.dataset,
+        "sample": ctx.sample,
+        "column": ctx.dataset.column,
+    }
+
+
+def shown() -> Shown | None:
+    """The result on screen, if it is still in the memo."""
+    item = st.session_state.get(state.EXPLORER_RESULT)
+    if not item:
+        return None
+    result = compute.result(item["key"])
+    if result is None:
+        return None
+    return Shown(item["key"], result, item["dataset"], item["sample"], item["column"])
+
+
+def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
+    """Whether the settings or data differ from the shown run."""
+    if plan.config is None or ctx.dataset is None:
+        return True
+    return state.result_key(ctx.dataset, plan.config) != item.key
+
+
+def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
+    """A figure of the shown run, built once."""
+    return compute.figure((item.key, name), build)
+
+
+# --------------------------------------------------------------------------------------------
+# Sharing
+# --------------------------------------------------------------------------------------------
+def link_params(item: Shown) -> dict[str, str]:
+    """Query-string parameters reproducing the shown run."""
+    return share.config_to_query(
+        item.result.config, sample=item.sample, column=item.column, iso=bool(state.get(K.ISO))
+    )
+
+
+def sync_url(item: Shown | None) -> None:
+    """Keep the address bar's query string equal to the shown run (a shareable URL)."""
+    if item is None:
+        return
+    wanted = link_params(item)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def link_text(item: Shown) -> str:
+    """The full link (or just the query string when the app's URL is unknown)."""
+    query = urlencode(link_params(item), safe=",:")
+    base = ""
+    try:
+        base = st.context.url or ""
+    except Exception:  # no browser context (tests, bare mode)
+        base = ""
+    return f"{base.split('?')[0]}?{query}"
+
+
+def on_config_upload() -> None:
+    """Callback of the settings-file uploader: restore the settings, or say what is wrong."""
+    ss = st.session_state
+    ss.pop(_CONFIG_ERROR, None)
+    file = ss.get(K.SHARE_CONFIG_UPLOAD)
+    if file is None:
+        return
+    try:
+        shared = share.json_to_settings(file.getvalue(), samples=state.SAMPLE_NAMES)
+    except DpsumError as exc:
+        ss[_CONFIG_ERROR] = (
+            f"Could not restore settings from {file.name}: {exc}. Your current settings are "
+            "unchanged."
+        )
+        return
+    state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
+    text = f"Settings restored from {file.name}. Press **Run** to compute the results."
+    if shared.uploaded:
+        text += (
+            " The file was made with uploaded data, which config files never hold: upload the "
+            "same data on the Data page first."
+        )
+    state.notice("success", text)
+
+
+def share_panel(ctx: state.DataContext, plan: state.Plan, item: Shown | None) -> None:
+    """Link, settings file (download / restore)."""
+    sync_url(item)
+    with st.expander("Share, save or restore the settings", icon=":material/share:"):
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Link to the results shown**")
+            if item is None:
+                st.caption("Run once to get a link.")
+            else:
+                st.code(link_text(item), language=None, wrap_lines=True)
+                st.caption(
+                    "The link carries the settings, the seed and the sample dataset's name, so "
+                    "opening it reproduces these figures exactly. **Uploaded data is never put "
+                    "in a URL**: a link made with an uploaded file asks for the file again."
+                )
+        with right:
+            st.markdown("**Settings file (JSON)**")
+            if plan.config is not None:
+                st.download_button(
+                    "Download settings",
+                    data=share.settings_to_json(
+                        plan.config,
+                        sample=ctx.sample,
+                        column=ctx.column,
+                        iso=bool(state.get(K.ISO)),
+                    ),
+                    file_name="dpsum_config.json",
+                    mime="application/json",
+                    key=K.SHARE_CONFIG_DOWNLOAD,
+                    on_click="ignore",
+                    icon=":material/download:",
+                )
+            else:
+                st.caption("Fix the settings to download them.")
+            st.file_uploader(
+                "Restore settings from a JSON file",
+                type=["json"],
+                key=K.SHARE_CONFIG_UPLOAD,
+                on_change=on_config_upload,
+                help="A file saved here, a bare config.to_json(), or a CLI run.json.",
+            )
+            if message := st.session_state.get(_CONFIG_ERROR):
+                st.error(message)
+
+
+# --------------------------------------------------------------------------------------------
+# Tabs
+# --------------------------------------------------------------------------------------------
+def theta_tab(item: Shown, plan: state.Plan) -> None:
+    """θ chosen in each trial next to the data histogram with θ marked."""
+    result = item.result
+    trunc = result.config.truncations[0]
+    left, right = st.columns(2)
+    with left:
+        if present.has_batch_theta(result):
+            st.caption("θ chosen in each trial (shared by Identity, Workload, TiMM and TaMM).")
+            fig = figure(item, "theta", lambda: figures.theta_figure(result))
+            widgets.chart(fig, "explorer_theta")
+        elif trunc == "none":
+            st.info("No truncation: θ = ∞ in every trial, nothing is chosen.")
+        else:
+            st.info("Only SQM ran: it chooses its own θ for every query and trial.")
+    with right:
+        st.caption("The data on the domain's bins (log counts) with θ marked.")
+        marks = present.theta_marks(result, result.config)
+        fig = figure(
+            item,
+            ("data", tuple(marks)),
+            lambda: figures.data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
+        )
+        widgets.chart(fig, "explorer_data")
+
+
+def summary_tab(item: Shown) -> None:
+    """Per-algorithm overview, the privacy ledger, and result downloads."""
+    result = item.result
+    st.markdown("**Per algorithm** (mean over all queries and trials)")
+    table = compute.figure((item.key, "overview"), lambda: present.overview_table(result))
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={
+            "Mean relative error": st.column_config.NumberColumn(format="%.4g"),
+            "… with isotonic": st.column_config.NumberColumn(format="%.4g"),
+            "Median θ": st.column_config.NumberColumn(format="%.6g"),
+            "Seconds": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
+    st.dataframe(
+        present.ledger_table(result),
+        hide_index=True,
+        column_config={
+            "ε_θ (choose θ)": st.column_config.NumberColumn(format="%.6g"),
+            "ε_m (measure)": st.column_config.NumberColumn(format="%.6g"),
+            "ε total": st.column_config.NumberColumn(format="%.6g"),
+        },
+    )
+    st.caption(
+        "True answers are shown to evaluate accuracy: this dashboard is for people allowed to "
+        "see the data, not a way to publish it (see About)."
+    )
+    with st.container(horizontal=True):
+        st.download_button(
+            "Results (summary.csv)",
+            data=lambda: result.summary().to_csv(index=False),
+            file_name="summary.csv",
+            mime="text/csv",
+            key=K.SHARE_SUMMARY_CSV,
+            on_click="ignore",
+            icon=":material/download:",
+            help="Same columns as the CLI's summary.csv.",
+        )
+        st.download_button(
+            "Run record (run.json)",
+            data=lambda: _json(result.run_info()),
+            file_name="run.json",
+            mime="application/json",
+            key=K.SHARE_RUN_JSON,
+            on_click="ignore",
+            icon=":material/download:",
+            help="Config, seed, data provenance, budget, θ per trial, timings, versions.",
+        )
+
+
+def _json(obj: dict) -> str:
+    import json
+
+    return json.dumps(obj, indent=2)

@@ -1,0 +1,188 @@
+"""Presentation helpers: engine outputs turned into tables, labels and sentences (no maths)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpsum_core.data import Domain
+from dpsum_core.experiment import ExperimentConfig, ExperimentResult
+from dpsum_core.figures import TRUNCATION_NAMES
+from dpsum_core.mechanisms import DISPLAY_NAMES
+
+THETA_SOURCES = {
+    "none": "no θ (θ = ∞)",
+    "fixed": "fixed, public θ (costs nothing)",
+    "svt": "SVT (AboveThreshold)",
+    "recursive": "recursive mechanism",
+}
+
+
+def overview_table(result: ExperimentResult) -> pd.DataFrame:
+    """One row per algorithm (and truncation): errors, median θ, SVT fallbacks, time."""
+    ov = result.overview()
+    fallbacks = {(r.algorithm, r.truncation): r.fallbacks for r in result.runs}
+    return pd.DataFrame(
+        {
+            "Algorithm": ov["algorithm"].map(DISPLAY_NAMES),
+            "Truncation": ov["truncation"].map(TRUNCATION_NAMES),
+            "Mean relative error": ov["mean_rel_error"],
+            "… with isotonic": ov["mean_rel_error_iso"],
+            "Median θ": ov["median_theta"],
+            "SVT fallbacks (θ = U)": [
+                fallbacks[(a, t)] for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
+            ],
+            "Seconds": ov["seconds"],
+        }
+    )
+
+
+def ledger_table(result: ExperimentResult) -> pd.DataFrame:
+    """The privacy-budget ledger: ε_θ + ε_m = ε for every algorithm."""
+    m = result.workload.size
+    rows = []
+    for r in result.runs:
+        how = THETA_SOURCES[r.truncation]
+        if r.algorithm == "sqm" and r.truncation in ("svt", "recursive"):
+            how += f", one θ per query (ε_θ/{m} each)"
+        elif r.algorithm != "sqm" and r.truncation in ("svt", "recursive"):
+            how += ", one θ per trial"
+        rows.append(
+            {
+                "Algorithm": DISPLAY_NAMES[r.algorithm],
+                "Truncation": TRUNCATION_NAMES[r.truncation],
+                "ε_θ (choose θ)": r.budget.epsilon_theta,
+                "ε_m (measure)": r.budget.epsilon_measure,
+                "ε total": r.budget.total,
+                "θ chosen by": how,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None) -> list:
+    """θ values to mark on the data histogram: the fixed θ, or the last run's median θ."""
+    marks: list[tuple[str, float]] = []
+    if config is not None and config.truncation_params.theta is not None:
+        marks.append(("fixed θ", float(config.truncation_params.theta)))
+    if result is not None:
+        ov = result.overview()
+        for _, row in ov.iterrows():
+            t = row["truncation"]
+            if t in ("svt", "recursive") and row["algorithm"] != "sqm":
+                label = f"median {TRUNCATION_NAMES[t]} θ (last run)"
+                if all(lbl != label for lbl, _ in marks):
+                    marks.append((label, float(row["median_theta"])))
+    return marks
+
+
+def has_batch_theta(result: ExperimentResult) -> bool:
+    """Whether θ-per-trial can be drawn (a batch algorithm with some truncation ran)."""
+    return any(r.algorithm != "sqm" and r.truncation != "none" for r in result.runs)
+
+
+def run_caption(result: ExperimentResult) -> str:
+    """One line that says exactly which run the figures show (seed included)."""
+    c = result.config
+    truncs = ", ".join(TRUNCATION_NAMES[t] for t in c.truncations)
+    return (
+        f"**Seed {c.seed}** · {c.trials} trials · {result.dataset_name} (`{result.dataset_column}`)"
+        f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
+        f" · ρ = {c.rho:g} · {truncs} · computed in {result.seconds:.2f} s"
+    )
+
+
+def sweep_rows(frame: pd.DataFrame, truncation: str, *, iso: bool) -> list[dict]:
+    """Rows for :func:`dpsum_core.figures.epsilon_sweep_figure` (one truncation)."""
+    part = frame[frame["truncation"] == truncation]
+    column = "mean_rel_error_iso" if iso else "mean_rel_error"
+    return [
+        {"algorithm": a, "epsilon": float(e), "mean_rel_error": float(v)}
+        for a, e, v in zip(part["algorithm"], part["epsilon"], part[column], strict=True)
+    ]
+
+
+def theta_grid(domain: Domain, points: int = 61) -> list[float]:
+    """Log-spaced θ values from one bin width to U, rounded to 3 significant digits."""
+    raw = np.geomspace(domain.width, domain.upper, points)
+    rounded = [float(f"{v:.3g}") for v in raw]
+    rounded[-1] = float(domain.upper)
+    return sorted(set(rounded))
+
+
+def nearest(options: list[float], value: float | None) -> float:
+    """The option closest to ``value`` on a log scale (the middle one if ``value`` is None)."""
+    if value is None or not value > 0:
+        return options[len(options) // 2]
+    logs = np.log(np.asarray(options))
+    return options[int(np.argmin(np.abs(logs - np.log(value))))]
+
+
+def at_theta(curves: pd.DataFrame, algorithm: str, theta: float) -> dict[str, float]:
+    """Bias², variance and total of one algorithm at one θ of the grid."""
+    part = curves[curves["algorithm"] == algorithm]
+    row = part.iloc[int(np.argmin(np.abs(part["theta"].to_numpy() - theta)))]
+    return {k: float(row[k]) for k in ("bias2", "variance", "total")}
+
+
+def best_theta(curves: pd.DataFrame, algorithm: str) -> float:
+    """The grid θ with the lowest expected error (found by looking at the data: not private)."""
+    part = curves[curves["algorithm"] == algorithm]
+    return float(part["theta"].to_numpy()[int(np.argmin(part["total"].to_numpy()))])
+
+
+def money(value: float) -> str:
+    """A large number, readable: 1,234 / 12.3 k / 4.56 M / 7.8 G / 1.2e+13."""
+    v = abs(value)
+    if not np.isfinite(value):
+        return "∞"
+    if v < 1e4:
+        return f"{value:,.0f}" if v >= 10 else f"{value:.3g}"
+    for div, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if v >= div:
+            if v >= 1e15:
+                return f"{value:.3g}"
+            return f"{value / div:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def budget_split(epsilon: float, rho: float, *, private: bool) -> tuple[float, float]:
+    """(ε_θ, ε_m) as the engine's ledger defines them: ε_θ = ρ·ε for a private θ, else 0."""
+    eps_theta = rho * epsilon if private else 0.0
+    return eps_theta, epsilon - eps_theta
+
+
+def teaching_text(
+    *, tau: float, theta: float, epsilon: float, eps_theta: float, eps_m: float, scale: float
+) -> dict[str, str]:
+    """Plain-language explanations for the single-query page, with this query's numbers.
+
+    ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
+    (:func:`dpsum_core.mechanisms.sqm_scale` with m = 1).
+    """
+    cap = min(theta, tau)
+    truncation = (
+        f"Each person adds their value to q_τ, the sum of all values ≤ τ = {tau:,.0f}. "
+        f"Truncating at θ = {theta:,.0f} counts every value above θ as θ. The few large values "
+        "then count for less: that is the **bias** (it grows as θ falls)."
+    )
+    sensitivity = (
+        "The **sensitivity** is the most one person can change the answer. Without truncation "
+        f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. Laplace noise of scale "
+        "sensitivity / ε_m hides any single person: answering this query alone needs scale "
+        f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
+        "falls) but more bias."
+    )
+    if eps_theta > 0:
+        budget = (
+            f"The total budget is ε = {epsilon:g}. SVT or the recursive mechanism spend "
+            f"ε_θ = ρ·ε = {eps_theta:g} to pick θ from the data *privately*; the answers get "
+            f"the rest, ε_m = {eps_m:g}. Total: ε_θ + ε_m = ε."
+        )
+    else:
+        budget = (
+            f"A fixed θ costs nothing, so all of ε = {epsilon:g} measures the answers "
+            "(ε_m = ε). But it is private **only if θ was chosen without looking at the "
+            "data**: picking the best θ from these curves would leak the data."
+        )
+    return {"truncation": truncation, "sensitivity": sensitivity, "budget": budget}

@@ -1,0 +1,258 @@
+"""Widgets shared by the pages: experiment settings, charts with their download buttons.
+
+Each control is drawn with a stable key (see :mod:`dpsum_ui.keys`) through
+:func:`dpsum_ui.state.widget`, so the same setting keeps its value on every page.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpsum_core import figures, limits
+from dpsum_core.mechanisms import ALGORITHMS, DISPLAY_NAMES
+from dpsum_core.thresholds import SVT_VARIANTS, TRUNCATION_METHODS
+
+from . import compute, state
+from . import keys as K
+from .state import get, widget
+
+WORKLOAD_LABELS = {
+    "Q1": "Q1 · every bin edge",
+    "Q2": "Q2 · every 10th edge",
+    "Q3": "Q3 · every 100th edge",
+    "every": "every K-th edge",
+    "values": "explicit thresholds",
+}
+TRUNCATION_LABELS = {"none": "None", "fixed": "Fixed θ", "svt": "SVT", "recursive": "Recursive"}
+FIXED_THETA_NOTE = (
+    "A fixed θ is differentially private **only if it was chosen without looking at the "
+    "data** (e.g. from a public source or a previous year). Choosing it from this histogram "
+    "leaks information."
+)
+
+
+def eps_label(value: float) -> str:
+    """ε as shown on the slider."""
+    return f"{value:g}"
+
+
+# --------------------------------------------------------------------------------------------
+# Experiment settings
+# --------------------------------------------------------------------------------------------
+def workload_controls() -> None:
+    """Workload kind, plus K or the explicit thresholds when those are chosen."""
+    widget(
+        st.selectbox,
+        K.WORKLOAD_KIND,
+        "Workload (prefix-sum queries)",
+        options=list(WORKLOAD_LABELS),
+        format_func=WORKLOAD_LABELS.get,
+        help="Query q_τ sums the values ≤ τ. Q1/Q2/Q3 are the paper's workloads.",
+    )
+    kind = get(K.WORKLOAD_KIND)
+    if kind == "every":
+        widget(
+            st.number_input,
+            K.WORKLOAD_EVERY,
+            "K (one query every K bin edges)",
+            min_value=1,
+            step=1,
+        )
+    elif kind == "values":
+        widget(
+            st.text_input,
+            K.WORKLOAD_VALUES,
+            "Thresholds τ (comma separated, in (0, U])",
+            help="Each value is snapped up to the next bin edge; the snapping is reported.",
+        )
+
+
+def epsilon_control(*, label: str = "Privacy budget ε (total)") -> None:
+    """ε on a log scale (select slider over log-spaced values)."""
+    options = sorted({*state.EPSILON_GRID, float(get(K.EPSILON))})
+    widget(
+        st.select_slider,
+        K.EPSILON,
+        label,
+        options=options,
+        format_func=eps_label,
+        help="Smaller ε = stronger privacy = more noise. The paper uses ε = 0.01.",
+    )
+
+
+def rho_control(*, disabled: bool = False) -> None:
+    """ρ, the share of ε spent on choosing θ."""
+    widget(
+        st.slider,
+        K.RHO,
+        "ρ: share of ε spent on choosing θ",
+        min_value=limits.RHO_MIN,
+        max_value=limits.RHO_MAX,
+        step=0.01,
+        disabled=disabled,
+        help="Used by SVT and Recursive: ε_θ = ρ·ε chooses θ, ε_m = (1−ρ)·ε measures. "
+        "None and fixed θ spend nothing on θ.",
+    )
+
+
+def truncation_choice() -> str:
+    """The truncation method radio."""
+    return widget(
+        st.radio,
+        K.TRUNCATION,
+        "Truncation θ",
+        options=list(TRUNCATION_METHODS),
+        format_func=TRUNCATION_LABELS.get,
+        horizontal=True,
+        help="Values above θ count as θ: less noise (lower sensitivity), some bias.",
+    )
+
+
+def truncation_params(method: str, *, methods: tuple[str, ...] | None = None) -> None:
+    """Parameters of the chosen method(s): fixed θ inline, SVT/Recursive in an expander."""
+    wanted = methods or (method,)
+    if "fixed" in wanted:
+        widget(
+            st.number_input,
+            K.THETA_FIXED,
+            "Fixed θ",
+            step=10_000.0,
+            format="%g",
+            help="Public threshold; values above it are truncated to it.",
+        )
+        st.caption("⚠️ " + FIXED_THETA_NOTE)
+    if "svt" in wanted:
+        with st.expander("SVT parameters (public constants, paper defaults)"):
+            widget(
+                st.radio,
+                K.SVT_VARIANT,
+                "Variant",
+                options=list(SVT_VARIANTS),
+                horizontal=True,
+                help="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
+                "tight: Lyu–Su–Li budget split.",
+            )
+            c1, c2, c3 = st.columns(3)
+            with c1:
+                widget(st.number_input, K.SVT_R, "r (fraction)", step=0.001, format="%g",
+                       help="SVT looks for the first grid point below which an r-fraction of "
+                       "the records lie.")  # fmt: skip
+            with c2:
+                widget(st.number_input, K.SVT_C, "c (grid ratio)", step=0.05, format="%g",
+                       help="Grid u_k = s·c^(k−1).")  # fmt: skip
+            with c3:
+                widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
+                       format="%g")  # fmt: skip
+            st.caption("Never tune these on the data: they must be public constants.")
+    if "recursive" in wanted:
+        with st.expander("Recursive mechanism parameters (public constants, paper defaults)"):
+            auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
+            c1, c2, c3 = st.columns(3)
+            with c1:
+                widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
+                       disabled=auto)  # fmt: skip
+            with c2:
+                widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g")
+            with c3:
+                widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
+            st.caption("Never tune these on the data: they must be public constants.")
+
+
+def algorithms_control() -> None:
+    """Any subset of the five algorithms (paper names)."""
+    widget(
+        st.pills,
+        K.ALGORITHMS,
+        "Algorithms",
+        options=list(ALGORITHMS),
+        selection_mode="multi",
+        format_func=DISPLAY_NAMES.get,
+        help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
+        "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism).",
+    )
+
+
+def _new_seed() -> None:
+    state.put(K.SEED, secrets.randbelow(2**31))
+
+
+def trials_delta_seed() -> None:
+    """Trials, δ and the seed (with a 'new seed' button that does not run anything)."""
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 0.5], vertical_alignment="bottom")
+    with c1:
+        widget(st.number_input, K.TRIALS, "Trials", step=10,
+               help=f"Independent repetitions (1 to {limits.MAX_TRIALS:,}).")  # fmt: skip
+    with c2:
+        widget(st.number_input, K.DELTA, "δ (relative-error floor)", step=10.0, format="%g",
+               help="Relative error = |ŷ − y| / max(y, δ).")  # fmt: skip
+    with c3:
+        widget(st.number_input, K.SEED, "Seed", min_value=0, step=1,
+               help="The same seed gives exactly the same noise and figures.")  # fmt: skip
+    with c4:
+        st.button("🎲", key=K.SEED_NEW, on_click=_new_seed, help="Draw a new seed (no run).")
+
+
+def iso_control() -> bool:
+    """Show answers and errors with isotonic regression (post-processing, free)."""
+    return widget(
+        st.toggle,
+        K.ISO,
+        "Isotonic regression",
+        help="Post-processing: project each trial's answers onto non-decreasing sequences "
+        "(costs no privacy). Paper default: on.",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Charts and downloads
+# --------------------------------------------------------------------------------------------
+def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
+    """An interactive plotly chart (engine styling and colours) with its download buttons."""
+    if height is not None:
+        fig = go.Figure(fig).update_layout(height=height)
+    st.plotly_chart(
+        fig,
+        key=f"chart_{name}",
+        theme=None,
+        config={
+            "displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": f"dpsum_{name}", "scale": 2},
+        },
+    )
+    downloads(fig, name)
+
+
+def downloads(fig: go.Figure, name: str) -> None:
+    """Download buttons: self-contained HTML, and PNG/SVG when server-side export works.
+
+    Files are generated only when a button is clicked (deferred callables), never on a rerun.
+    """
+    with st.container(horizontal=True, gap="small"):
+        st.download_button(
+            "HTML",
+            data=lambda: figures.to_html(fig),
+            file_name=f"dpsum_{name}.html",
+            mime="text/html",
+            key=K.download_key(name, "html"),
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            help="Interactive, self-contained (works offline).",
+        )
+        if compute.images_available():
+            for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
+                st.download_button(
+                    fmt.upper(),
+                    data=lambda fmt=fmt: compute.image_bytes(fig, fmt),
+                    file_name=f"dpsum_{name}.{fmt}",
+                    mime=mime,
+                    key=K.download_key(name, fmt),
+                    on_click="ignore",
+                    icon=":material/download:",
+                    type="tertiary",
+                    help="Static image rendered on the server (takes a few seconds the first "
+                    "time).",
+                )

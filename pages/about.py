@@ -1,0 +1,120 @@
+"""About: what dpsum does, the paper and how to cite it, a glossary, honest privacy notes."""
+
+import streamlit as st
+
+from dpsum_core import __version__
+
+BIBTEX = """@misc{{wu_summation_queries_dp,
+  title  = {{Answering Summation Queries for Numerical Attributes
+            under Differential Privacy}},
+  author = {{Wu and Pujol and Kotsogiannis and Machanavajjhala}},
+  note   = {{add first names, venue and year from the authors' pages}}
+}}
+
+@software{{dpsum,
+  title   = {{dpsum: prefix-sum queries under differential privacy}},
+  version = {{{version}}}
+}}"""
+
+st.title("About dpsum")
+
+left, right = st.columns([1.3, 1], gap="large")
+with left:
+    st.markdown(
+        f"""
+**dpsum** (version {__version__}) answers *prefix-sum queries* over one numeric column —
+"what is the total income of everyone earning at most τ?" for many thresholds τ — under
+**ε-differential privacy**, and shows how accurate each method is on your data.
+
+It reimplements the five algorithms of the paper (SQM, Identity, Workload, TiMM, TaMM) and
+the three ways of choosing the truncation threshold θ (none, the Sparse Vector Technique,
+the recursive mechanism), plus a fixed, public θ. Everything you see is computed by the
+`dpsum_core` engine, which the command line (`python -m dpsum_core run …`) uses too.
+
+**Who it is for**
+- *Data custodians*: which method and ε give useful answers on data like yours, before any
+  release.
+- *Teachers*: the Single query page explains truncation, sensitivity and the budget split with
+  live curves.
+- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations; every
+  figure can be shared by link or downloaded (HTML, PNG, SVG) with the seed that made it.
+"""
+    )
+    st.subheader("The paper")
+    st.markdown(
+        "Wu, Pujol, Kotsogiannis and Machanavajjhala: *Answering "
+        "Summation Queries for Numerical Attributes under Differential Privacy*. "
+        "Cite it as:"
+    )
+    st.code(
+        BIBTEX.format(version=__version__),
+        language="bibtex",
+    )
+    st.caption(
+        "Cite the paper for the methods and dpsum (with its version) for the software. "
+        "Check the paper's venue and year on the authors' pages."
+    )
+
+with right:
+    st.subheader("Privacy notes")
+    st.warning(
+        "**This dashboard shows true answers.** It is a tool for people who may already see "
+        "the data (to choose a method and ε), not a channel for publishing results. The "
+        "noisy answers on screen were all computed from the same data; publishing several of "
+        "them spends the budget several times.",
+        icon=":material/visibility:",
+    )
+    st.markdown(
+        """
+- **Floating-point noise.** The Laplace noise comes from numpy's sampler, which is fine for
+  simulation but *not hardened against floating-point attacks* (Mironov, 2012). Use a
+  hardened library (e.g. OpenDP) for a real release.
+- **A fixed θ** is differentially private only if it was chosen **without looking at the
+  data**. Picking it from the histogram or from the curves on the Single query page leaks
+  information; SVT and the recursive mechanism choose θ privately and pay ρ·ε for it.
+- **The domain** [0, U] and the bins must be public knowledge, never derived from the data.
+  Cleaning (dropping non-numbers, clipping to [0, U]) is a fixed per-record rule and costs
+  nothing.
+- **Uploaded data** stays in memory for your session only. dpsum does not write it to disk,
+  never puts it in a URL or a settings file, and forgets it when the session ends. Shared
+  links carry only settings, the seed and a *sample* dataset's name.
+- Neighbouring datasets differ by adding or removing one person (unbounded DP); the number
+  of records N is treated as private.
+"""
+    )
+
+st.subheader("Glossary")
+g1, g2 = st.columns(2, gap="large")
+with g1:
+    st.markdown(
+        """
+- **Prefix-sum query q_τ**: the total of all values ≤ τ. A **workload** is a list of them
+  (Q1: every bin edge, Q2: every 10th, Q3: every 100th).
+- **ε (epsilon)**: the privacy budget. Smaller ε = stronger privacy = more noise.
+- **ρ (rho)**: the share of ε spent on choosing θ: ε_θ = ρ·ε, and the answers get
+  ε_m = (1−ρ)·ε. The ledger on the explorer shows ε_θ + ε_m = ε for every algorithm.
+- **Truncation θ**: values above θ are counted as θ. It lowers the sensitivity (less
+  noise) at the cost of bias.
+- **Sensitivity**: the most one person can change an answer; the Laplace noise scale is
+  sensitivity / ε.
+- **SVT (Sparse Vector Technique)**: privately finds the first grid point below which a
+  fraction r of the records lie, and uses it as θ.
+- **Recursive mechanism**: privately estimates θ from how fast the largest values fall.
+"""
+    )
+with g2:
+    st.markdown(
+        """
+- **SQM**: answers each query on its own with its own θ (budget split over the m queries).
+- **Identity**: adds noise to every bin count, then sums.
+- **Workload**: adds noise to the query answers directly.
+- **TiMM / TaMM**: matrix mechanisms with a GreedyH strategy built for the workload
+  (TiMM) or for the *truncated* workload (TaMM).
+- **Isotonic regression**: free post-processing that makes the answers non-decreasing in τ,
+  as true prefix sums are.
+- **Relative error**: |ŷ − y| / max(y, δ); δ avoids dividing by tiny true answers.
+- **Expected error**: the exact bias² + variance of an algorithm, computed without
+  simulation; the explorer draws it over the simulated error as a check.
+- **Seed**: fixes every random draw, so a link or a config file reproduces the same figures.
+"""
+    )

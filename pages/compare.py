@@ -1,0 +1,118 @@
+"""Compare: the paper's grid (algorithms × truncation methods) and error versus ε."""
+
+import streamlit as st
+
+from dpsum_core.thresholds import TRUNCATION_METHODS
+from dpsum_ui import compare, state, widgets
+from dpsum_ui import keys as K
+from dpsum_ui.state import widget
+
+st.title("Compare")
+st.caption(
+    "The paper's experiment: every algorithm under every truncation method (5 × 3 = 15 "
+    "configurations) on one workload, and how the error falls as ε grows. Both run only when "
+    "you press their Run button."
+)
+ctx = state.data_context()
+if ctx.error:
+    st.error(f"{ctx.error} Fix it on the Data page.")
+    st.stop()
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns([1.1, 1.3, 1.0])
+    with c1:
+        widgets.workload_controls()
+    with c2:
+        widgets.epsilon_control()
+    with c3:
+        widgets.rho_control()
+    c1, c2 = st.columns([1.1, 2.3])
+    with c1:
+        truncations = widget(
+            st.multiselect,
+            K.COMPARE_TRUNCATIONS,
+            "Truncation methods",
+            options=list(TRUNCATION_METHODS),
+            format_func=widgets.TRUNCATION_LABELS.get,
+            help="The paper compares none, SVT and Recursive.",
+        )
+        widgets.truncation_params("", methods=tuple(truncations))
+    with c2:
+        widgets.algorithms_control()
+        widgets.trials_delta_seed()
+    plan = compare.grid_plan(ctx, truncations)
+    if plan.error:
+        st.error(plan.error)
+    run_col, iso_col, status_col = st.columns([0.8, 1.2, 3.5], vertical_alignment="center")
+    with run_col:
+        clicked = st.button(
+            "Run grid", key=K.COMPARE_RUN, type="primary", icon=":material/play_arrow:"
+        )
+    with iso_col:
+        iso = widgets.iso_control()
+    with status_col:
+        if clicked:
+            compare.run_grid(ctx, plan)
+
+st.subheader("Algorithms × truncation methods")
+grid = compare.grid()
+if grid is None:
+    st.info("Press **Run grid** to compute every configuration.")
+else:
+    if not compare.grid_current(ctx, plan):
+        st.warning("Settings changed since this grid was computed: press **Run grid** to update.")
+    st.caption(compare.caption(grid))
+    view = widget(
+        st.segmented_control,
+        K.COMPARE_VIEW,
+        "View",
+        options=list(compare.VIEWS),
+        format_func=compare.VIEWS.get,
+        required=True,
+    )
+    fig = compare.figure(grid, view, iso)
+    widgets.chart(fig, "compare_grid", height=520 if view != "heatmap" else None)
+
+st.divider()
+st.subheader("Error versus ε")
+with st.container(border=True):
+    c1, c2, c3 = st.columns([2.2, 1.0, 0.8], vertical_alignment="bottom")
+    with c1:
+        epsilons = widget(
+            st.multiselect,
+            K.SWEEP_EPSILONS,
+            "ε values",
+            options=list(state.EPSILON_GRID),
+            format_func=widgets.eps_label,
+        )
+    with c2:
+        sweep_trunc = widget(
+            st.selectbox,
+            K.SWEEP_TRUNCATION,
+            "Truncation",
+            options=list(TRUNCATION_METHODS),
+            format_func=widgets.TRUNCATION_LABELS.get,
+        )
+    with c3:
+        sweep_clicked = st.button(
+            "Run sweep", key=K.SWEEP_RUN, type="primary", icon=":material/play_arrow:"
+        )
+    sweep_plan = state.plan(ctx, truncations=(sweep_trunc,))
+    if sweep_plan.error and sweep_plan.error != plan.error:
+        st.error(sweep_plan.error)
+    if not epsilons:
+        st.error("Choose at least one ε value for the sweep.")
+    if sweep_clicked:
+        compare.run_sweep(ctx, sweep_plan, epsilons)
+
+sweep = compare.sweep()
+if sweep is None:
+    st.info("Press **Run sweep** to run the chosen algorithms once per ε (same seed, same trials).")
+else:
+    st.caption(compare.sweep_caption(sweep))
+    fig = compare.sweep_figure(sweep, iso)
+    widgets.chart(fig, "compare_sweep")
+    st.caption(
+        f"Mean relative error over all queries and trials, {'with' if iso else 'without'} "
+        "isotonic regression (toggle above)."
+    )

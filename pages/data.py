@@ -1,0 +1,159 @@
+"""Data: the dataset and column, what cleaning changed, the public domain, the histogram."""
+
+import streamlit as st
+
+from dpsum_core import figures, limits
+from dpsum_ui import compute, explorer, present, state, widgets
+from dpsum_ui import keys as K
+from dpsum_ui.state import get, widget
+
+st.title("Data")
+st.caption(
+    "Pick the numeric column to protect and the public domain [0, U] it lives in. "
+    "Everything on this page is deterministic: no noise is drawn here."
+)
+
+data_col, domain_col = st.columns([1, 1.15], gap="large")
+
+with data_col:
+    st.subheader("1 · Dataset")
+    widget(
+        st.radio,
+        K.DATA_SOURCE,
+        "Use",
+        options=["sample", "upload"],
+        format_func={"sample": "a sample dataset", "upload": "an uploaded file"}.get,
+        horizontal=True,
+    )
+    widget(
+        st.selectbox,
+        K.DATA_SAMPLE,
+        "Sample dataset",
+        options=list(state.SAMPLES),
+        format_func=lambda name: f"{name} · {state.SAMPLES[name]}",
+        help="Fully synthetic, income-like data (see sample_data/README.md).",
+    )
+    st.file_uploader(
+        "Upload a file (CSV, TSV or Parquet)",
+        type=["csv", "tsv", "tab", "txt", "parquet", "pq"],
+        key=K.DATA_UPLOAD,
+        on_change=state.on_upload,
+        help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
+    )
+    st.caption(
+        "🔒 An uploaded file stays in this session's memory only: it is not saved to disk by "
+        "dpsum and never put in a URL or a settings file."
+    )
+    if message := st.session_state.get(state.UPLOAD_ERROR):
+        st.error(message)
+        if state.has_upload() or get(K.DATA_SOURCE) == "sample":
+            st.caption("Your previous data is still loaded.")
+    if get(K.DATA_SOURCE) == "upload" and not state.has_upload():
+        st.info("No file uploaded yet: upload one above. Until then the sample stays loaded.")
+
+    ctx = state.data_context()
+    state.ensure_option(K.DATA_COLUMN, ctx.columns, fallback=ctx.column)
+    widget(
+        st.selectbox,
+        K.DATA_COLUMN,
+        "Numeric column",
+        options=ctx.columns,
+        help="Only columns holding numbers are listed, the most numeric first.",
+    )
+    ctx = state.data_context()
+
+    st.subheader("Cleaning report")
+    if ctx.dataset is not None:
+        report = ctx.dataset.report
+        changed = (
+            report.rows_read != report.rows_kept
+            or report.clipped_below_zero
+            or (report.clipped_above_upper)
+        )
+        box = st.warning if changed else st.success
+        box("  \n".join(report.lines()))
+        st.caption(
+            "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
+            "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
+            "are set to U. This is a fixed public rule applied to each record on its own, so it "
+            "costs no privacy — and nothing is changed silently."
+        )
+    else:
+        st.error(ctx.error)
+
+with domain_col:
+    st.subheader("2 · Public domain")
+    st.info(
+        "**The domain must be public knowledge.** Choose U and the bins from what anyone may "
+        "know (a legal maximum, a published range, a previous year), never from this data: "
+        "e.g. U = the data's maximum would reveal the largest value.",
+        icon=":material/public:",
+    )
+    widget(
+        st.number_input,
+        K.DOMAIN_UPPER,
+        "Upper bound U (values above it are set to U)",
+        step=10_000.0,
+        format="%g",
+        help=f"Must be > 0 (at most {limits.MAX_UPPER:g}).",
+    )
+    widget(
+        st.radio,
+        K.DOMAIN_BINS_MODE,
+        "Bins",
+        options=["bins", "width"],
+        format_func={"bins": "set the number of bins", "width": "set the bin width"}.get,
+        horizontal=True,
+    )
+    if get(K.DOMAIN_BINS_MODE) == "width":
+        widget(st.number_input, K.DOMAIN_WIDTH, "Bin width", step=100.0, format="%g")
+    else:
+        widget(
+            st.number_input,
+            K.DOMAIN_BINS,
+            "Number of bins n",
+            step=100,
+            help=f"1 to {limits.MAX_BINS:,}; the paper uses 1000 bins of width 800.",
+        )
+    widget(
+        st.radio,
+        K.DOMAIN_WEIGHTS,
+        "Bin weight rule v_j (the value each bin's records count as)",
+        options=["upper", "midpoint"],
+        format_func={
+            "upper": "upper edge e_j (paper)",
+            "midpoint": "midpoint (e_{j−1} + e_j)/2",
+        }.get,
+        horizontal=True,
+    )
+    ctx = state.data_context()
+    if ctx.domain_error:
+        st.error(ctx.domain_error)
+    elif ctx.data_error:
+        st.error(ctx.data_error)
+    elif ctx.domain is not None:
+        d = ctx.domain
+        if ctx.domain_note:
+            st.caption(ctx.domain_note)
+        st.markdown(
+            f"{d.bins:,} bins of width {d.width:,.6g} on [0, {d.upper:,.6g}]: bin j covers "
+            f"(e_(j−1), e_j] with e_j = j·{d.width:,.6g}; the value 0 falls in bin 1."
+        )
+
+st.subheader("3 · Histogram")
+if ctx.ok:
+    plan = state.plan(ctx)
+    item = explorer.shown()
+    last = item.result if item and item.key[0] == ctx.dataset.fingerprint else None
+    marks = present.theta_marks(last, plan.config if get(K.TRUNCATION) == "fixed" else None)
+    fig = compute.figure(
+        ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), tuple(marks)),
+        lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
+    )
+    widgets.chart(fig, "data_histogram")
+    if not marks:
+        st.caption(
+            "Run the Workload explorer with SVT or Recursive (or pick a fixed θ) to see θ here."
+        )
+else:
+    st.info("Fix the problem above to see the histogram.")
