@@ -15,8 +15,8 @@ def isotonic(answers: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> isotonic(np.array([[3.0, 1.0, 2.0, -5.0]])).round(3).tolist()
-    [[0.333, 0.333, 0.333, 0.333]]
+    >>> isotonic(np.array([[1.0, 3.0, 2.0, -1.0], [-4.0, -2.0, 5.0, 6.0]])).round(3).tolist()
+    [[1.0, 1.333, 1.333, 1.333], [0.0, 0.0, 5.0, 6.0]]
     """
     answers = np.atleast_2d(np.asarray(answers, float))
     out = np.empty_like(answers)

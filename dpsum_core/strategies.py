@@ -283,6 +283,7 @@ def greedy_h(
     gamma = np.zeros(n_nodes)
     u = np.zeros(n)  # each finished node's inv·1, stitched over the domain
     raw_u: dict[int, np.ndarray] = {}
+    is_internal = np.zeros(n_nodes, bool)
     segs: dict[int, Segments] = {}
 
     g = granularity
@@ -304,7 +305,8 @@ def greedy_h(
             continue
         # Children of the nodes at depth d are the nodes at depth d+1 whose parent is internal.
         kids = tree.by_depth[d + 1]
-        kids = kids[np.isin(tree.parent[kids], internal)]
+        is_internal[internal] = True
+        kids = kids[is_internal[tree.parent[kids]]]
         slot = np.searchsorted(internal, tree.parent[kids])
         E = np.bincount(slot, weights=err[kids], minlength=internal.size)
         k = np.bincount(slot, weights=k_fin[kids], minlength=internal.size)

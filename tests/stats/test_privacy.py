@@ -1,0 +1,149 @@
+"""Privacy smoke tests on neighbouring datasets (D and D plus one record), fixed seeds.
+
+For each mechanism the audit must pass, and a deliberately broken copy (the negative control)
+must be flagged by the same harness: a test that cannot fail proves nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpsum_core.data import Domain, histogram, make_dataset
+from dpsum_core.mechanisms import identity, workload_mechanism
+from dpsum_core.thresholds import (
+    TruncationParams,
+    crossover_index,
+    recursive_theta,
+    svt_first_above,
+    svt_grid,
+    svt_scales,
+    svt_theta,
+)
+from dpsum_core.workloads import make_workload
+from tests.stats.harness import audit
+
+TRIALS = 200_000
+U = 800_000.0
+
+
+def _svt_neighbours():
+    """D with an empty grid cell just below the quantile; D′ adds a record in that cell."""
+    grid = svt_grid(U, s=50_000, c=1.2)
+    base = np.concatenate([np.full(6, 40_000.0), np.full(3, grid[3] - 1.0)])
+    d = make_dataset(base, upper=U)
+    d2 = make_dataset(np.append(base, grid[1] - 1.0), upper=U)  # lands in (u_1, u_2]
+    return grid, d, d2
+
+
+def _index_events(grid):
+    return {f"θ = u_{k + 1}": (lambda out, g=g: out == g) for k, g in enumerate(grid)} | {
+        "θ = U (fallback)": lambda out: out == U
+    }
+
+
+@pytest.mark.parametrize("variant", ["paper", "tight"])
+def test_svt_is_private_on_neighbours(variant):
+    grid, d, d2 = _svt_neighbours()
+    eps = 1.0
+    params = TruncationParams(svt_variant=variant, svt_r=0.9)
+    outs = [
+        svt_theta(x, epsilon=eps, upper=U, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+        for i, x in enumerate((d, d2))
+    ]
+    result = audit(*outs, _index_events(grid), epsilon=eps)
+    assert not result.violated, result
+
+
+def test_svt_without_query_noise_is_flagged():
+    grid, d, d2 = _svt_neighbours()
+    eps, r = 1.0, 0.9
+    b_eta, _ = svt_scales(eps, r=r, variant="paper")
+    outs = []
+    for i, x in enumerate((d, d2)):
+        gaps = x.count_at_most(grid) - r * x.size
+        idx, fired = svt_first_above(gaps, b_eta=b_eta, b_nu=0.0, trials=TRIALS, rng=np.random.default_rng(i))
+        outs.append(np.where(fired, grid[idx], U))
+    result = audit(*outs, _index_events(grid), epsilon=eps)
+    assert result.violated, result
+
+
+def _recursive_neighbours(beta):
+    # 20 large records then a sharp drop: the crossover sits at the drop, so one more large
+    # record moves i* by its full sensitivity.
+    base = np.concatenate([np.full(20, 1e6), np.full(50, 10.0)])
+    d = make_dataset(base, upper=1e9)
+    d2 = make_dataset(np.append(base, 5e8), upper=1e9)
+    i1 = crossover_index(d, beta=beta, theta0=5e4)[0]
+    i2 = crossover_index(d2, beta=beta, theta0=5e4)[0]
+    assert i2 == i1 + 1  # the adversarial case: the statistic moves by its full sensitivity
+    return d, d2, math.exp(math.log(5e4) + beta * i2)
+
+
+def _tail_events(center, beta):
+    return {f"θ > {k:+.1f}β": (lambda out, c=center * math.exp(k * beta): out > c)
+            for k in np.arange(-3, 3.5, 0.5)}
+
+
+def test_recursive_mechanism_is_private_on_neighbours():
+    eps = 1.0
+    params = TruncationParams(rm_beta=0.05)
+    d, d2, center = _recursive_neighbours(0.05)
+    outs = [recursive_theta(x, epsilon=eps, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+            for i, x in enumerate((d, d2))]
+    result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
+    assert not result.violated, result
+
+
+def test_recursive_with_half_scale_noise_is_flagged():
+    eps = 1.0
+    params = TruncationParams(rm_beta=0.05)
+    d, d2, center = _recursive_neighbours(0.05)
+    # Claiming ε while drawing Lap(β/(2ε)): twice too little noise.
+    outs = [recursive_theta(x, epsilon=2 * eps, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+            for i, x in enumerate((d, d2))]
+    result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
+    assert result.violated, result
+
+
+def _release_neighbours(extra: float):
+    domain = Domain(1000.0, 10)
+    base = np.array([50.0, 150.0, 150.0, 420.0, 990.0])
+    x = histogram(make_dataset(base, upper=1000.0), domain)
+    x2 = histogram(make_dataset(np.append(base, extra), upper=1000.0), domain)
+    return domain, make_workload("Q1", domain), x, x2
+
+
+def _loss_events(mu, mu2, b):
+    """Events {L(y) > t} on the privacy-loss statistic L = Σ(|y−μ| − |y−μ′|)/b: the most
+    powerful events for a Laplace release with known centres μ (on D) and μ′ (on D′)."""
+
+    def loss(out):
+        return (np.abs(out - mu) - np.abs(out - mu2)).sum(axis=1) / b
+
+    return {f"L > {t:+.2f}": (lambda out, t=t: loss(out) > t) for t in np.linspace(-0.9, 0.9, 13)}
+
+
+@pytest.mark.parametrize(("scale", "violated"), [(1.0, False), (0.5, True)])
+@pytest.mark.parametrize("mechanism", [identity, workload_mechanism])
+def test_fixed_theta_release_and_half_scale_control(mechanism, scale, violated):
+    # The adversarial record: in bin 1 for Identity (every bin is alike), in the column of
+    # W·T_θ with the largest L1 norm for Workload (bin 3: 8 queries × min(300, θ)).
+    domain, w, x, x2 = _release_neighbours(50.0 if mechanism is identity else 250.0)
+    eps = 1.0
+    theta = np.full(TRIALS, 300.0)
+    # epsilon / scale: scale = 0.5 draws half the noise the claimed ε requires.
+    outs = [mechanism(h, w, domain, theta, epsilon=eps / scale, rng=np.random.default_rng(i))
+            for i, h in enumerate((x, x2))]
+    if mechanism is identity:
+        # The release is a function of the noisy counts; bin 1 (query 1) carries the change.
+        outs = [o[:, :1] for o in outs]
+        mu, mu2, b = 100.0 * x[0], 100.0 * x2[0], 100.0 / eps
+    else:
+        T = np.minimum(domain.bin_weights, 300.0)
+        mu, mu2 = w.prefix(T * x), w.prefix(T * x2)
+        b = np.abs(w.matrix(domain.bins) * T).sum(axis=0).max() / eps
+    result = audit(*outs, _loss_events(mu, mu2, b), epsilon=eps)
+    assert result.violated is violated, result
