@@ -10,7 +10,7 @@ from scipy.linalg import block_diag
 def greedy_h_dense(gram: np.ndarray, branch: int = 2, granularity: int = 100):
     """Return (rows [(start, end_exclusive, weight)], inverse) following SPEC §4 literally."""
     n = gram.shape[0]
-    err, inv, rows = _node(gram, 0, n, 0, branch, granularity)
+    _err, inv, rows = _node(gram, 0, n, 0, branch, granularity)
     return [r for r in rows if r[2] > 0], inv
 
 

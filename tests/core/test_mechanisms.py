@@ -81,7 +81,7 @@ def test_expected_variance_equals_dense_formulas(setup):
 
 
 def test_sqm_centre_and_scale(setup):
-    domain, data, w, _ = setup
+    _domain, data, w, _ = setup
     theta = np.full((3000, w.size), 220.0)
     ans = sqm(data, w, theta, epsilon_measure=50.0, rng=np.random.default_rng(2))
     exact = np.array([sum(min(t, 220.0) for t in data.values if t <= tau) for tau in w.thresholds])

@@ -34,7 +34,7 @@ def test_svt_scales_paper_and_tight():
 
 
 def _brute_crossover(values, beta, theta0):
-    d = sorted(values, reverse=True) + [0.0]
+    d = [*sorted(values, reverse=True), 0.0]
     return next(i for i, di in enumerate(d) if di < theta0 * math.exp(beta * i))
 
 

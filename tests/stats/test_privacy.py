@@ -83,8 +83,8 @@ def _recursive_neighbours(beta):
 
 
 def _tail_events(center, beta):
-    return {f"θ > {k:+.1f}β": (lambda out, c=center * math.exp(k * beta): out > c)
-            for k in np.arange(-3, 3.5, 0.5)}
+    cuts = {f"θ > {k:+.1f}β": center * math.exp(k * beta) for k in np.arange(-3, 3.5, 0.5)}
+    return {name: (lambda out, c=c: out > c) for name, c in cuts.items()}
 
 
 def test_recursive_mechanism_is_private_on_neighbours():
