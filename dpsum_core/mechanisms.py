@@ -117,6 +117,30 @@ def workload_mechanism(
     return exact + rng.laplace(0.0, 1.0, size=exact.shape) * b[:, None]
 
 
+def timm_measure(
+    x: np.ndarray,
+    workload: Workload,
+    domain: Domain,
+    theta: np.ndarray,
+    *,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> tuple[Strategy, np.ndarray]:
+    """TiMM's measurement z = A·T_θ·x + Lap(‖A·T_θ‖₁/ε_m) with A = GreedyH(W), per trial.
+
+    Privacy
+    -------
+    The only step that touches x. Sensitivity ‖A·T_θ‖₁ = max_j ‖A_j‖₁·min(v_j, θ) under
+    add/remove-one, so the noise scale depends on θ (which must be public or private).
+    """
+    A = timm_strategy(workload, domain)
+    T = truncated_weights(domain, theta)
+    b = noise_scale("timm", workload, domain, theta, epsilon=epsilon)
+    z = (A.matrix @ (T * x[None, :]).T).T
+    z += rng.laplace(0.0, 1.0, size=z.shape) * b[:, None]
+    return A, z
+
+
 def timm(
     x: np.ndarray,
     workload: Workload,
@@ -126,18 +150,32 @@ def timm(
     epsilon: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """TiMM: measure A·T_θ·x + Lap(‖A·T_θ‖₁/ε_m) with A = GreedyH(W); answer W·A⁺·z.
+    """TiMM: :func:`timm_measure`, then the least-squares answer W·A⁺·z (post-processing)."""
+    A, z = timm_measure(x, workload, domain, theta, epsilon=epsilon, rng=rng)
+    return workload.prefix(A.least_squares(z))
+
+
+def tamm_measure(
+    x: np.ndarray,
+    workload: Workload,
+    domain: Domain,
+    theta: float,
+    trials: int,
+    *,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> tuple[Strategy, np.ndarray]:
+    """TaMM's measurement z = A·x + Lap(‖A‖₁/ε_m), A = GreedyH(W·T_θ), for one θ.
 
     Privacy
     -------
-    Sensitivity ‖A·T_θ‖₁ = max_j ‖A_j‖₁·min(v_j, θ): the noise scale depends on θ.
+    The only step that touches x. Sensitivity ‖A‖₁ (= 1 for GreedyH) whatever θ is: θ only
+    shapes the strategy, so TaMM's privacy never depends on θ.
     """
-    A = timm_strategy(workload, domain)
-    T = truncated_weights(domain, theta)
-    b = noise_scale("timm", workload, domain, theta, epsilon=epsilon)
-    z = (A.matrix @ (T * x[None, :]).T).T
-    z += rng.laplace(0.0, 1.0, size=z.shape) * b[:, None]
-    return workload.prefix(A.least_squares(z))
+    A = tamm_strategy(workload, domain, theta)
+    z = np.broadcast_to(A.matrix @ x, (trials, A.rows)).copy()
+    z += rng.laplace(0.0, A.l1_norm / epsilon, size=z.shape)
+    return A, z
 
 
 def tamm(
@@ -149,12 +187,9 @@ def tamm(
     epsilon: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """TaMM: measure A·x + Lap(‖A‖₁/ε_m) with A = GreedyH(W·T_θ); answer W·T_θ·A⁺·z.
+    """TaMM: :func:`tamm_measure` per distinct θ, then W·T_θ·A⁺·z (post-processing).
 
-    Privacy
-    -------
-    Sensitivity ‖A‖₁ (= 1 for GreedyH) whatever θ is: θ only shapes the strategy.
-    Trials are grouped by distinct θ because the strategy differs per θ.
+    Trials are grouped by distinct θ because the strategy differs per θ (and is cached).
     """
     theta = np.asarray(theta, float)
     v = domain.bin_weights
@@ -163,9 +198,7 @@ def tamm(
     uniq, group = np.unique(effective, return_inverse=True)
     for g, t in enumerate(uniq):
         rows = np.flatnonzero(group == g)
-        A = tamm_strategy(workload, domain, float(t))
-        z = np.broadcast_to(A.matrix @ x, (rows.size, A.rows)).copy()
-        z += rng.laplace(0.0, A.l1_norm / epsilon, size=z.shape)
+        A, z = tamm_measure(x, workload, domain, float(t), rows.size, epsilon=epsilon, rng=rng)
         out[rows] = workload.prefix(np.minimum(v, t)[None, :] * A.least_squares(z))
     return out
 

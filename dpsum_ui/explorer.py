@@ -201,7 +201,19 @@ def share_panel(ctx: state.DataContext, plan: state.Plan, item: Shown | None) ->
 # --------------------------------------------------------------------------------------------
 # Tabs
 # --------------------------------------------------------------------------------------------
-def theta_tab(item: Shown, plan: state.Plan) -> None:
+def data_preview(ctx: state.DataContext) -> None:
+    """Before the first run: the data on the domain's bins (deterministic, no noise)."""
+    if not ctx.ok:
+        return
+    st.caption("Your data on the domain's bins, before any noise (θ is marked after a run).")
+    fig = compute.figure(
+        ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), ()),
+        lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain),
+    )
+    widgets.chart(fig, "explorer_data")
+
+
+def theta_tab(item: Shown) -> None:
     """θ chosen in each trial next to the data histogram with θ marked."""
     result = item.result
     trunc = result.config.truncations[0]

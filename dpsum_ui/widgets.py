@@ -192,7 +192,13 @@ def trials_delta_seed() -> None:
         widget(st.number_input, K.SEED, "Seed", min_value=0, step=1,
                help="The same seed gives exactly the same noise and figures.")  # fmt: skip
     with c4:
-        st.button("🎲", key=K.SEED_NEW, on_click=_new_seed, help="Draw a new seed (no run).")
+        st.button(
+            "",
+            key=K.SEED_NEW,
+            icon=":material/casino:",
+            on_click=_new_seed,
+            help="Draw a new seed (nothing runs until you press Run).",
+        )
 
 
 def iso_control() -> bool:

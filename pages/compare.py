@@ -16,7 +16,7 @@ st.caption(
 ctx = state.data_context()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
-    st.stop()
+    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.1, 1.3, 1.0])

@@ -13,92 +13,100 @@ st.caption(
     "One prefix sum q_τ = the total of all values ≤ τ. Move θ and watch the two kinds of error "
     "trade places. The curves are exact expectations (no simulation), so they update live."
 )
-ctx = state.data_context()
-if ctx.error:
-    st.error(f"{ctx.error} Fix it on the Data page.")
-    st.stop()
 
-with st.container(border=True):
-    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.0, 1.0])
-    with c1:
-        widgets.workload_controls()
-    with c2:
-        widgets.epsilon_control()
-    with c3:
-        private = widget(
-            st.toggle,
-            K.TEACH_PRIVATE,
-            "θ chosen privately",
-            help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
-            "Off: a fixed, public θ; the answer gets all of ε.",
-        )
-        widgets.rho_control(disabled=not private)
-    plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
-    if plan.error:
-        st.error(plan.error)
-        st.stop()
-    with c4:
+
+def single_query_page() -> None:
+    """The whole page; returns early when the data or the settings are not usable."""
+    ctx = state.data_context()
+    if ctx.error:
+        st.error(f"{ctx.error} Fix it on the Data page.")
+        return
+
+    with st.container(border=True):
+        c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.0, 1.0])
+        with c1:
+            widgets.workload_controls()
+        with c2:
+            widgets.epsilon_control()
+        with c3:
+            private = widget(
+                st.toggle,
+                K.TEACH_PRIVATE,
+                "θ chosen privately",
+                help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
+                "Off: a fixed, public θ; the answer gets all of ε.",
+            )
+            widgets.rho_control(disabled=not private)
+        plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
+        if plan.error:
+            st.error(plan.error)
+            return
+        with c4:
+            widget(
+                st.segmented_control,
+                K.TEACH_ALGORITHM,
+                "Algorithm",
+                options=list(ALGORITHMS),
+                format_func=DISPLAY_NAMES.get,
+                required=True,
+            )
+        taus = [float(t) for t in plan.workload.thresholds]
+        state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
         widget(
-            st.segmented_control,
-            K.TEACH_ALGORITHM,
-            "Algorithm",
-            options=list(ALGORITHMS),
-            format_func=DISPLAY_NAMES.get,
-            required=True,
+            st.select_slider,
+            K.TEACH_QUERY,
+            "Query threshold τ (from the workload)",
+            options=taus,
+            format_func=lambda t: f"{t:,.0f}",
         )
-    taus = [float(t) for t in plan.workload.thresholds]
-    state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
-    widget(
-        st.select_slider,
-        K.TEACH_QUERY,
-        "Query threshold τ (from the workload)",
-        options=taus,
-        format_func=lambda t: f"{t:,.0f}",
-    )
-    grid = present.theta_grid(ctx.domain)
-    state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, get(K.TEACH_THETA)))
-    theta = widget(
-        st.select_slider,
-        K.TEACH_THETA,
-        "Truncation threshold θ",
-        options=grid,
-        format_func=lambda t: f"{t:,.0f}",
-    )
+        grid = present.theta_grid(ctx.domain)
+        start = get(K.TEACH_THETA) or ctx.domain.upper / 4
+        state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
+        widget(
+            st.select_slider,
+            K.TEACH_THETA,
+            "Truncation threshold θ",
+            options=grid,
+            format_func=lambda t: f"{t:,.0f}",
+        )
 
-view = teaching.analyse(ctx, plan, private=private)
-left, right = st.columns([2.2, 1], gap="medium")
-with left:
-    widgets.chart(view.figure, "teach_curves")
-with right:
-    st.metric("Bias² at θ", present.money(view.at_theta["bias2"]))
-    st.metric("Variance at θ", present.money(view.at_theta["variance"]))
-    st.metric(
-        "Expected error (RMSE) at θ",
-        present.money(view.at_theta["total"] ** 0.5),
-        help="Root of bias² + variance, in the units of the answer.",
-    )
-    st.metric("True answer q_τ", present.money(view.true_answer))
-    st.caption(f"Lowest expected error on this θ grid at θ ≈ {view.best:,.0f} — found by looking "
-               "at the data, so using it directly would not be private.")  # fmt: skip
+    view = teaching.analyse(ctx, plan, private=private)
+    left, right = st.columns([2.2, 1], gap="medium")
+    with left:
+        widgets.chart(view.figure, "teach_curves")
+    with right:
+        st.metric("Bias² at θ", present.money(view.at_theta["bias2"]))
+        st.metric("Variance at θ", present.money(view.at_theta["variance"]))
+        st.metric(
+            "Expected error (RMSE) at θ",
+            present.money(view.at_theta["total"] ** 0.5),
+            help="Root of bias² + variance, in the units of the answer.",
+        )
+        st.metric("True answer q_τ", present.money(view.true_answer))
+        st.caption(f"Lowest expected error on this θ grid at θ ≈ {view.best:,.0f} — found by looking "
+                   "at the data, so using it directly would not be private.")  # fmt: skip
 
-t1, t2, t3 = st.columns(3, gap="medium")
-with t1:
-    st.markdown("#### ✂️ Truncation")
-    st.markdown(view.text["truncation"])
-with t2:
-    st.markdown("#### 📏 Sensitivity")
-    st.markdown(view.text["sensitivity"])
-with t3:
-    st.markdown("#### 💰 Budget split")
-    st.markdown(view.text["budget"])
+    t1, t2, t3 = st.columns(3, gap="medium")
+    with t1:
+        st.markdown("#### ✂️ Truncation")
+        st.markdown(view.text["truncation"])
+    with t2:
+        st.markdown("#### 📏 Sensitivity")
+        st.markdown(view.text["sensitivity"])
+    with t3:
+        st.markdown("#### 💰 Budget split")
+        st.markdown(view.text["budget"])
 
-with st.expander("All five algorithms at this query"):
-    widgets.chart(view.all_figure, "teach_all")
+    with st.expander("All five algorithms at this query"):
+        widgets.chart(view.all_figure, "teach_all")
+        st.caption(
+            "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "
+            "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."
+        )
     st.caption(
-        "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "
-        "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."
+        f"SVT and Recursive marks: {state.get(K.TRIALS)} trials, seed {state.get(K.SEED)} "
+        "(same settings as the Workload explorer)."
     )
-st.caption(
-    f"SVT and Recursive marks: {state.get(K.TRIALS)} trials, seed {state.get(K.SEED)} "
-    "(same settings as the Workload explorer)."
-)
+
+
+single_query_page()

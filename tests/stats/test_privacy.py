@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 
 from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.mechanisms import identity, workload_mechanism
+from dpsum_core.mechanisms import (
+    identity,
+    sqm,
+    tamm_measure,
+    tamm_strategy,
+    timm_measure,
+    timm_strategy,
+    workload_mechanism,
+)
 from dpsum_core.thresholds import (
     TruncationParams,
     crossover_index,
@@ -27,6 +35,50 @@ from tests.stats.harness import audit
 
 TRIALS = 200_000
 U = 800_000.0
+
+
+def _mixed_svt_neighbours():
+    """r = ½ and a record added in (u_7, u_8]: g_j falls by ½ below the new record and rises by ½
+    from it on — the non-monotone case that monotone-query noise does not cover."""
+    grid = svt_grid(U, s=50_000, c=1.2)
+    base = np.concatenate([np.full(3, 40_000.0), np.full(3, grid[8] + 1.0)])
+    return grid, make_dataset(base, upper=U), make_dataset(np.append(base, grid[7] - 1.0), upper=U)
+
+
+def _svt_outputs(d, d2, grid, *, r, b_eta, b_nu, trials=TRIALS):
+    outs = []
+    for i, x in enumerate((d, d2)):
+        gaps = x.count_at_most(grid) - r * x.size
+        idx, fired = svt_first_above(gaps, b_eta=b_eta, b_nu=b_nu, trials=trials, rng=np.random.default_rng(i))
+        outs.append(np.where(fired, grid[idx], U))
+    return outs
+
+
+@pytest.mark.parametrize("variant", ["paper", "tight"])
+def test_svt_is_private_on_non_monotone_neighbours(variant):
+    grid, d, d2 = _mixed_svt_neighbours()
+    b_eta, b_nu = svt_scales(1.0, r=0.5, variant=variant)
+    outs = _svt_outputs(d, d2, grid, r=0.5, b_eta=b_eta, b_nu=b_nu, trials=1_000_000)
+    result = audit(*outs, _index_events(grid), epsilon=1.0)
+    assert not result.violated, result
+
+
+def test_svt_with_monotone_noise_and_true_n_is_flagged():
+    """Lyu–Su–Li's monotone calibration Lap(Δ/ε₂) on g = f − r·N (N private): not private."""
+    grid, d, d2 = _mixed_svt_neighbours()
+    eps1 = 1.0 / (1 + 2 ** (2 / 3))
+    outs = _svt_outputs(d, d2, grid, r=0.5, b_eta=0.5 / eps1, b_nu=0.5 / (1.0 - eps1), trials=1_000_000)
+    result = audit(*outs, _index_events(grid), epsilon=1.0)
+    assert result.violated, result
+
+
+def test_theta_from_the_data_max_is_flagged():
+    """θ = max(D) released without noise: adding a larger record changes θ with certainty."""
+    d = make_dataset(np.array([10.0, 2_000.0, 30_000.0]), upper=U)
+    d2 = make_dataset(np.array([10.0, 2_000.0, 30_000.0, 700_000.0]), upper=U)
+    outs = [np.full(TRIALS, x.values.max()) for x in (d, d2)]
+    events = {"θ = max(D)": lambda out: out == d.values.max()}
+    assert audit(*outs, events, epsilon=1.0).violated
 
 
 def _svt_neighbours():
@@ -61,11 +113,7 @@ def test_svt_without_query_noise_is_flagged():
     grid, d, d2 = _svt_neighbours()
     eps, r = 1.0, 0.9
     b_eta, _ = svt_scales(eps, r=r, variant="paper")
-    outs = []
-    for i, x in enumerate((d, d2)):
-        gaps = x.count_at_most(grid) - r * x.size
-        idx, fired = svt_first_above(gaps, b_eta=b_eta, b_nu=0.0, trials=TRIALS, rng=np.random.default_rng(i))
-        outs.append(np.where(fired, grid[idx], U))
+    outs = _svt_outputs(d, d2, grid, r=r, b_eta=b_eta, b_nu=0.0)
     result = audit(*outs, _index_events(grid), epsilon=eps)
     assert result.violated, result
 
@@ -146,4 +194,53 @@ def test_fixed_theta_release_and_half_scale_control(mechanism, scale, violated):
         mu, mu2 = w.prefix(T * x), w.prefix(T * x2)
         b = np.abs(w.matrix(domain.bins) * T).sum(axis=0).max() / eps
     result = audit(*outs, _loss_events(mu, mu2, b), epsilon=eps)
+    assert result.violated is violated, result
+
+
+@pytest.mark.parametrize(("scale", "violated"), [(1.0, False), (0.5, True)])
+@pytest.mark.parametrize("name", ["timm", "tamm"])
+def test_matrix_mechanism_measurement_and_half_scale_control(name, scale, violated):
+    """The measurement z (the only step touching x; the answers are post-processing of z)."""
+    theta, eps = 300.0, 1.0
+    # TiMM's sensitivity ‖A·T_θ‖₁ peaks on bins with v_j ≥ θ (bin 3); TaMM's ‖A‖₁ = 1 anywhere.
+    domain, w, x, x2 = _release_neighbours(250.0 if name == "timm" else 50.0)
+    T = np.minimum(domain.bin_weights, theta)
+    outs = []
+    for i, h in enumerate((x, x2)):
+        rng = np.random.default_rng(i)
+        if name == "timm":
+            _, z = timm_measure(h, w, domain, np.full(TRIALS, theta), epsilon=eps / scale, rng=rng)
+        else:
+            _, z = tamm_measure(h, w, domain, theta, TRIALS, epsilon=eps / scale, rng=rng)
+        outs.append(z)
+    if name == "timm":
+        A = timm_strategy(w, domain).dense()
+        mu, mu2 = A @ (T * x), A @ (T * x2)
+        b = np.abs(A * T[None, :]).sum(axis=0).max() / eps
+    else:
+        A = tamm_strategy(w, domain, theta).dense()
+        mu, mu2 = A @ x, A @ x2
+        b = np.abs(A).sum(axis=0).max() / eps
+    result = audit(*outs, _loss_events(mu, mu2, b), epsilon=eps)
+    assert result.violated is violated, result
+
+
+@pytest.mark.parametrize(("scale", "violated"), [(1.0, False), (0.5, True)])
+def test_sqm_release_and_half_scale_control(scale, violated):
+    theta, eps = 300.0, 1.0
+    domain = Domain(1000.0, 10)
+    w = make_workload("Q1", domain)
+    base = np.array([50.0, 150.0, 150.0, 420.0, 990.0])
+    d, d2 = make_dataset(base, upper=1000.0), make_dataset(np.append(base, 300.0), upper=1000.0)
+    th = np.full((TRIALS, w.size), theta)
+    outs = [sqm(x, w, th, epsilon_measure=eps / scale, rng=np.random.default_rng(i)) for i, x in enumerate((d, d2))]
+    mu = d.truncated_sum(w.thresholds, np.full(w.size, theta))
+    mu2 = d2.truncated_sum(w.thresholds, np.full(w.size, theta))
+    b = np.minimum(theta, w.thresholds) * w.size / eps  # per query: the composition gives ε/m each
+
+    def loss(out):
+        return ((np.abs(out - mu) - np.abs(out - mu2)) / b).sum(axis=1)
+
+    events = {f"L > {t:+.2f}": (lambda out, t=t: loss(out) > t) for t in np.linspace(-0.75, 0.75, 11)}
+    result = audit(*outs, events, epsilon=eps)
     assert result.violated is violated, result
