@@ -142,6 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     data = load_column(args.data, upper=config.upper, column=args.column)
     out = _out_dir(args.out)
+    _print_cleaning(data)
     result = run_experiment(data, config)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
@@ -171,6 +172,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         weights=args.weights,
     )
     data = load_column(args.data, upper=base.upper, column=args.column)
+    _print_cleaning(data)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
@@ -218,6 +220,10 @@ def _reproduce(args: argparse.Namespace) -> int:
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )
     return 0
+
+
+def _print_cleaning(data) -> None:
+    print(f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()))
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -73,6 +74,7 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
             encoding="utf-8",
             encoding_errors="replace",
             skipinitialspace=True,
+            skip_blank_lines=False,  # a blank line in a one-column file is an empty cell
             low_memory=False,
         )
     except pd.errors.EmptyDataError:
@@ -85,6 +87,11 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
         ) from None
     if df.shape[1] == 0:
         raise DataError(f"{_base(label)} has no columns: add a header row and values.")
+    if df.shape[0] == 0:
+        raise DataError(
+            f"{_base(label)} has a header ({_list(df.columns)}) but no rows of data: "
+            "add one value per row below the header."
+        )
     return df
 
 
@@ -102,6 +109,12 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
     data = source.read()
     if isinstance(data, str):
         data = data.encode("utf-8")
+    size_mb = len(data) / 2**20
+    if size_mb > limits.MAX_UPLOAD_MB:
+        raise DataError(
+            f"{_base(label)} is {size_mb:.0f} MB, above the {limits.MAX_UPLOAD_MB} MB upload limit: "
+            "upload only the column you need, or sample the rows."
+        )
     return data
 
 
@@ -148,15 +161,19 @@ def to_numeric(series: pd.Series) -> pd.Series:
     return pd.to_numeric(text, errors="coerce").astype("float64")
 
 
+_ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
+
+
 def numeric_columns(df: pd.DataFrame) -> list[str]:
-    """Names of the columns holding at least one numeric value, most numeric first (stable)."""
+    """Names of the columns holding at least one numeric value: most numeric first, columns
+    named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
     scores = []
     for i, col in enumerate(df.columns):
         parsed = to_numeric(df.iloc[:, i])
         count = int(np.isfinite(parsed.to_numpy()).sum())
         if count:
-            scores.append((-count, i, str(col)))
-    return [name for _, _, name in sorted(scores)]
+            scores.append((bool(_ID_LIKE.search(str(col).strip())), -count, i, str(col)))
+    return [name for *_, name in sorted(scores)]
 
 
 @dataclass(frozen=True)
@@ -196,7 +213,7 @@ class CleaningReport:
         """Plain-language sentences for the UI and the CLI."""
         out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept."]
         if self.dropped_missing:
-            out.append(f"{self.dropped_missing:,} empty cells dropped.")
+            out.append(f"{self.dropped_missing:,} empty or missing (NA) cells dropped.")
         if self.dropped_non_numeric:
             out.append(f"{self.dropped_non_numeric:,} non-numeric cells dropped.")
         if self.dropped_non_finite:

@@ -163,3 +163,8 @@ def test_non_utf8_bytes_are_tolerated():
 def test_numeric_columns_ordering():
     df = read_table(io.BytesIO(b"t,a,b\nx,1,\ny,2,3\nz,q,4\n"), name="f.csv")
     assert numeric_columns(df) == ["a", "b"]
+
+
+def test_identifier_columns_are_not_the_default():
+    df = read_table(io.BytesIO(b"id,user_id,income\n1,7,100\n2,8,200\n"), name="f.csv")
+    assert numeric_columns(df) == ["income", "id", "user_id"]
