@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpsum_ui import shell
+from dpsum_ui import shell, style
 
 st.set_page_config(
     page_title="dpsum",
@@ -33,6 +33,7 @@ page = st.navigation(
     ],
     position="top",
 )
+style.apply()
 shell.restore_from_link()
 sidebar = st.sidebar.container()
 page.run()

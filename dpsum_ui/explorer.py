@@ -41,8 +41,10 @@ class Shown:
 
 
 def show_notices() -> None:
-    """Messages queued by a link or a restored config file."""
+    """Messages queued by a link or a restored config file, and a failed restore."""
     shell.show_notice()
+    if message := st.session_state.get(_CONFIG_ERROR):
+        st.error(message)
 
 
 def workload_caption(workload: Workload) -> str:
@@ -152,50 +154,41 @@ def on_config_upload() -> None:
     state.notice("success", text)
 
 
-def share_panel(ctx: state.DataContext, plan: state.Plan, item: Shown | None) -> None:
-    """Link, settings file (download / restore)."""
-    sync_url(item)
-    with st.expander("Share, save or restore the settings", icon=":material/share:"):
-        left, right = st.columns(2)
-        with left:
-            st.markdown("**Link to the results shown**")
-            if item is None:
-                st.caption("Run once to get a link.")
-            else:
-                st.code(link_text(item), language=None, wrap_lines=True)
-                st.caption(
-                    "The link carries the settings, the seed and the sample dataset's name, so "
-                    "opening it reproduces these figures exactly. **Uploaded data is never put "
-                    "in a URL**: a link made with an uploaded file asks for the file again."
-                )
-        with right:
-            st.markdown("**Settings file (JSON)**")
-            if plan.config is not None:
-                st.download_button(
-                    "Download settings",
-                    data=share.settings_to_json(
-                        plan.config,
-                        sample=ctx.sample,
-                        column=ctx.column,
-                        iso=bool(state.get(K.ISO)),
-                    ),
-                    file_name="dpsum_config.json",
-                    mime="application/json",
-                    key=K.SHARE_CONFIG_DOWNLOAD,
-                    on_click="ignore",
-                    icon=":material/download:",
-                )
-            else:
-                st.caption("Fix the settings to download them.")
-            st.file_uploader(
-                "Restore settings from a JSON file",
-                type=["json"],
-                key=K.SHARE_CONFIG_UPLOAD,
-                on_change=on_config_upload,
-                help="A file saved here, a bare config.to_json(), or a CLI run.json.",
-            )
-            if message := st.session_state.get(_CONFIG_ERROR):
-                st.error(message)
+def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
+    """Link to the shown results, settings file download and restore."""
+    item = shown()
+    st.markdown("**Link to the results shown**")
+    if item is None:
+        st.caption("Run once to get a link.")
+    else:
+        st.code(link_text(item), language=None, wrap_lines=True)
+        st.caption(
+            "The link carries the settings, the seed and the sample dataset's name: opening "
+            "it reproduces these figures exactly. **Uploaded data is never put in a URL**; a "
+            "link made with an uploaded file asks for the file again."
+        )
+    st.markdown("**Settings file (JSON)**")
+    if plan.config is not None:
+        st.download_button(
+            "Download settings",
+            data=share.settings_to_json(
+                plan.config, sample=ctx.sample, column=ctx.column, iso=bool(state.get(K.ISO))
+            ),
+            file_name="dpsum_config.json",
+            mime="application/json",
+            key=K.SHARE_CONFIG_DOWNLOAD,
+            on_click="ignore",
+            icon=":material/download:",
+        )
+    else:
+        st.caption("Fix the settings to download them.")
+    st.file_uploader(
+        "Restore settings from a JSON file",
+        type=["json"],
+        key=K.SHARE_CONFIG_UPLOAD,
+        on_change=on_config_upload,
+        help="A file saved here, a bare config.to_json(), or a CLI run.json.",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,6 +246,12 @@ def summary_tab(item: Shown) -> None:
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
+    if any(r.fallbacks for r in result.runs):
+        st.caption(
+            "SVT fallbacks: choices in which SVT never fired, so θ fell back to the public U "
+            "(a fixed rule, reported rather than hidden). SQM makes one choice per query and "
+            "trial with ε_θ/m each, so it falls back more often on small queries."
+        )
     st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
     st.dataframe(
         present.ledger_table(result),

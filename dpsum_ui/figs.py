@@ -19,8 +19,8 @@ SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.thet
 _LAYOUT = dict(
     template="plotly_white",
     font=dict(size=14),
-    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
-    margin=dict(l=70, r=20, t=90, b=60),
+    legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0),
+    margin=dict(l=85, r=20, t=80, b=40),
     hovermode="x unified",
 )
 
@@ -90,7 +90,7 @@ def theta_curves_figure(
             col=1,
         )
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_layout(height=560 if rows == 2 else 460)
+    fig.update_layout(height=640 if rows == 2 else 520)
     fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
     fig.update_yaxes(title="squared error", type="log", exponentformat="power", row=1, col=1)
@@ -115,7 +115,7 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
         )  # fmt: skip
     fig.add_vline(x=theta, line=dict(color="#555555", width=1))
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_layout(height=420)
+    fig.update_layout(height=480)
     fig.update_xaxes(title="truncation threshold θ", type="log")
     fig.update_yaxes(title="expected squared error", type="log", exponentformat="power")
     return fig

@@ -23,7 +23,7 @@ Workload explorer (pages/explorer.py; also reused on the Compare and Single quer
     ``workload_values``    text_input: explicit thresholds, comma separated
     ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10
     ``rho``                slider: ρ, share of ε spent on choosing θ
-    ``truncation``         radio: ``none``, ``fixed``, ``svt``, ``recursive``
+    ``truncation``         segmented_control: ``none``, ``fixed``, ``svt``, ``recursive``
     ``theta_fixed``        number_input: the fixed θ
     ``svt_variant``        radio: ``paper`` or ``tight``
     ``svt_r`` ``svt_c`` ``svt_s``         number_inputs: SVT r, c, s
@@ -31,11 +31,13 @@ Workload explorer (pages/explorer.py; also reused on the Compare and Single quer
     ``rm_beta`` ``rm_theta0`` ``rm_mu``   number_inputs: recursive β, θ₀, μ
     ``algorithms``         pills (multi): any of ``sqm``, ``identity``, ``workload``, ``timm``, ``tamm``
     ``trials``             number_input
-    ``delta``              number_input: δ of the relative error
+    ``delta``              number_input: δ of the relative error (in the Parameters popover)
     ``seed``               number_input
     ``seed_new``           button: draw a new seed (does not run anything)
     ``iso``                toggle: show answers/errors with isotonic regression
     ``explorer_run``       button: Run
+    ``explorer_parameters``  popover: SVT / Recursive parameters and δ
+    ``explorer_share``       popover: link, settings file download / upload
     ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
     ``share_config_upload``    file_uploader: restore settings from a config JSON
     ``share_config_download``  download_button: config JSON (+ sample dataset name)
@@ -52,6 +54,7 @@ Single query (pages/single_query.py)
 Compare (pages/compare.py)
     ``compare_truncations``  multiselect: truncation methods of the grid
     ``compare_view``         segmented_control: ``heatmap``, ``error``, ``answers``
+    ``compare_parameters``   popover: SVT / Recursive parameters and δ
     ``compare_run``          button: Run the grid
     ``sweep_epsilons``       multiselect: ε values of the sweep
     ``sweep_truncation``     selectbox: truncation method used in the sweep
@@ -102,6 +105,8 @@ SEED_NEW = "seed_new"
 ISO = "iso"
 EXPLORER_RUN = "explorer_run"
 EXPLORER_TAB = "explorer_tab"
+EXPLORER_PARAMETERS = "explorer_parameters"
+EXPLORER_SHARE = "explorer_share"
 SHARE_CONFIG_UPLOAD = "share_config_upload"
 SHARE_CONFIG_DOWNLOAD = "share_config_download"
 SHARE_SUMMARY_CSV = "share_summary_csv"
@@ -117,6 +122,7 @@ TEACH_PRIVATE = "teach_private"
 COMPARE_TRUNCATIONS = "compare_truncations"
 COMPARE_VIEW = "compare_view"
 COMPARE_RUN = "compare_run"
+COMPARE_PARAMETERS = "compare_parameters"
 SWEEP_EPSILONS = "sweep_epsilons"
 SWEEP_TRUNCATION = "sweep_truncation"
 SWEEP_RUN = "sweep_run"

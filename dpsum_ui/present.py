@@ -131,6 +131,17 @@ def best_theta(curves: pd.DataFrame, algorithm: str) -> float:
     return float(part["theta"].to_numpy()[int(np.argmin(part["total"].to_numpy()))])
 
 
+def sci(value: float) -> str:
+    """A squared error, in scientific notation: 2.7 × 10¹⁴."""
+    if not np.isfinite(value):
+        return "∞"
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    sup = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{float(mantissa):.3g} × 10{sup}"
+
+
 def money(value: float) -> str:
     """A large number, readable: 1,234 / 12.3 k / 4.56 M / 7.8 G / 1.2e+13."""
     v = abs(value)

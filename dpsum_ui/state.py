@@ -123,8 +123,10 @@ def put(key: str, value: Any) -> None:
 def widget(fn: Callable[..., T], key: str, *args: Any, **kwargs: Any) -> T:
     """Draw ``fn(*args, key=key, **kwargs)`` seeded from, and stored back to, the settings."""
     store = settings()
-    if key not in st.session_state:
-        st.session_state[key] = store[key]
+    ss = st.session_state
+    # Re-assign even when the key exists: a widget of another page leaves its state under the
+    # same key, and a new widget only adopts a value set through the Session State API.
+    ss[key] = ss[key] if key in ss else store[key]
     value = fn(*args, key=key, **kwargs)
     store[key] = value
     return value

@@ -47,7 +47,7 @@ def workload_controls() -> None:
     widget(
         st.selectbox,
         K.WORKLOAD_KIND,
-        "Workload (prefix-sum queries)",
+        "Workload",
         options=list(WORKLOAD_LABELS),
         format_func=WORKLOAD_LABELS.get,
         help="Query q_τ sums the values ≤ τ. Q1/Q2/Q3 are the paper's workloads.",
@@ -70,7 +70,7 @@ def workload_controls() -> None:
         )
 
 
-def epsilon_control(*, label: str = "Privacy budget ε (total)") -> None:
+def epsilon_control(*, label: str = "Privacy budget ε") -> None:
     """ε on a log scale (select slider over log-spaced values)."""
     options = sorted({*state.EPSILON_GRID, float(get(K.EPSILON))})
     widget(
@@ -79,7 +79,8 @@ def epsilon_control(*, label: str = "Privacy budget ε (total)") -> None:
         label,
         options=options,
         format_func=eps_label,
-        help="Smaller ε = stronger privacy = more noise. The paper uses ε = 0.01.",
+        help="Total budget of each algorithm. Smaller ε = stronger privacy = more noise. "
+        "The paper uses ε = 0.01.",
     )
 
 
@@ -88,7 +89,7 @@ def rho_control(*, disabled: bool = False) -> None:
     widget(
         st.slider,
         K.RHO,
-        "ρ: share of ε spent on choosing θ",
+        "ρ: share of ε for choosing θ",
         min_value=limits.RHO_MIN,
         max_value=limits.RHO_MAX,
         step=0.01,
@@ -99,66 +100,72 @@ def rho_control(*, disabled: bool = False) -> None:
 
 
 def truncation_choice() -> str:
-    """The truncation method radio."""
+    """The truncation method: None, Fixed θ, SVT or Recursive."""
     return widget(
-        st.radio,
+        st.segmented_control,
         K.TRUNCATION,
         "Truncation θ",
         options=list(TRUNCATION_METHODS),
         format_func=TRUNCATION_LABELS.get,
-        horizontal=True,
-        help="Values above θ count as θ: less noise (lower sensitivity), some bias.",
+        required=True,
+        help="Values above θ count as θ: less noise (lower sensitivity), some bias. "
+        "SVT and Recursive choose θ privately with ε_θ = ρ·ε.",
     )
 
 
-def truncation_params(method: str, *, methods: tuple[str, ...] | None = None) -> None:
-    """Parameters of the chosen method(s): fixed θ inline, SVT/Recursive in an expander."""
-    wanted = methods or (method,)
-    if "fixed" in wanted:
+def fixed_theta_control() -> None:
+    """The fixed θ, with the warning that it is private only if chosen without the data."""
+    widget(
+        st.number_input,
+        K.THETA_FIXED,
+        "Fixed θ",
+        step=10_000.0,
+        format="%g",
+        help="A public threshold; values above it count as θ.",
+    )
+    st.caption("⚠️ " + FIXED_THETA_NOTE)
+
+
+def method_parameters(methods: tuple[str, ...]) -> None:
+    """SVT / Recursive parameters (those of the chosen methods) and δ: public constants."""
+    if "svt" in methods:
+        st.markdown("**SVT** (paper defaults)")
         widget(
-            st.number_input,
-            K.THETA_FIXED,
-            "Fixed θ",
-            step=10_000.0,
-            format="%g",
-            help="Public threshold; values above it are truncated to it.",
+            st.radio,
+            K.SVT_VARIANT,
+            "Variant",
+            options=list(SVT_VARIANTS),
+            horizontal=True,
+            help="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
+            "tight: Lyu–Su–Li budget split.",
         )
-        st.caption("⚠️ " + FIXED_THETA_NOTE)
-    if "svt" in wanted:
-        with st.expander("SVT parameters (public constants, paper defaults)"):
-            widget(
-                st.radio,
-                K.SVT_VARIANT,
-                "Variant",
-                options=list(SVT_VARIANTS),
-                horizontal=True,
-                help="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
-                "tight: Lyu–Su–Li budget split.",
-            )
-            c1, c2, c3 = st.columns(3)
-            with c1:
-                widget(st.number_input, K.SVT_R, "r (fraction)", step=0.001, format="%g",
-                       help="SVT looks for the first grid point below which an r-fraction of "
-                       "the records lie.")  # fmt: skip
-            with c2:
-                widget(st.number_input, K.SVT_C, "c (grid ratio)", step=0.05, format="%g",
-                       help="Grid u_k = s·c^(k−1).")  # fmt: skip
-            with c3:
-                widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
-                       format="%g")  # fmt: skip
-            st.caption("Never tune these on the data: they must be public constants.")
-    if "recursive" in wanted:
-        with st.expander("Recursive mechanism parameters (public constants, paper defaults)"):
-            auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
-            c1, c2, c3 = st.columns(3)
-            with c1:
-                widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
-                       disabled=auto)  # fmt: skip
-            with c2:
-                widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g")
-            with c3:
-                widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
-            st.caption("Never tune these on the data: they must be public constants.")
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            widget(st.number_input, K.SVT_R, "r (fraction)", step=0.001, format="%g",
+                   help="SVT looks for the first grid point below which an r-fraction of "
+                   "the records lie.")  # fmt: skip
+        with c2:
+            widget(st.number_input, K.SVT_C, "c (grid ratio)", step=0.05, format="%g",
+                   help="Grid u_k = s·c^(k−1).")  # fmt: skip
+        with c3:
+            widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
+                   format="%g")  # fmt: skip
+    if "recursive" in methods:
+        st.markdown("**Recursive mechanism** (paper defaults)")
+        auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
+                   disabled=auto)  # fmt: skip
+        with c2:
+            widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g")
+        with c3:
+            widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
+    if "svt" in methods or "recursive" in methods:
+        st.caption("Never tune these on the data: they must be public constants.")
+    st.markdown("**Evaluation**")
+    widget(st.number_input, K.DELTA, "δ (relative-error floor)", step=10.0, format="%g",
+           help="Relative error = |ŷ − y| / max(y, δ).")  # fmt: skip
 
 
 def algorithms_control() -> None:
@@ -179,26 +186,22 @@ def _new_seed() -> None:
     state.put(K.SEED, secrets.randbelow(2**31))
 
 
-def trials_delta_seed() -> None:
-    """Trials, δ and the seed (with a 'new seed' button that does not run anything)."""
-    c1, c2, c3, c4 = st.columns([1, 1, 1, 0.5], vertical_alignment="bottom")
-    with c1:
-        widget(st.number_input, K.TRIALS, "Trials", step=10,
-               help=f"Independent repetitions (1 to {limits.MAX_TRIALS:,}).")  # fmt: skip
-    with c2:
-        widget(st.number_input, K.DELTA, "δ (relative-error floor)", step=10.0, format="%g",
-               help="Relative error = |ŷ − y| / max(y, δ).")  # fmt: skip
-    with c3:
-        widget(st.number_input, K.SEED, "Seed", min_value=0, step=1,
-               help="The same seed gives exactly the same noise and figures.")  # fmt: skip
-    with c4:
-        st.button(
-            "",
-            key=K.SEED_NEW,
-            icon=":material/casino:",
-            on_click=_new_seed,
-            help="Draw a new seed (nothing runs until you press Run).",
-        )
+def trials_and_seed() -> None:
+    """Trials and the seed, with a 'new seed' button that does not run anything.
+
+    Drawn side by side: call inside a horizontal container.
+    """
+    widget(st.number_input, K.TRIALS, "Trials", step=10, width=120,
+           help=f"Independent repetitions (1 to {limits.MAX_TRIALS:,}).")  # fmt: skip
+    widget(st.number_input, K.SEED, "Seed", min_value=0, step=1, width=140,
+           help="The same seed gives exactly the same noise and figures.")  # fmt: skip
+    st.button(
+        "",
+        key=K.SEED_NEW,
+        icon=":material/casino:",
+        on_click=_new_seed,
+        help="Draw a new seed (nothing runs until you press Run).",
+    )
 
 
 def iso_control() -> bool:

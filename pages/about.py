@@ -49,6 +49,7 @@ the recursive mechanism), plus a fixed, public θ. Everything you see is compute
     st.code(
         BIBTEX.format(version=__version__),
         language="bibtex",
+        wrap_lines=True,
     )
     st.caption(
         "Cite the paper for the methods and dpsum (with its version) for the software. "

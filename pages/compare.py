@@ -19,15 +19,15 @@ if ctx.error:
     st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 
 with st.container(border=True):
-    c1, c2, c3 = st.columns([1.1, 1.3, 1.0])
-    with c1:
+    workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")
+    with workload:
         widgets.workload_controls()
-    with c2:
+    with epsilon:
         widgets.epsilon_control()
-    with c3:
+    with rho:
         widgets.rho_control()
-    c1, c2 = st.columns([1.1, 2.3])
-    with c1:
+    methods, algorithms = st.columns([1.35, 2.0], gap="medium")
+    with methods:
         truncations = widget(
             st.multiselect,
             K.COMPARE_TRUNCATIONS,
@@ -36,23 +36,23 @@ with st.container(border=True):
             format_func=widgets.TRUNCATION_LABELS.get,
             help="The paper compares none, SVT and Recursive.",
         )
-        widgets.truncation_params("", methods=tuple(truncations))
-    with c2:
+    with algorithms:
         widgets.algorithms_control()
-        widgets.trials_delta_seed()
+    if "fixed" in truncations:
+        widgets.fixed_theta_control()
     plan = compare.grid_plan(ctx, truncations)
     if plan.error:
         st.error(plan.error)
-    run_col, iso_col, status_col = st.columns([0.8, 1.2, 3.5], vertical_alignment="center")
-    with run_col:
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
         clicked = st.button(
             "Run grid", key=K.COMPARE_RUN, type="primary", icon=":material/play_arrow:"
         )
-    with iso_col:
+        widgets.trials_and_seed()
         iso = widgets.iso_control()
-    with status_col:
-        if clicked:
-            compare.run_grid(ctx, plan)
+        with st.popover("Parameters", icon=":material/tune:", key=K.COMPARE_PARAMETERS):
+            widgets.method_parameters(tuple(truncations))
+    if clicked:
+        compare.run_grid(ctx, plan)
 
 st.subheader("Algorithms × truncation methods")
 grid = compare.grid()

@@ -122,7 +122,7 @@ with domain_col:
         options=["upper", "midpoint"],
         format_func={
             "upper": "upper edge e_j (paper)",
-            "midpoint": "midpoint (e_{j−1} + e_j)/2",
+            "midpoint": "midpoint (e_(j−1) + e_j)/2",
         }.get,
         horizontal=True,
     )

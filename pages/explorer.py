@@ -8,37 +8,41 @@ from dpsum_ui import keys as K
 
 
 def settings_panel(ctx: state.DataContext) -> state.Plan:
-    """Workload, ε, ρ, truncation, algorithms, trials, δ, seed; Run and the isotonic toggle."""
+    """Workload, ε, ρ, truncation, algorithms; Run, trials, seed, isotonic, parameters, share."""
     with st.container(border=True):
-        left, middle, right = st.columns([1.1, 1.3, 1.0])
-        with left:
+        workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")
+        with workload:
             widgets.workload_controls()
-        with middle:
+        with epsilon:
             widgets.epsilon_control()
-        with right:
-            widgets.rho_control(disabled=state.get(K.TRUNCATION) in ("none", "fixed"))
-        left, right = st.columns([1.1, 2.3], gap="medium")
-        with left:
+        truncation, algorithms = st.columns([1.35, 2.0], gap="medium")
+        with truncation:
             method = widgets.truncation_choice()
-            widgets.truncation_params(method)
-        with right:
+        with algorithms:
             widgets.algorithms_control()
-            widgets.trials_delta_seed()
+        with rho:
+            widgets.rho_control(disabled=method in ("none", "fixed"))
+        if method == "fixed":
+            widgets.fixed_theta_control()
         plan = state.plan(ctx)
+        with workload:
+            if plan.workload is not None:
+                st.caption(explorer.workload_caption(plan.workload))
         if plan.error:
             st.error(plan.error)
-        elif plan.workload is not None:
-            st.caption(explorer.workload_caption(plan.workload))
-        run_col, iso_col, status_col = st.columns([0.8, 1.4, 3.3], vertical_alignment="center")
-        with run_col:
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
             clicked = st.button(
                 "Run", key=K.EXPLORER_RUN, type="primary", icon=":material/play_arrow:"
             )
-        with iso_col:
+            widgets.trials_and_seed()
             widgets.iso_control()
-        with status_col:
-            if clicked or st.session_state.pop(state.AUTORUN, False):
-                explorer.run(ctx, plan)
+            with st.popover("Parameters", icon=":material/tune:", key=K.EXPLORER_PARAMETERS):
+                widgets.method_parameters((method,))
+            share = st.popover("Share", icon=":material/share:", key=K.EXPLORER_SHARE)
+        if clicked or st.session_state.pop(state.AUTORUN, False):
+            explorer.run(ctx, plan)
+    with share:  # filled after the run, so that the link is the new run's
+        explorer.share_panel(ctx, plan)
     return plan
 
 
@@ -52,12 +56,6 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             "the previous run. Press **Run** to update them."
         )
     st.markdown(present.run_caption(result))
-    fallbacks = sum(r.fallbacks for r in result.runs if r.truncation == "svt")
-    if fallbacks:
-        st.warning(
-            f"SVT never fired in {fallbacks} θ choices; θ fell back to the public U there "
-            "(a fixed public rule)."
-        )
     trunc = result.config.truncations[0]
     answers, error, isotonic, theta, expected, summary = st.tabs(
         list(explorer.TABS), key=K.EXPLORER_TAB, on_change="rerun"
@@ -103,9 +101,8 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
 
 st.title("Workload explorer")
 st.caption(
-    "Answer a workload of prefix sums under ε-differential privacy with the paper's five "
-    "algorithms. Choose the settings, press **Run**, read the figures. The same seed always "
-    "gives the same figures."
+    "A workload of prefix sums answered under ε-differential privacy by the paper's five "
+    "algorithms. Choose, press **Run**, read the figures; the same seed gives the same figures."
 )
 explorer.show_notices()
 ctx = state.data_context()
@@ -114,7 +111,7 @@ if ctx.error:
     st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 plan = settings_panel(ctx)
 shown = explorer.shown()
-explorer.share_panel(ctx, plan, shown)
+explorer.sync_url(shown)
 if shown is not None:
     results(shown, ctx, plan)
 else:

@@ -23,12 +23,12 @@ def single_query_page() -> None:
         return
 
     with st.container(border=True):
-        c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.0, 1.0])
-        with c1:
+        workload, epsilon, budget = st.columns([1.0, 1.25, 1.0], gap="medium")
+        with workload:
             widgets.workload_controls()
-        with c2:
+        with epsilon:
             widgets.epsilon_control()
-        with c3:
+        with budget:
             private = widget(
                 st.toggle,
                 K.TEACH_PRIVATE,
@@ -41,7 +41,8 @@ def single_query_page() -> None:
         if plan.error:
             st.error(plan.error)
             return
-        with c4:
+        algorithm, query = st.columns([1.75, 1.6], gap="medium")
+        with algorithm:
             widget(
                 st.segmented_control,
                 K.TEACH_ALGORITHM,
@@ -50,22 +51,23 @@ def single_query_page() -> None:
                 format_func=DISPLAY_NAMES.get,
                 required=True,
             )
-        taus = [float(t) for t in plan.workload.thresholds]
-        state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
-        widget(
-            st.select_slider,
-            K.TEACH_QUERY,
-            "Query threshold τ (from the workload)",
-            options=taus,
-            format_func=lambda t: f"{t:,.0f}",
-        )
+        with query:
+            taus = [float(t) for t in plan.workload.thresholds]
+            state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
+            widget(
+                st.select_slider,
+                K.TEACH_QUERY,
+                "Query q_τ: threshold τ (from the workload)",
+                options=taus,
+                format_func=lambda t: f"{t:,.0f}",
+            )
         grid = present.theta_grid(ctx.domain)
         start = get(K.TEACH_THETA) or ctx.domain.upper / 4
         state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
         widget(
             st.select_slider,
             K.TEACH_THETA,
-            "Truncation threshold θ",
+            "Truncation threshold θ (log scale)",
             options=grid,
             format_func=lambda t: f"{t:,.0f}",
         )
@@ -75,8 +77,8 @@ def single_query_page() -> None:
     with left:
         widgets.chart(view.figure, "teach_curves")
     with right:
-        st.metric("Bias² at θ", present.money(view.at_theta["bias2"]))
-        st.metric("Variance at θ", present.money(view.at_theta["variance"]))
+        st.metric("Bias² at θ", present.sci(view.at_theta["bias2"]))
+        st.metric("Variance at θ", present.sci(view.at_theta["variance"]))
         st.metric(
             "Expected error (RMSE) at θ",
             present.money(view.at_theta["total"] ** 0.5),
@@ -88,13 +90,13 @@ def single_query_page() -> None:
 
     t1, t2, t3 = st.columns(3, gap="medium")
     with t1:
-        st.markdown("#### ✂️ Truncation")
+        st.markdown("#### :material/content_cut: Truncation")
         st.markdown(view.text["truncation"])
     with t2:
-        st.markdown("#### 📏 Sensitivity")
+        st.markdown("#### :material/straighten: Sensitivity")
         st.markdown(view.text["sensitivity"])
     with t3:
-        st.markdown("#### 💰 Budget split")
+        st.markdown("#### :material/pie_chart: Budget split")
         st.markdown(view.text["budget"])
 
     with st.expander("All five algorithms at this query"):
