@@ -60,7 +60,8 @@ Compare (pages/compare.py)
     ``sweep_truncation``     selectbox: truncation method used in the sweep
     ``sweep_run``            button: Run the ε sweep
 
-Figure downloads (every figure, ``<figure>`` as below)
+Charts and figure downloads (every figure, ``<figure>`` as below)
+    ``chart_<figure>`` (the plotly chart itself),
     ``dl_<figure>_html``, ``dl_<figure>_png``, ``dl_<figure>_svg`` (PNG/SVG only when a
     browser for server-side export is installed). Figures: ``explorer_answers``,
     ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,

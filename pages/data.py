@@ -35,7 +35,8 @@ with data_col:
     )
     st.file_uploader(
         "Upload a file (CSV, TSV or Parquet)",
-        type=["csv", "tsv", "tab", "txt", "parquet", "pq"],
+        # Excel is accepted only to answer it with "save the sheet as CSV" (the engine's message)
+        type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
         key=K.DATA_UPLOAD,
         on_change=state.on_upload,
         help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",

@@ -1,0 +1,163 @@
+"""Data page: sample data, uploads (good and bad), the cleaning report, the public domain."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+from app_helpers import assert_clean, charts, errors, run_explorer, title
+from streamlit.testing.v1 import AppTest
+
+CSV = (
+    b"name,amount,note\n"
+    b"a,100,x\nb,2500,y\nc,-5,z\nd,,w\ne,abc,v\nf,900000,u\ng,40000,t\nh,1e400,s\n"
+)
+
+
+@pytest.fixture
+def data_page(app: AppTest) -> AppTest:
+    app.switch_page("pages/data.py").run()
+    assert_clean(app)
+    return app
+
+
+def upload(at: AppTest, name: str, content: bytes, mime: str = "text/csv") -> AppTest:
+    at.file_uploader(key="data_upload").set_value((name, content, mime))
+    return at.run()
+
+
+def shown_dataset(at: AppTest) -> str:
+    """The dataset the Data page's histogram shows (AppTest does not capture the sidebar of a
+    page reached with switch_page, so the histogram title is the witness here)."""
+    return title(charts(at)[-1])
+
+
+def test_sample_data_is_the_default_with_its_cleaning_report(data_page: AppTest) -> None:
+    assert data_page.radio(key="data_source").value == "sample"
+    assert data_page.selectbox(key="data_sample").value == "incomes.csv"
+    assert data_page.selectbox(key="data_column").value == "income"
+    report = " ".join(w.value for w in data_page.warning)
+    assert "45,000 rows read, 45,000 kept." in report
+    assert "51 values above U set to U." in report
+    (hist,) = charts(data_page)
+    assert "incomes.csv: income" in title(hist)
+    assert data_page.download_button(key="dl_data_histogram_html")
+
+
+def test_small_sample_can_be_chosen(data_page: AppTest) -> None:
+    data_page.selectbox(key="data_sample").select("incomes_small.csv").run()
+    assert_clean(data_page)
+    assert "5,000 rows read" in " ".join(w.value for w in data_page.warning)
+    assert "incomes_small.csv" in shown_dataset(data_page)
+
+
+def test_upload_choose_column_configure_and_run(data_page: AppTest) -> None:
+    upload(data_page, "mydata.csv", CSV)
+    assert_clean(data_page)
+    assert data_page.radio(key="data_source").value == "upload"
+    column = data_page.selectbox(key="data_column")
+    assert column.value == "amount"
+    assert "name" not in column.options and "note" not in column.options
+    report = " ".join(w.value for w in data_page.warning)
+    assert "8 rows read, 5 kept." in report
+    # one line per kind of change (the engine words them; only the facts are checked here)
+    for fact in ("1 empty", "1 non-numeric", "1 infinite", "1 negative", "1 values above U"):
+        assert fact in report, (fact, report)
+    assert "mydata.csv" in shown_dataset(data_page)
+    # configure and run on the uploaded data
+    data_page.switch_page("pages/explorer.py").run()
+    data_page.selectbox(key="workload_kind").select("Q3")
+    data_page.number_input(key="trials").set_value(20)
+    data_page.run()
+    run_explorer(data_page)
+    assert_clean(data_page)
+    spec = charts(data_page)[0]
+    assert "mydata.csv" in title(spec) and len(spec["data"]) == 11
+    # the link never carries uploaded data, only a marker
+    assert data_page.query_params["data"] in ("upload", ["upload"])
+
+
+def test_tsv_and_parquet_uploads(data_page: AppTest) -> None:
+    upload(data_page, "t.tsv", b"x\ty\n1\t2\n3\t4\n", "text/tab-separated-values")
+    assert_clean(data_page)
+    assert "t.tsv" in shown_dataset(data_page)
+    buf = io.BytesIO()
+    pd.DataFrame({"v": [1.0, 2.0, 3.0]}).to_parquet(buf)
+    upload(data_page, "p.parquet", buf.getvalue(), "application/octet-stream")
+    assert_clean(data_page)
+    assert "p.parquet" in shown_dataset(data_page)
+    assert data_page.selectbox(key="data_column").value == "v"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("book.xlsx", b"PK\x03\x04" + b"\x00" * 64, "looks like an Excel workbook"),
+        ("bin.csv", b"a,b\n\x00\x01\x02", "looks like a binary file"),
+        ("empty.csv", b"", "is empty"),
+        ("words.csv", b"name,city\nann,paris\nbob,rome\n", "has no numeric column"),
+        ("broken.parquet", b"PAR1 not really", "could not be read as Parquet"),
+    ],
+)
+def test_bad_upload_says_what_is_wrong_and_keeps_the_previous_data(
+    data_page: AppTest, name: str, content: bytes, message: str
+) -> None:
+    upload(data_page, name, content)
+    assert not data_page.exception
+    (error,) = errors(data_page)
+    assert message in error and name in error
+    assert "incomes.csv" in shown_dataset(data_page)
+    assert data_page.selectbox(key="data_column").value == "income"
+    assert charts(data_page)  # the rest of the page keeps working
+
+
+def test_bad_upload_after_a_good_one_keeps_the_good_one(data_page: AppTest) -> None:
+    upload(data_page, "mydata.csv", CSV)
+    upload(data_page, "words.csv", b"name\nann\n")
+    assert any("has no numeric column" in e for e in errors(data_page))
+    assert "mydata.csv" in shown_dataset(data_page)
+    assert data_page.selectbox(key="data_column").value == "amount"
+
+
+def test_upper_bound_reclean_and_bad_values(data_page: AppTest) -> None:
+    data_page.number_input(key="domain_upper").set_value(100_000.0).run()
+    assert_clean(data_page)
+    assert "values above U set to U" in " ".join(w.value for w in data_page.warning)
+    assert "[0, 100,000]" in " ".join(m.value for m in data_page.markdown)
+    data_page.number_input(key="domain_upper").set_value(-5.0).run()
+    assert not data_page.exception
+    assert any("upper bound U must be > 0" in e for e in errors(data_page))
+    # every other page says so and keeps working
+    for page in ("pages/explorer.py", "pages/single_query.py", "pages/compare.py"):
+        data_page.switch_page(page).run()
+        assert not data_page.exception, page
+        assert any("upper bound U must be > 0" in e for e in errors(data_page)), page
+
+
+def test_too_many_bins_and_bin_width(data_page: AppTest) -> None:
+    data_page.number_input(key="domain_bins").set_value(100_000).run()
+    assert not data_page.exception
+    assert any("bins must be between 1 and 5,000" in e for e in errors(data_page))
+    data_page.number_input(key="domain_bins").set_value(1000).run()
+    assert_clean(data_page)
+    data_page.radio(key="domain_bins_mode").set_value("width").run()
+    data_page.number_input(key="domain_width").set_value(1600.0).run()
+    assert_clean(data_page)
+    assert "500 bins of width 1,600" in " ".join(m.value for m in data_page.markdown)
+    data_page.number_input(key="domain_width").set_value(10.0).run()
+    assert any("gives 80,000 bins" in e for e in errors(data_page))
+    data_page.number_input(key="domain_width").set_value(0.0).run()
+    assert any("bin width must be > 0" in e for e in errors(data_page))
+
+
+def test_midpoint_weights_change_the_config(data_page: AppTest) -> None:
+    data_page.radio(key="domain_weights").set_value("midpoint").run()
+    assert_clean(data_page)
+    data_page.switch_page("pages/explorer.py").run()
+    data_page.selectbox(key="workload_kind").select("Q3")
+    data_page.number_input(key="trials").set_value(20)
+    data_page.run()
+    run_explorer(data_page)
+    assert_clean(data_page)
+    assert data_page.query_params["weights"] in ("midpoint", ["midpoint"])

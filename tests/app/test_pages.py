@@ -1,0 +1,184 @@
+"""Every page renders on the default data; the explorer's Run flow and its figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_helpers import array, assert_clean, charts, errors, run_explorer, title
+from streamlit.testing.v1 import AppTest
+
+PAGES = [
+    ("pages/data.py", "Data"),
+    ("pages/explorer.py", "Workload explorer"),
+    ("pages/single_query.py", "Single query"),
+    ("pages/compare.py", "Compare"),
+    ("pages/about.py", "About dpsum"),
+]
+
+
+def test_every_page_renders_on_the_default_data(app: AppTest) -> None:
+    for path, heading in PAGES:
+        app.switch_page(path).run()
+        assert_clean(app)
+        assert any(heading in t.value for t in app.title), (path, [t.value for t in app.title])
+
+
+def test_default_page_is_the_explorer_and_usable_on_first_open(app: AppTest) -> None:
+    assert app.title[0].value == "Workload explorer"
+    assert any("Press **Run**" in i.value for i in app.info)
+    # the data preview is drawn before anything random happens
+    (spec,) = charts(app)
+    assert "income" in title(spec)
+    sidebar = " ".join(m.value for m in app.sidebar.markdown)
+    assert "incomes.csv" in sidebar
+    captions = " ".join(c.value for c in app.sidebar.caption)
+    assert "seed 0" in captions and "ε = 0.01" in captions
+
+
+def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) -> None:
+    run_explorer(small)
+    assert_clean(small)
+    (spec,) = charts(small)
+    # 5 algorithms × (band + mean line) + the true answers
+    assert len(spec["data"]) == 11
+    assert "Noisy answers" in title(spec) and "seed 0" in title(spec)
+    assert any("**Seed 0**" in m.value for m in small.markdown)
+    assert small.query_params["seed"] == ["0"] or small.query_params["seed"] == "0"
+
+
+@pytest.mark.parametrize(
+    ("tab", "n_charts", "n_traces"),
+    [
+        ("Relative error", 1, 10),
+        ("Isotonic regression", 1, 20),
+        ("θ and data", 2, None),
+        ("Expected error", 1, 10),
+    ],
+)
+def test_every_tab_draws_its_figure(
+    small: AppTest, tab: str, n_charts: int, n_traces: int | None
+) -> None:
+    run_explorer(small)
+    small.session_state["explorer_tab"] = tab
+    small.run()
+    assert_clean(small)
+    specs = charts(small)
+    assert len(specs) == n_charts
+    if n_traces is not None:
+        assert len(specs[0]["data"]) == n_traces
+    for key in (f"dl_{name}_html" for name in _figure_names(tab)):
+        assert small.download_button(key=key)
+
+
+def _figure_names(tab: str) -> list[str]:
+    return {
+        "Relative error": ["explorer_error"],
+        "Isotonic regression": ["explorer_isotonic"],
+        "θ and data": ["explorer_theta", "explorer_data"],
+        "Expected error": ["explorer_expected"],
+    }[tab]
+
+
+def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTest) -> None:
+    run_explorer(small)
+    small.session_state["explorer_tab"] = "Summary & budget"
+    small.run()
+    assert_clean(small)
+    overview, ledger = (d.value for d in small.dataframe)
+    assert list(overview["Algorithm"]) == ["SQM", "Identity", "Workload", "TiMM", "TaMM"]
+    np.testing.assert_allclose(ledger["ε_θ (choose θ)"] + ledger["ε_m (measure)"], 0.01)
+    np.testing.assert_allclose(ledger["ε total"], 0.01)
+    np.testing.assert_allclose(ledger["ε_θ (choose θ)"], 0.001)  # ρ·ε with SVT
+    assert small.download_button(key="share_summary_csv")
+    assert small.download_button(key="share_run_json")
+
+
+def test_reruns_never_redraw_noise(small: AppTest) -> None:
+    run_explorer(small)
+    answers = array(charts(small)[0]["data"][1]["y"])
+    # widget changes that are not Run: isotonic off and on, a new ε (staged, not run)
+    small.toggle(key="iso").set_value(False).run()
+    small.toggle(key="iso").set_value(True).run()
+    np.testing.assert_array_equal(array(charts(small)[0]["data"][1]["y"]), answers)
+    small.select_slider(key="epsilon").set_value(0.1).run()
+    assert_clean(small)
+    assert any("changed since this run" in w.value for w in small.warning)
+    spec = charts(small)[0]
+    assert "ε = 0.01" in title(spec)  # still the run that was made
+    np.testing.assert_array_equal(array(spec["data"][1]["y"]), answers)
+    memo = small.session_state["_memo"]["result"]
+    assert len(memo) == 1
+
+
+def test_same_seed_same_figures_new_seed_new_noise(small: AppTest) -> None:
+    small.number_input(key="seed").set_value(7).run()
+    run_explorer(small)
+    a = array(charts(small)[0]["data"][1]["y"])
+    small.number_input(key="seed").set_value(8).run()
+    run_explorer(small)
+    b = array(charts(small)[0]["data"][1]["y"])
+    assert not np.array_equal(a, b)
+    small.number_input(key="seed").set_value(7).run()
+    run_explorer(small)
+    np.testing.assert_array_equal(array(charts(small)[0]["data"][1]["y"]), a)
+
+
+def test_new_seed_button_changes_the_seed_but_runs_nothing(small: AppTest) -> None:
+    small.button(key="seed_new").click().run()
+    assert_clean(small)
+    assert small.number_input(key="seed").value != 0
+    assert "_memo" not in small.session_state or not small.session_state["_memo"].get("result")
+
+
+def test_algorithm_subset_and_truncation_methods(small: AppTest) -> None:
+    small.button_group(key="algorithms").set_value(["identity", "tamm"])
+    small.button_group(key="truncation").set_value("recursive")
+    small.run()
+    run_explorer(small)
+    assert_clean(small)
+    spec = charts(small)[0]
+    assert len(spec["data"]) == 5
+    assert "Recursive" in title(spec)
+    small.button_group(key="truncation").set_value("none").run()
+    run_explorer(small)
+    assert_clean(small)
+    assert "no truncation" in title(charts(small)[0])
+
+
+def test_fixed_theta_says_it_is_private_only_if_chosen_without_the_data(small: AppTest) -> None:
+    small.button_group(key="truncation").set_value("fixed").run()
+    assert_clean(small)
+    assert any("without looking at the" in c.value for c in small.caption)
+    small.number_input(key="theta_fixed").set_value(150_000.0).run()
+    run_explorer(small)
+    assert_clean(small)
+    assert "fixed θ" in title(charts(small)[0])
+    small.switch_page("pages/data.py").run()
+    hist = charts(small)[0]
+    shapes = hist["layout"].get("shapes", [])
+    assert any(s.get("x0") == 150_000.0 for s in shapes)
+
+
+def test_no_algorithm_selected_is_an_error_not_a_crash(small: AppTest) -> None:
+    small.button_group(key="algorithms").set_value([]).run()
+    assert not small.exception
+    assert any("choose at least one algorithm" in e for e in errors(small))
+    run_explorer(small)
+    assert not small.exception
+    assert any("Nothing was run" in e for e in errors(small))
+
+
+def test_settings_persist_across_pages(app: AppTest) -> None:
+    app.select_slider(key="epsilon").set_value(0.1)
+    app.slider(key="rho").set_value(0.5)
+    app.number_input(key="trials").set_value(30)
+    app.run()
+    app.switch_page("pages/compare.py").run()
+    assert_clean(app)
+    assert app.select_slider(key="epsilon").value == 0.1
+    assert app.slider(key="rho").value == 0.5
+    assert app.number_input(key="trials").value == 30
+    assert app.number_input(key="delta").value == 100.0
+    app.switch_page("pages/explorer.py").run()
+    assert app.select_slider(key="epsilon").value == 0.1
+    assert app.number_input(key="trials").value == 30

@@ -1,0 +1,168 @@
+"""Single query (teaching) and Compare pages; the app's configuration and key documentation."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from app_helpers import assert_clean, charts, errors, title
+from streamlit.testing.v1 import AppTest
+
+from dpsum_core import limits
+from dpsum_ui import keys
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def teach(app: AppTest) -> AppTest:
+    app.selectbox(key="workload_kind").select("Q3").run()
+    app.switch_page("pages/single_query.py").run()
+    assert_clean(app)
+    return app
+
+
+@pytest.fixture
+def compare(app: AppTest) -> AppTest:
+    app.selectbox(key="workload_kind").select("Q3")
+    app.number_input(key="trials").set_value(20)
+    app.run()
+    app.switch_page("pages/compare.py").run()
+    assert_clean(app)
+    return app
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label))
+
+
+def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
+    curves, everyone = charts(teach)
+    names = [t.get("name", "") for t in curves["data"]]
+    assert any("total expected error" in n for n in names)
+    assert "bias²" in names and "variance" in names
+    assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
+    assert len(everyone["data"]) == 5
+    text = " ".join(m.value for m in teach.markdown)
+    for word in ("Truncation", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
+        assert word in text
+    assert teach.select_slider(key="teach_query").value == 80_000.0  # Q3 edge nearest 100k
+
+
+def test_single_query_updates_live_and_deterministically(teach: AppTest) -> None:
+    before = metric(teach, "Variance")
+    options = teach.select_slider(key="teach_theta").options
+    teach.select_slider(key="teach_theta").set_value(float(options[5].replace(",", ""))).run()
+    assert_clean(teach)
+    assert metric(teach, "Variance") != before
+    teach.button_group(key="teach_algorithm").set_value("tamm").run()
+    assert_clean(teach)
+    assert title(charts(teach)[0]).startswith("TaMM")
+    # a fixed, public θ: all of ε measures, no private θ marks, and the warning about the data
+    teach.toggle(key="teach_private").set_value(False).run()
+    assert_clean(teach)
+    names = [t.get("name", "") for t in charts(teach)[0]["data"]]
+    assert not any("θ chosen by" in n for n in names)
+    assert "only if θ was chosen without looking" in " ".join(m.value for m in teach.markdown)
+
+
+def test_single_query_reports_bad_settings(teach: AppTest) -> None:
+    teach.selectbox(key="workload_kind").select("values").run()
+    teach.text_input(key="workload_values").input("1000, lots").run()
+    assert not teach.exception
+    assert any("threshold 'lots' is not a number" in e for e in errors(teach))
+
+
+def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
+    assert any("Press **Run grid**" in i.value for i in compare.info)
+    compare.button(key="compare_run").click().run()
+    assert_clean(compare)
+    (heatmap, *_) = charts(compare)
+    assert heatmap["data"][0]["type"] == "heatmap"
+    assert len(heatmap["data"][0]["y"]) == 5 and len(heatmap["data"][0]["x"]) == 3  # 15 cells
+    compare.button_group(key="compare_view").set_value("error").run()
+    assert_clean(compare)
+    grid = charts(compare)[0]
+    assert len(grid["data"]) == 3 * 5 * 2
+    compare.button_group(key="compare_view").set_value("answers").run()
+    assert len(charts(compare)[0]["data"]) == 3 * (5 * 2 + 1)
+    assert compare.download_button(key="dl_compare_grid_html")
+
+
+def test_compare_epsilon_sweep(compare: AppTest) -> None:
+    compare.multiselect(key="sweep_epsilons").set_value([0.01, 1.0])
+    compare.selectbox(key="sweep_truncation").select("recursive")
+    compare.run()
+    compare.button(key="sweep_run").click().run()
+    assert_clean(compare)
+    sweep = charts(compare)[-1]
+    assert "Error versus ε" in title(sweep) and "Recursive" in title(sweep)
+    assert len(sweep["data"]) == 5 and all(len(t["x"]) == 2 for t in sweep["data"])
+    assert compare.download_button(key="dl_compare_sweep_html")
+
+
+def test_compare_bad_inputs(compare: AppTest) -> None:
+    compare.multiselect(key="compare_truncations").set_value([]).run()
+    assert not compare.exception
+    assert any("choose at least one truncation method" in e for e in errors(compare))
+    compare.button(key="compare_run").click().run()
+    assert any("Nothing was run" in e for e in errors(compare))
+    compare.multiselect(key="sweep_epsilons").set_value([]).run()
+    assert any("at least one ε" in e for e in errors(compare))
+
+
+def test_too_many_trials_is_an_error_with_the_limit(app: AppTest) -> None:
+    app.number_input(key="trials").set_value(limits.MAX_TRIALS + 1).run()
+    assert not app.exception
+    assert any(f"trials must be between 1 and {limits.MAX_TRIALS}" in e for e in errors(app))
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ("1000, abc", "threshold 'abc' is not a number"),
+        ("0, 5000", "outside the domain"),
+        ("900000", "outside the domain"),
+        ("", "needs at least one threshold"),
+    ],
+)
+def test_bad_explicit_thresholds(app: AppTest, values: str, message: str) -> None:
+    app.selectbox(key="workload_kind").select("values").run()
+    app.text_input(key="workload_values").input(values).run()
+    assert not app.exception
+    assert any(message in e for e in errors(app)), errors(app)
+
+
+def test_explicit_thresholds_are_snapped_and_reported(app: AppTest) -> None:
+    app.selectbox(key="workload_kind").select("values").run()
+    app.text_input(key="workload_values").input("10001, 50000").run()
+    assert_clean(app)
+    assert any("10,001 → 10,400" in c.value for c in app.caption)
+
+
+def test_streamlit_config_matches_the_limits() -> None:
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["server"]["maxUploadSize"] == limits.MAX_UPLOAD_MB
+
+
+def test_every_widget_key_is_documented() -> None:
+    doc = keys.__doc__ or ""
+    constants = {
+        name: value
+        for name, value in vars(keys).items()
+        if name.isupper() and isinstance(value, str)
+    }
+    assert len(constants) > 40
+    for name, value in constants.items():
+        assert f"``{value}``" in doc, name
+
+
+def test_every_key_used_in_the_ui_is_a_documented_constant() -> None:
+    sources = [*(ROOT / "pages").glob("*.py"), *(ROOT / "dpsum_ui").glob("*.py")]
+    literal_keys = set()
+    for path in sources:
+        literal_keys |= set(re.findall(r'key="([a-z_]+)"', path.read_text()))
+    assert not literal_keys, f"use dpsum_ui.keys constants instead of literals: {literal_keys}"
