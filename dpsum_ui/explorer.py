@@ -126,7 +126,8 @@ def link_text(item: Shown) -> str:
         base = st.context.url or ""
     except Exception:  # no browser context (tests, bare mode)
         base = ""
-    return f"{base.split('?')[0]}?{query}"
+    base = base.split("?")[0]
+    return f"{base.rstrip('/')}/?{query}" if base else f"?{query}"
 
 
 def on_config_upload() -> None:

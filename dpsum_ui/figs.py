@@ -67,14 +67,17 @@ def theta_curves_figure(
             row=1,
             col=1,
         )  # fmt: skip
-    fig.add_vline(
-        x=theta, line=dict(color=color, width=2), annotation_text="θ (slider)",
-        annotation_position="top left", row=1, col=1,
+    # Annotations on a log axis take log10 coordinates (shapes take data coordinates).
+    fig.add_vline(x=theta, line=dict(color=color, width=2), row=1, col=1)
+    fig.add_annotation(
+        x=np.log10(theta), y=1, xref="x", yref="y domain", text=f"θ = {theta:,.0f}",
+        showarrow=False, xanchor="left", yanchor="top", font=dict(color=color),
     )  # fmt: skip
-    fig.add_vline(
-        x=best, line=dict(color="#555555", width=1, dash="dashdot"),
-        annotation_text="lowest error (looks at the data!)", annotation_position="bottom right",
-        row=1, col=1,
+    fig.add_vline(x=best, line=dict(color="#555555", width=1, dash="dashdot"), row=1, col=1)
+    fig.add_annotation(
+        x=np.log10(best), y=0, xref="x", yref="y domain",
+        text="lowest expected error<br>(found by looking at the data)", showarrow=False,
+        xanchor="left", yanchor="bottom", font=dict(color="#555555", size=12), align="left",
     )  # fmt: skip
     for method, values in samples.items():
         fig.add_trace(

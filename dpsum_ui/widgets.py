@@ -108,6 +108,7 @@ def truncation_choice() -> str:
         options=list(TRUNCATION_METHODS),
         format_func=TRUNCATION_LABELS.get,
         required=True,
+        wrap=True,
         help="Values above θ count as θ: less noise (lower sensitivity), some bias. "
         "SVT and Recursive choose θ privately with ε_θ = ρ·ε.",
     )
@@ -177,6 +178,7 @@ def algorithms_control() -> None:
         options=list(ALGORITHMS),
         selection_mode="multi",
         format_func=DISPLAY_NAMES.get,
+        wrap=True,
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
         "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism).",
     )
@@ -191,9 +193,9 @@ def trials_and_seed() -> None:
 
     Drawn side by side: call inside a horizontal container.
     """
-    widget(st.number_input, K.TRIALS, "Trials", step=10, width=120,
+    widget(st.number_input, K.TRIALS, "Trials", step=10, width=100,
            help=f"Independent repetitions (1 to {limits.MAX_TRIALS:,}).")  # fmt: skip
-    widget(st.number_input, K.SEED, "Seed", min_value=0, step=1, width=140,
+    widget(st.number_input, K.SEED, "Seed", min_value=0, step=1, width=125,
            help="The same seed gives exactly the same noise and figures.")  # fmt: skip
     st.button(
         "",

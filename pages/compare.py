@@ -26,7 +26,7 @@ with st.container(border=True):
         widgets.epsilon_control()
     with rho:
         widgets.rho_control()
-    methods, algorithms = st.columns([1.35, 2.0], gap="medium")
+    methods, algorithms = st.columns([1.65, 1.7], gap="medium")
     with methods:
         truncations = widget(
             st.multiselect,
@@ -43,7 +43,7 @@ with st.container(border=True):
     plan = compare.grid_plan(ctx, truncations)
     if plan.error:
         st.error(plan.error)
-    with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         clicked = st.button(
             "Run grid", key=K.COMPARE_RUN, type="primary", icon=":material/play_arrow:"
         )
@@ -69,6 +69,7 @@ else:
         options=list(compare.VIEWS),
         format_func=compare.VIEWS.get,
         required=True,
+        wrap=True,
     )
     fig = compare.figure(grid, view, iso)
     widgets.chart(fig, "compare_grid", height=520 if view != "heatmap" else None)

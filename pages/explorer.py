@@ -15,7 +15,7 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
             widgets.workload_controls()
         with epsilon:
             widgets.epsilon_control()
-        truncation, algorithms = st.columns([1.35, 2.0], gap="medium")
+        truncation, algorithms = st.columns([1.65, 1.7], gap="medium")
         with truncation:
             method = widgets.truncation_choice()
         with algorithms:
@@ -30,7 +30,7 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
                 st.caption(explorer.workload_caption(plan.workload))
         if plan.error:
             st.error(plan.error)
-        with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
             clicked = st.button(
                 "Run", key=K.EXPLORER_RUN, type="primary", icon=":material/play_arrow:"
             )

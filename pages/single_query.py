@@ -50,6 +50,7 @@ def single_query_page() -> None:
                 options=list(ALGORITHMS),
                 format_func=DISPLAY_NAMES.get,
                 required=True,
+                wrap=True,
             )
         with query:
             taus = [float(t) for t in plan.workload.thresholds]
@@ -62,7 +63,7 @@ def single_query_page() -> None:
                 format_func=lambda t: f"{t:,.0f}",
             )
         grid = present.theta_grid(ctx.domain)
-        start = get(K.TEACH_THETA) or ctx.domain.upper / 4
+        start = get(K.TEACH_THETA) or ctx.domain.upper / 16
         state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
         widget(
             st.select_slider,
