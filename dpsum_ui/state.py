@@ -144,7 +144,7 @@ def ensure_option(key: str, options: list | tuple, fallback: Any = None) -> None
 # --------------------------------------------------------------------------------------------
 # Memo (per session, bounded): results and figures keyed by plain values
 # --------------------------------------------------------------------------------------------
-_SIZES = {"result": 6, "compare": 3, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
+_SIZES = {"result": 4, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
 
 
 def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:
@@ -447,7 +447,27 @@ def plan(ctx: DataContext, **overrides: Any) -> Plan:
         workload = make_workload(config.workload, ctx.domain)
     except DpsumError as exc:
         return Plan(None, None, str(exc))
+    if message := too_big(config, workload):
+        return Plan(None, workload, message)
     return Plan(config, workload, None)
+
+
+# A run keeps every noisy answer, with and without isotonic regression, in memory.
+MAX_ANSWERS = 30_000_000  # ≈ 0.5 GB of float64 answers per run, per session
+
+
+def too_big(config: ExperimentConfig, workload: Workload) -> str | None:
+    """A message if the run would hold too many answers in this session's memory."""
+    runs = len(config.algorithms) * len(config.truncations)
+    answers = config.trials * workload.size * runs
+    if answers <= MAX_ANSWERS:
+        return None
+    fits = max(1, MAX_ANSWERS // (workload.size * runs))
+    return (
+        f"this run would keep {answers:,} noisy answers (trials × queries × algorithms × "
+        f"truncation methods), about {answers * 16 / 1e9:.1f} GB: use at most {fits:,} trials "
+        "with this workload, or fewer queries (e.g. Q2/Q3), or the command line for big runs"
+    )
 
 
 def result_key(dataset: Dataset, config: ExperimentConfig) -> tuple:

@@ -166,3 +166,12 @@ def test_every_key_used_in_the_ui_is_a_documented_constant() -> None:
     for path in sources:
         literal_keys |= set(re.findall(r'key="([a-z_]+)"', path.read_text()))
     assert not literal_keys, f"use dpsum_ui.keys constants instead of literals: {literal_keys}"
+
+
+def test_runs_too_big_for_memory_are_refused_with_a_way_out(app: AppTest) -> None:
+    app.number_input(key="trials").set_value(limits.MAX_TRIALS).run()
+    assert not app.exception
+    (error,) = errors(app)
+    assert "noisy answers" in error and "use at most 6,000 trials" in error
+    app.button(key="explorer_run").click().run()
+    assert any("Nothing was run" in e for e in errors(app))
