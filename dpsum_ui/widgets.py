@@ -116,15 +116,18 @@ def truncation_choice() -> str:
 
 def fixed_theta_control() -> None:
     """The fixed θ, with the warning that it is private only if chosen without the data."""
-    widget(
-        st.number_input,
-        K.THETA_FIXED,
-        "Fixed θ",
-        step=10_000.0,
-        format="%g",
-        help="A public threshold; values above it count as θ.",
-    )
-    st.caption("⚠️ " + FIXED_THETA_NOTE)
+    value, note = st.columns([1, 2.4], vertical_alignment="center", gap="medium")
+    with value:
+        widget(
+            st.number_input,
+            K.THETA_FIXED,
+            "Fixed θ",
+            step=10_000.0,
+            format="%g",
+            help="A public threshold; values above it count as θ.",
+        )
+    with note:
+        st.caption(":material/warning: " + FIXED_THETA_NOTE)
 
 
 def method_parameters(methods: tuple[str, ...]) -> None:
