@@ -332,6 +332,32 @@ def make_dataset(
     return Dataset(values, report, name=name, column=column, upper=float(upper), cumsum=cumsum)
 
 
+def read_numeric_table(
+    source: str | os.PathLike | IO[bytes], *, name: str | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """Read a table and list its numeric columns (best default first, see :func:`numeric_columns`).
+
+    Raises
+    ------
+    DataError
+        Unreadable file, too many rows, or no numeric column.
+    """
+    label = name or getattr(source, "name", None) or Path(str(source)).name
+    df = read_table(source, name=label)
+    if len(df) > limits.MAX_ROWS:
+        raise DataError(
+            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
+            "handles: sample the rows first."
+        )
+    candidates = numeric_columns(df)
+    if not candidates:
+        raise DataError(
+            f"{_base(label)} has no numeric column (columns: {_list(df.columns)}): "
+            "upload a file with a column of numbers."
+        )
+    return df, candidates
+
+
 def load_column(
     source: str | os.PathLike | IO[bytes],
     *,
@@ -358,14 +384,8 @@ def load_column(
         Unreadable file, unknown column, or no numeric values.
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
-    df = read_table(source, name=label)
+    df, candidates = read_numeric_table(source, name=label)
     if column is None:
-        candidates = numeric_columns(df)
-        if not candidates:
-            raise DataError(
-                f"{_base(label)} has no numeric column (columns: {_list(df.columns)}): "
-                "upload a file with a column of numbers."
-            )
         column = candidates[0]
     names = [str(c) for c in df.columns]
     if column not in names:

@@ -273,6 +273,12 @@ class ExperimentResult:
                     "truncation": r.truncation,
                     "mean_rel_error": float(self.relative_errors(r).mean()),
                     "mean_rel_error_iso": float(self.relative_errors(r, iso=True).mean()),
+                    # Robust headline: a few tiny queries (y < δ, or zeros weighted by the
+                    # upper bin edge) can dominate the mean over queries; the median cannot.
+                    "median_rel_error": float(np.median(self.relative_errors(r).mean(axis=0))),
+                    "median_rel_error_iso": float(
+                        np.median(self.relative_errors(r, iso=True).mean(axis=0))
+                    ),
                     "median_theta": float(np.median(r.theta)),
                     "epsilon_theta": r.budget.epsilon_theta,
                     "epsilon_measure": r.budget.epsilon_measure,
@@ -324,6 +330,26 @@ class ExperimentResult:
         }
 
 
+def budget_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:
+    """(ε_θ, ε_m): ε_θ = ρ·ε when θ is chosen from the data (``svt``, ``recursive``), else 0;
+    ε_m = ε − ε_θ. The ledger of every algorithm is ε_θ + ε_m = ε."""
+    eps_theta = rho * epsilon if truncation in ("svt", "recursive") else 0.0
+    return eps_theta, epsilon - eps_theta
+
+
+def check_run_size(config: ExperimentConfig, workload: Workload) -> None:
+    """Refuse a run that would keep more than ``limits.MAX_ANSWERS`` noisy answers in memory."""
+    runs = len(config.algorithms) * len(config.truncations)
+    answers = config.trials * workload.size * runs
+    if answers > limits.MAX_ANSWERS:
+        fits = max(1, limits.MAX_ANSWERS // (workload.size * runs))
+        raise ParameterError(
+            f"this run would keep {answers:,} noisy answers (trials × queries × algorithms × "
+            f"truncation methods), about {answers * 16 / 1e9:.1f} GB: use at most {fits:,} "
+            "trials with this workload, or fewer queries (e.g. Q2/Q3)"
+        )
+
+
 def stream(seed: int, truncation: str, index: int) -> np.random.Generator:
     """The random stream of one (truncation, purpose) pair under a root seed."""
     key = (TRUNCATION_METHODS.index(truncation), index)
@@ -361,6 +387,7 @@ def run_experiment(
     start = time.perf_counter()
     domain = config.domain
     workload = make_workload(config.workload, domain)
+    check_run_size(config, workload)
     x = histogram(data, domain)
     y = data.sum_at_most(workload.thresholds)
     y_bin = workload.prefix(domain.bin_weights * x)
@@ -368,9 +395,7 @@ def run_experiment(
     steps = len(config.truncations) * len(config.algorithms)
     done = 0
     for trunc in config.truncations:
-        private = trunc in ("svt", "recursive")
-        eps_theta = config.rho * config.epsilon if private else 0.0
-        eps_m = config.epsilon - eps_theta
+        eps_theta, eps_m = budget_split(config.epsilon, config.rho, trunc)
         shared: ThresholdChoice | None = None
         for alg in config.algorithms:
             t0 = time.perf_counter()
@@ -448,17 +473,60 @@ def threshold_samples(data: Dataset, config: ExperimentConfig, truncation: str) 
     Uses the same random stream as :func:`run_experiment`, so these are exactly the θ values
     of the corresponding run.
     """
-    private = truncation in ("svt", "recursive")
     choice = choose_theta(
         data,
         truncation,
-        epsilon=config.rho * config.epsilon if private else 0.0,
+        epsilon=budget_split(config.epsilon, config.rho, truncation)[0],
         upper=config.upper,
         params=config.truncation_params,
         trials=config.trials,
         rng=stream(config.seed, truncation, _THETA_STREAM),
     )
     return choice.theta
+
+
+def theta_error_components(
+    data: Dataset,
+    config: ExperimentConfig,
+    *,
+    thetas: np.ndarray,
+    private_theta: bool = True,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Squared bias and variance of every query of the workload at each θ, per algorithm.
+
+    Parameters
+    ----------
+    thetas
+        θ grid to evaluate (k values).
+    private_theta
+        If true the measurement budget is ε_m = (1−ρ)ε, as when θ is chosen privately;
+        otherwise ε_m = ε (a fixed, public θ).
+
+    Returns
+    -------
+    dict
+        ``{algorithm: (bias2, variance)}``, each array of shape (k, m). Deterministic: no noise
+        is drawn.
+    """
+    domain = config.domain
+    workload = make_workload(config.workload, domain)
+    x = histogram(data, domain)
+    y = data.sum_at_most(workload.thresholds)
+    _, eps_m = budget_split(config.epsilon, config.rho, "svt" if private_theta else "fixed")
+    thetas = np.asarray(thetas, float)
+    return {
+        alg: error_components(
+            alg,
+            data=data,
+            x=x,
+            workload=workload,
+            domain=domain,
+            theta=thetas,
+            epsilon_measure=eps_m,
+            true_answers=y,
+        )
+        for alg in config.algorithms
+    }
 
 
 def theta_curves(
@@ -471,53 +539,41 @@ def theta_curves(
 ) -> pd.DataFrame:
     """Squared bias, variance and expected squared error of one query as θ varies.
 
-    Parameters
-    ----------
-    query
-        Index of the query in the configured workload.
-    thetas
-        θ grid to evaluate.
-    private_theta
-        If true the measurement budget is ε_m = (1−ρ)ε, as when θ is chosen privately;
-        otherwise ε_m = ε (a fixed, public θ).
+    See :func:`theta_error_components`; ``query`` indexes the configured workload.
 
     Returns
     -------
     pandas.DataFrame
         Columns algorithm, theta, bias2, variance, total (one row per algorithm and θ).
     """
-    domain = config.domain
-    workload = make_workload(config.workload, domain)
-    if not 0 <= query < workload.size:
-        raise ParameterError(f"query must be between 0 and {workload.size - 1}, got {query}")
-    x = histogram(data, domain)
-    y = data.sum_at_most(workload.thresholds)
-    eps_m = config.epsilon * ((1 - config.rho) if private_theta else 1.0)
+    m = make_workload(config.workload, config.domain).size
+    if not 0 <= query < m:
+        raise ParameterError(f"query must be between 0 and {m - 1}, got {query}")
+    parts = theta_error_components(data, config, thetas=thetas, private_theta=private_theta)
+    return components_frame(parts, thetas, query)
+
+
+def components_frame(
+    parts: dict[str, tuple[np.ndarray, np.ndarray]], thetas: np.ndarray, query: int
+) -> pd.DataFrame:
+    """One query's slice of :func:`theta_error_components`: algorithm, theta, bias2, variance,
+    total (one row per algorithm and θ)."""
     thetas = np.asarray(thetas, float)
-    frames = []
-    for alg in config.algorithms:
-        bias2, var = error_components(
-            alg,
-            data=data,
-            x=x,
-            workload=workload,
-            domain=domain,
-            theta=thetas,
-            epsilon_measure=eps_m,
-            true_answers=y,
-        )
-        frames.append(
+    return pd.concat(
+        [
             pd.DataFrame(
                 {
                     "algorithm": alg,
                     "theta": thetas,
-                    "bias2": bias2[:, query],
+                    "bias2": b2[:, query],
                     "variance": var[:, query],
-                    "total": bias2[:, query] + var[:, query],
+                    "total": b2[:, query] + var[:, query],
                 }
             )
-        )
-    return pd.concat(frames, ignore_index=True)
+            for alg, (b2, var) in parts.items()
+        ],
+        ignore_index=True,
+    )
 
 
 def epsilon_sweep(
@@ -532,7 +588,8 @@ def epsilon_sweep(
     Returns
     -------
     pandas.DataFrame
-        Columns epsilon, algorithm, truncation, mean_rel_error, mean_rel_error_iso.
+        Columns epsilon, algorithm, truncation, mean_rel_error, mean_rel_error_iso,
+        median_rel_error, median_rel_error_iso (median over queries of the per-query mean).
     """
     rows = []
     eps_list = [float(e) for e in epsilons]
@@ -541,7 +598,14 @@ def epsilon_sweep(
             progress(i / len(eps_list), f"ε = {eps:g}")
         result = run_experiment(data, config.with_(epsilon=eps))
         frame = result.overview()[
-            ["algorithm", "truncation", "mean_rel_error", "mean_rel_error_iso"]
+            [
+                "algorithm",
+                "truncation",
+                "mean_rel_error",
+                "mean_rel_error_iso",
+                "median_rel_error",
+                "median_rel_error_iso",
+            ]
         ]
         rows.append(frame.assign(epsilon=eps))
     if progress:

@@ -289,14 +289,15 @@ def data_histogram_figure(
 
 
 def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figure:
-    """Mean relative error of every (algorithm, truncation) pair: the paper's grid at a glance."""
+    """Typical relative error of every (algorithm, truncation) pair: the paper's grid at a glance."""
     algs = [a for a in DISPLAY_NAMES if any(r.algorithm == a for r in result.runs)]
     truncs = list(dict.fromkeys(r.truncation for r in result.runs))
     z = np.full((len(algs), len(truncs)), np.nan)
     for r in result.runs:
-        z[algs.index(r.algorithm), truncs.index(r.truncation)] = result.relative_errors(
-            r, iso=iso
-        ).mean()
+        # Median over queries of each query's mean relative error: robust to the few tiny
+        # queries (y < δ, zeros weighted by the upper bin edge) that dominate a plain mean.
+        per_query = result.relative_errors(r, iso=iso).mean(axis=0)
+        z[algs.index(r.algorithm), truncs.index(r.truncation)] = np.median(per_query)
     text = [[f"{v:.3g}" for v in row] for row in z]
     fig = go.Figure(
         go.Heatmap(
@@ -311,7 +312,10 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
         )
     )
     kind = "with" if iso else "without"
-    fig.update_layout(title=_title(f"Mean relative error ({kind} isotonic)", result), **_LAYOUT)
+    fig.update_layout(
+        title=_title(f"Median over queries of mean relative error ({kind} isotonic)", result),
+        **_LAYOUT,
+    )
     fig.update_layout(hovermode="closest")
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -360,18 +364,23 @@ def small_multiples_figure(
     return fig
 
 
-def epsilon_sweep_figure(rows: Sequence[dict], *, title: str = "Error versus ε") -> go.Figure:
-    """Mean relative error against ε per algorithm (log–log); ``rows`` hold algorithm, epsilon,
-    mean_rel_error (and optionally p5/p95)."""
+def epsilon_sweep_figure(
+    sweep, truncation: str, *, iso: bool = True, title: str = "Error versus ε"
+) -> go.Figure:
+    """Error against ε per algorithm (log–log) from an :func:`~dpsum_core.experiment.epsilon_sweep`
+    frame: the median over queries of each query's mean relative error (robust to the few
+    tiny queries that dominate a plain mean)."""
+    column = "median_rel_error_iso" if iso else "median_rel_error"
+    part = sweep[sweep["truncation"] == truncation]
     fig = go.Figure()
     for alg in DISPLAY_NAMES:
-        pts = sorted((r for r in rows if r["algorithm"] == alg), key=lambda r: r["epsilon"])
-        if not pts:
+        pts = part[part["algorithm"] == alg].sort_values("epsilon")
+        if pts.empty:
             continue
         fig.add_trace(
             go.Scatter(
-                x=[p["epsilon"] for p in pts],
-                y=[p["mean_rel_error"] for p in pts],
+                x=pts["epsilon"],
+                y=pts[column],
                 mode="lines+markers",
                 name=DISPLAY_NAMES[alg],
                 line=dict(color=COLORS[alg], width=2),
@@ -379,7 +388,9 @@ def epsilon_sweep_figure(rows: Sequence[dict], *, title: str = "Error versus ε"
         )
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_xaxes(title="ε (total budget)", type="log")
-    fig.update_yaxes(title="mean relative error", type="log", exponentformat="power")
+    fig.update_yaxes(
+        title="median over queries of mean relative error", type="log", exponentformat="power"
+    )
     return fig
 
 

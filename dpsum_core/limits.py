@@ -12,3 +12,6 @@ MAX_ROWS = 20_000_000
 MAX_UPLOAD_MB = 200
 MAX_UPPER = 1e15
 DELTA_MIN = 1e-9
+# A run keeps every noisy answer (with and without isotonic regression) in memory:
+# trials × queries × algorithms × truncation methods ≤ MAX_ANSWERS (≈ 0.5 GB of float64).
+MAX_ANSWERS = 30_000_000

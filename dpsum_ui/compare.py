@@ -100,7 +100,7 @@ def sweep_caption(item: dict) -> str:
 
 
 def sweep_figure(item: dict, iso: bool) -> go.Figure:
-    """Mean relative error against ε per algorithm."""
+    """Median (over queries) of the mean relative error against ε per algorithm."""
     frame: pd.DataFrame = item["frame"]
     c = item["config"]
     trunc = c.truncations[0]
@@ -111,7 +111,5 @@ def sweep_figure(item: dict, iso: bool) -> go.Figure:
     )
     return compute.figure(
         (item["key"], "sweep", iso),
-        lambda: figures.epsilon_sweep_figure(
-            present.sweep_rows(frame, trunc, iso=iso), title=title
-        ),
+        lambda: figures.epsilon_sweep_figure(frame, trunc, iso=iso, title=title),
     )

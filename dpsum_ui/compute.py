@@ -20,9 +20,10 @@ from dpsum_core.data import Dataset
 from dpsum_core.experiment import (
     ExperimentConfig,
     ExperimentResult,
+    components_frame,
     epsilon_sweep,
     run_experiment,
-    theta_curves,
+    theta_error_components,
     threshold_samples,
 )
 
@@ -81,16 +82,21 @@ def sweep_frame(key: tuple | None) -> pd.DataFrame | None:
 def curves(
     data: Dataset, config: ExperimentConfig, *, query: int, thetas: np.ndarray, private: bool
 ) -> pd.DataFrame:
-    """θ curves (bias², variance, total) of one query for every algorithm (deterministic)."""
+    """θ curves (bias², variance, total) of one query for every algorithm (deterministic).
+
+    The engine computes every query of the workload at once; that is cached, so moving the
+    query slider only slices it.
+    """
     grid = tuple(float(t) for t in thetas)
-    key = (*state.result_key(data, config.with_(seed=0, trials=1)), query, grid, private)
-    return state.memo(
+    key = (*state.result_key(data, config.with_(seed=0, trials=1)), grid, private)
+    parts = state.memo(
         "curves",
         key,
-        lambda: theta_curves(
-            data, config, query=query, thetas=np.asarray(grid), private_theta=private
+        lambda: theta_error_components(
+            data, config, thetas=np.asarray(grid), private_theta=private
         ),
     )
+    return components_frame(parts, np.asarray(grid), query)
 
 
 def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:

@@ -92,16 +92,6 @@ def run_caption(result: ExperimentResult) -> str:
     )
 
 
-def sweep_rows(frame: pd.DataFrame, truncation: str, *, iso: bool) -> list[dict]:
-    """Rows for :func:`dpsum_core.figures.epsilon_sweep_figure` (one truncation)."""
-    part = frame[frame["truncation"] == truncation]
-    column = "mean_rel_error_iso" if iso else "mean_rel_error"
-    return [
-        {"algorithm": a, "epsilon": float(e), "mean_rel_error": float(v)}
-        for a, e, v in zip(part["algorithm"], part["epsilon"], part[column], strict=True)
-    ]
-
-
 def theta_grid(domain: Domain, points: int = 61) -> list[float]:
     """Log-spaced θ values from one bin width to U, rounded to 3 significant digits."""
     raw = np.geomspace(domain.width, domain.upper, points)
@@ -155,12 +145,6 @@ def money(value: float) -> str:
                 return f"{value:.3g}"
             return f"{value / div:.3g}{suffix}"
     return f"{value:.3g}"
-
-
-def budget_split(epsilon: float, rho: float, *, private: bool) -> tuple[float, float]:
-    """(ε_θ, ε_m) as the engine's ledger defines them: ε_θ = ρ·ε for a private θ, else 0."""
-    eps_theta = rho * epsilon if private else 0.0
-    return eps_theta, epsilon - eps_theta
 
 
 def teaching_text(

@@ -18,9 +18,16 @@ import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.data import Dataset, Domain, make_dataset, numeric_columns, read_table
+from dpsum_core.data import (
+    Dataset,
+    Domain,
+    make_dataset,
+    numeric_columns,
+    read_numeric_table,
+    read_table,
+)
 from dpsum_core.errors import DataError, DpsumError, ParameterError
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.experiment import ExperimentConfig, check_run_size
 from dpsum_core.thresholds import TruncationParams
 from dpsum_core.workloads import Workload, make_workload
 
@@ -206,26 +213,8 @@ def on_upload() -> None:
         return
     name = getattr(file, "name", "upload")
     try:
-        raw = file.getvalue()
-        size_mb = len(raw) / 2**20
-        if size_mb > limits.MAX_UPLOAD_MB:
-            raise DataError(
-                f"{name} is {size_mb:.0f} MB, more than the {limits.MAX_UPLOAD_MB} MB limit: "
-                "upload only the column you need."
-            )
-        df = read_table(io.BytesIO(raw), name=name)
-        columns = numeric_columns(df)
-        if not columns:
-            shown = ", ".join(str(c) for c in list(df.columns)[:10])
-            raise DataError(
-                f"{name} has no numeric column (columns: {shown}): "
-                "upload a file with a column of numbers."
-            )
-        if len(df) > limits.MAX_ROWS:
-            raise DataError(
-                f"{name} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
-                "handles: upload a sample of the data."
-            )
+        # Size limit, parsing, row limit and "no numeric column" are the engine's checks.
+        df, columns = read_numeric_table(io.BytesIO(file.getvalue()), name=name)
     except DpsumError as exc:
         ss[UPLOAD_ERROR] = f"Could not use {name}: {exc}"
         return
@@ -447,27 +436,11 @@ def plan(ctx: DataContext, **overrides: Any) -> Plan:
         workload = make_workload(config.workload, ctx.domain)
     except DpsumError as exc:
         return Plan(None, None, str(exc))
-    if message := too_big(config, workload):
-        return Plan(None, workload, message)
+    try:
+        check_run_size(config, workload)  # the engine's memory limit, shared with the CLI
+    except DpsumError as exc:
+        return Plan(None, workload, f"{exc}, or the command line for big runs")
     return Plan(config, workload, None)
-
-
-# A run keeps every noisy answer, with and without isotonic regression, in memory.
-MAX_ANSWERS = 30_000_000  # ≈ 0.5 GB of float64 answers per run, per session
-
-
-def too_big(config: ExperimentConfig, workload: Workload) -> str | None:
-    """A message if the run would hold too many answers in this session's memory."""
-    runs = len(config.algorithms) * len(config.truncations)
-    answers = config.trials * workload.size * runs
-    if answers <= MAX_ANSWERS:
-        return None
-    fits = max(1, MAX_ANSWERS // (workload.size * runs))
-    return (
-        f"this run would keep {answers:,} noisy answers (trials × queries × algorithms × "
-        f"truncation methods), about {answers * 16 / 1e9:.1f} GB: use at most {fits:,} trials "
-        "with this workload, or fewer queries (e.g. Q2/Q3), or the command line for big runs"
-    )
 
 
 def result_key(dataset: Dataset, config: ExperimentConfig) -> tuple:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from dpsum_core.experiment import budget_split
 from dpsum_core.mechanisms import DISPLAY_NAMES, sqm_scale
 from dpsum_core.workloads import make_workload
 
@@ -40,7 +41,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     if private:
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
     best = present.best_theta(curves, algorithm)
-    eps_theta, eps_m = present.budget_split(config.epsilon, config.rho, private=private)
+    eps_theta, eps_m = budget_split(config.epsilon, config.rho, "svt" if private else "fixed")
     single = make_workload(f"values:{tau!r}", domain)
     scale = float(sqm_scale(single, np.array([[theta]]), epsilon_measure=eps_m)[0, 0])
     title_tail = (

@@ -134,3 +134,28 @@ def test_isotonic_is_monotone_nonnegative_and_never_worse(truth, seed):
     assert np.all(np.diff(iso, axis=1) >= -1e-9 * (1 + np.abs(iso[:, 1:])))
     assert np.all(iso >= 0)
     assert np.all(((iso - y) ** 2).sum(axis=1) <= ((noisy - y) ** 2).sum(axis=1) * (1 + 1e-12) + 1e-6)
+
+
+def test_runs_too_big_for_memory_are_refused(small):
+    from dpsum_core import limits
+
+    cfg = ExperimentConfig(workload="Q1", trials=limits.MAX_TRIALS, truncations=("svt", "none"))
+    with pytest.raises(ParameterError, match=r"use at most [\d,]+ trials"):
+        run_experiment(small, cfg)
+
+
+def test_theta_curves_slice_the_all_query_components(small):
+    from dpsum_core.experiment import theta_curves, theta_error_components
+
+    cfg = _cfg(truncations=("svt",))
+    grid = np.geomspace(1e3, 8e5, 7)
+    parts = theta_error_components(small, cfg, thetas=grid)
+    frame = theta_curves(small, cfg, query=4, thetas=grid)
+    b2, var = parts["tamm"]
+    sub = frame[frame.algorithm == "tamm"]
+    np.testing.assert_allclose(sub.total, b2[:, 4] + var[:, 4])
+    # Budget: a private θ leaves (1 − ρ)ε for the measurement, a public one all of ε.
+    public = theta_error_components(small, cfg, thetas=grid, private_theta=False)
+    np.testing.assert_allclose(public["identity"][1], parts["identity"][1] * (1 - cfg.rho) ** 2)
+    with pytest.raises(ParameterError, match="query must be between"):
+        theta_curves(small, cfg, query=99, thetas=grid)
