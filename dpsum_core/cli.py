@@ -34,11 +34,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _number(kind):
+    what = "a whole number" if kind is int else "a number"
+
     def parse(text: str):
         try:
             return kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
 
     return parse
 

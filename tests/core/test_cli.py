@@ -48,6 +48,7 @@ BAD = [
     (["--data", "TEXT"], "no numeric column"),
     (["--data", SMALL, "--epsilon", "0"], "epsilon must be between"),
     (["--data", SMALL, "--epsilon", "x"], "expected a number"),
+    (["--data", SMALL, "--trials", "1.5"], "expected a whole number"),
     (["--data", SMALL, "--rho", "1.5"], "rho must be between"),
     (["--data", SMALL, "--upper", "-1"], "upper bound U must be > 0"),
     (["--data", SMALL, "--bins", "10000000"], "bins must be between"),
