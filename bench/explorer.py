@@ -1,0 +1,115 @@
+"""One explorer run: Q1 × 5 algorithms × 100 trials, with SVT and with recursive, engine vs naive.
+
+    python -m bench.explorer [--quick] [--repeat 5] [--trials 100] [--naive-trials N]
+
+``cold`` clears the GreedyH caches before every run (a first click in the app); ``warm`` keeps
+them (a second click with the same θ values). The recursive mechanism draws a distinct θ per
+trial, so TaMM builds one strategy per trial there.
+
+Side by side: the engine run is recorded (every Laplace draw, bench/naive.py) and the naive
+reference — per-trial loops, dense pinv, GreedyH rebuilt per trial — replays the same noise, so
+θ, answers, isotonic answers and expected errors must agree to 1e-6 relative. The speed-up is
+naive seconds / engine cold median at the same number of trials (``--naive-trials``, default all
+trials; ``--quick`` uses 1 trial and 200 bins, so its ratio is indicative only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench import naive
+from bench.common import SAMPLE, emit, log, machine, measure, parser, ratio, repeats, target, timed
+from dpsum_core import strategies
+from dpsum_core.data import load_column
+from dpsum_core.experiment import ExperimentConfig, run_experiment
+
+TARGETS = {"svt": 0.5, "recursive": 2.0}
+SPEEDUP_TARGET = 20.0
+
+
+def clear_caches() -> None:
+    """Forget every GreedyH strategy and tree (a cold start)."""
+    strategies._CACHE.clear()
+    strategies._tree.cache_clear()
+
+
+def side_by_side(data, config: ExperimentConfig) -> dict:
+    """Record the engine's noise, replay it through the naive reference, compare and time."""
+    clear_caches()
+    with naive.record_noise() as tape:
+        recorded = run_experiment(data, config)
+    plain = run_experiment(data, config)
+    transparent = all(
+        np.array_equal(a.answers, b.answers) for a, b in zip(recorded.runs, plain.runs, strict=True)
+    )
+    runs, seconds = timed(lambda: naive.run_experiment(data.values, config, tape))
+    return {
+        "naive_s": round(seconds, 3),
+        "recorder_transparent": bool(transparent),
+        "check": naive.compare_runs(recorded.runs, runs),
+    }
+
+
+def main() -> None:
+    """Time the explorer run cold and warm, compare with the naive reference, print JSON."""
+    p = parser(__doc__)
+    p.add_argument("--trials", type=int, default=100)
+    p.add_argument("--workload", default="Q1")
+    p.add_argument("--naive-trials", type=int, help="trials of the side-by-side run")
+    p.add_argument("--naive-bins", type=int, help="bins of the side-by-side run (quick: 200)")
+    args = p.parse_args()
+    repeat = repeats(args)
+    k = args.naive_trials or (1 if args.quick else args.trials)
+    bins = args.naive_bins or (200 if args.quick else 1000)
+    data = load_column(SAMPLE, upper=800_000)
+    out = {
+        "machine": machine(),
+        "repeat": repeat,
+        "workload": args.workload,
+        "trials": args.trials,
+        "naive_trials": k,
+        "naive_bins": bins,
+        "results": {},
+        "targets": {},
+    }
+    for trunc in ("svt", "recursive"):
+        log(f"explorer: {trunc} engine")
+        config = ExperimentConfig(
+            workload=args.workload, truncations=(trunc,), trials=args.trials, seed=0
+        )
+        rec = {
+            "cold": measure(
+                lambda c=config: run_experiment(data, c), repeat=repeat, setup=clear_caches
+            ),
+            "warm": measure(lambda c=config: run_experiment(data, c), repeat=repeat),
+        }
+        clear_caches()
+        result = run_experiment(data, config)
+        rec["per_algorithm_cold_s"] = {r.algorithm: round(r.seconds, 4) for r in result.runs}
+        rec["distinct_theta"] = int(np.unique(result.run("tamm", trunc).theta).size)
+        small = config.with_(trials=k, bins=bins)
+        engine_k = (
+            rec["cold"]
+            if small == config
+            else measure(lambda c=small: run_experiment(data, c), repeat=repeat, setup=clear_caches)
+        )
+        log(f"explorer: {trunc} naive reference, {k} trial(s)")
+        rec["side_by_side"] = {
+            "trials": k,
+            "bins": bins,
+            "engine_cold_median_s": engine_k["median_s"],
+            **side_by_side(data, small),
+        }
+        rec["speedup"] = ratio(rec["side_by_side"]["naive_s"], engine_k["median_s"])
+        out["results"][trunc] = rec
+        out["targets"][f"explorer_{trunc}_s"] = target(rec["cold"]["median_s"], TARGETS[trunc])
+        out["targets"][f"explorer_{trunc}_speedup"] = {
+            **target(rec["speedup"], SPEEDUP_TARGET, unit="×", at_least=True),
+            "measured_at_trials": k,
+            "measured_at_bins": bins,
+        }
+    emit(out)
+
+
+if __name__ == "__main__":
+    main()
