@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts"
+AUDIT_HOOK_DIR = ROOT / "tests" / "e2e" / "audit"  # sitecustomize.py: logs files opened for writing
 REQUIRE = os.environ.get("DPSUM_REQUIRE_BROWSER") == "1"
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and Path(p).exists()), None)
 CHROMIUM_ARGS = [
@@ -102,9 +103,23 @@ def server(browser) -> Iterator[Server]:
     s.stop()
 
 
+def new_context(browser, width: int = 1280, height: int = 800):
+    """A fresh browser context (a new user: own cookies, storage and Streamlit session).
+
+    Reduced motion: Streamlit's loading skeletons and status animations are otherwise drawn
+    in software at full frame rate (--disable-gpu), which roughly doubles the time to open a
+    page on two cores and multiplies with every session open at once.
+    """
+    return browser.new_context(
+        viewport={"width": width, "height": height},
+        accept_downloads=True,
+        reduced_motion="reduce",
+    )
+
+
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    context = new_context(browser)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     yield pg
@@ -117,3 +132,185 @@ def wait_idle(page, timeout: float = 30_000) -> None:
         '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]',
         timeout=timeout,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Page helpers: act, then wait for the expected output, then for idle (never sleep)
+# --------------------------------------------------------------------------------------------
+IDLE = (
+    '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+    '[data-test-script-state="notRunning"]'
+)
+SIDEBAR = '[data-testid="stSidebar"]'
+EXCEPTION = '[data-testid="stException"]'
+ERROR = '[data-testid="stAlertContentError"]'
+PAGE_TITLES = {
+    "Data": "Data",
+    "Workload explorer": "Workload explorer",
+    "Single query": "Single query",
+    "Compare": "Compare",
+    "About": "About dpsum",
+}
+
+
+def key(name: str) -> str:
+    """CSS selector of the element container of a widget / chart key."""
+    return f".st-key-{name}"
+
+
+def button(page, name: str):
+    """The button of a keyed st.button / download_button (Chromium: the first of two copies)."""
+    return page.locator(f"{key(name)} button").first
+
+
+def open_app(page, url: str) -> None:
+    """Open the app (default page: the explorer) and wait for its first run to finish."""
+    page.goto(url)
+    button(page, "explorer_run").wait_for()
+    wait_idle(page)
+
+
+def sidebar_has(page, text: str, timeout: float = 30_000) -> None:
+    """Wait until the sidebar summary contains ``text`` (it mirrors every setting)."""
+    page.locator(SIDEBAR).filter(has_text=text).wait_for(timeout=timeout)
+
+
+def goto_page(page, title: str) -> None:
+    """Switch page with the top navigation (same session), wait for the page's title."""
+    page.locator('[data-testid="stTopNavLink"]', has_text=title).click()
+    page.locator("h1", has_text=PAGE_TITLES[title]).wait_for()
+    wait_idle(page)
+
+
+def choose(page, name: str, option: str) -> None:
+    """Pick an option of a keyed selectbox (a combobox in Streamlit ≥ 1.6x)."""
+    page.locator(f"{key(name)} input").click()
+    page.get_by_role("option", name=option).click()
+
+
+def set_number(page, name: str, value: float | int) -> None:
+    """Type into a keyed number_input and commit with Enter."""
+    field = page.locator(f"{key(name)} input")
+    field.fill(str(value))
+    field.press("Enter")
+
+
+def upload_data(page, file) -> None:
+    """Data page, first upload of a session: choose "an uploaded file", wait for the app to
+    ask for one, then upload ``file`` (a path or a Playwright payload dict)."""
+    page.locator(f"{key('data_source')} label", has_text="an uploaded file").click()
+    page.get_by_text("No file uploaded yet").wait_for()
+    wait_idle(page)
+    page.locator(f"{key('data_upload')} input[type=file]").set_input_files(file)
+
+
+def answers_title(seed: int | None = None) -> str:
+    """JS predicate: the answers chart is drawn (title in the SVG), optionally for ``seed``."""
+    want = f"seed {seed}<" if seed is not None else ""
+    return (
+        "() => { const d = document.querySelector('.st-key-chart_explorer_answers .js-plotly-plot');"
+        " return !!(d && d.querySelector('.main-svg .gtitle') && d.layout && d.layout.title"
+        f" && (d.layout.title.text + '<').includes({want!r})); }}"
+    )
+
+
+def run_explorer(page, seed: int | None = None, timeout: float = 120_000) -> None:
+    """Press Run and wait for the answers figure (of ``seed``), then for idle."""
+    button(page, "explorer_run").click()
+    page.wait_for_function(answers_title(seed), timeout=timeout)
+    wait_idle(page, timeout)
+
+
+def chart_data(page, name: str) -> list[dict]:
+    """Traces of a keyed plotly chart as drawn: name and x/y as plain number lists."""
+    return page.evaluate(
+        """(sel) => { const d = document.querySelector(sel + ' .js-plotly-plot');
+        if (!d || !d._fullData) return null;
+        const arr = (v) => v == null ? null : Array.from(v, Number);
+        return d._fullData.map(t => ({name: t.name, type: t.type, x: arr(t.x), y: arr(t.y)})); }""",
+        key(f"chart_{name}"),
+    )
+
+
+def chart_title(page, name: str) -> str:
+    """The SVG title text of a keyed plotly chart."""
+    return page.locator(f"{key(f'chart_{name}')} .gtitle").first.text_content() or ""
+
+
+def wait_rendered(page, timeout: float = 30_000) -> None:
+    """Idle, no lazy-loading skeleton left and every plotly chart drawn (for screenshots)."""
+    wait_idle(page, timeout)
+    page.wait_for_function(
+        """() => !document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')
+        && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+             .every(c => c.querySelector('.js-plotly-plot .main-svg'))""",
+        timeout=timeout,
+    )
+
+
+def assert_clean(page) -> None:
+    """No exception element and no st.error on the page."""
+    exc = page.locator(EXCEPTION)
+    assert exc.count() == 0, exc.all_inner_texts()
+    err = page.locator(ERROR)
+    assert err.count() == 0, err.all_inner_texts()
+
+
+def nudge_slider(page, name: str, keys: str = "ArrowRight") -> None:
+    """Move a keyed (select_)slider by key presses on its hidden range input."""
+    field = page.locator(f"{key(name)} input[type=range]").first
+    field.focus()
+    field.press(keys)
+
+
+def slider_value(page, name: str) -> str:
+    """The value shown on a keyed slider's thumb."""
+    return page.locator(f'{key(name)} [data-testid="stSliderThumbValue"]').first.inner_text()
+
+
+def run_q3(page, seed: int = 0, trials: int = 20) -> None:
+    """On the explorer: workload Q3 (10 queries), few trials, Run; wait for the figure."""
+    choose(page, "workload_kind", "Q3 · every 100th edge")
+    sidebar_has(page, "Workload Q3")
+    set_number(page, "trials", trials)
+    sidebar_has(page, f"{trials} trials")
+    wait_idle(page)
+    button(page, "explorer_run").click()
+    page.wait_for_function(answers_title(seed), timeout=120_000)
+    wait_idle(page)
+
+
+UPPER, WIDTH = 800_000.0, 800.0  # the default public domain: 1000 bins of width 800
+Q3_THRESHOLDS = [WIDTH * 100 * k for k in range(1, 11)]  # every 100th bin edge
+
+
+def make_income_csv(column: str, rows: int, seed: int, *, name: str,
+                    note: str = "row") -> tuple[bytes, dict]:
+    """An income CSV: ``rows`` multiples of 800 in (0, U], then one non-numeric, one negative
+    and one too-large cell; a text column ``note`` (``{note}{i}``). Returns the bytes and
+    what the app should report, including the true answers of Q3 (Σ cleaned values ≤ τ)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    values = (rng.integers(1, 1001, size=rows) * WIDTH).tolist()
+    cells = [f"{v:.0f}" for v in values] + ["abc", "-5", "2000000"]
+    text = f"{column},note\n" + "".join(f"{c},{note}{i}\n" for i, c in enumerate(cells))
+    cleaned = np.clip(np.array([*values, -5.0, 2_000_000.0]), 0.0, UPPER)
+    return text.encode(), {
+        "name": name,
+        "column": column,
+        "read": rows + 3,
+        "kept": rows + 2,
+        "truth": [float(cleaned[cleaned <= t].sum()) for t in Q3_THRESHOLDS],
+    }
+
+
+def upload_payload(name: str, body: bytes) -> dict:
+    """A Playwright file payload: uploaded from memory, never written to disk by the test."""
+    return {"name": name, "mimeType": "text/csv", "buffer": body}
+
+
+def true_answers(page) -> list[float]:
+    """The 'true answer' trace of the explorer's answers chart."""
+    traces = {t["name"]: t for t in chart_data(page, "explorer_answers")}
+    return traces["true answer"]["y"]
