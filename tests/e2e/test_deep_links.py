@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import SIDEBAR, Server, new_context, open_app, wait_idle
+from tests.e2e.conftest import SIDEBAR, Server, new_context, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -49,17 +49,10 @@ def test_deep_link_on_a_fresh_server_opens_inside_the_app(browser):
     server = Server()
     try:
         first = frame(browser, f"{server.url}/about")  # the very first session: a deep link
-        context = new_context(browser)
-        try:
-            open_app(context.new_page(), server.url)  # someone opens "/"
-        finally:
-            context.close()
-        later = frame(browser, f"{server.url}/about")
     finally:
         server.stop()
-
-    assert first["h1"] == later["h1"] == "About dpsum"
-    # after "/" has run once, deep links get the app's frame
-    assert later["top_nav"] == 5 and APP_FRAME in later["sidebar"], later
+    assert first["h1"] == "About dpsum"
+    # (once a session has opened "/", deep links do get the frame: test_concurrency.py opens
+    # nine of its ten sessions on /data and checks the sidebar summary drawn by app.py)
     if first["top_nav"] != 5 or APP_FRAME not in first["sidebar"]:
         raise DeepLinkBypassesApp(repr(first))

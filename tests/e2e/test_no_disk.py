@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     ROOT,
     Server,
     assert_clean,
+    chart_title,
     goto_page,
     make_income_csv,
     new_context,
@@ -70,6 +71,19 @@ def sandbox(tmp_path_factory, browser):
         yield {"root": root, "audit": audit, "server": server, "started": started, **dirs}
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def sandbox_page(sandbox, browser):
+    """One browser session on the sandbox server, shared by this module's tests."""
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_app(page, sandbox["server"].url)
+        yield page
+    finally:
+        context.close()
 
 
 def audit_records(path: Path, offset: int = 0) -> list[dict]:
@@ -145,7 +159,8 @@ def scan_everywhere(marker: bytes, sandbox: dict) -> dict[str, list[str]]:
     }
 
 
-def upload_and_run(page, sandbox: dict, name: str, body: bytes, expect: dict) -> list[dict]:
+def upload_and_run(page, sandbox: dict, name: str, body: bytes, expect: dict,
+                   seed: int) -> list[dict]:
     """Upload from memory on the Data page, run the explorer; the server's writes meanwhile."""
     offset = sandbox["audit"].stat().st_size
     goto_page(page, "Data")
@@ -156,13 +171,14 @@ def upload_and_run(page, sandbox: dict, name: str, body: bytes, expect: dict) ->
     sidebar_has(page, f"{name} · {expect['column']}")
     wait_idle(page)
     goto_page(page, "Workload explorer")
-    run_q3(page, seed=0, trials=20)
+    run_q3(page, seed=seed, trials=20)
+    assert f"{name} · Q3" in chart_title(page, "explorer_answers")
     assert true_answers(page) == pytest.approx(expect["truth"], rel=1e-12)
     assert_clean(page)
     return writes_since(sandbox["audit"], offset)
 
 
-def test_upload_is_never_written_to_disk(browser, sandbox):
+def test_upload_is_never_written_to_disk(sandbox, sandbox_page):
     marker = f"mk{uuid.uuid4().hex}"
     # the marker is in every text cell and in a column name; nothing numeric carries it
     body, expect = make_income_csv("income", rows=300, seed=11, name="private.csv",
@@ -173,20 +189,14 @@ def test_upload_is_never_written_to_disk(browser, sandbox):
     audit = audit_records(sandbox["audit"])
     assert audit and audit[0]["event"] == "hook-installed", audit[:3]  # the hook is live
 
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        open_app(page, sandbox["server"].url)
-        # the app found its pages and config although it was started from another folder
-        for title in ("Single query", "Compare", "About"):
-            goto_page(page, title)
-            assert page.locator(EXCEPTION).count() == 0 and page.locator(ERROR).count() == 0
-        writes = upload_and_run(page, sandbox, "private.csv", body, expect)
-        assert marker not in page.url
-        assert marker not in page.locator('[data-testid="stApp"]').inner_text()
-    finally:
-        context.close()
+    page = sandbox_page
+    # the app found its pages and config although it was started from another folder
+    for title in ("Single query", "Compare", "About"):
+        goto_page(page, title)
+        assert page.locator(EXCEPTION).count() == 0 and page.locator(ERROR).count() == 0
+    writes = upload_and_run(page, sandbox, "private.csv", body, expect, seed=1)
+    assert marker not in page.url
+    assert marker not in page.locator('[data-testid="stApp"]').inner_text()
 
     assert writes == [], writes  # nothing opened for writing while uploading and running
     found = scan_everywhere(marker.encode(), sandbox)
@@ -201,20 +211,13 @@ def test_upload_is_never_written_to_disk(browser, sandbox):
     "before Streamlit reads it into memory: the bytes touch the disk (an unnamed, "
     "immediately deleted file)",
 )
-def test_large_upload_is_not_spooled_to_disk(browser, sandbox):
+def test_large_upload_is_not_spooled_to_disk(sandbox, sandbox_page):
     marker = f"mk{uuid.uuid4().hex}"
     body, expect = make_income_csv("income", rows=40_000, seed=12, name="large.csv",
                                    note=marker)
     assert len(body) > 1.2 * 2**20, len(body)
 
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        open_app(page, sandbox["server"].url)
-        writes = upload_and_run(page, sandbox, "large.csv", body, expect)
-    finally:
-        context.close()
+    writes = upload_and_run(sandbox_page, sandbox, "large.csv", body, expect, seed=2)
 
     # whatever was spooled is gone: the marker is in no file anyone can open
     found = scan_everywhere(marker.encode(), sandbox)
