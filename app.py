@@ -3,6 +3,9 @@
 import streamlit as st
 
 from dpsum_ui import shell, style
+from dpsum_ui.uploads import keep_uploads_in_memory
+
+keep_uploads_in_memory()  # before any upload reaches the server's multipart parser
 
 st.set_page_config(
     page_title="dpsum",
