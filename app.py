@@ -1,4 +1,9 @@
-"""dpsum dashboard: ``streamlit run app.py``. Page config, navigation and the sidebar only."""
+"""dpsum dashboard: ``streamlit run app.py``. Page config, navigation and the sidebar only.
+
+The page files live in ``app_pages/``, not ``pages/``: Streamlit auto-discovers a ``pages/``
+folder (its older multipage mode) and, on a freshly started server, would run a deep-linked
+page file on its own, without this frame, until some session has run this script.
+"""
 
 import streamlit as st
 
@@ -16,23 +21,23 @@ st.set_page_config(
 
 page = st.navigation(
     [
-        st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
+        st.Page("app_pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
         st.Page(
-            "pages/explorer.py",
+            "app_pages/explorer.py",
             title="Workload explorer",
             icon=":material/insights:",
             default=True,
         ),
         st.Page(
-            "pages/single_query.py",
+            "app_pages/single_query.py",
             title="Single query (teaching)",
             icon=":material/school:",
             url_path="single-query",
         ),
         st.Page(
-            "pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
+            "app_pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
         ),
-        st.Page("pages/about.py", title="About", icon=":material/info:", url_path="about"),
+        st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
     ],
     position="top",
 )

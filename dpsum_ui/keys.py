@@ -6,7 +6,7 @@ value is kept in ``st.session_state`` and shared, e.g. ε on the explorer and th
 Sidebar (app.py)
     (no widgets; a summary of the current dataset and settings, and the seed)
 
-Data page (pages/data.py)
+Data page (app_pages/data.py)
     ``data_source``        radio: ``"sample"`` or ``"upload"``
     ``data_sample``        selectbox: sample file name (``incomes.csv``, ``incomes_small.csv``)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
@@ -17,7 +17,7 @@ Data page (pages/data.py)
     ``domain_width``       number_input: bin width U/n
     ``domain_weights``     radio: bin weight rule ``"upper"`` or ``"midpoint"``
 
-Workload explorer (pages/explorer.py; also reused on the Compare and Single query pages)
+Workload explorer (app_pages/explorer.py; also reused on the Compare and Single query pages)
     ``workload_kind``      selectbox: ``Q1``, ``Q2``, ``Q3``, ``every``, ``values``
     ``workload_every``     number_input: K of "every K-th edge"
     ``workload_values``    text_input: explicit thresholds, comma separated
@@ -44,14 +44,14 @@ Workload explorer (pages/explorer.py; also reused on the Compare and Single quer
     ``share_summary_csv``      download_button: summary.csv of the last run
     ``share_run_json``         download_button: run.json of the last run
 
-Single query (pages/single_query.py)
+Single query (app_pages/single_query.py)
     ``teach_query``        select_slider: the query's threshold τ (from the workload)
     ``teach_algorithm``    segmented_control: algorithm whose bias/variance is drawn
     ``teach_theta``        select_slider: θ on a log grid
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
-Compare (pages/compare.py)
+Compare (app_pages/compare.py)
     ``compare_truncations``  multiselect: truncation methods of the grid
     ``compare_view``         segmented_control: ``heatmap``, ``error``, ``answers``
     ``compare_parameters``   popover: SVT / Recursive parameters and δ

@@ -78,7 +78,7 @@ def sidebar_summary() -> None:
     if ctx.domain is not None:
         d = ctx.domain
         st.caption(f"Domain [0, {d.upper:,.0f}] · {d.bins:,} bins of width {d.width:,.6g}")
-    st.page_link("pages/data.py", label="Change data or domain", icon=":material/tune:")
+    st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
     st.markdown("**Settings**")
     algorithms = ", ".join(DISPLAY_NAMES[a] for a in state.get(K.ALGORITHMS) or []) or "none"

@@ -17,7 +17,7 @@ CSV = (
 
 @pytest.fixture
 def data_page(app: AppTest) -> AppTest:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("app_pages/data.py").run()
     assert_clean(app)
     return app
 
@@ -66,7 +66,7 @@ def test_upload_choose_column_configure_and_run(data_page: AppTest) -> None:
         assert fact in report, (fact, report)
     assert "mydata.csv" in shown_dataset(data_page)
     # configure and run on the uploaded data
-    data_page.switch_page("pages/explorer.py").run()
+    data_page.switch_page("app_pages/explorer.py").run()
     data_page.selectbox(key="workload_kind").select("Q3")
     data_page.number_input(key="trials").set_value(20)
     data_page.run()
@@ -129,7 +129,7 @@ def test_upper_bound_reclean_and_bad_values(data_page: AppTest) -> None:
     assert not data_page.exception
     assert any("upper bound U must be > 0" in e for e in errors(data_page))
     # every other page says so and keeps working
-    for page in ("pages/explorer.py", "pages/single_query.py", "pages/compare.py"):
+    for page in ("app_pages/explorer.py", "app_pages/single_query.py", "app_pages/compare.py"):
         data_page.switch_page(page).run()
         assert not data_page.exception, page
         assert any("upper bound U must be > 0" in e for e in errors(data_page)), page
@@ -154,7 +154,7 @@ def test_too_many_bins_and_bin_width(data_page: AppTest) -> None:
 def test_midpoint_weights_change_the_config(data_page: AppTest) -> None:
     data_page.radio(key="domain_weights").set_value("midpoint").run()
     assert_clean(data_page)
-    data_page.switch_page("pages/explorer.py").run()
+    data_page.switch_page("app_pages/explorer.py").run()
     data_page.selectbox(key="workload_kind").select("Q3")
     data_page.number_input(key="trials").set_value(20)
     data_page.run()

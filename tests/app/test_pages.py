@@ -8,11 +8,11 @@ from app_helpers import array, assert_clean, charts, errors, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
 PAGES = [
-    ("pages/data.py", "Data"),
-    ("pages/explorer.py", "Workload explorer"),
-    ("pages/single_query.py", "Single query"),
-    ("pages/compare.py", "Compare"),
-    ("pages/about.py", "About dpsum"),
+    ("app_pages/data.py", "Data"),
+    ("app_pages/explorer.py", "Workload explorer"),
+    ("app_pages/single_query.py", "Single query"),
+    ("app_pages/compare.py", "Compare"),
+    ("app_pages/about.py", "About dpsum"),
 ]
 
 
@@ -153,7 +153,7 @@ def test_fixed_theta_says_it_is_private_only_if_chosen_without_the_data(small: A
     run_explorer(small)
     assert_clean(small)
     assert "fixed θ" in title(charts(small)[0])
-    small.switch_page("pages/data.py").run()
+    small.switch_page("app_pages/data.py").run()
     hist = charts(small)[0]
     shapes = hist["layout"].get("shapes", [])
     assert any(s.get("x0") == 150_000.0 for s in shapes)
@@ -173,12 +173,12 @@ def test_settings_persist_across_pages(app: AppTest) -> None:
     app.slider(key="rho").set_value(0.5)
     app.number_input(key="trials").set_value(30)
     app.run()
-    app.switch_page("pages/compare.py").run()
+    app.switch_page("app_pages/compare.py").run()
     assert_clean(app)
     assert app.select_slider(key="epsilon").value == 0.1
     assert app.slider(key="rho").value == 0.5
     assert app.number_input(key="trials").value == 30
     assert app.number_input(key="delta").value == 100.0
-    app.switch_page("pages/explorer.py").run()
+    app.switch_page("app_pages/explorer.py").run()
     assert app.select_slider(key="epsilon").value == 0.1
     assert app.number_input(key="trials").value == 30

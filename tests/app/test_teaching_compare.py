@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def teach(app: AppTest) -> AppTest:
     app.selectbox(key="workload_kind").select("Q3").run()
-    app.switch_page("pages/single_query.py").run()
+    app.switch_page("app_pages/single_query.py").run()
     assert_clean(app)
     return app
 
@@ -29,7 +29,7 @@ def compare(app: AppTest) -> AppTest:
     app.selectbox(key="workload_kind").select("Q3")
     app.number_input(key="trials").set_value(20)
     app.run()
-    app.switch_page("pages/compare.py").run()
+    app.switch_page("app_pages/compare.py").run()
     assert_clean(app)
     return app
 

@@ -1,9 +1,9 @@
 """Deep links (/data, /compare, /about, …) must open the page inside the app's frame.
 
-Known bug (xfail, strict): on a freshly started server, before any session has run app.py,
-Streamlit resolves the path with the legacy ``pages/`` directory and runs the page file on
-its own — no top navigation, no sidebar summary, no link restore, the raw file list
-(app, about, compare, …) in the sidebar. Once any session has opened "/", the same links work.
+Regression test: while the page files lived in ``pages/``, the very first session of a fresh
+server that arrived by a deep link got the page file run on its own by Streamlit's legacy
+``pages/`` auto-discovery — no top navigation, no sidebar summary, no link restore. The pages
+now live in ``app_pages/``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,6 @@ from tests.e2e.conftest import SIDEBAR, Server, new_context, wait_idle
 pytestmark = pytest.mark.e2e
 
 APP_FRAME = "∑ dpsum"  # the sidebar summary drawn by app.py
-
-
-class DeepLinkBypassesApp(Exception):
-    """A deep link ran the page without app.py."""
 
 
 def frame(browser, url: str) -> dict:
@@ -39,12 +35,6 @@ def frame(browser, url: str) -> dict:
         context.close()
 
 
-@pytest.mark.xfail(
-    raises=DeepLinkBypassesApp,
-    strict=True,
-    reason="pages live in pages/, which Streamlit auto-discovers (MPA v1) until app.py's "
-    "st.navigation has run once in this server: rename the folder (e.g. app_pages/)",
-)
 def test_deep_link_on_a_fresh_server_opens_inside_the_app(browser):
     server = Server()
     try:
@@ -54,5 +44,5 @@ def test_deep_link_on_a_fresh_server_opens_inside_the_app(browser):
     assert first["h1"] == "About dpsum"
     # (once a session has opened "/", deep links do get the frame: test_concurrency.py opens
     # nine of its ten sessions on /data and checks the sidebar summary drawn by app.py)
-    if first["top_nav"] != 5 or APP_FRAME not in first["sidebar"]:
-        raise DeepLinkBypassesApp(repr(first))
+    assert first["top_nav"] == 5, first
+    assert APP_FRAME in first["sidebar"], first

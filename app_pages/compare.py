@@ -16,7 +16,7 @@ st.caption(
 ctx = state.data_context()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
-    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 
 with st.container(border=True):
     workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")

@@ -108,7 +108,7 @@ explorer.show_notices()
 ctx = state.data_context()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
-    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 plan = settings_panel(ctx)
 shown = explorer.shown()
 explorer.sync_url(shown)
