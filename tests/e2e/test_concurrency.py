@@ -116,6 +116,8 @@ def test_many_sessions_each_see_only_their_own_data(browser):
         links = [f"?data=upload&workload=Q3&trials={TRIALS}&seed={u['seed']}" for u in users]
         pages[0].goto(f"{server.url}/{links[0]}")
         button(pages[0], "explorer_run").wait_for()
+        wait_idle(pages[0], TIMEOUT)
+        memory["one_session"] = memory_kb(server.proc.pid)  # imports done, one session
         for page, link in zip(pages[1:], links[1:], strict=True):
             page.goto(f"{server.url}/data{link}", wait_until="commit")
         pages[0].locator('[data-testid="stTopNavLink"]', has_text="Data").click()
