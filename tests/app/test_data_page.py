@@ -74,8 +74,10 @@ def test_upload_choose_column_configure_and_run(data_page: AppTest) -> None:
     assert_clean(data_page)
     spec = charts(data_page)[0]
     assert "mydata.csv" in title(spec) and len(spec["data"]) == 11
-    # the link never carries uploaded data, only a marker
+    # the link never carries uploaded data, only a marker: not even the column's name
     assert data_page.query_params["data"] in ("upload", ["upload"])
+    assert "column" not in data_page.query_params
+    assert not any("amount" in str(v) for v in data_page.query_params.values())
 
 
 def test_tsv_and_parquet_uploads(data_page: AppTest) -> None:
