@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.common import ROOT, emit, log, machine, parser, run_json
 
-SCRIPTS = ("browser", "greedy", "explorer", "ingest", "memory", "reproduce", "scaling")
+SCRIPTS = ("browser", "greedy", "ingest", "memory", "explorer", "reproduce", "scaling")
 
 
 def speedups(scripts: dict) -> dict:
@@ -25,6 +25,8 @@ def speedups(scripts: dict) -> dict:
     for name, rec in scripts.get("greedy", {}).get("results", {}).items():
         out[f"greedy_h_{name}"] = rec["speedup"]
     for trunc, rec in scripts.get("explorer", {}).get("results", {}).items():
+        if "speedup" not in rec:
+            continue
         out[f"explorer_{trunc}"] = {
             "speedup": rec["speedup"],
             "trials": rec["side_by_side"]["trials"],

@@ -15,6 +15,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from bench import naive
 from bench.common import (
     SAMPLE,
@@ -38,8 +40,13 @@ TRUNCATIONS = ("svt", "recursive")
 
 
 def curve(name: str, xs: list, series: dict[str, list[float]]) -> dict:
-    """A measured curve with the fitted exponent of each series."""
-    return {
+    """A measured curve with the fitted exponent of each series.
+
+    Memory series (``…_mib``) also get ``mib_per_unit``, the slope of a straight-line fit: the
+    marginal MiB per record or per trial, which reads better than an exponent over a fixed
+    interpreter baseline.
+    """
+    out = {
         "x": name,
         "points": xs,
         "series": {k: [float(f"{v:.4g}") for v in ys] for k, ys in series.items()},
@@ -47,6 +54,24 @@ def curve(name: str, xs: list, series: dict[str, list[float]]) -> dict:
             k: {"all": fit_exponent(xs, ys), "tail": fit_exponent(xs[-3:], ys[-3:])}
             for k, ys in series.items()
         },
+    }
+    slopes = {
+        k: float(f"{np.polyfit(xs, ys, 1)[0]:.4g}")
+        for k, ys in series.items()
+        if k.endswith("_mib") and len(xs) > 1
+    }
+    if slopes:
+        out["mib_per_unit"] = slopes
+    return out
+
+
+def rss(report: dict) -> dict[str, float]:
+    """Peak RSS of a child, and the part above its post-import baseline (the working set)."""
+    return {
+        "peak_mib": report["rss"]["peak_mib"],
+        "above_imports_mib": round(
+            report["rss"]["peak_mib"] - report["rss"]["after_imports_mib"], 1
+        ),
     }
 
 
@@ -93,9 +118,8 @@ def over_records(sizes: list[int], repeat: int) -> dict:
                     if ":" not in k
                 }
             )
-            row["peak_rss_mib_load_hist_explorer_svt"] = measure_child(paths["parquet"])["rss"][
-                "peak_mib"
-            ]
+            mem = rss(measure_child(paths["parquet"]))  # load + histogram + explorer (SVT)
+            row.update({f"rss_{k}": v for k, v in mem.items()})
             rows.append(row)
             del data
     return curve("N records", sizes, collect(rows))
@@ -165,12 +189,11 @@ def over_trials(trials: list[int], memory_trials: list[int], repeat: int) -> dic
     mem = []
     for t in memory_trials:
         log(f"scaling: memory at {t} trials")
-        mem.append(
-            {
-                f"peak_rss_mib_{trunc}": measure_child(SAMPLE, trunc, trials=t)["rss"]["peak_mib"]
-                for trunc in TRUNCATIONS
-            }
-        )
+        point = {}
+        for trunc in TRUNCATIONS:
+            mem_t = rss(measure_child(SAMPLE, trunc, trials=t))
+            point.update({f"rss_{trunc}_{k}": v for k, v in mem_t.items()})
+        mem.append(point)
     out["memory"] = curve("trials", memory_trials, collect(mem))
     return out
 
