@@ -100,6 +100,9 @@ def svt_scales(epsilon: float, *, r: float, variant: str) -> tuple[float, float]
     return delta / eps1, 2.0 * delta / eps2
 
 
+_SVT_CHUNK = 4_000_000
+
+
 def svt_first_above(
     gaps: np.ndarray, *, b_eta: float, b_nu: float, trials: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -123,11 +126,19 @@ def svt_first_above(
     K queries is drawn even though only a prefix is "looked at": that does not change the
     output distribution and keeps the draw vectorised.
     """
-    shape = (trials, *gaps.shape)
-    eta = rng.laplace(0.0, b_eta, size=(*shape[:-1], 1))
-    nu = rng.laplace(0.0, b_nu, size=shape)
-    above = gaps[None, ...] + nu >= eta
-    return np.argmax(above, axis=-1), above.any(axis=-1)
+    # Trials are drawn in chunks of about _SVT_CHUNK noise values: SQM's per-query SVT needs
+    # trials × m × K draws (1.7·10⁸ for 10⁴ trials of Q1), which must not be held at once.
+    chunk = max(1, _SVT_CHUNK // max(1, gaps.size))
+    index = np.empty((trials, *gaps.shape[:-1]), dtype=np.intp)
+    fired = np.empty((trials, *gaps.shape[:-1]), dtype=bool)
+    for lo in range(0, trials, chunk):
+        n = min(chunk, trials - lo)
+        eta = rng.laplace(0.0, b_eta, size=(n, *gaps.shape[:-1], 1))
+        nu = rng.laplace(0.0, b_nu, size=(n, *gaps.shape))
+        above = gaps[None, ...] + nu >= eta
+        index[lo : lo + n] = np.argmax(above, axis=-1)
+        fired[lo : lo + n] = above.any(axis=-1)
+    return index, fired
 
 
 def svt_theta(
