@@ -115,10 +115,10 @@ def test_svt_draws_in_chunks_give_the_same_answers(monkeypatch):
     data = make_dataset(vals, upper=800_000)
     params = TruncationParams(svt_r=0.99)
     monkeypatch.setattr(thresholds, "_SVT_CHUNK", 40)  # 17 grid points → 2 trials per chunk
-    tau = np.array([5_000.0, 60_000.0, 800_000.0])
+    tau = np.array([20_000.0, 60_000.0, 800_000.0])
     choice = choose_theta(data, "svt", epsilon=1e4, upper=800_000, params=params, trials=9,
                           rng=np.random.default_rng(0), tau=tau)
-    assert choice.theta.shape == (9, 3)
+    assert choice.theta.shape == (9, 3)  # every query holds the 999 records at 10 000
     assert np.all(choice.theta == 50_000)
     a = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
     b = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
