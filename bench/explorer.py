@@ -105,8 +105,12 @@ def main() -> None:
             **side_by_side(data, small),
         }
         rec["speedup"] = ratio(rec["side_by_side"]["naive_s"], engine_k["median_s"])
+        speedup = target(rec["speedup"], SPEEDUP_TARGET, unit="×", at_least=True)
+        if small != config:  # not the target configuration: report, do not judge
+            speedup["pass"] = None
+            speedup["note"] = "not the target configuration (trials, bins): indicative only"
         out["targets"][f"explorer_{trunc}_speedup"] = {
-            **target(rec["speedup"], SPEEDUP_TARGET, unit="×", at_least=True),
+            **speedup,
             "measured_at_trials": k,
             "measured_at_bins": bins,
         }

@@ -58,27 +58,8 @@ def child(path: Path, truncation: str, trials: int, workload: str, bins: int) ->
     }
 
 
-def svt_first_above_chunked(gaps, *, b_eta, b_nu, trials, rng, chunk: int = 256):
-    """Proposed ``thresholds.svt_first_above``: ν drawn in blocks of trials, same draws.
-
-    η is drawn for every trial first, then ν block after block in trial order: the generator
-    fills arrays in C order, so the values — and the θ returned — are bit-for-bit those of one
-    (trials, m, K) draw, while memory falls from O(trials·m·K) to O(chunk·m·K).
-    """
-    import numpy as np
-
-    eta = rng.laplace(0.0, b_eta, size=(trials, *gaps.shape[:-1], 1))
-    index = np.empty((trials, *gaps.shape[:-1]), np.intp)
-    fired = np.empty_like(index, dtype=bool)
-    for lo in range(0, trials, chunk):
-        hi = min(lo + chunk, trials)
-        above = gaps[None, ...] + rng.laplace(0.0, b_nu, size=(hi - lo, *gaps.shape)) >= eta[lo:hi]
-        index[lo:hi], fired[lo:hi] = above.argmax(axis=-1), above.any(axis=-1)
-    return index, fired
-
-
-def sqm_svt_theta(trials: int, *, chunked: bool):
-    """SQM's per-query SVT choice on the sample data for Q1 (engine, or with the proposal)."""
+def sqm_svt_theta(trials: int):
+    """SQM's per-query SVT θ choice (Q1, sample data): trials × m × K noise draws."""
     import numpy as np
 
     from dpsum_core import thresholds
@@ -87,33 +68,24 @@ def sqm_svt_theta(trials: int, *, chunked: bool):
 
     data = load_column(SAMPLE, upper=800_000)
     taus = make_workload("Q1", Domain()).thresholds
-    original = thresholds.svt_first_above
-    if chunked:  # swapped in for this call only
-        thresholds.svt_first_above = svt_first_above_chunked
-    try:
-        choice = thresholds.svt_theta(
-            data,
-            epsilon=0.001 / taus.size,
-            upper=800_000.0,
-            params=thresholds.TruncationParams(),
-            trials=trials,
-            rng=np.random.default_rng(0),
-            tau=taus,
-        )
-    finally:
-        thresholds.svt_first_above = original
-    return choice.theta
+    return thresholds.svt_theta(
+        data,
+        epsilon=0.001 / taus.size,
+        upper=800_000.0,
+        params=thresholds.TruncationParams(),
+        trials=trials,
+        rng=np.random.default_rng(0),
+        tau=taus,
+    ).theta
 
 
-def svt_child(trials: int, chunked: bool) -> dict:
+def svt_child(trials: int) -> dict:
     """Peak RSS of SQM's SVT θ choice alone (``--child-svt``)."""
     start = time.perf_counter()
-    theta = sqm_svt_theta(trials, chunked=chunked)
+    sqm_svt_theta(trials)
     return {
         "trials": trials,
-        "chunked": chunked,
         "seconds": round(time.perf_counter() - start, 3),
-        "theta_checksum": float(theta.sum()),
         "peak_mib": peak_rss_mib(),
     }
 
@@ -150,13 +122,13 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--workload", default="Q1")
     p.add_argument("--bins", type=int, default=1000)
-    p.add_argument("--child-svt", choices=("engine", "chunked"), help="internal: SQM's SVT alone")
+    p.add_argument("--child-svt", action="store_true", help="internal: SQM's SVT alone")
     args = p.parse_args()
     if args.child:
         emit(child(Path(args.data), args.truncation, args.trials, args.workload, args.bins))
         return
     if args.child_svt:
-        emit(svt_child(args.trials, args.child_svt == "chunked"))
+        emit(svt_child(args.trials))
         return
     rows = int(args.rows or (1e5 if args.quick else 1e7))
     out = {"machine": machine(), "explorer_sample": {}, "big": {"rows": rows}, "targets": {}}
@@ -169,21 +141,14 @@ def main() -> None:
             for trunc in ("svt",) if args.quick else ("svt", "recursive"):
                 log(f"memory: {fmt} {rows:,} rows, {trunc}")
                 out["big"][f"{fmt}_{trunc}"] = measure_child(path, trunc)
-    import numpy as np
-
-    check = 100 if args.quick else 1000
-    out["sqm_svt_theta"] = {
-        "identical_theta_trials": check,
-        "identical_theta": bool(
-            np.array_equal(sqm_svt_theta(check, chunked=False), sqm_svt_theta(check, chunked=True))
-        ),
-    }
-    for trials in () if args.quick else (1000, 3000, 6000):
-        for kind in ("engine", "chunked"):
-            log(f"memory: SQM SVT θ, {trials} trials, {kind}")
-            out["sqm_svt_theta"][f"{kind}_{trials}"] = run_json(
-                ["bench.memory", "--child-svt", kind, "--trials", str(trials)]
-            )
+    # SQM's per-query SVT holds trials × m × K draws unless they are drawn in chunks of trials
+    # (thresholds.svt_first_above, commit 5227b96): its peak should stay flat in trials.
+    out["sqm_svt_theta"] = {}
+    for trials in (300,) if args.quick else (1000, 3000, 6000):
+        log(f"memory: SQM SVT θ alone, {trials} trials")
+        out["sqm_svt_theta"][str(trials)] = run_json(
+            ["bench.memory", "--child-svt", "--trials", str(trials)]
+        )
     explorer_peak = max(r["rss"]["peak_mib"] for r in out["explorer_sample"].values())
     big_peak = max(r["rss"]["peak_mib"] for k, r in out["big"].items() if k != "rows")
     out["targets"]["explorer_peak_rss_mib"] = target(explorer_peak, EXPLORER_LIMIT_MIB, "MiB")

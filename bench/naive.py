@@ -275,7 +275,8 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
     if method == "svt":
         grid = _svt_grid(upper, prm.svt_s, prm.svt_c)
         b_eta, b_nu = _svt_scales(eps, prm.svt_r, prm.svt_variant)
-        eta, nu = draws
+        # The engine draws (η, ν) per chunk of trials: chunks concatenate in trial order.
+        eta, nu = np.concatenate(draws[0::2]), np.concatenate(draws[1::2])
         gaps = []
         for q, c in enumerate(limits):
             points = grid if taus is None else np.minimum(grid, taus[q])
@@ -295,7 +296,7 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
             + shift
             for c in limits
         ]
-        (noise,) = draws
+        noise = np.concatenate(draws)
         for t in range(trials):
             for q, center in enumerate(centers):
                 out[t, q] = math.exp(center + scale * (noise[t] if taus is None else noise[t, q]))
