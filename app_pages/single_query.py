@@ -3,7 +3,7 @@ private θ choices land. Deterministic analysis, except the seeded θ samples.""
 
 import streamlit as st
 
-from dpsum_core.mechanisms import ALGORITHMS, DISPLAY_NAMES
+from dpsum_core.algorithms import ALGORITHMS, label
 from dpsum_ui import keys as K
 from dpsum_ui import present, state, teaching, widgets
 from dpsum_ui.state import get, widget
@@ -48,7 +48,7 @@ def single_query_page() -> None:
                 K.TEACH_ALGORITHM,
                 "Algorithm",
                 options=list(ALGORITHMS),
-                format_func=DISPLAY_NAMES.get,
+                format_func=label,
                 required=True,
                 wrap=True,
             )

@@ -17,11 +17,11 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from . import figures
+from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
 from .data import WEIGHT_RULES, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
-from .mechanisms import ALGORITHMS
-from .thresholds import SVT_VARIANTS, TruncationParams
+from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
 
@@ -70,9 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--svt-variant", choices=SVT_VARIANTS, default="paper")
     run.add_argument("--svt-r", type=_number(float), default=0.998)
     run.add_argument("--svt-c", type=_number(float), default=1.2)
-    run.add_argument("--svt-s", type=_number(float), default=50_000.0)
+    start = f"default U/{1 / START_FRACTION:g} (the paper's 50 000 at U = 800 000)"
+    run.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
     run.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
-    run.add_argument("--rm-theta0", type=_number(float), default=50_000.0)
+    run.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
     run.add_argument("--rm-mu", type=_number(float), default=0.5)
     run.add_argument("--algorithms", default=",".join(ALGORITHMS))
     run.add_argument("--trials", type=_number(int), default=100)
@@ -146,6 +147,8 @@ def _run(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     _print_cleaning(data)
     result = run_experiment(data, config)
+    for line in result.warnings():
+        print(f"dpsum: warning: {line}", file=sys.stderr)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
     (out / "run.json").write_text(json.dumps(result.run_info(), indent=2, default=_json_default))
@@ -163,10 +166,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
+    # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum as an
+    # extra beside the paper's 15 configurations.
     base = ExperimentConfig(
         epsilon=0.01,
         truncations=("none", "svt", "recursive"),
-        algorithms=ALGORITHMS,
+        algorithms=(*PAPER_ALGORITHMS, "rawsum"),
+        truncation_params=PAPER,
         trials=args.trials,
         seed=args.seed,
         upper=args.upper,
@@ -217,7 +223,8 @@ def _reproduce(args: argparse.Namespace) -> int:
                 (out / f"figure_{i:02d}.png").write_bytes(figures.to_image(fig))
                 png += 1
     print(
-        f"18 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, 15 configurations each) in {engine_seconds:.1f} s; "
+        f"6 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, the paper's 15 configurations + RawSum "
+        f"each) in {engine_seconds:.1f} s; "
         f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )

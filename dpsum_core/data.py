@@ -475,3 +475,9 @@ def histogram(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
     """Counts x_j of records per bin (private)."""
     values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
     return np.bincount(bin_index(values, domain), minlength=domain.bins).astype(float)
+
+
+def bin_sums(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
+    """Raw sums s_j = Σ_{t in bin j} t per bin (private)."""
+    values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
+    return np.bincount(bin_index(values, domain), weights=values, minlength=domain.bins)

@@ -1,114 +1,117 @@
 """Analytic expected squared error per query (SPEC §6): bias² + variance, no sampling.
 
-For a private θ the error is averaged over the θ values the trials actually drew.
+One function per algorithm gives (bias², variance) of every query at each θ; the registry
+(:mod:`dpsum_core.algorithms`) looks them up by name. For a private θ the error is averaged
+over the θ values the trials drew. The θ analytics of the dashboard (error of every query as θ
+varies) live here too.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from .data import Dataset, Domain
 from .mechanisms import (
-    noise_scale,
+    Inputs,
     sqm_scale,
+    tamm_sensitivity,
     tamm_strategy,
+    timm_sensitivity,
     timm_strategy,
     truncated_weights,
+    workload_sensitivity,
 )
-from .workloads import Workload
+
+Components = tuple[np.ndarray, np.ndarray]
 
 
-def error_components(
-    algorithm: str,
-    *,
-    data: Dataset,
-    x: np.ndarray,
-    workload: Workload,
-    domain: Domain,
-    theta: np.ndarray,
-    epsilon_measure: float,
-    true_answers: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Squared bias and variance of every query at each θ (no averaging).
+def binned_bias(inputs: Inputs, theta: np.ndarray) -> np.ndarray:
+    """W·T_θ·x − y per θ and query: the bias of every count-based algorithm (k × m)."""
+    T = truncated_weights(inputs.domain, theta)
+    return inputs.workload.prefix(T * inputs.x[None, :]) - inputs.true_answers[None, :]
 
-    Parameters
-    ----------
-    algorithm
-        ``sqm``, ``identity``, ``workload``, ``timm`` or ``tamm``.
-    x
-        Histogram of ``data`` on ``domain``.
-    theta
-        θ values, shape (k,); for SQM each θ is used for every query, or pass shape (k, m).
-    epsilon_measure
-        ε_m, the measurement budget (not ε: SPEC §8). For SQM the total over the m queries.
-    true_answers
-        y_i on the raw values.
 
-    Returns
-    -------
-    bias2, var
-        Arrays of shape (k, m).
-    """
-    theta = np.asarray(theta, float)
-    y = true_answers
-    if algorithm == "sqm":
-        th = (
-            theta
-            if theta.ndim == 2
-            else np.broadcast_to(theta[:, None], (theta.size, workload.size))
-        )
-        bias = data.truncated_sum(workload.thresholds[None, :], th) - y[None, :]
-        b = sqm_scale(workload, th, epsilon_measure=epsilon_measure)
-        return bias**2, 2 * b**2
+def identity_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
+    """Identity: var_i = (2/ε_m²)·Σ_{j ≤ J_i} min(v_j, θ)²."""
+    T = truncated_weights(inputs.domain, theta)
+    return binned_bias(inputs, theta) ** 2, 2.0 / epsilon**2 * inputs.workload.prefix(T**2)
+
+
+def workload_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
+    """Workload: var_i = 2‖W·T_θ‖₁²/ε_m² for every query."""
+    bias = binned_bias(inputs, theta)
+    b = workload_sensitivity(inputs.workload, inputs.domain, theta) / epsilon
+    return bias**2, np.broadcast_to(2 * b[:, None] ** 2, bias.shape).copy()
+
+
+def timm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
+    """TiMM: var_i = 2‖A·T_θ‖₁²/ε_m²·[W (AᵀA)⁻¹ Wᵀ]_ii."""
+    w, domain = inputs.workload, inputs.domain
+    bias = binned_bias(inputs, theta)
+    b = timm_sensitivity(w, domain, theta) / epsilon
+    diag = timm_strategy(w, domain).inverse.prefix_quadratic(np.ones(domain.bins), w.counts)
+    return bias**2, 2 * b[:, None] ** 2 * diag[None, :]
+
+
+def tamm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
+    """TaMM: var_i = 2‖A‖₁²/ε_m²·[W T_θ (AᵀA)⁻¹ T_θ Wᵀ]_ii, A = GreedyH(W·T_θ) per θ."""
+    w, domain = inputs.workload, inputs.domain
+    bias = binned_bias(inputs, theta)
     T = truncated_weights(domain, theta)
-    bias = workload.prefix(T * x[None, :]) - y[None, :]
-    b = noise_scale(algorithm, workload, domain, theta, epsilon=epsilon_measure)
-    if algorithm == "identity":
-        var = 2.0 / epsilon_measure**2 * workload.prefix(T**2)
-    elif algorithm == "workload":
-        var = np.broadcast_to(2 * b[:, None] ** 2, bias.shape).copy()
-    elif algorithm == "timm":
-        inverse = timm_strategy(workload, domain).inverse
-        diag = inverse.prefix_quadratic(np.ones(domain.bins), workload.counts)
-        var = 2 * b[:, None] ** 2 * diag[None, :]
-    elif algorithm == "tamm":
-        var = np.empty_like(bias)
-        for row, t in enumerate(theta):
-            inverse = tamm_strategy(workload, domain, float(t)).inverse
-            var[row] = 2 * b[row] ** 2 * inverse.prefix_quadratic(T[row], workload.counts)
-    else:
-        raise ValueError(f"unknown algorithm {algorithm!r}")
+    b = tamm_sensitivity(w, domain, theta) / epsilon
+    var = np.empty_like(bias)
+    for row, t in enumerate(np.asarray(theta, float)):
+        inverse = tamm_strategy(w, domain, float(t)).inverse
+        var[row] = 2 * b[row] ** 2 * inverse.prefix_quadratic(T[row], w.counts)
     return bias**2, var
 
 
-def expected_squared_error(
-    algorithm: str,
-    *,
-    data: Dataset,
-    x: np.ndarray,
-    workload: Workload,
-    domain: Domain,
-    theta: np.ndarray,
-    epsilon_measure: float,
-    true_answers: np.ndarray,
-) -> np.ndarray:
+def sqm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
+    """SQM: bias_i = Trunc_θi(q_τi)(D) − y_i, var_i = 2b_i².
+
+    ``theta`` has shape (k,) (each θ used for every query) or (k, m) (per-query θ_i).
+    """
+    w = inputs.workload
+    theta = np.asarray(theta, float)
+    th = theta if theta.ndim == 2 else np.broadcast_to(theta[:, None], (theta.size, w.size))
+    bias = inputs.data.truncated_sum(w.thresholds[None, :], th) - inputs.true_answers[None, :]
+    b = sqm_scale(w, th, epsilon_measure=epsilon)
+    return bias**2, 2 * b**2
+
+
+def average_over_theta(components, inputs: Inputs, theta: np.ndarray, epsilon: float) -> np.ndarray:
     """E(ŷ_i − y_i)² per query, averaged over the θ values the trials drew.
 
-    ``theta`` has shape (trials,), or (trials, m) for SQM's per-query thresholds. Distinct θ
-    values are evaluated once and weighted by how often they occurred.
+    ``theta`` has shape (trials,) — distinct values are evaluated once and weighted by how often
+    they occurred — or (trials, m) for per-query thresholds (evaluated row by row).
     """
     theta = np.asarray(theta, float)
-    kw = dict(
-        data=data,
-        x=x,
-        workload=workload,
-        domain=domain,
-        epsilon_measure=epsilon_measure,
-        true_answers=true_answers,
-    )
-    if algorithm == "sqm":
-        bias2, var = error_components("sqm", theta=theta, **kw)
+    if theta.ndim == 2:
+        bias2, var = components(inputs, theta, epsilon)
         return np.mean(bias2 + var, axis=0)
     uniq, weight = np.unique(theta, return_counts=True)
-    bias2, var = error_components(algorithm, theta=uniq, **kw)
+    bias2, var = components(inputs, uniq, epsilon)
     return np.average(bias2 + var, axis=0, weights=weight)
+
+
+def components_frame(
+    parts: dict[str, Components], thetas: np.ndarray, query: int
+) -> pd.DataFrame:
+    """One query's slice of θ error components: algorithm, theta, bias2, variance, total
+    (one row per algorithm and θ)."""
+    thetas = np.asarray(thetas, float)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "algorithm": alg,
+                    "theta": thetas,
+                    "bias2": b2[:, query],
+                    "variance": var[:, query],
+                    "total": b2[:, query] + var[:, query],
+                }
+            )
+            for alg, (b2, var) in parts.items()
+        ],
+        ignore_index=True,
+    )

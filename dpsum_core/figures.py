@@ -15,22 +15,17 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from .algorithms import ALGORITHMS, POSTHOC, REGISTRY, get
+from .algorithms import label as algorithm_label
 from .data import Dataset, Domain, histogram
-from .experiment import ExperimentResult, Run
-from .mechanisms import DISPLAY_NAMES
+from .results import ExperimentResult, Run
 
-COLORS: dict[str, str] = {
-    "sqm": "#E69F00",
-    "identity": "#56B4E9",
-    "workload": "#009E73",
-    "timm": "#D55E00",
-    "tamm": "#0072B2",
-}
 TRUNCATION_NAMES: dict[str, str] = {
     "none": "no truncation",
     "fixed": "fixed θ",
     "svt": "SVT",
     "recursive": "Recursive",
+    POSTHOC: "θ after measuring",
 }
 TRUE_COLOR = "#000000"
 ERROR_FLOOR = 1e-6
@@ -62,8 +57,10 @@ def _band(
     name=None,
 ):
     """A 5–95 percentile band (one closed polygon) and its mean line, grouped in the legend."""
-    color = COLORS.get(algorithm, "#777777")
-    label = name or DISPLAY_NAMES.get(algorithm, algorithm)
+    alg = REGISTRY.get(algorithm)
+    color = alg.color if alg else "#777777"
+    dash = alg.dash if alg else "solid"
+    name = name or algorithm_label(algorithm)
     kw = {} if row is None else dict(row=row, col=col)
     fig.add_trace(
         go.Scatter(
@@ -73,9 +70,9 @@ def _band(
             fillcolor=_rgba(color, 0.18),
             line=dict(width=0),
             hoverinfo="skip",
-            legendgroup=label,
+            legendgroup=name,
             showlegend=False,
-            name=f"{label} 5–95%",
+            name=f"{name} 5–95%",
         ),
         **kw,
     )
@@ -84,22 +81,32 @@ def _band(
             x=x,
             y=mean,
             mode="lines",
-            line=dict(color=color, width=2),
-            legendgroup=label,
+            line=dict(color=color, width=2, dash=dash),
+            legendgroup=name,
             showlegend=legend,
-            name=label,
+            name=name,
         ),
         **kw,
     )
 
 
 def _runs(result: ExperimentResult, truncation: str, algorithms: Iterable[str] | None) -> list[Run]:
+    """The runs shown in a view of ``truncation``: its own, plus the post-hoc algorithms (which
+    run once whatever truncation is listed) as a reference in every view."""
     wanted = set(algorithms) if algorithms is not None else None
     return [
         r
         for r in result.runs
-        if r.truncation == truncation and (wanted is None or r.algorithm in wanted)
+        if r.truncation in (truncation, POSTHOC) and (wanted is None or r.algorithm in wanted)
     ]
+
+
+def truncation_views(result: ExperimentResult) -> list[str]:
+    """Truncation methods that get a view (panel, tab): the listed ones, or ``posthoc`` alone
+    when only post-hoc algorithms ran."""
+    truncs = list(dict.fromkeys(r.truncation for r in result.runs))
+    listed = [t for t in truncs if t != POSTHOC]
+    return listed or truncs
 
 
 def answers_figure(
@@ -193,8 +200,8 @@ def expected_error_figure(
     x = result.workload.thresholds
     fig = go.Figure()
     for r in _runs(result, truncation, algorithms):
-        color = COLORS.get(r.algorithm, "#777")
-        name = DISPLAY_NAMES[r.algorithm]
+        color = get(r.algorithm).color
+        name = algorithm_label(r.algorithm)
         sim = np.sqrt(np.mean((r.answers - result.true_answers[None, :]) ** 2, axis=0))
         fig.add_trace(
             go.Scatter(
@@ -230,10 +237,16 @@ def expected_error_figure(
 def theta_figure(result: ExperimentResult) -> go.Figure:
     """θ chosen in each trial (shared by the batch algorithms), one histogram per method."""
     fig = go.Figure()
-    palette = {"svt": "#CC79A7", "recursive": "#009E73", "fixed": "#555555", "none": "#999999"}
+    palette = {
+        "svt": "#CC79A7",
+        "recursive": "#009E73",
+        "fixed": "#555555",
+        "none": "#999999",
+        POSTHOC: "#E69F00",
+    }
     seen = set()
     for r in result.runs:
-        if r.algorithm == "sqm" or r.truncation in seen or r.truncation == "none":
+        if get(r.algorithm).theta_rule == "per_query" or r.truncation in seen | {"none"}:
             continue
         seen.add(r.truncation)
         fig.add_trace(
@@ -290,7 +303,7 @@ def data_histogram_figure(
 
 def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figure:
     """Typical relative error of every (algorithm, truncation) pair: the paper's grid at a glance."""
-    algs = [a for a in DISPLAY_NAMES if any(r.algorithm == a for r in result.runs)]
+    algs = [a for a in ALGORITHMS if any(r.algorithm == a for r in result.runs)]
     truncs = list(dict.fromkeys(r.truncation for r in result.runs))
     z = np.full((len(algs), len(truncs)), np.nan)
     for r in result.runs:
@@ -303,7 +316,7 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
         go.Heatmap(
             z=np.log10(z),
             x=[TRUNCATION_NAMES[t] for t in truncs],
-            y=[DISPLAY_NAMES[a] for a in algs],
+            y=[algorithm_label(a) for a in algs],
             text=text,
             texttemplate="%{text}",
             colorscale="Viridis",
@@ -326,7 +339,7 @@ def small_multiples_figure(
 ) -> go.Figure:
     """One panel per truncation method, all algorithms: relative error (``kind="error"``, log
     scale) or noisy answers with the true answers (``kind="answers"``)."""
-    truncs = list(dict.fromkeys(r.truncation for r in result.runs))
+    truncs = truncation_views(result)
     fig = make_subplots(
         rows=1,
         cols=len(truncs),
@@ -371,9 +384,9 @@ def epsilon_sweep_figure(
     frame: the median over queries of each query's mean relative error (robust to the few
     tiny queries that dominate a plain mean)."""
     column = "median_rel_error_iso" if iso else "median_rel_error"
-    part = sweep[sweep["truncation"] == truncation]
+    part = sweep[sweep["truncation"].isin((truncation, POSTHOC))]
     fig = go.Figure()
-    for alg in DISPLAY_NAMES:
+    for alg in ALGORITHMS:
         pts = part[part["algorithm"] == alg].sort_values("epsilon")
         if pts.empty:
             continue
@@ -382,8 +395,8 @@ def epsilon_sweep_figure(
                 x=pts["epsilon"],
                 y=pts[column],
                 mode="lines+markers",
-                name=DISPLAY_NAMES[alg],
-                line=dict(color=COLORS[alg], width=2),
+                name=algorithm_label(alg),
+                line=dict(color=get(alg).color, width=2, dash=get(alg).dash),
             )
         )
     fig.update_layout(title=title, **_LAYOUT)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .data import Dataset
 from .errors import ParameterError
+from .noise import Noise, as_noise
 from .validation import check_choice, check_positive, check_unit_interval
 
 TruncationMethod = Literal["none", "fixed", "svt", "recursive"]
@@ -24,17 +25,21 @@ SVT_VARIANTS: tuple[str, ...] = ("paper", "tight")
 
 @dataclass(frozen=True)
 class TruncationParams:
-    """Public parameters of the threshold choice (paper defaults).
+    """Public parameters of the threshold choice.
 
-    ``rm_beta=None`` means β = 2·ε_θ/5, the paper's default, resolved where ε_θ is known.
+    ``None`` means a default resolved where its inputs are known: β = 2·ε_θ/5 (the paper's),
+    and the SVT start s and the recursive θ₀ = U/16 (:data:`START_FRACTION`), which is the
+    paper's 50 000 at its U = 800 000 and follows the column's unit (dollars per year, per
+    week, per hour) instead of staying at 50 000 whatever U is. :data:`PAPER` holds the paper's
+    constants exactly, for reproducing it.
     """
 
     svt_variant: str = "paper"
     svt_r: float = 0.998
     svt_c: float = 1.2
-    svt_s: float = 50_000.0
+    svt_s: float | None = None
     rm_beta: float | None = None
-    rm_theta0: float = 50_000.0
+    rm_theta0: float | None = None
     rm_mu: float = 0.5
     theta: float | None = None  # the user's fixed θ
 
@@ -44,10 +49,12 @@ class TruncationParams:
         c = check_positive(self.svt_c, "svt c")
         if c <= 1:
             raise ParameterError(f"svt c (grid ratio) must be > 1, got {c:g}")
-        check_positive(self.svt_s, "svt s")
+        if self.svt_s is not None:
+            check_positive(self.svt_s, "svt s")
         if self.rm_beta is not None:
             check_positive(self.rm_beta, "recursive beta")
-        check_positive(self.rm_theta0, "recursive theta0")
+        if self.rm_theta0 is not None:
+            check_positive(self.rm_theta0, "recursive theta0")
         mu = check_positive(self.rm_mu, "recursive mu")
         if mu > 0.5:
             raise ParameterError(f"recursive mu must be in (0, 0.5], got {mu:g}")
@@ -57,6 +64,29 @@ class TruncationParams:
     def as_dict(self) -> dict:
         """Plain dict for JSON."""
         return asdict(self)
+
+    def start(self, upper: float) -> tuple[float, float]:
+        """(s, θ₀) in force for domain bound U: the given values, or U·START_FRACTION."""
+        default = upper * START_FRACTION
+        return (
+            default if self.svt_s is None else self.svt_s,
+            default if self.rm_theta0 is None else self.rm_theta0,
+        )
+
+    def resolved(self, upper: float) -> dict:
+        """The parameters in force for U (defaults filled in, β as given), for run.json."""
+        s, theta0 = self.start(upper)
+        return {**self.as_dict(), "svt_s": s, "rm_theta0": theta0}
+
+
+# The start of the SVT grid and the recursive mechanism's θ₀ as a fraction of U. The paper's
+# 50 000 at U = 800 000 is U/16; as a fraction it carries over to any unit. Truncation can only
+# pick θ ≥ s, and θ₀ anchors the recursive crossover curve θ₀·e^{βi}: both must sit well below
+# the top of a column's values, which for income-like columns with a sensible public U is a
+# few tenths of U. The choice was measured against U/8, U/40 and U/100 on synthetic annual,
+# weekly, hourly and top-coded columns (bench/defaults.py).
+START_FRACTION = 1 / 16
+PAPER = TruncationParams(svt_s=50_000.0, rm_theta0=50_000.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +100,8 @@ class ThresholdChoice:
     theta
         θ per trial (``inf`` for no truncation); shape (trials,) or (trials, m) for SQM.
     epsilon
-        Budget spent on the choice (per query for SQM's per-query choices).
+        Budget the choice's noise bought, computed from its noise scales (per query for SQM's
+        per-query choices; 0 for none/fixed).
     fallbacks
         Trials in which SVT never fired and θ fell back to the public U.
     """
@@ -103,8 +134,20 @@ def svt_scales(epsilon: float, *, r: float, variant: str) -> tuple[float, float]
 _SVT_CHUNK = 4_000_000
 
 
+def svt_epsilon(b_eta: float, b_nu: float, *, r: float, variant: str) -> float:
+    """ε bought by AboveThreshold's noise: Δ/b_η + 2Δ/b_ν (Δ = 1 for ``paper``, max(r, 1−r)
+    for ``tight``), the inverse of :func:`svt_scales`."""
+    delta = 1.0 if variant == "paper" else max(r, 1.0 - r)
+    return delta / b_eta + 2.0 * delta / b_nu
+
+
 def svt_first_above(
-    gaps: np.ndarray, *, b_eta: float, b_nu: float, trials: int, rng: np.random.Generator
+    gaps: np.ndarray,
+    *,
+    b_eta: float,
+    b_nu: float,
+    trials: int,
+    rng: np.random.Generator | Noise,
 ) -> tuple[np.ndarray, np.ndarray]:
     """AboveThreshold: first k with g_k + ν_k ≥ η, for ``trials`` independent runs.
 
@@ -128,14 +171,14 @@ def svt_first_above(
     """
     # Trials are drawn in chunks of about _SVT_CHUNK noise values: SQM's per-query SVT needs
     # trials × m × K draws (1.7·10⁸ for 10⁴ trials of Q1), which must not be held at once.
+    noise = as_noise(rng)
     chunk = max(1, _SVT_CHUNK // max(1, gaps.size))
     index = np.empty((trials, *gaps.shape[:-1]), dtype=np.intp)
     fired = np.empty((trials, *gaps.shape[:-1]), dtype=bool)
     for lo in range(0, trials, chunk):
         n = min(chunk, trials - lo)
-        eta = rng.laplace(0.0, b_eta, size=(n, *gaps.shape[:-1], 1))
-        nu = rng.laplace(0.0, b_nu, size=(n, *gaps.shape))
-        above = gaps[None, ...] + nu >= eta
+        eta = noise.add_laplace(np.zeros((n, *gaps.shape[:-1], 1)), b_eta)
+        above = noise.add_laplace(np.broadcast_to(gaps, (n, *gaps.shape)), b_nu) >= eta
         index[lo : lo + n] = np.argmax(above, axis=-1)
         fired[lo : lo + n] = above.any(axis=-1)
     return index, fired
@@ -148,7 +191,7 @@ def svt_theta(
     upper: float,
     params: TruncationParams,
     trials: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | Noise,
     tau: np.ndarray | None = None,
 ) -> ThresholdChoice:
     """θ by SVT: the first grid point u_k whose count reaches an r-fraction of the records.
@@ -172,7 +215,7 @@ def svt_theta(
     treated as public. Restricting to {t ≤ τ} is a fixed public filter: a neighbour changes
     the restricted data by at most one record.
     """
-    u = svt_grid(upper, s=params.svt_s, c=params.svt_c)
+    u = svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
     if tau is None:
         points = u
         total = data.size
@@ -183,7 +226,8 @@ def svt_theta(
     b_eta, b_nu = svt_scales(epsilon, r=params.svt_r, variant=params.svt_variant)
     idx, fired = svt_first_above(gaps, b_eta=b_eta, b_nu=b_nu, trials=trials, rng=rng)
     theta = np.where(fired, u[idx], float(upper))
-    return ThresholdChoice("svt", theta, epsilon, int((~fired).sum()))
+    spent = svt_epsilon(b_eta, b_nu, r=params.svt_r, variant=params.svt_variant)
+    return ThresholdChoice("svt", theta, spent, int((~fired).sum()))
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,9 +265,10 @@ def recursive_theta(
     data: Dataset,
     *,
     epsilon: float,
+    upper: float,
     params: TruncationParams,
     trials: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | Noise,
     tau: np.ndarray | None = None,
 ) -> ThresholdChoice:
     """θ by the first stage of the recursive mechanism specialised to sums (SPEC §2.3).
@@ -240,13 +285,16 @@ def recursive_theta(
     """
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
-    i_star = crossover_index(data, beta=beta, theta0=params.rm_theta0, counts=counts)
+    theta0 = params.start(upper)[1]
+    i_star = crossover_index(data, beta=beta, theta0=theta0, counts=counts)
     scale = beta / epsilon
     shift = scale * math.log(1.0 / (2.0 * params.rm_mu))
-    center = math.log(params.rm_theta0) + beta * i_star.astype(float) + shift
+    center = math.log(theta0) + beta * i_star.astype(float) + shift
     shape = (trials,) if tau is None else (trials, i_star.size)
-    log_theta = (center if tau is not None else center[0]) + rng.laplace(0.0, scale, size=shape)
-    return ThresholdChoice("recursive", np.exp(log_theta), epsilon)
+    log_theta = as_noise(rng).add_laplace(
+        np.broadcast_to(center if tau is not None else center[0], shape), scale
+    )
+    return ThresholdChoice("recursive", np.exp(log_theta), beta / scale)
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,7 +308,7 @@ def choose_theta(
     upper: float,
     params: TruncationParams,
     trials: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | Noise,
     tau: np.ndarray | None = None,
 ) -> ThresholdChoice:
     """θ for ``trials`` trials by ``method``; ``epsilon`` is ignored for none/fixed (cost 0).
@@ -285,4 +333,6 @@ def choose_theta(
         return svt_theta(
             data, epsilon=epsilon, upper=upper, params=params, trials=trials, rng=rng, tau=tau
         )
-    return recursive_theta(data, epsilon=epsilon, params=params, trials=trials, rng=rng, tau=tau)
+    return recursive_theta(
+        data, epsilon=epsilon, upper=upper, params=params, trials=trials, rng=rng, tau=tau
+    )

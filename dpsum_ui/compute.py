@@ -16,14 +16,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core import figures
+from dpsum_core.analytics import theta_error_components
 from dpsum_core.data import Dataset
+from dpsum_core.expected import components_frame
 from dpsum_core.experiment import (
     ExperimentConfig,
     ExperimentResult,
-    components_frame,
     epsilon_sweep,
     run_experiment,
-    theta_error_components,
     threshold_samples,
 )
 

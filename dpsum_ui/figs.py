@@ -12,8 +12,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpsum_core.figures import COLORS, TRUNCATION_NAMES
-from dpsum_core.mechanisms import DISPLAY_NAMES
+from dpsum_core.algorithms import ALGORITHMS, get
+from dpsum_core.algorithms import label as algorithm_label
+from dpsum_core.figures import TRUNCATION_NAMES
 
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
 _LAYOUT = dict(
@@ -51,8 +52,8 @@ def theta_curves_figure(
         row_heights=[0.78, 0.22] if rows == 2 else [1.0],
         vertical_spacing=0.05,
     )
-    color = COLORS.get(algorithm, "#333333")
-    name = DISPLAY_NAMES.get(algorithm, algorithm)
+    color = get(algorithm).color
+    name = algorithm_label(algorithm)
     x = part["theta"].to_numpy()
     for column, label, style in (
         ("total", f"{name}: total expected error", dict(color=color, width=4)),
@@ -105,14 +106,14 @@ def theta_curves_figure(
 def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> go.Figure:
     """Total expected error of every algorithm over θ for one query (log–log)."""
     fig = go.Figure()
-    for algorithm in DISPLAY_NAMES:
+    for algorithm in ALGORITHMS:
         part = curves[curves["algorithm"] == algorithm]
         if part.empty:
             continue
         fig.add_trace(
             go.Scatter(
                 x=part["theta"], y=_positive(part["total"]), mode="lines",
-                name=DISPLAY_NAMES[algorithm], line=dict(color=COLORS[algorithm], width=3),
+                name=algorithm_label(algorithm), line=dict(color=get(algorithm).color, width=3),
                 hovertemplate="%{y:.3g}",
             )
         )  # fmt: skip

@@ -5,16 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpsum_core.algorithms import get, label
 from dpsum_core.data import Domain
 from dpsum_core.experiment import ExperimentConfig, ExperimentResult
 from dpsum_core.figures import TRUNCATION_NAMES
-from dpsum_core.mechanisms import DISPLAY_NAMES
 
 THETA_SOURCES = {
     "none": "no θ (θ = ∞)",
     "fixed": "fixed, public θ (costs nothing)",
     "svt": "SVT (AboveThreshold)",
     "recursive": "recursive mechanism",
+    "posthoc": "after measuring, from the noisy sums (post-processing, costs nothing)",
 }
 
 
@@ -24,7 +25,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
     fallbacks = {(r.algorithm, r.truncation): r.fallbacks for r in result.runs}
     return pd.DataFrame(
         {
-            "Algorithm": ov["algorithm"].map(DISPLAY_NAMES),
+            "Algorithm": ov["algorithm"].map(label),
             "Truncation": ov["truncation"].map(TRUNCATION_NAMES),
             "Mean relative error": ov["mean_rel_error"],
             "… with isotonic": ov["mean_rel_error_iso"],
@@ -43,13 +44,14 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
     rows = []
     for r in result.runs:
         how = THETA_SOURCES[r.truncation]
-        if r.algorithm == "sqm" and r.truncation in ("svt", "recursive"):
+        rule = get(r.algorithm).theta_rule
+        if rule == "per_query" and r.truncation in ("svt", "recursive"):
             how += f", one θ per query (ε_θ/{m} each)"
-        elif r.algorithm != "sqm" and r.truncation in ("svt", "recursive"):
+        elif rule == "shared" and r.truncation in ("svt", "recursive"):
             how += ", one θ per trial"
         rows.append(
             {
-                "Algorithm": DISPLAY_NAMES[r.algorithm],
+                "Algorithm": label(r.algorithm),
                 "Truncation": TRUNCATION_NAMES[r.truncation],
                 "ε_θ (choose θ)": r.budget.epsilon_theta,
                 "ε_m (measure)": r.budget.epsilon_measure,
@@ -69,7 +71,7 @@ def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None
         ov = result.overview()
         for _, row in ov.iterrows():
             t = row["truncation"]
-            if t in ("svt", "recursive") and row["algorithm"] != "sqm":
+            if t in ("svt", "recursive") and get(row["algorithm"]).theta_rule == "shared":
                 label = f"median {TRUNCATION_NAMES[t]} θ (last run)"
                 if all(lbl != label for lbl, _ in marks):
                     marks.append((label, float(row["median_theta"])))
@@ -78,7 +80,9 @@ def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None
 
 def has_batch_theta(result: ExperimentResult) -> bool:
     """Whether θ-per-trial can be drawn (a batch algorithm with some truncation ran)."""
-    return any(r.algorithm != "sqm" and r.truncation != "none" for r in result.runs)
+    return any(
+        get(r.algorithm).theta_rule == "shared" and r.truncation != "none" for r in result.runs
+    )
 
 
 def run_caption(result: ExperimentResult) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpsum_core.algorithms import label
 from dpsum_core.errors import DpsumError
-from dpsum_core.mechanisms import DISPLAY_NAMES
 
 from . import compute, share, state
 from . import keys as K
@@ -81,7 +81,7 @@ def sidebar_summary() -> None:
     st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
     st.markdown("**Settings**")
-    algorithms = ", ".join(DISPLAY_NAMES[a] for a in state.get(K.ALGORITHMS) or []) or "none"
+    algorithms = ", ".join(label(a) for a in state.get(K.ALGORITHMS) or []) or "none"
     truncation = TRUNCATION_LABELS.get(state.get(K.TRUNCATION), "?")
     try:
         workload = state.workload_spec()

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from dpsum_core.experiment import budget_split
-from dpsum_core.mechanisms import DISPLAY_NAMES, sqm_scale
+from dpsum_core.algorithms import label
+from dpsum_core.budget import budget_split
+from dpsum_core.mechanisms import sqm_scale
 from dpsum_core.workloads import make_workload
 
 from . import compute, figs, present, state
@@ -58,7 +59,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             theta=theta,
             best=best,
             samples=samples,
-            title=f"{DISPLAY_NAMES[algorithm]}: bias² and variance over θ" + title_tail,
+            title=f"{label(algorithm)}: bias² and variance over θ" + title_tail,
         ),
     )
     all_figure = compute.figure(

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core import figures, limits
-from dpsum_core.mechanisms import ALGORITHMS, DISPLAY_NAMES
+from dpsum_core.algorithms import ALGORITHMS, label
 from dpsum_core.thresholds import SVT_VARIANTS, TRUNCATION_METHODS
 
 from . import compute, state
@@ -180,7 +180,7 @@ def algorithms_control() -> None:
         "Algorithms",
         options=list(ALGORITHMS),
         selection_mode="multi",
-        format_func=DISPLAY_NAMES.get,
+        format_func=label,
         wrap=True,
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
         "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism).",

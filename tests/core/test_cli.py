@@ -24,12 +24,14 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     info = json.loads((out / "run.json").read_text())
     assert list(answers.columns) == ["algorithm", "truncation", "trial", "query", "threshold",
                                      "true_answer", "noisy_answer", "noisy_answer_iso", "theta"]
-    assert len(answers) == 15 * 12 * 10
-    assert len(summary) == 15 * 10
+    # 5 algorithms × 3 truncation methods, plus RawSum once (its θ is chosen after measuring).
+    assert len(answers) == 16 * 12 * 10
+    assert len(summary) == 16 * 10
+    assert set(answers[answers.algorithm == "rawsum"].truncation) == {"posthoc"}
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
-    assert "15 configurations" in capsys.readouterr().out
+    assert "16 configurations" in capsys.readouterr().out
 
 
 def test_fixed_truncation_and_values_workload(tmp_path):
@@ -89,6 +91,7 @@ def test_reproduce_small(tmp_path):
     assert code == 0
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary.workload) == {"Q1", "Q2", "Q3"} and set(summary.rho) == {0.1, 0.5}
-    assert len(summary) == 2 * 15 * (1000 + 100 + 10)
+    # The paper's 15 configurations plus RawSum as an extra, at the paper's constants.
+    assert len(summary) == 2 * 16 * (1000 + 100 + 10)
     html = (tmp_path / "figures.html").read_text()
     assert html.count("Figure 2") == 6 and "plotly" in html

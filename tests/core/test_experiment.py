@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dpsum_core.data import load_column
 from dpsum_core.errors import ParameterError
 from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.mechanisms import ALGORITHMS
+from dpsum_core.algorithms import ALGORITHMS, get
 from dpsum_core.postprocess import isotonic
 from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
 
@@ -83,7 +83,10 @@ def test_results_do_not_depend_on_which_other_algorithms_run(small):
 def test_budget_ledger_sums_to_epsilon(small):
     cfg = _cfg(epsilon=0.37, rho=0.25)
     result = run_experiment(small, cfg)
-    assert len(result.runs) == len(ALGORITHMS) * len(TRUNCATION_METHODS)
+    # Every θ-choosing algorithm under every method, and each post-hoc algorithm once.
+    posthoc = [a for a in ALGORITHMS if get(a).theta_rule == "posthoc"]
+    assert posthoc == ["rawsum"]
+    assert len(result.runs) == (len(ALGORITHMS) - 1) * len(TRUNCATION_METHODS) + 1
     for r in result.runs:
         assert math.isclose(r.budget.total, 0.37, rel_tol=1e-12)
         private = r.truncation in ("svt", "recursive")
@@ -112,7 +115,7 @@ def test_summary_columns_and_values(small):
     np.testing.assert_allclose(sub.p95_rel_error, np.percentile(rel, 95, axis=0))
     assert np.all(sub.expected_rmse > 0)
     frame = result.answers_frame()
-    assert len(frame) == 5 * 30 * result.workload.size
+    assert len(frame) == 6 * 30 * result.workload.size
     assert list(frame.columns) == ["algorithm", "truncation", "trial", "query", "threshold",
                                    "true_answer", "noisy_answer", "noisy_answer_iso", "theta"]
 
@@ -145,7 +148,7 @@ def test_runs_too_big_for_memory_are_refused(small):
 
 
 def test_theta_curves_slice_the_all_query_components(small):
-    from dpsum_core.experiment import theta_curves, theta_error_components
+    from dpsum_core.analytics import theta_curves, theta_error_components
 
     cfg = _cfg(truncations=("svt",))
     grid = np.geomspace(1e3, 8e5, 7)

@@ -13,6 +13,7 @@ import pytest
 
 from dpsum_core.data import Domain, histogram, make_dataset
 from dpsum_core.mechanisms import (
+    Inputs,
     identity,
     sqm,
     tamm_measure,
@@ -137,9 +138,9 @@ def _tail_events(center, beta):
 
 def test_recursive_mechanism_is_private_on_neighbours():
     eps = 1.0
-    params = TruncationParams(rm_beta=0.05)
+    params = TruncationParams(rm_beta=0.05, rm_theta0=5e4)
     d, d2, center = _recursive_neighbours(0.05)
-    outs = [recursive_theta(x, epsilon=eps, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+    outs = [recursive_theta(x, epsilon=eps, upper=1e9, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
             for i, x in enumerate((d, d2))]
     result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
     assert not result.violated, result
@@ -147,21 +148,25 @@ def test_recursive_mechanism_is_private_on_neighbours():
 
 def test_recursive_with_half_scale_noise_is_flagged():
     eps = 1.0
-    params = TruncationParams(rm_beta=0.05)
+    params = TruncationParams(rm_beta=0.05, rm_theta0=5e4)
     d, d2, center = _recursive_neighbours(0.05)
     # Claiming ε while drawing Lap(β/(2ε)): twice too little noise.
-    outs = [recursive_theta(x, epsilon=2 * eps, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+    outs = [recursive_theta(x, epsilon=2 * eps, upper=1e9, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
             for i, x in enumerate((d, d2))]
     result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
     assert result.violated, result
 
 
+def _inputs(values: np.ndarray, domain: Domain, w) -> Inputs:
+    data = make_dataset(values, upper=domain.upper)
+    return Inputs(data, histogram(data, domain), w, domain, data.sum_at_most(w.thresholds))
+
+
 def _release_neighbours(extra: float):
     domain = Domain(1000.0, 10)
+    w = make_workload("Q1", domain)
     base = np.array([50.0, 150.0, 150.0, 420.0, 990.0])
-    x = histogram(make_dataset(base, upper=1000.0), domain)
-    x2 = histogram(make_dataset(np.append(base, extra), upper=1000.0), domain)
-    return domain, make_workload("Q1", domain), x, x2
+    return domain, w, _inputs(base, domain, w), _inputs(np.append(base, extra), domain, w)
 
 
 def _loss_events(mu, mu2, b):
@@ -179,12 +184,13 @@ def _loss_events(mu, mu2, b):
 def test_fixed_theta_release_and_half_scale_control(mechanism, scale, violated):
     # The adversarial record: in bin 1 for Identity (every bin is alike), in the column of
     # W·T_θ with the largest L1 norm for Workload (bin 3: 8 queries × min(300, θ)).
-    domain, w, x, x2 = _release_neighbours(50.0 if mechanism is identity else 250.0)
+    domain, w, inp, inp2 = _release_neighbours(50.0 if mechanism is identity else 250.0)
+    x, x2 = inp.x, inp2.x
     eps = 1.0
     theta = np.full(TRIALS, 300.0)
     # epsilon / scale: scale = 0.5 draws half the noise the claimed ε requires.
-    outs = [mechanism(h, w, domain, theta, epsilon=eps / scale, rng=np.random.default_rng(i))
-            for i, h in enumerate((x, x2))]
+    outs = [mechanism(h, theta, epsilon=eps / scale, rng=np.random.default_rng(i)).answers
+            for i, h in enumerate((inp, inp2))]
     if mechanism is identity:
         # The release is a function of the noisy counts; bin 1 (query 1) carries the change.
         outs = [o[:, :1] for o in outs]
@@ -203,15 +209,16 @@ def test_matrix_mechanism_measurement_and_half_scale_control(name, scale, violat
     """The measurement z (the only step touching x; the answers are post-processing of z)."""
     theta, eps = 300.0, 1.0
     # TiMM's sensitivity ‖A·T_θ‖₁ peaks on bins with v_j ≥ θ (bin 3); TaMM's ‖A‖₁ = 1 anywhere.
-    domain, w, x, x2 = _release_neighbours(250.0 if name == "timm" else 50.0)
+    domain, w, inp, inp2 = _release_neighbours(250.0 if name == "timm" else 50.0)
+    x, x2 = inp.x, inp2.x
     T = np.minimum(domain.bin_weights, theta)
     outs = []
-    for i, h in enumerate((x, x2)):
+    for i, h in enumerate((inp, inp2)):
         rng = np.random.default_rng(i)
         if name == "timm":
-            _, z = timm_measure(h, w, domain, np.full(TRIALS, theta), epsilon=eps / scale, rng=rng)
+            _, z, _ = timm_measure(h, np.full(TRIALS, theta), epsilon=eps / scale, rng=rng)
         else:
-            _, z = tamm_measure(h, w, domain, theta, TRIALS, epsilon=eps / scale, rng=rng)
+            _, z, _ = tamm_measure(h, theta, TRIALS, epsilon=eps / scale, rng=rng)
         outs.append(z)
     if name == "timm":
         A = timm_strategy(w, domain).dense()
@@ -231,9 +238,11 @@ def test_sqm_release_and_half_scale_control(scale, violated):
     domain = Domain(1000.0, 10)
     w = make_workload("Q1", domain)
     base = np.array([50.0, 150.0, 150.0, 420.0, 990.0])
-    d, d2 = make_dataset(base, upper=1000.0), make_dataset(np.append(base, 300.0), upper=1000.0)
+    inp, inp2 = _inputs(base, domain, w), _inputs(np.append(base, 300.0), domain, w)
+    d, d2 = inp.data, inp2.data
     th = np.full((TRIALS, w.size), theta)
-    outs = [sqm(x, w, th, epsilon_measure=eps / scale, rng=np.random.default_rng(i)) for i, x in enumerate((d, d2))]
+    outs = [sqm(x, th, epsilon=eps / scale, rng=np.random.default_rng(i)).answers
+            for i, x in enumerate((inp, inp2))]
     mu = d.truncated_sum(w.thresholds, np.full(w.size, theta))
     mu2 = d2.truncated_sum(w.thresholds, np.full(w.size, theta))
     b = np.minimum(theta, w.thresholds) * w.size / eps  # per query: the composition gives ε/m each
