@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dpsum_core.algorithms import ALGORITHMS, get
 from dpsum_core.data import load_column
 from dpsum_core.errors import ParameterError
 from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.algorithms import ALGORITHMS, get
 from dpsum_core.postprocess import isotonic
 from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
 
