@@ -132,6 +132,7 @@ def fixed_theta_control() -> None:
 
 def method_parameters(methods: tuple[str, ...]) -> None:
     """SVT / Recursive parameters (those of the chosen methods) and δ: public constants."""
+    upper = float(state.get(K.DOMAIN_UPPER) or 0.0)
     if "svt" in methods:
         st.markdown("**SVT** (paper defaults)")
         widget(
@@ -153,7 +154,9 @@ def method_parameters(methods: tuple[str, ...]) -> None:
                    help="Grid u_k = s·c^(k−1).")  # fmt: skip
         with c3:
             widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
-                   format="%g")  # fmt: skip
+                   format="%g", placeholder=f"U/16 = {upper / 16:g}",
+                   help="Empty: U/16, which follows the column's unit (the paper's 50 000 "
+                   "at U = 800 000).")  # fmt: skip
     if "recursive" in methods:
         st.markdown("**Recursive mechanism** (paper defaults)")
         auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
@@ -162,7 +165,9 @@ def method_parameters(methods: tuple[str, ...]) -> None:
             widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
                    disabled=auto)  # fmt: skip
         with c2:
-            widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g")
+            widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g",
+                   placeholder=f"U/16 = {upper / 16:g}",
+                   help="Empty: U/16 (the paper's 50 000 at U = 800 000).")  # fmt: skip
         with c3:
             widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
     if "svt" in methods or "recursive" in methods:

@@ -39,8 +39,8 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
     run_explorer(small)
     assert_clean(small)
     (spec,) = charts(small)
-    # 5 algorithms × (band + mean line) + the true answers
-    assert len(spec["data"]) == 11
+    # 6 algorithms (RawSum included) × (band + mean line) + the true answers
+    assert len(spec["data"]) == 13
     assert "Noisy answers" in title(spec) and "seed 0" in title(spec)
     assert any("**Seed 0**" in m.value for m in small.markdown)
     assert small.query_params["seed"] == ["0"] or small.query_params["seed"] == "0"
@@ -49,10 +49,10 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
 @pytest.mark.parametrize(
     ("tab", "n_charts", "n_traces"),
     [
-        ("Relative error", 1, 10),
-        ("Isotonic regression", 1, 20),
+        ("Relative error", 1, 12),
+        ("Isotonic regression", 1, 24),
         ("θ and data", 2, None),
-        ("Expected error", 1, 10),
+        ("Expected error", 1, 12),
     ],
 )
 def test_every_tab_draws_its_figure(
@@ -85,10 +85,11 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     small.run()
     assert_clean(small)
     overview, ledger = (d.value for d in small.dataframe)
-    assert list(overview["Algorithm"]) == ["SQM", "Identity", "Workload", "TiMM", "TaMM"]
+    assert list(overview["Algorithm"]) == ["SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum"]
     np.testing.assert_allclose(ledger["ε_θ (choose θ)"] + ledger["ε_m (measure)"], 0.01)
     np.testing.assert_allclose(ledger["ε total"], 0.01)
-    np.testing.assert_allclose(ledger["ε_θ (choose θ)"], 0.001)  # ρ·ε with SVT
+    # ρ·ε with SVT; RawSum chooses θ after measuring and spends nothing on it
+    np.testing.assert_allclose(ledger["ε_θ (choose θ)"], [0.001] * 5 + [0.0])
     assert small.download_button(key="share_summary_csv")
     assert small.download_button(key="share_run_json")
 

@@ -44,7 +44,7 @@ def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     assert any("total expected error" in n for n in names)
     assert "bias²" in names and "variance" in names
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
-    assert len(everyone["data"]) == 5
+    assert len(everyone["data"]) == 6
     text = " ".join(m.value for m in teach.markdown)
     for word in ("Truncation", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
         assert word in text
@@ -81,11 +81,13 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     assert_clean(compare)
     (heatmap, *_) = charts(compare)
     assert heatmap["data"][0]["type"] == "heatmap"
-    assert len(heatmap["data"][0]["y"]) == 5 and len(heatmap["data"][0]["x"]) == 3  # 15 cells
+    # 15 cells + RawSum once, in its own "θ after measuring" column
+    assert len(heatmap["data"][0]["y"]) == 6 and len(heatmap["data"][0]["x"]) == 4
     compare.button_group(key="compare_view").set_value("error").run()
     assert_clean(compare)
     grid = charts(compare)[0]
-    assert len(grid["data"]) == 3 * 5 * 2
+    # 3 panels × (5 algorithms + RawSum as the reference in every panel) × (band + line)
+    assert len(grid["data"]) == 3 * 6 * 2
     compare.button_group(key="compare_view").set_value("answers").run()
     assert len(charts(compare)[0]["data"]) == 3 * (5 * 2 + 1)
     assert compare.download_button(key="dl_compare_grid_html")
@@ -99,7 +101,7 @@ def test_compare_epsilon_sweep(compare: AppTest) -> None:
     assert_clean(compare)
     sweep = charts(compare)[-1]
     assert "Error versus ε" in title(sweep) and "Recursive" in title(sweep)
-    assert len(sweep["data"]) == 5 and all(len(t["x"]) == 2 for t in sweep["data"])
+    assert len(sweep["data"]) == 6 and all(len(t["x"]) == 2 for t in sweep["data"])
     assert compare.download_button(key="dl_compare_sweep_html")
 
 
@@ -172,6 +174,6 @@ def test_runs_too_big_for_memory_are_refused_with_a_way_out(app: AppTest) -> Non
     app.number_input(key="trials").set_value(limits.MAX_TRIALS).run()
     assert not app.exception
     (error,) = errors(app)
-    assert "noisy answers" in error and "use at most 6,000 trials" in error
+    assert "noisy answers" in error and "use at most 5,000 trials" in error
     app.button(key="explorer_run").click().run()
     assert any("Nothing was run" in e for e in errors(app))
