@@ -89,7 +89,7 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     # 3 panels × (5 algorithms + RawSum as the reference in every panel) × (band + line)
     assert len(grid["data"]) == 3 * 6 * 2
     compare.button_group(key="compare_view").set_value("answers").run()
-    assert len(charts(compare)[0]["data"]) == 3 * (5 * 2 + 1)
+    assert len(charts(compare)[0]["data"]) == 3 * (6 * 2 + 1)
     assert compare.download_button(key="dl_compare_grid_html")
 
 
