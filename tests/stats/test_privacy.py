@@ -253,3 +253,47 @@ def test_sqm_release_and_half_scale_control(scale, violated):
     events = {f"L > {t:+.2f}": (lambda out, t=t: loss(out) > t) for t in np.linspace(-0.75, 0.75, 11)}
     result = audit(*outs, events, epsilon=eps)
     assert result.violated is violated, result
+
+
+@pytest.mark.parametrize(("scale", "violated"), [(1.0, False), (0.5, True)])
+def test_rawsum_measurement_and_half_scale_control(scale, violated):
+    """RawSum's noisy vector (shell sums and GreedyH rows on scaled raw sums; everything after
+    it is post-processing) on D and D plus a record at the top edge of a shell, the worst bin:
+    the audit passes at ε and flags half the noise."""
+    from dpsum_core import rawsum
+
+    eps = 1.0
+    domain = Domain(1000.0, 10)
+    w = make_workload("Q1", domain)
+    base = np.array([50.0, 150.0, 150.0, 420.0, 990.0])
+    inp, inp2 = _inputs(base, domain, w), _inputs(np.append(base, 400.0), domain, w)  # bin 4 = top of shell 3
+    d = rawsum.design(domain, w)
+    assert d.loss_per_bin(d.scale / eps)[3] == pytest.approx(eps)
+    outs = []
+    for i, h in enumerate((inp, inp2)):
+        exact = d.B @ rawsum.bin_sums(h.data, domain)
+        rng = np.random.default_rng(i)
+        outs.append(exact[None, :] + rng.laplace(0.0, 1.0, (TRIALS, exact.size)) * d.scale / (eps / scale))
+    mu, mu2 = (d.B @ rawsum.bin_sums(h.data, domain) for h in (inp, inp2))
+    b = d.scale / eps
+
+    def loss(out):
+        return ((np.abs(out - mu) - np.abs(out - mu2)) / b).sum(axis=1)
+
+    events = {f"L > {t:+.2f}": (lambda out, t=t: loss(out) > t) for t in np.linspace(-0.9, 0.9, 13)}
+    result = audit(*outs, events, epsilon=eps)
+    assert result.violated is violated, result
+
+
+def test_rawsum_release_through_the_engine_matches_the_audited_measurement():
+    """The engine's measurement is exactly the audited one: same noisy vector for the same
+    stream (so the audit above covers what rawsum.reconstruct draws)."""
+    from dpsum_core import rawsum
+
+    domain = Domain(1000.0, 10)
+    w = make_workload("Q1", domain)
+    inp = _inputs(np.array([50.0, 150.0, 420.0]), domain, w)
+    d, s_hat, _ = rawsum.reconstruct(inp, 7, epsilon=0.3, rng=np.random.default_rng(5))
+    exact = d.B @ rawsum.bin_sums(inp.data, domain)
+    z = exact[None, :] + np.random.default_rng(5).laplace(0.0, 1.0, (7, exact.size)) * d.scale / 0.3
+    np.testing.assert_allclose(s_hat, (z / d.scale) @ d.P.T, rtol=1e-10, atol=1e-8)
