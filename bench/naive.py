@@ -21,8 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpsum_core import experiment
-from dpsum_core.experiment import _SQM_THETA_STREAM, _THETA_STREAM, ExperimentConfig
-from dpsum_core.mechanisms import ALGORITHMS
+from dpsum_core.algorithms import get
+from dpsum_core.experiment import SQM_THETA_STREAM as _SQM_THETA_STREAM
+from dpsum_core.experiment import THETA_STREAM as _THETA_STREAM
+from dpsum_core.experiment import ExperimentConfig
 from dpsum_core.workloads import make_workload
 
 
@@ -273,7 +275,7 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
     limits = [vals.size] if taus is None else [int(np.count_nonzero(vals <= t)) for t in taus]
     out = np.empty((trials, len(limits)))
     if method == "svt":
-        grid = _svt_grid(upper, prm.svt_s, prm.svt_c)
+        grid = _svt_grid(upper, prm.start(upper)[0], prm.svt_c)
         b_eta, b_nu = _svt_scales(eps, prm.svt_r, prm.svt_variant)
         # The engine draws (η, ν) per chunk of trials: chunks concatenate in trial order.
         eta, nu = np.concatenate(draws[0::2]), np.concatenate(draws[1::2])
@@ -291,8 +293,8 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
         scale = beta / eps
         shift = scale * math.log(1.0 / (2.0 * prm.rm_mu))
         centers = [
-            math.log(prm.rm_theta0)
-            + beta * float(_crossover(vals[:c][::-1], beta, prm.rm_theta0))
+            math.log(prm.start(upper)[1])
+            + beta * float(_crossover(vals[:c][::-1], beta, prm.start(upper)[1]))
             + shift
             for c in limits
         ]
@@ -378,7 +380,7 @@ def run_experiment(values: np.ndarray, config: ExperimentConfig, tape) -> list[N
         eps_m = config.epsilon - eps_theta
         shared = None
         for alg in config.algorithms:
-            draws = tape.get((trunc, ALGORITHMS.index(alg) + 1), [])
+            draws = tape.get((trunc, get(alg).stream_id), [])
             if alg == "sqm":
                 theta = _thetas(
                     vals,

@@ -39,9 +39,10 @@ from bench.common import (
     target,
 )
 from bench.explorer import clear_caches
+from dpsum_core.algorithms import PAPER_ALGORITHMS
 from dpsum_core.data import load_column
 from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.mechanisms import ALGORITHMS
+from dpsum_core.thresholds import PAPER
 
 TARGET_S = 60.0
 
@@ -76,7 +77,8 @@ def protocol(trials: int, workloads: tuple[str, ...]) -> list[ExperimentConfig]:
     base = ExperimentConfig(
         epsilon=0.01,
         truncations=("none", "svt", "recursive"),
-        algorithms=ALGORITHMS,
+        algorithms=PAPER_ALGORITHMS,
+        truncation_params=PAPER,
         trials=trials,
         seed=0,
     )

@@ -45,8 +45,8 @@ class SimulatedNoise:
 
 def as_noise(source: np.random.Generator | Noise) -> Noise:
     """A :class:`Noise` from a numpy ``Generator`` (simulation) or a noise source as it is."""
-    if isinstance(source, np.random.Generator):
-        return SimulatedNoise(source)
     if isinstance(source, Noise):
         return source
+    if hasattr(source, "laplace"):  # a Generator, or a stand-in with its laplace()
+        return SimulatedNoise(source)
     raise TypeError(f"expected a numpy Generator or a Noise source, got {type(source).__name__}")

@@ -25,6 +25,7 @@ from threading import Lock
 
 import numpy as np
 import scipy.linalg
+from scipy import sparse
 
 from .data import Domain, bin_sums
 from .mechanisms import Inputs, Measurement
@@ -56,19 +57,20 @@ def theta_candidates(domain: Domain) -> np.ndarray:
 class RawSumDesign:
     """Everything RawSum needs that depends on public inputs only (U, n, the workload).
 
-    Rows are whitened (divided by their noise scale at ε = 1), so the least-squares operator is
-    ``P = pinv(B_w)``; at budget ε every whitened row has noise Lap(1/ε) and the scales of all
-    estimates are multiplied by 1/ε.
+    Rows are whitened (divided by their noise scale b_r at ε = 1: B_w = B / b). With the normal
+    matrix N = B_wᵀB_w and its (pseudo-)inverse N⁺, the least-squares estimate is
+    ŝ = N⁺·B_wᵀ·(Z / b) at any ε (the 1/ε of the scales cancels), Cov(ŝ) = 2N⁺/ε² and
+    E[ŝ] = N⁺N·s.
     """
 
     domain: Domain
     workload: Workload
     shells: np.ndarray  # bin-index edges (K + 1,)
     shell_top: np.ndarray  # g_k, the top edge of each shell (K,)
-    strategy_rows: int
-    B: np.ndarray  # (K + rows) × n, coefficients on the raw sums s
-    scale: np.ndarray  # Laplace scale of each row at ε = 1
-    P: np.ndarray  # n × (K + rows): ŝ = P·(Z / scale)
+    B: sparse.csr_matrix  # (K + rows) × n, coefficients on the raw sums s
+    scale: np.ndarray  # Laplace scale b_r of each row at ε = 1
+    normal_inverse: np.ndarray  # N⁺ (n × n)
+    full_rank: bool
 
     @property
     def K(self) -> int:
@@ -76,14 +78,26 @@ class RawSumDesign:
         return int(self.shell_top.size)
 
     @cached_property
+    def whitened(self) -> sparse.csr_matrix:
+        """B_w = diag(1/b)·B."""
+        return sparse.csr_matrix(sparse.diags(1.0 / self.scale) @ self.B)
+
+    def solve(self, z_whitened: np.ndarray) -> np.ndarray:
+        """ŝ = N⁺·B_wᵀ·z_w for every row of ``z_whitened`` (trials × rows → trials × n)."""
+        return np.asarray(self.whitened.T @ z_whitened.T).T @ self.normal_inverse
+
+    @cached_property
     def covariance(self) -> np.ndarray:
-        """Cov(ŝ) at ε = 1: every whitened row has variance 2 (Lap(1))."""
-        return 2.0 * self.P @ self.P.T
+        """Cov(ŝ) at ε = 1: every whitened row has variance 2 (Lap(1)), so 2·N⁺N N⁺ = 2·N⁺."""
+        return 2.0 * self.normal_inverse
 
     @cached_property
     def projection(self) -> np.ndarray:
-        """E[ŝ] = R·s with R = P·B_w (identity when the design has full column rank)."""
-        return self.P @ (self.B / self.scale[:, None])
+        """E[ŝ] = R·s with R = N⁺N (the identity when the design has full column rank)."""
+        if self.full_rank:
+            return np.eye(self.domain.bins)
+        N = (self.whitened.T @ self.whitened).toarray()
+        return self.normal_inverse @ N
 
     @cached_property
     def prefix_variance(self) -> np.ndarray:
@@ -91,15 +105,15 @@ class RawSumDesign:
         return np.diagonal(np.cumsum(np.cumsum(self.covariance, axis=0), axis=1)).copy()
 
     @cached_property
+    def shell_matrix(self) -> np.ndarray:
+        """K × n indicator of the bins of each shell."""
+        return self.B[: self.K].toarray()
+
+    @cached_property
     def shell_sd(self) -> np.ndarray:
         """Standard deviation of each shell's estimated mass at ε = 1."""
         S = self.shell_matrix
-        return np.sqrt(np.einsum("kj,jl,kl->k", S, self.covariance, S))
-
-    @cached_property
-    def shell_matrix(self) -> np.ndarray:
-        """K × n indicator of the bins of each shell."""
-        return self.B[: self.K]
+        return np.sqrt(((S @ self.covariance) * S).sum(axis=1))
 
     def loss_per_bin(self, scale: np.ndarray) -> np.ndarray:
         """Exact privacy loss of a record in bin j, Σ_rows |B_rj|·e_j / b_r, when row r gets
@@ -107,24 +121,31 @@ class RawSumDesign:
 
         A record t ≤ e_j in bin j moves s_j by t, hence row r by at most |B_rj|·e_j.
         """
-        return (np.abs(self.B) * self.domain.edges[None, :] / scale[:, None]).sum(axis=0)
+        weighted = sparse.diags(1.0 / np.asarray(scale, float)) @ abs(self.B)
+        return np.asarray(weighted.sum(axis=0)).ravel() * self.domain.edges
 
 
 def _build(domain: Domain, workload: Workload) -> RawSumDesign:
     n, e = domain.bins, domain.edges
     shells = shell_edges(n)
     K = shells.size - 1
-    S = np.zeros((K, n))
-    for k in range(K):
-        S[k, shells[k] : shells[k + 1]] = 1.0
+    sizes = np.diff(shells)
+    S = sparse.csr_matrix((np.ones(n), (np.repeat(np.arange(K), sizes), np.arange(n))), (K, n))
     shell_top = e[shells[1:] - 1]
     A = cached_greedy_h(workload.counts, n, e)  # GreedyH(W·diag(e)) = TaMM's strategy at θ = ∞
-    B = np.vstack([S, A.dense() / e[None, :]])
+    B = sparse.csr_matrix(sparse.vstack([S, A.matrix @ sparse.diags(1.0 / e)]))
     scale = np.concatenate([shell_top / SHELL_SHARE, np.full(A.rows, 1.0 / (1.0 - SHELL_SHARE))])
-    # The design may be rank-deficient where GreedyH collapsed cells: a pseudo-inverse keeps
-    # every estimable functional (in particular W·s) unbiased.
-    P = scipy.linalg.pinv(B / scale[:, None])
-    return RawSumDesign(domain, workload, shells, shell_top, A.rows, B, scale, P)
+    Bw = sparse.diags(1.0 / scale) @ B
+    N = (Bw.T @ Bw).toarray()
+    # GreedyH has full column rank except where it collapsed cells (bins no query covers);
+    # there the system is rank-deficient and a pseudo-inverse keeps every estimable functional
+    # (in particular W·s) unbiased.
+    full_rank = bool(workload.counts.max() == n)
+    if full_rank:
+        inverse = scipy.linalg.cho_solve(scipy.linalg.cho_factor(N), np.eye(n))
+    else:
+        inverse = scipy.linalg.pinvh(N)
+    return RawSumDesign(domain, workload, shells, shell_top, B, scale, inverse, full_rank)
 
 
 _DESIGNS: OrderedDict[tuple, RawSumDesign] = OrderedDict()
@@ -197,7 +218,7 @@ def reconstruct(
     exact = d.B @ s
     scale = d.scale / epsilon
     z = as_noise(rng).add_laplace(np.broadcast_to(exact, (trials, exact.size)), scale[None, :])
-    s_hat = (z / scale[None, :]) @ d.P.T / epsilon
+    s_hat = d.solve(z / d.scale[None, :])  # the 1/ε of the scales cancels in least squares
     return d, s_hat, float(d.loss_per_bin(scale).max())
 
 

@@ -296,4 +296,5 @@ def test_rawsum_release_through_the_engine_matches_the_audited_measurement():
     d, s_hat, _ = rawsum.reconstruct(inp, 7, epsilon=0.3, rng=np.random.default_rng(5))
     exact = d.B @ rawsum.bin_sums(inp.data, domain)
     z = exact[None, :] + np.random.default_rng(5).laplace(0.0, 1.0, (7, exact.size)) * d.scale / 0.3
-    np.testing.assert_allclose(s_hat, (z / d.scale) @ d.P.T, rtol=1e-10, atol=1e-8)
+    P = np.linalg.pinv(d.B.toarray() / d.scale[:, None])  # the dense least-squares operator
+    np.testing.assert_allclose(s_hat, (z / d.scale) @ P.T, rtol=1e-8, atol=1e-6)

@@ -1,0 +1,109 @@
+"""Accuracy study: RawSum against TaMM+SVT, and the SVT/recursive start as a fraction of U.
+
+Prints one JSON object: for every synthetic column (bench/columns.py), workload and ε, the
+headline error of each configuration and the ratio TaMM+SVT / RawSum (> 1: RawSum is better),
+with the metric of RAWSUM.md (mean over queries of the per-query mean relative error, δ = 100,
+isotonic on) and the engine's headline (median over queries). ``--starts`` also compares the
+start fractions of s and θ₀.
+
+    python bench/accuracy.py [--trials 100] [--starts]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.columns import columns
+from dpsum_core.config import ExperimentConfig
+from dpsum_core.data import make_dataset
+from dpsum_core.experiment import run_experiment
+from dpsum_core.results import headline
+from dpsum_core.thresholds import TruncationParams
+
+EPSILONS = (0.01, 0.1, 1.0)
+
+
+def _errors(result) -> dict:
+    out = {}
+    for r in result.runs:
+        rel = result.relative_errors(r, iso=True)
+        out[f"{r.algorithm}/{r.truncation}"] = {
+            "mean_over_queries": headline(rel, "mean"),
+            "median_over_queries": headline(rel, "median"),
+            "median_theta": float(np.median(r.theta)),
+        }
+    return out
+
+
+def rawsum_vs_tamm(trials: int, seed: int) -> list[dict]:
+    rows = []
+    for col in columns():
+        data = make_dataset(col.values, upper=col.upper, name=col.name)
+        for workload in ("Q1", "Q2"):
+            for eps in EPSILONS:
+                # The RAWSUM.md reference: TaMM+SVT with s = U/40 (and the engine default U/16).
+                cells = {}
+                for label, frac in (("s=U/40", 1 / 40), ("s=U/16", 1 / 16)):
+                    cfg = ExperimentConfig(
+                        workload=workload, epsilon=eps, rho=0.1, truncations=("svt",),
+                        algorithms=("tamm", "rawsum"), trials=trials, seed=seed, upper=col.upper,
+                        truncation_params=TruncationParams(svt_s=col.upper * frac),
+                    )
+                    cells[label] = _errors(run_experiment(data, cfg))
+                raw = cells["s=U/40"]["rawsum/posthoc"]
+                ref = cells["s=U/40"]["tamm/svt"]
+                rows.append({
+                    "column": col.name, "workload": workload, "epsilon": eps,
+                    "tamm_svt": ref, "tamm_svt_s_U16": cells["s=U/16"]["tamm/svt"], "rawsum": raw,
+                    "ratio_mean": ref["mean_over_queries"] / raw["mean_over_queries"],
+                    "ratio_median": ref["median_over_queries"] / raw["median_over_queries"],
+                })
+                print(f"{col.name} {workload} ε={eps}: ratio {rows[-1]['ratio_mean']:.2f}",
+                      file=sys.stderr)
+    return rows
+
+
+def starts(trials: int, seed: int) -> list[dict]:
+    rows = []
+    for col in columns():
+        data = make_dataset(col.values, upper=col.upper, name=col.name)
+        for eps in EPSILONS:
+            for frac in (1 / 8, 1 / 16, 1 / 40, 1 / 100):
+                cfg = ExperimentConfig(
+                    workload="Q1", epsilon=eps, truncations=("svt", "recursive"),
+                    algorithms=("identity", "tamm"), trials=trials, seed=seed, upper=col.upper,
+                    truncation_params=TruncationParams(svt_s=col.upper * frac,
+                                                       rm_theta0=col.upper * frac),
+                )
+                result = run_experiment(data, cfg)
+                rows.append({"column": col.name, "epsilon": eps, "fraction": frac,
+                             "theta_ge_U": result.inactive_truncation(), **_errors(result)})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--starts", action="store_true")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    out = {"rawsum_vs_tamm_svt": rawsum_vs_tamm(args.trials, args.seed)}
+    if args.starts:
+        out["start_fractions"] = starts(args.trials, args.seed)
+    ratios = [r["ratio_mean"] for r in out["rawsum_vs_tamm_svt"]]
+    out["geometric_mean_ratio"] = float(np.exp(np.mean(np.log(ratios))))
+    out["cells_better"] = f"{sum(r > 1 for r in ratios)} of {len(ratios)}"
+    out["seconds"] = time.perf_counter() - t0
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Synthetic income-like columns of several units, for accuracy studies (defaults, RawSum).
+
+Real survey files are not in the repository; these stand in for them with the shapes that
+matter to truncation and binning: exact zeros, a log-normal body, heaping on round values,
+heavy right tails, top-coding. Each column comes with the public U a custodian would choose for
+its unit. Every draw comes from one seeded generator.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_data"))
+from make_incomes import make_incomes
+
+
+@dataclass(frozen=True)
+class Column:
+    """One synthetic column and its public domain bound U."""
+
+    name: str
+    unit: str
+    upper: float
+    values: np.ndarray
+
+
+def _lognormal_with_zeros(rng, n, *, median, sigma, zeros, tail_share, tail_scale, alpha, cap):
+    n_zero, n_tail = round(n * zeros), round(n * tail_share)
+    body = rng.lognormal(np.log(median), sigma, n - n_zero - n_tail)
+    tail = tail_scale * (1 - rng.random(n_tail)) ** (-1 / alpha)
+    return np.concatenate([np.zeros(n_zero), body, np.minimum(tail, cap)])
+
+
+def columns(seed: int = 11) -> list[Column]:
+    """Annual (paper scale and small), weekly, hourly and top-coded annual columns."""
+    rng = np.random.default_rng(seed)
+    annual = make_incomes(45_000, rng=rng).astype(float)
+    small = make_incomes(4_856, rng=rng).astype(float)
+    weekly = np.rint(
+        _lognormal_with_zeros(rng, 30_000, median=850, sigma=0.7, zeros=0.06, tail_share=0.01,
+                              tail_scale=4_000, alpha=2.2, cap=40_000)
+    )
+    hourly = _lognormal_with_zeros(rng, 20_000, median=21, sigma=0.5, zeros=0.0, tail_share=0.01,
+                                   tail_scale=80, alpha=2.5, cap=500)
+    # Heaping: a third of hourly wages are reported in whole dollars, many at the minimum wage.
+    heap = rng.random(hourly.size) < 0.33
+    hourly = np.where(heap, np.rint(hourly), np.round(hourly, 2))
+    hourly[rng.random(hourly.size) < 0.05] = 7.25
+    topcoded = _lognormal_with_zeros(rng, 40_000, median=38_000, sigma=0.8, zeros=0.05,
+                                     tail_share=0.0, tail_scale=1, alpha=2, cap=1)
+    topcoded = np.minimum(np.rint(topcoded), 150_000.0)  # top code: ~3 % sit exactly at it
+    return [
+        Column("annual", "dollars per year", 800_000.0, annual),
+        Column("annual-small", "dollars per year", 250_000.0, small),
+        Column("weekly", "dollars per week", 20_000.0, weekly),
+        Column("hourly", "dollars per hour", 200.0, hourly),
+        Column("top-coded", "dollars per year, top-coded at 150 000", 200_000.0, topcoded),
+    ]
