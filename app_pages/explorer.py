@@ -56,6 +56,8 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             "the previous run. Press **Run** to update them."
         )
     st.markdown(present.run_caption(result))
+    for warning in result.warnings():
+        st.warning(warning[0].upper() + warning[1:] + ".", icon=":material/warning:")
     trunc = result.config.truncations[0]
     answers, error, isotonic, theta, expected, summary = st.tabs(
         list(explorer.TABS), key=K.EXPLORER_TAB, on_change="rerun"

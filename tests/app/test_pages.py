@@ -183,3 +183,12 @@ def test_settings_persist_across_pages(app: AppTest) -> None:
     app.switch_page("app_pages/explorer.py").run()
     assert app.select_slider(key="epsilon").value == 0.1
     assert app.number_input(key="trials").value == 30
+
+
+def test_inactive_truncation_is_warned_about(small: AppTest) -> None:
+    """A start s above the column's top (θ ≥ U in most trials): the page says truncation did
+    nothing instead of staying silent."""
+    small.number_input(key="svt_s").set_value(900_000.0).run()
+    run_explorer(small)
+    assert_clean(small)
+    assert any("Truncation is inactive" in w.value for w in small.warning)
