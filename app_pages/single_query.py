@@ -4,6 +4,7 @@ private θ choices land. Deterministic analysis, except the seeded θ samples.""
 import streamlit as st
 
 from dpsum_core.algorithms import ALGORITHMS, label
+from dpsum_core.thresholds import START_FRACTION
 from dpsum_ui import keys as K
 from dpsum_ui import present, state, teaching, widgets
 from dpsum_ui.state import get, widget
@@ -63,7 +64,7 @@ def single_query_page() -> None:
                 format_func=lambda t: f"{t:,.0f}",
             )
         grid = present.theta_grid(ctx.domain)
-        start = get(K.TEACH_THETA) or ctx.domain.upper / 16
+        start = get(K.TEACH_THETA) or ctx.domain.upper * START_FRACTION
         state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
         widget(
             st.select_slider,

@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--svt-variant", choices=SVT_VARIANTS, default="paper")
     run.add_argument("--svt-r", type=_number(float), default=0.998)
     run.add_argument("--svt-c", type=_number(float), default=1.2)
-    start = f"default U/{1 / START_FRACTION:g} (the paper's 50 000 at U = 800 000)"
+    start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
     run.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
     run.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
     run.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")

@@ -81,10 +81,10 @@ def defaults() -> dict[str, Any]:
         K.SVT_VARIANT: tp.svt_variant,
         K.SVT_R: float(tp.svt_r),
         K.SVT_C: float(tp.svt_c),
-        K.SVT_S: tp.svt_s,  # None: U/16, resolved by the engine
+        K.SVT_S: tp.svt_s,  # None: U·START_FRACTION, resolved by the engine
         K.RM_BETA_AUTO: True,
         K.RM_BETA: 2 * c.rho * c.epsilon / 5,
-        K.RM_THETA0: tp.rm_theta0,  # None: U/16
+        K.RM_THETA0: tp.rm_theta0,  # None: U·START_FRACTION
         K.RM_MU: float(tp.rm_mu),
         K.ALGORITHMS: list(c.algorithms),
         K.TRIALS: int(c.trials),
@@ -389,9 +389,9 @@ def build_config(
         svt_variant=get(K.SVT_VARIANT),
         svt_r=_num(K.SVT_R, "svt r"),
         svt_c=_num(K.SVT_C, "svt c"),
-        svt_s=get(K.SVT_S),  # empty = the default U/16
+        svt_s=get(K.SVT_S),  # empty = the default U·START_FRACTION
         rm_beta=None if get(K.RM_BETA_AUTO) else _num(K.RM_BETA, "recursive beta"),
-        rm_theta0=get(K.RM_THETA0),  # empty = the default U/16
+        rm_theta0=get(K.RM_THETA0),  # empty = the default U·START_FRACTION
         rm_mu=_num(K.RM_MU, "recursive mu"),
         theta=float(get(K.THETA_FIXED)) if "fixed" in truncs else None,
     )

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dpsum_core import figures, limits
 from dpsum_core.algorithms import ALGORITHMS, label
-from dpsum_core.thresholds import SVT_VARIANTS, TRUNCATION_METHODS
+from dpsum_core.thresholds import START_FRACTION, SVT_VARIANTS, TRUNCATION_METHODS
 
 from . import compute, state
 from . import keys as K
@@ -130,6 +130,13 @@ def fixed_theta_control() -> None:
         st.caption(":material/warning: " + FIXED_THETA_NOTE)
 
 
+START_HELP = (
+    f"Empty: U/{1 / START_FRACTION:g}, which follows the column's unit (dollars per year, per "
+    "week, per hour). The paper used 50 000 with U = 800 000. A public constant: never tune it "
+    "on the data."
+)
+
+
 def method_parameters(methods: tuple[str, ...]) -> None:
     """SVT / Recursive parameters (those of the chosen methods) and δ: public constants."""
     upper = float(state.get(K.DOMAIN_UPPER) or 0.0)
@@ -154,9 +161,8 @@ def method_parameters(methods: tuple[str, ...]) -> None:
                    help="Grid u_k = s·c^(k−1).")  # fmt: skip
         with c3:
             widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
-                   format="%g", placeholder=f"U/16 = {upper / 16:g}",
-                   help="Empty: U/16, which follows the column's unit (the paper's 50 000 "
-                   "at U = 800 000).")  # fmt: skip
+                   format="%g", placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
+                   help=START_HELP)  # fmt: skip
     if "recursive" in methods:
         st.markdown("**Recursive mechanism** (paper defaults)")
         auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
@@ -166,8 +172,8 @@ def method_parameters(methods: tuple[str, ...]) -> None:
                    disabled=auto)  # fmt: skip
         with c2:
             widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g",
-                   placeholder=f"U/16 = {upper / 16:g}",
-                   help="Empty: U/16 (the paper's 50 000 at U = 800 000).")  # fmt: skip
+                   placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
+                   help=START_HELP)  # fmt: skip
         with c3:
             widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
     if "svt" in methods or "recursive" in methods:

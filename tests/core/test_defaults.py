@@ -45,7 +45,7 @@ def test_the_old_absolute_defaults_were_inactive_and_are_warned_about():
 
 
 def test_defaults_resolve_to_a_fraction_of_u_and_the_paper_keeps_its_constants():
-    assert TruncationParams().start(800_000.0) == (50_000.0, 50_000.0)  # U/16 = the paper's
+    assert TruncationParams().start(800_000.0) == (100_000.0, 100_000.0)  # U/8
     assert TruncationParams().start(200.0) == (200 * START_FRACTION, 200 * START_FRACTION)
     assert TruncationParams(svt_s=7.0, rm_theta0=9.0).start(200.0) == (7.0, 9.0)
     assert PAPER.start(20_000.0) == (50_000.0, 50_000.0)
@@ -63,7 +63,7 @@ def test_cli_reports_the_parameters_in_force_and_warns_on_stderr(tmp_path, capsy
     assert "warning: truncation is inactive: SVT chose θ ≥ U = 20000" in err
     info = json.loads((tmp_path / "o" / "run.json").read_text())
     assert info["truncation_params_in_force"]["svt_s"] == 50_000.0
-    assert info["truncation_params_in_force"]["rm_theta0"] == 20_000 / 16
+    assert info["truncation_params_in_force"]["rm_theta0"] == 20_000 * START_FRACTION
     assert info["inactive_truncation"]["svt"] > 10
 
 
