@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import limits
 from .errors import DataError
-from .validation import check_choice, check_int, check_positive
+from .validation import check_choice, check_int, check_upper
 
 WeightRule = Literal["upper", "midpoint"]
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -283,7 +283,7 @@ def clean(raw: pd.Series | np.ndarray, *, upper: float) -> tuple[np.ndarray, Cle
     DataError
         If nothing numeric is left.
     """
-    upper = check_positive(upper, "upper bound U", upper=limits.MAX_UPPER)
+    upper = check_upper(upper)
     series = pd.Series(raw) if not isinstance(raw, pd.Series) else raw
     rows = len(series)
     if rows > limits.MAX_ROWS:
@@ -424,9 +424,7 @@ class Domain:
     weights: WeightRule = "upper"
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "upper", check_positive(self.upper, "upper bound U", upper=limits.MAX_UPPER)
-        )
+        object.__setattr__(self, "upper", check_upper(self.upper))
         object.__setattr__(self, "bins", check_int(self.bins, "bins", low=1, high=limits.MAX_BINS))
         check_choice(self.weights, "weights", WEIGHT_RULES)
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from . import limits
 from .data import Dataset
 from .errors import ParameterError
 from .validation import check_choice, check_positive, check_unit_interval
@@ -46,13 +47,22 @@ class TruncationParams:
             raise ParameterError(f"svt c (grid ratio) must be > 1, got {c:g}")
         check_positive(self.svt_s, "svt s")
         if self.rm_beta is not None:
-            check_positive(self.rm_beta, "recursive beta")
+            check_positive(self.rm_beta, "recursive beta", upper=limits.MAX_RM_BETA)
         check_positive(self.rm_theta0, "recursive theta0")
         mu = check_positive(self.rm_mu, "recursive mu")
         if mu > 0.5:
             raise ParameterError(f"recursive mu must be in (0, 0.5], got {mu:g}")
         if self.theta is not None:
             check_positive(self.theta, "theta")
+
+    def check_svt_grid(self, upper: float) -> None:
+        """Raise ParameterError if SVT's grid up to ``upper`` has more than MAX_SVT_GRID points.
+
+        The grid depends on U as well as on s and c, so this is called where U is known (the
+        experiment's configuration); the message names the smallest c and the smallest s that
+        fit (a larger c or s means fewer points).
+        """
+        check_svt_grid(upper, s=self.svt_s, c=self.svt_c)
 
     def as_dict(self) -> dict:
         """Plain dict for JSON."""
@@ -84,9 +94,43 @@ class ThresholdChoice:
 # --------------------------------------------------------------------------------------------
 # Sparse Vector Technique
 # --------------------------------------------------------------------------------------------
+def svt_grid_size(upper: float, *, s: float, c: float) -> int:
+    """K = ⌈log_c(U/s)⌉ + 1 (at least 1): the number of grid points up to U."""
+    return max(1, math.ceil((math.log(upper) - math.log(s)) / math.log(c) - 1e-9) + 1)
+
+
+def check_svt_grid(upper: float, *, s: float, c: float) -> int:
+    """Return K if it is at most ``limits.MAX_SVT_GRID``, else raise ParameterError saying
+    which c (or s) would fit: K ≤ K_max ⇔ c ≥ (U/s)^{1/(K_max−1)} ⇔ s ≥ U / c^{K_max−1}."""
+    K = svt_grid_size(upper, s=s, c=c)
+    most = limits.MAX_SVT_GRID
+    if K > most:
+        log_ratio = math.log(upper) - math.log(s)  # > 0 here, else K = 1
+        c_fit = 1.0 + _ceil_significant(math.expm1(log_ratio / (most - 1)))
+        s_fit = _ceil_significant(math.exp(math.log(upper) - (most - 1) * math.log(c)))
+        raise ParameterError(
+            f"the SVT grid u_k = s·c^(k−1) from s = {s:g} up to U = {upper:g} with c = {c!r} "
+            f"has {K:,} points, more than the {most:,} allowed: use c ≥ {c_fit:.12g} "
+            f"or s ≥ {s_fit:.12g}"
+        )
+    return K
+
+
+def _ceil_significant(x: float, digits: int = 3) -> float:
+    """``x`` > 0 rounded up to ``digits`` significant digits (a bound that still holds)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(x / step) * step
+
+
 def svt_grid(upper: float, *, s: float, c: float) -> np.ndarray:
-    """Public grid u_k = s·c^{k−1}, k = 1..K, K = ⌈log_c(U/s)⌉ + 1, so that u_K ≥ U."""
-    K = max(1, math.ceil(math.log(upper / s) / math.log(c) - 1e-12) + 1)
+    """Public grid u_k = s·c^{k−1}, k = 1..K, K = ⌈log_c(U/s)⌉ + 1, so that u_K ≥ U.
+
+    Raises
+    ------
+    ParameterError
+        If K exceeds ``limits.MAX_SVT_GRID`` (see :func:`check_svt_grid`).
+    """
+    K = check_svt_grid(upper, s=s, c=c)
     return s * c ** np.arange(K, dtype=float)
 
 
@@ -221,6 +265,7 @@ def recursive_theta(
     data: Dataset,
     *,
     epsilon: float,
+    upper: float,
     params: TruncationParams,
     trials: int,
     rng: np.random.Generator,
@@ -228,7 +273,7 @@ def recursive_theta(
 ) -> ThresholdChoice:
     """θ by the first stage of the recursive mechanism specialised to sums (SPEC §2.3).
 
-    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ).
+    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ), then θ = min(θ, U).
 
     This is this project's reading of Chen & Zhou (2013)'s first stage (their exact formula
     could not be recovered); it is ε_θ-DP for any public β > 0, θ₀ > 0, μ ∈ (0, ½].
@@ -236,7 +281,10 @@ def recursive_theta(
     Privacy
     -------
     Adding one record moves i* by 0 or +1 (removing: 0 or −1), so β·i* has sensitivity β and
-    Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it.
+    Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it. So is clamping ln θ at the
+    public ln U: every value is ≤ U after cleaning, so any θ ≥ U truncates nothing and θ = U
+    gives the same answers, while a large β (noise of scale β/ε_θ on ln θ) no longer
+    overflows exp to ∞.
     """
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
@@ -246,7 +294,8 @@ def recursive_theta(
     center = math.log(params.rm_theta0) + beta * i_star.astype(float) + shift
     shape = (trials,) if tau is None else (trials, i_star.size)
     log_theta = (center if tau is not None else center[0]) + rng.laplace(0.0, scale, size=shape)
-    return ThresholdChoice("recursive", np.exp(log_theta), epsilon)
+    theta = np.minimum(np.exp(np.minimum(log_theta, math.log(upper))), upper)  # exp∘log ≠ id
+    return ThresholdChoice("recursive", theta, epsilon)
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,4 +334,6 @@ def choose_theta(
         return svt_theta(
             data, epsilon=epsilon, upper=upper, params=params, trials=trials, rng=rng, tau=tau
         )
-    return recursive_theta(data, epsilon=epsilon, params=params, trials=trials, rng=rng, tau=tau)
+    return recursive_theta(
+        data, epsilon=epsilon, upper=upper, params=params, trials=trials, rng=rng, tau=tau
+    )

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dpsum_core import limits
 from dpsum_core.data import make_dataset
 from dpsum_core.errors import ParameterError
 from dpsum_core.thresholds import (
@@ -123,3 +124,17 @@ def test_svt_draws_in_chunks_give_the_same_answers(monkeypatch):
     a = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
     b = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a.theta, b.theta)
+
+
+@pytest.mark.parametrize("beta", [10.0, limits.MAX_RM_BETA])
+def test_recursive_theta_is_clamped_at_upper(beta):
+    """A huge public β makes ln θ's noise enormous: θ is clamped at U (post-processing, free)
+    instead of overflowing to ∞ (pytest turns the RuntimeWarning into an error)."""
+    data = make_dataset(np.array([10.0, 2_000.0, 30_000.0, 400_000.0]), upper=800_000)
+    params = TruncationParams(rm_beta=beta)
+    choice = choose_theta(data, "recursive", epsilon=limits.EPSILON_MIN, upper=8e5, params=params, trials=2000,
+                          rng=np.random.default_rng(1))
+    assert np.all(np.isfinite(choice.theta)) and np.all(choice.theta <= 8e5)
+    assert np.any(choice.theta == 8e5)
+    with pytest.raises(ParameterError, match=f"recursive beta must be > 0 and at most {limits.MAX_RM_BETA:g}"):
+        TruncationParams(rm_beta=limits.MAX_RM_BETA * 1.001)
