@@ -102,18 +102,18 @@ def svt_grid_size(upper: float, *, s: float, c: float) -> int:
 def check_svt_grid(upper: float, *, s: float, c: float) -> int:
     """Return K if it is at most ``limits.MAX_SVT_GRID``, else raise ParameterError saying
     which c (or s) would fit: K ≤ K_max ⇔ c ≥ (U/s)^{1/(K_max−1)} ⇔ s ≥ U / c^{K_max−1}."""
-    K = svt_grid_size(upper, s=s, c=c)
+    size = svt_grid_size(upper, s=s, c=c)
     most = limits.MAX_SVT_GRID
-    if K > most:
+    if size > most:
         log_ratio = math.log(upper) - math.log(s)  # > 0 here, else K = 1
         c_fit = 1.0 + _ceil_significant(math.expm1(log_ratio / (most - 1)))
         s_fit = _ceil_significant(math.exp(math.log(upper) - (most - 1) * math.log(c)))
         raise ParameterError(
             f"the SVT grid u_k = s·c^(k−1) from s = {s:g} up to U = {upper:g} with c = {c!r} "
-            f"has {K:,} points, more than the {most:,} allowed: use c ≥ {c_fit:.12g} "
+            f"has {size:,} points, more than the {most:,} allowed: use c ≥ {c_fit:.12g} "
             f"or s ≥ {s_fit:.12g}"
         )
-    return K
+    return size
 
 
 def _ceil_significant(x: float, digits: int = 3) -> float:
