@@ -1,6 +1,7 @@
 """Command line: ``python -m dpsum_core run|reproduce …`` (a stable contract; see README).
 
-Bad input prints one line to stderr and exits with status 2; never a traceback.
+Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
+else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .mechanisms import ALGORITHMS
 from .thresholds import SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
+EXIT_BUG = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--bins", type=_number(int), default=1000, help="number of bins n")
         p.add_argument("--weights", choices=WEIGHT_RULES, default="upper", help="bin weight rule")
         p.add_argument("--out", required=True, help="output folder (created if missing)")
+        p.add_argument(
+            "--debug", action="store_true", help="show the traceback of an unexpected error"
+        )
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
@@ -107,6 +112,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(
+            f"dpsum: internal error (this is a bug in dpsum, please report it): "
+            f"{type(exc).__name__}: {exc}; rerun with --debug to see the traceback",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
 
 
 def _out_dir(path: str) -> Path:

@@ -95,3 +95,24 @@ def test_reproduce_small(tmp_path):
     assert len(summary) == 2 * 15 * (1000 + 100 + 10)
     html = (tmp_path / "figures.html").read_text()
     assert html.count("Figure 2") == 6 and "plotly" in html
+
+
+def test_an_unexpected_error_is_one_line_naming_a_bug_and_debug_shows_it(tmp_path, monkeypatch, capsys):
+    from dpsum_core import cli
+
+    def broken(args):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(cli, "_run", broken)
+    args = ["run", "--data", SMALL, "--out", str(tmp_path)]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err and not out
+    assert "bug" in lines[0] and "ZeroDivisionError: float division by zero" in lines[0]
+    assert "--debug" in lines[0]
+    with pytest.raises(ZeroDivisionError):
+        main([*args, "--debug"])
+    # expected errors stay one line with exit 2, --debug or not
+    monkeypatch.undo()
+    assert main(["run", "--data", "missing.csv", "--out", str(tmp_path), "--debug"]) == 2
