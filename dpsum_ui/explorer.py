@@ -103,14 +103,10 @@ def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go
 # Sharing
 # --------------------------------------------------------------------------------------------
 def link_params(item: Shown) -> dict[str, str]:
-    """Query-string parameters reproducing the shown run.
-
-    Nothing about uploaded data goes into a URL, not even its column name: for an upload the
-    link says only ``data=upload`` and asks for the file again.
-    """
-    column = item.column if item.sample else None
+    """Query-string parameters reproducing the shown run (for uploaded data only a marker,
+    see :func:`dpsum_ui.share.config_to_query`)."""
     return share.config_to_query(
-        item.result.config, sample=item.sample, column=column, iso=bool(state.get(K.ISO))
+        item.result.config, sample=item.sample, column=item.column, iso=bool(state.get(K.ISO))
     )
 
 
