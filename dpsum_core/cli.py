@@ -22,6 +22,7 @@ from .data import WEIGHT_RULES, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .mechanisms import ALGORITHMS
+from .notice import NOT_FOR_PUBLICATION, with_notice
 from .thresholds import SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
@@ -162,7 +163,8 @@ def _run(args: argparse.Namespace) -> int:
     result = run_experiment(data, config)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
-    (out / "run.json").write_text(json.dumps(result.run_info(), indent=2, default=_json_default))
+    _write_json(with_notice(result.run_info()), out / "run.json")
+    _write_notice(out)
     print(
         f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
         f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
@@ -172,6 +174,7 @@ def _run(args: argparse.Namespace) -> int:
             ["algorithm", "truncation", "mean_rel_error", "mean_rel_error_iso"]
         ].to_string(index=False)
     )
+    print(NOT_FOR_PUBLICATION)
     return 0
 
 
@@ -216,11 +219,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             ]
     engine_seconds = time.perf_counter() - start
     write_csv(pd.concat(summaries, ignore_index=True), out / "summary.csv")
-    (out / "run.json").write_text(
-        json.dumps(
-            {"engine_seconds": engine_seconds, "runs": runs}, indent=2, default=_json_default
-        )
-    )
+    _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
+    _write_notice(out)
     (out / "figures.html").write_text(
         figures.report_html(figs, title=f"dpsum reproduction on {data.name}")
     )
@@ -235,6 +235,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )
+    print(NOT_FOR_PUBLICATION)
     return 0
 
 
@@ -246,6 +247,15 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     """Write a frame as CSV with Arrow's writer (≈20× faster than pandas for answers.csv)."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
+
+
+def _write_json(info: dict, path: Path) -> None:
+    path.write_text(json.dumps(info, indent=2, default=_json_default))
+
+
+def _write_notice(out: Path) -> None:
+    """NOTICE.txt beside the CSVs, which stay plain machine-readable tables."""
+    (out / "NOTICE.txt").write_text(NOT_FOR_PUBLICATION + "\n")
 
 
 def _json_default(value):

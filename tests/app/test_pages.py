@@ -91,6 +91,8 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     np.testing.assert_allclose(ledger["ε_θ (choose θ)"], 0.001)  # ρ·ε with SVT
     assert small.download_button(key="share_summary_csv")
     assert small.download_button(key="share_run_json")
+    captions = " ".join(c.value for c in small.caption)
+    assert "not for publication" in captions and "python -m dpsum_core release" in captions
 
 
 def test_reruns_never_redraw_noise(small: AppTest) -> None:

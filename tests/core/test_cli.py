@@ -29,7 +29,17 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
-    assert "15 configurations" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "15 configurations" in printed
+    _assert_not_for_publication(out, info, printed)
+
+
+def _assert_not_for_publication(out, info, printed):
+    """run.json, a NOTICE.txt beside the CSVs and the CLI's output all say the files are a
+    simulation, not for publication, and name the release command."""
+    for text in (info["notice"], (out / "NOTICE.txt").read_text(), printed):
+        assert "not for publication" in text.lower()
+        assert "python -m dpsum_core release" in text
 
 
 def test_fixed_truncation_and_values_workload(tmp_path):
@@ -87,9 +97,11 @@ def test_out_must_be_a_folder(tmp_path):
     assert main(["run", "--data", SMALL, "--trials", "2", "--out", str(blocker)]) == 2
 
 
-def test_reproduce_small(tmp_path):
+def test_reproduce_small(tmp_path, capsys):
     code = main(["reproduce", "--data", SMALL, "--out", str(tmp_path), "--trials", "4", "--no-png"])
     assert code == 0
+    info = json.loads((tmp_path / "run.json").read_text())
+    _assert_not_for_publication(tmp_path, info, capsys.readouterr().out)
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary.workload) == {"Q1", "Q2", "Q3"} and set(summary.rho) == {0.1, 0.5}
     assert len(summary) == 2 * 15 * (1000 + 100 + 10)
