@@ -29,8 +29,7 @@ SPEEDUP_TARGET = 20.0
 
 def clear_caches() -> None:
     """Forget every GreedyH strategy and tree (a cold start)."""
-    strategies._CACHE.clear()
-    strategies._tree.cache_clear()
+    strategies.clear_caches()
 
 
 def side_by_side(data, config: ExperimentConfig) -> dict:

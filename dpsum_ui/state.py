@@ -28,6 +28,7 @@ from dpsum_core.data import (
 )
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.experiment import ExperimentConfig, check_run_size
+from dpsum_core.strategies import SESSION_CACHE_SIZE, StrategyCache
 from dpsum_core.thresholds import TruncationParams
 from dpsum_core.workloads import Workload, make_workload
 
@@ -49,6 +50,7 @@ EPSILON_GRID: tuple[float, ...] = (
 
 _SETTINGS = "_settings"
 _MEMO = "_memo"
+_STRATEGIES = "_strategies"
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"
 EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
@@ -165,6 +167,16 @@ def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:
     while len(store) > _SIZES.get(kind, 8):
         store.popitem(last=False)
     return value
+
+
+def strategy_cache() -> StrategyCache:
+    """This session's cache of θ-dependent GreedyH strategies (see
+    :func:`dpsum_core.strategies.cached_greedy_h`: a cache shared by sessions would let one
+    session time another's private θ)."""
+    cache = st.session_state.get(_STRATEGIES)
+    if cache is None:
+        cache = st.session_state[_STRATEGIES] = StrategyCache(SESSION_CACHE_SIZE)
+    return cache
 
 
 def memo_get(kind: str, key: tuple | None) -> Any:

@@ -184,3 +184,28 @@ def test_settings_persist_across_pages(app: AppTest) -> None:
     app.switch_page("app_pages/explorer.py").run()
     assert app.select_slider(key="epsilon").value == 0.1
     assert app.number_input(key="trials").value == 30
+
+
+def test_sessions_do_not_share_strategies_built_from_a_private_theta(small: AppTest) -> None:
+    """A shared GreedyH cache keyed by θ would let one session time another's private θ: TaMM's
+    strategies stay in the session that drew θ; only θ-free strategies are shared."""
+    from app_helpers import new_app
+
+    from dpsum_core import strategies
+
+    strategies.clear_caches()
+    other = new_app()
+    other.run()
+    sessions = (small, other)
+    for at in sessions:
+        at.selectbox(key="workload_kind").select("Q3")
+        at.number_input(key="trials").set_value(20)
+        at.button_group(key="truncation").set_value("recursive")
+        at.run()
+        run_explorer(at)
+        assert_clean(at)
+    caches = [at.session_state["_strategies"] for at in sessions]
+    assert caches[0] is not caches[1]
+    assert all(len(c) >= 20 and c.misses >= 20 for c in caches)  # one TaMM strategy per θ
+    assert len(strategies.process_cache()) == 0
+    assert [key[2] for key in strategies.SHARED] == [None]  # TiMM's GreedyH(W) only
