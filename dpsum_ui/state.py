@@ -21,10 +21,10 @@ from dpsum_core import limits
 from dpsum_core.data import (
     Dataset,
     Domain,
-    make_dataset,
     numeric_columns,
     read_numeric_table,
     read_table,
+    table_column,
 )
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.experiment import ExperimentConfig, check_run_size
@@ -210,10 +210,7 @@ def sample_dataset(name: str, column: str, upper: float) -> Dataset:
 
 
 def _make(df: pd.DataFrame, column: str, upper: float, name: str) -> Dataset:
-    names = [str(c) for c in df.columns]
-    if column not in names:
-        raise DataError(f"no column named {column!r} in {name}; columns are: {', '.join(names)}.")
-    return make_dataset(df.iloc[:, names.index(column)], upper=upper, name=name, column=column)
+    return table_column(df, column, upper=upper, name=name)
 
 
 def on_upload() -> None:
