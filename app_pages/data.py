@@ -92,7 +92,7 @@ with domain_col:
         "Upper bound U (values above it are set to U)",
         step=10_000.0,
         format="%g",
-        help=f"Must be > 0 (at most {limits.MAX_UPPER:g}).",
+        help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
     )
     widget(
         st.radio,

@@ -99,19 +99,29 @@ def svt_grid_size(upper: float, *, s: float, c: float) -> int:
     return max(1, math.ceil((math.log(upper) - math.log(s)) / math.log(c) - 1e-9) + 1)
 
 
+def svt_c_min(upper: float, *, s: float) -> float | None:
+    """The smallest c (rounded up, 3 significant digits of c − 1) whose grid up to U has at
+    most MAX_SVT_GRID points, or ``None`` if every c > 1 does (s ≥ U).
+
+    K ≤ K_max ⇔ log_c(U/s) ≤ K_max − 1 ⇔ c ≥ (U/s)^{1/(K_max−1)}.
+    """
+    log_ratio = math.log(upper) - math.log(s)
+    if log_ratio <= 0:
+        return None
+    return 1.0 + _ceil_significant(math.expm1(log_ratio / (limits.MAX_SVT_GRID - 1)))
+
+
 def check_svt_grid(upper: float, *, s: float, c: float) -> int:
     """Return K if it is at most ``limits.MAX_SVT_GRID``, else raise ParameterError saying
-    which c (or s) would fit: K ≤ K_max ⇔ c ≥ (U/s)^{1/(K_max−1)} ⇔ s ≥ U / c^{K_max−1}."""
+    which c or s would fit (K ≤ K_max ⇔ c ≥ :func:`svt_c_min` ⇔ s ≥ U / c^{K_max−1})."""
     size = svt_grid_size(upper, s=s, c=c)
     most = limits.MAX_SVT_GRID
     if size > most:
-        log_ratio = math.log(upper) - math.log(s)  # > 0 here, else K = 1
-        c_fit = 1.0 + _ceil_significant(math.expm1(log_ratio / (most - 1)))
         s_fit = _ceil_significant(math.exp(math.log(upper) - (most - 1) * math.log(c)))
         raise ParameterError(
             f"the SVT grid u_k = s·c^(k−1) from s = {s:g} up to U = {upper:g} with c = {c!r} "
-            f"has {size:,} points, more than the {most:,} allowed: use c ≥ {c_fit:.12g} "
-            f"or s ≥ {s_fit:.12g}"
+            f"has {size:,} points, more than the {most:,} allowed: use c ≥ "
+            f"{svt_c_min(upper, s=s):.12g} or s ≥ {s_fit:.12g}"
         )
     return size
 

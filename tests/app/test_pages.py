@@ -209,3 +209,27 @@ def test_sessions_do_not_share_strategies_built_from_a_private_theta(small: AppT
     assert all(len(c) >= 20 and c.misses >= 20 for c in caches)  # one TaMM strategy per θ
     assert len(strategies.process_cache()) == 0
     assert [key[2] for key in strategies.SHARED] == [None]  # TiMM's GreedyH(W) only
+
+
+def test_method_parameter_inputs_have_the_engines_bounds(app: AppTest) -> None:
+    """c's minimum is the smallest grid ratio that fits MAX_SVT_GRID for this U and s; when a
+    change of s makes the current c too small, c keeps its value and the engine says why."""
+    from dpsum_core import limits
+    from dpsum_core.thresholds import svt_c_min
+
+    c_min = svt_c_min(800_000.0, s=50_000.0)
+    assert app.number_input(key="svt_c").min == pytest.approx(c_min)
+    assert app.number_input(key="svt_c").value == 1.2
+    app.number_input(key="svt_c").set_value(1.003).run()
+    assert_clean(app)
+    app.number_input(key="svt_s").set_value(10_000.0).run()
+    assert app.number_input(key="svt_c").value == 1.003  # not reset to a new minimum
+    fit = f"more than the 1,000 allowed: use c ≥ {svt_c_min(800_000.0, s=10_000.0):.12g}"
+    assert any(fit in e for e in errors(app)), errors(app)
+    assert app.number_input(key="svt_c").min == 1.0
+    app.number_input(key="svt_c").set_value(1.005).run()
+    assert_clean(app)
+    assert app.number_input(key="svt_c").min == pytest.approx(svt_c_min(800_000.0, s=10_000.0))
+    app.button_group(key="truncation").set_value("recursive").run()
+    assert app.number_input(key="rm_beta").max == limits.MAX_RM_BETA
+    assert (app.number_input(key="rm_mu").min, app.number_input(key="rm_mu").max) == (0.0, 0.5)
