@@ -220,14 +220,17 @@ def test_method_parameter_inputs_have_the_engines_bounds(app: AppTest) -> None:
     c_min = svt_c_min(800_000.0, s=50_000.0)
     assert app.number_input(key="svt_c").min == pytest.approx(c_min)
     assert app.number_input(key="svt_c").value == 1.2
-    app.number_input(key="svt_c").set_value(1.003).run()
+    app.number_input(key="svt_c").set_value(1.02).run()
     assert_clean(app)
     app.number_input(key="svt_s").set_value(10_000.0).run()
-    assert app.number_input(key="svt_c").value == 1.003  # not reset to a new minimum
-    fit = f"more than the 1,000 allowed: use c ≥ {svt_c_min(800_000.0, s=10_000.0):.12g}"
+    assert app.number_input(key="svt_c").value == 1.02  # not reset to a new minimum
+    fit = (
+        f"more than the {limits.MAX_SVT_GRID:,} allowed: use c ≥ "
+        f"{svt_c_min(800_000.0, s=10_000.0):.12g}"
+    )
     assert any(fit in e for e in errors(app)), errors(app)
     assert app.number_input(key="svt_c").min == 1.0
-    app.number_input(key="svt_c").set_value(1.005).run()
+    app.number_input(key="svt_c").set_value(1.03).run()
     assert_clean(app)
     assert app.number_input(key="svt_c").min == pytest.approx(svt_c_min(800_000.0, s=10_000.0))
     app.button_group(key="truncation").set_value("recursive").run()

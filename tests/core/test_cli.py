@@ -69,7 +69,7 @@ BAD = [
     (["--data", SMALL, "--workload", "values:999999"], "outside the domain"),
     (["--data", SMALL, "--svt-c", "0.5"], "svt c"),
     (["--data", SMALL, "--weights", "lower"], "invalid choice"),
-    (["--data", SMALL, "--svt-c", "1.000000001"], "more than the 1,000 allowed: use c ≥ 1.00278"),
+    (["--data", SMALL, "--svt-c", "1.000000001"], "more than the 200 allowed: use c ≥ 1.0141"),
     (["--data", SMALL, "--upper", "1e-320"], "upper bound U must be at least 1e-06"),
     (["--data", SMALL, "--rm-beta", "1e308", "--truncation", "recursive"], "recursive beta must be"),
 ]
