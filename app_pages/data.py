@@ -66,18 +66,14 @@ with data_col:
     st.subheader("Cleaning report")
     if ctx.dataset is not None:
         report = ctx.dataset.report
-        changed = (
-            report.rows_read != report.rows_kept
-            or report.clipped_below_zero
-            or (report.clipped_above_upper)
-        )
-        box = st.warning if changed else st.success
+        box = st.warning if report.changed else st.success
         box("  \n".join(report.lines()))
         st.caption(
             "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
-            "are set to U. This is a fixed public rule applied to each record on its own, so it "
-            "costs no privacy — and nothing is changed silently."
+            "are set to U; numbers written with a decimal comma or thousands separators are read "
+            "in one format per column. This is a fixed public rule applied to each record on its "
+            "own, so it costs no privacy — and nothing is changed silently."
         )
     else:
         st.error(ctx.error)
@@ -96,7 +92,7 @@ with domain_col:
         "Upper bound U (values above it are set to U)",
         step=10_000.0,
         format="%g",
-        help=f"Must be > 0 (at most {limits.MAX_UPPER:g}).",
+        help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
     )
     widget(
         st.radio,

@@ -31,8 +31,7 @@ SPEEDUP_TARGET = 20.0
 def clear_caches() -> None:
     """Forget every GreedyH strategy and tree (a cold start). RawSum's design is kept: it
     depends only on (U, n, workload), so the app builds it once per workload, not per click."""
-    strategies._CACHE.clear()
-    strategies._tree.cache_clear()
+    strategies.clear_caches()
 
 
 def side_by_side(data, config: ExperimentConfig) -> dict:

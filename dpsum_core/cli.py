@@ -1,6 +1,7 @@
 """Command line: ``python -m dpsum_core run|reproduce …`` (a stable contract; see README).
 
-Bad input prints one line to stderr and exits with status 2; never a traceback.
+Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
+else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
 from .data import WEIGHT_RULES, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
+from .notice import NOT_FOR_PUBLICATION, with_notice
 from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
+EXIT_BUG = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--bins", type=_number(int), default=1000, help="number of bins n")
         p.add_argument("--weights", choices=WEIGHT_RULES, default="upper", help="bin weight rule")
         p.add_argument("--out", required=True, help="output folder (created if missing)")
+        p.add_argument(
+            "--debug", action="store_true", help="show the traceback of an unexpected error"
+        )
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
@@ -108,6 +114,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(
+            f"dpsum: internal error (this is a bug in dpsum, please report it): "
+            f"{type(exc).__name__}: {exc}; rerun with --debug to see the traceback",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
 
 
 def _out_dir(path: str) -> Path:
@@ -151,7 +166,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"dpsum: warning: {line}", file=sys.stderr)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
-    (out / "run.json").write_text(json.dumps(result.run_info(), indent=2, default=_json_default))
+    _write_json(with_notice(result.run_info()), out / "run.json")
+    _write_notice(out)
     print(
         f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
         f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
@@ -161,6 +177,7 @@ def _run(args: argparse.Namespace) -> int:
             ["algorithm", "truncation", "mean_rel_error", "mean_rel_error_iso"]
         ].to_string(index=False)
     )
+    print(NOT_FOR_PUBLICATION)
     return 0
 
 
@@ -208,11 +225,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             ]
     engine_seconds = time.perf_counter() - start
     write_csv(pd.concat(summaries, ignore_index=True), out / "summary.csv")
-    (out / "run.json").write_text(
-        json.dumps(
-            {"engine_seconds": engine_seconds, "runs": runs}, indent=2, default=_json_default
-        )
-    )
+    _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
+    _write_notice(out)
     (out / "figures.html").write_text(
         figures.report_html(figs, title=f"dpsum reproduction on {data.name}")
     )
@@ -228,6 +242,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )
+    print(NOT_FOR_PUBLICATION)
     return 0
 
 
@@ -239,6 +254,15 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     """Write a frame as CSV with Arrow's writer (≈20× faster than pandas for answers.csv)."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
+
+
+def _write_json(info: dict, path: Path) -> None:
+    path.write_text(json.dumps(info, indent=2, default=_json_default))
+
+
+def _write_notice(out: Path) -> None:
+    """NOTICE.txt beside the CSVs, which stay plain machine-readable tables."""
+    (out / "NOTICE.txt").write_text(NOT_FOR_PUBLICATION + "\n")
 
 
 def _json_default(value):

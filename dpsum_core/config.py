@@ -49,6 +49,8 @@ class ExperimentConfig:
                 "truncation 'fixed' needs a threshold θ: set theta (e.g. --theta 100000)"
             )
         self.domain  # validates U, n and the weight rule  # noqa: B018
+        if "svt" in self.truncations:
+            self.truncation_params.check_svt_grid(self.upper)
 
     @property
     def domain(self) -> Domain:

@@ -20,11 +20,12 @@ import pandas as pd
 
 from . import limits
 from .errors import DataError
-from .validation import check_choice, check_int, check_positive
+from .validation import check_choice, check_int, check_upper
 
 WeightRule = Literal["upper", "midpoint"]
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
 _DELIMITERS = ",;\t|"
+DELIMITER = "delimiter"  # key of DataFrame.attrs: the delimiter a text table was read with
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,6 +86,7 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
             f"{_base(label)} could not be parsed as delimited text ({first}): "
             "check that every row has the same number of fields."
         ) from None
+    df.attrs[DELIMITER] = sep  # a ';' file writes decimal commas (see to_numeric)
     if df.shape[1] == 0:
         raise DataError(f"{_base(label)} has no columns: add a header row and values.")
     if df.shape[0] == 0:
@@ -148,17 +150,93 @@ def _base(label: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Columns and cleaning
 # --------------------------------------------------------------------------------------------
-def to_numeric(series: pd.Series) -> pd.Series:
-    """Parse a column to float64; text cells such as ``"1,234"`` or ``" $5 "`` are understood.
+# Number formats of a text cell (after removing spaces, "$" and "_"). A comma is a thousands
+# separator only in US_THOUSANDS; EU_DECIMAL has a decimal comma (dots between thousands);
+# "1,234" matches both. EU_INTEGER is "1.234" read with dots between thousands, which only a
+# decimal-comma column can mean; with two dots or more ("1.234.567") nothing else can.
+_US_THOUSANDS = r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?"
+_EU_DECIMAL = r"[+-]?(?:\d+|[1-9]\d{0,2}(?:\.\d{3})+),\d+"
+_EU_INTEGER = r"[+-]?[1-9]\d{0,2}(?:\.\d{3})+"
+_EU_INTEGER_ONLY = r"[+-]?[1-9]\d{0,2}(?:\.\d{3}){2,}"
+
+
+@dataclass(frozen=True, eq=False)
+class _Numbers:
+    values: pd.Series  # float64, NaN where a cell is not a number
+    decimal_comma: int = 0  # cells read with a decimal comma (European format)
+    thousands_separator: int = 0  # cells read with commas between thousands
+
+
+def to_numeric(
+    series: pd.Series, *, decimal_comma: bool = False, column: str | None = None
+) -> pd.Series:
+    """Parse a column to float64; text cells such as ``"1,234"``, ``"1.234,5"`` or ``" $5 "``
+    are understood (see :func:`clean` for how commas are read).
 
     Cells that cannot be parsed become NaN (they are counted as non-numeric by :func:`clean`).
+
+    Raises
+    ------
+    DataError
+        If the column mixes decimal commas with thousands separators or decimal points.
     """
+    return _read_numbers(series, decimal_comma=decimal_comma, column=column).values
+
+
+def _read_numbers(
+    series: pd.Series, *, decimal_comma: bool, column: str | None, strict: bool = True
+) -> _Numbers:
     if pd.api.types.is_bool_dtype(series):
-        return pd.Series(np.nan, index=series.index, dtype="float64")
+        return _Numbers(pd.Series(np.nan, index=series.index, dtype="float64"))
     if pd.api.types.is_numeric_dtype(series):
-        return series.astype("float64")
-    text = series.astype("string").str.strip().str.replace(r"[,\s$_]", "", regex=True)
+        return _Numbers(series.astype("float64"))
+    text = series.astype("string").str.strip().str.replace(r"[\s$_]", "", regex=True)
+    comma = text.str.contains(",", regex=False).fillna(False)
+    eu_only = text.str.fullmatch(_EU_INTEGER_ONLY).fillna(False)
+    if not (comma.any() or eu_only.any()):
+        return _Numbers(_parse(text))
+    plain = _parse(text)
+    us = comma & text.str.fullmatch(_US_THOUSANDS).fillna(False)
+    eu = comma & text.str.fullmatch(_EU_DECIMAL).fillna(False)
+    eu_integer = text.str.fullmatch(_EU_INTEGER).fillna(False)
+    point = text.str.contains(".", regex=False).fillna(False) & plain.notna() & ~eu_integer
+    # One format per column: cells that only one format reads decide ("1,5", "1.234.567" a
+    # decimal comma; "1,234.5", "2.5" a decimal point); "1,234" (either) then follows the
+    # delimiter; a column with cells of both formats is refused.
+    eu_evidence, us_evidence = (eu & ~us) | eu_only, (us & ~eu) | point
+    if strict and eu_evidence.any() and us_evidence.any():
+        separators = (us & ~eu).any()
+        raise DataError(
+            f"{f'column {column!r}' if column else 'the column'} mixes decimal commas (e.g. "
+            f"{_first(text, eu_evidence)!r}) and "
+            + (
+                f"thousands separators (e.g. {_first(text, us & ~eu)!r})"
+                if separators
+                else f"decimal points (e.g. {_first(text, point)!r})"
+            )
+            + ", so its numbers cannot be read consistently: use one number format in the column"
+        )
+    if eu_evidence.any() or (decimal_comma and not us_evidence.any()):
+        european = eu | eu_integer
+        converted = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        return _Numbers(_parse(text.mask(european, converted)), decimal_comma=int(european.sum()))
+    return _Numbers(
+        _parse(text.mask(us, text.str.replace(",", "", regex=False))),
+        thousands_separator=int(us.sum()),
+    )
+
+
+def _parse(text: pd.Series) -> pd.Series:
     return pd.to_numeric(text, errors="coerce").astype("float64")
+
+
+def _first(text: pd.Series, where: pd.Series) -> str:
+    return str(text[where.to_numpy()].iloc[0])
+
+
+def decimal_comma_hint(df: pd.DataFrame) -> bool:
+    """Whether a table was read from ';'-separated text, the format that writes decimal commas."""
+    return df.attrs.get(DELIMITER) == ";"
 
 
 _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
@@ -168,8 +246,10 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
     scores = []
+    hint = decimal_comma_hint(df)
     for i, col in enumerate(df.columns):
-        parsed = to_numeric(df.iloc[:, i])
+        # Lenient: a column of mixed number formats is still listed (choosing it says why not).
+        parsed = _read_numbers(df.iloc[:, i], decimal_comma=hint, column=None, strict=False).values
         count = int(np.isfinite(parsed.to_numpy()).sum())
         if count:
             scores.append((bool(_ID_LIKE.search(str(col).strip())), -count, i, str(col)))
@@ -186,6 +266,8 @@ class CleaningReport:
     dropped_non_finite: int
     clipped_below_zero: int
     clipped_above_upper: int
+    decimal_comma: int = 0
+    thousands_separator: int = 0
 
     @property
     def rows_kept(self) -> int:
@@ -207,7 +289,14 @@ class CleaningReport:
             "dropped_non_finite": self.dropped_non_finite,
             "clipped_below_zero": self.clipped_below_zero,
             "clipped_above_upper": self.clipped_above_upper,
+            "decimal_comma": self.decimal_comma,
+            "thousands_separator": self.thousands_separator,
         }
+
+    @property
+    def changed(self) -> bool:
+        """Whether cleaning dropped, clipped or re-read anything (the UI then warns)."""
+        return any(v for k, v in self.as_dict().items() if k not in ("rows_read", "rows_kept"))
 
     def lines(self) -> list[str]:
         """Plain-language sentences for the UI and the CLI."""
@@ -222,6 +311,16 @@ class CleaningReport:
             out.append(f"{self.clipped_below_zero:,} negative values set to 0.")
         if self.clipped_above_upper:
             out.append(f"{self.clipped_above_upper:,} values above U set to U.")
+        if self.decimal_comma:
+            out.append(
+                f"{self.decimal_comma:,} values read with a decimal comma "
+                "(European format: 1.234,5 = 1234.5)."
+            )
+        if self.thousands_separator:
+            out.append(
+                f"{self.thousands_separator:,} values read with thousands separators "
+                "(1,234 = 1234)."
+            )
         return out
 
 
@@ -273,17 +372,39 @@ class Dataset:
         return hashlib.blake2b(self.values.tobytes(), digest_size=12).hexdigest()
 
 
-def clean(raw: pd.Series | np.ndarray, *, upper: float) -> tuple[np.ndarray, CleaningReport]:
+def clean(
+    raw: pd.Series | np.ndarray,
+    *,
+    upper: float,
+    decimal_comma: bool = False,
+    column: str | None = None,
+) -> tuple[np.ndarray, CleaningReport]:
     """Apply SPEC §0 cleaning: drop missing/non-numeric/non-finite, clip to [0, U].
 
     Returns the cleaned float64 values (unsorted, input order) and the report.
 
+    Text cells are read in one number format per column, so that no number is read as
+    another: a comma is a thousands separator only where it sits between groups of three
+    digits (``1,234``, ``1,234,567.5``), and a decimal comma in a European column (``1,5``,
+    ``1.234,5``; there ``2.500`` is 2500). A cell only one format reads decides the column
+    (``1,5`` or ``1.234.567``: decimal comma; ``1,234.5`` or ``2.5``: decimal point), and a
+    column with cells of both is refused; a cell either reads (``1,234``) follows
+    ``decimal_comma`` (true for a ';'-separated file, see :func:`decimal_comma_hint`), else
+    the thousands reading. Every value read with a comma is counted in the report.
+
+    Parameters
+    ----------
+    decimal_comma
+        Read cells that could be either format with a decimal comma.
+    column
+        Column name, for messages.
+
     Raises
     ------
     DataError
-        If nothing numeric is left.
+        If nothing numeric is left, or the column mixes number formats.
     """
-    upper = check_positive(upper, "upper bound U", upper=limits.MAX_UPPER)
+    upper = check_upper(upper)
     series = pd.Series(raw) if not isinstance(raw, pd.Series) else raw
     rows = len(series)
     if rows > limits.MAX_ROWS:
@@ -294,7 +415,8 @@ def clean(raw: pd.Series | np.ndarray, *, upper: float) -> tuple[np.ndarray, Cle
     if pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series):
         blank = series.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
         missing = missing | blank
-    parsed = to_numeric(series).to_numpy(dtype=float, copy=True)
+    numbers = _read_numbers(series, decimal_comma=decimal_comma, column=column)
+    parsed = numbers.values.to_numpy(dtype=float, copy=True)
     nan = np.isnan(parsed)
     non_numeric = nan & ~missing
     non_finite = np.isinf(parsed)
@@ -310,6 +432,8 @@ def clean(raw: pd.Series | np.ndarray, *, upper: float) -> tuple[np.ndarray, Cle
         dropped_non_finite=int(non_finite.sum()),
         clipped_below_zero=int(below.sum()),
         clipped_above_upper=int(above.sum()),
+        decimal_comma=numbers.decimal_comma,
+        thousands_separator=numbers.thousands_separator,
     )
     if values.size == 0:
         raise DataError(
@@ -321,10 +445,15 @@ def clean(raw: pd.Series | np.ndarray, *, upper: float) -> tuple[np.ndarray, Cle
 
 
 def make_dataset(
-    raw: pd.Series | np.ndarray, *, upper: float, name: str = "data", column: str = "value"
+    raw: pd.Series | np.ndarray,
+    *,
+    upper: float,
+    name: str = "data",
+    column: str = "value",
+    decimal_comma: bool = False,
 ) -> Dataset:
     """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`."""
-    values, report = clean(raw, upper=upper)
+    values, report = clean(raw, upper=upper, decimal_comma=decimal_comma, column=column)
     values.sort()  # introsort (SIMD in numpy 2): equal floats are indistinguishable, no need for stable
     values.setflags(write=False)
     cumsum = np.cumsum(values)
@@ -385,15 +514,24 @@ def load_column(
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
     df, candidates = read_numeric_table(source, name=label)
-    if column is None:
-        column = candidates[0]
+    return table_column(df, column or candidates[0], upper=upper, name=_base(label))
+
+
+def table_column(df: pd.DataFrame, column: str, *, upper: float, name: str) -> Dataset:
+    """Clean one column of a table read by :func:`read_table` (its delimiter is the hint for
+    decimal commas, see :func:`clean`).
+
+    Raises
+    ------
+    DataError
+        Unknown column, no numeric values, or mixed number formats.
+    """
     names = [str(c) for c in df.columns]
     if column not in names:
-        raise DataError(
-            f"no column named {column!r} in {_base(label)}; columns are: {_list(df.columns)}."
-        )
+        raise DataError(f"no column named {column!r} in {name}; columns are: {_list(df.columns)}.")
     series = df.iloc[:, names.index(column)]
-    return make_dataset(series, upper=upper, name=_base(label), column=column)
+    hint = decimal_comma_hint(df)
+    return make_dataset(series, upper=upper, name=name, column=column, decimal_comma=hint)
 
 
 def _list(columns: pd.Index) -> str:
@@ -424,9 +562,7 @@ class Domain:
     weights: WeightRule = "upper"
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "upper", check_positive(self.upper, "upper bound U", upper=limits.MAX_UPPER)
-        )
+        object.__setattr__(self, "upper", check_upper(self.upper))
         object.__setattr__(self, "bins", check_int(self.bins, "bins", low=1, high=limits.MAX_BINS))
         check_choice(self.weights, "weights", WEIGHT_RULES)
 

@@ -11,6 +11,18 @@ MAX_TRIALS = 10_000
 MAX_ROWS = 20_000_000
 MAX_UPLOAD_MB = 200
 MAX_UPPER = 1e15
+# The smallest public U: bin widths U/n stay normal floats (≥ 2·10⁻¹⁶ at n = MAX_BINS) and the
+# domain prints meaningfully; a narrower domain should be measured in a smaller unit.
+MIN_UPPER = 1e-6
+# SVT's public grid u_k = s·c^(k−1) up to U has K = ⌈log_c(U/s)⌉ + 1 points; SVT draws
+# trials × K noise values (× m for SQM's per-query choice), so K is bounded: 200 points allow
+# c ≈ 1.014 on the paper's [s, U] = [5·10⁴, 8·10⁵] (the paper uses 1.2), and 10⁴ trials of SQM's
+# per-query SVT on Q1 stay within minutes (bench/inputs.py).
+MAX_SVT_GRID = 200
+# The recursive mechanism's β: e^β = e^100 exceeds the ratio of any two values in
+# [MIN_UPPER, MAX_UPPER] (≈ e^48), so a larger β only adds noise (scale β/ε_θ on ln θ); the
+# bound also keeps β·i* and β/ε_θ finite.
+MAX_RM_BETA = 100.0
 DELTA_MIN = 1e-9
 # A run keeps every noisy answer (with and without isotonic regression) in memory:
 # trials × queries × algorithms × truncation methods ≤ MAX_ANSWERS (≈ 0.5 GB of float64).

@@ -79,8 +79,10 @@ class RawSumDesign:
 
     @cached_property
     def whitened(self) -> sparse.csr_matrix:
-        """B_w = diag(1/b)·B."""
-        return sparse.csr_matrix(sparse.diags(1.0 / self.scale) @ self.B)
+        """B_w = diag(1/b)·B (sorted indices, see :func:`_build`)."""
+        whitened = sparse.csr_matrix(sparse.diags(1.0 / self.scale) @ self.B)
+        whitened.sort_indices()
+        return whitened
 
     def solve(self, z_whitened: np.ndarray) -> np.ndarray:
         """ŝ = N⁺·B_wᵀ·z_w for every row of ``z_whitened`` (trials × rows → trials × n)."""
@@ -134,6 +136,11 @@ def _build(domain: Domain, workload: Workload) -> RawSumDesign:
     shell_top = e[shells[1:] - 1]
     A = cached_greedy_h(workload.counts, n, e)  # GreedyH(W·diag(e)) = TaMM's strategy at θ = ∞
     B = sparse.csr_matrix(sparse.vstack([S, A.matrix @ sparse.diags(1.0 / e)]))
+    # Canonical (sorted) index order from the start: scipy sorts indices in place on some
+    # operations, which would change the summation order of later products and so the last
+    # bits of the answers — the same seed must give bit-identical answers.
+    B.sum_duplicates()
+    B.sort_indices()
     scale = np.concatenate([shell_top / SHELL_SHARE, np.full(A.rows, 1.0 / (1.0 - SHELL_SHARE))])
     Bw = sparse.diags(1.0 / scale) @ B
     N = (Bw.T @ Bw).toarray()

@@ -12,6 +12,9 @@ A straightforward dense port of the recursion lives in the tests and must agree 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
 from threading import Lock
@@ -157,7 +160,9 @@ class Strategy:
         seg = Segments(self.starts, self.ends)  # rows may overlap: only the listing is used
         row_idx = np.repeat(np.arange(self.rows), seg.sizes)
         vals = np.repeat(self.weights, seg.sizes)
-        return sparse.csr_matrix((vals, (row_idx, seg.positions)), shape=(self.rows, self.n))
+        matrix = sparse.csr_matrix((vals, (row_idx, seg.positions)), shape=(self.rows, self.n))
+        matrix.sort_indices()  # canonical order: products must not change once scipy sorts them
+        return matrix
 
     def dense(self) -> np.ndarray:
         """A as a dense array, for tests and small n."""
@@ -408,28 +413,112 @@ def _assemble(n, tree, leaf_like, collapsed, p_node, gamma, raw_u, segs) -> Stra
 
 
 # --------------------------------------------------------------------------------------------
-# A small thread-safe cache of strategies (several app sessions share it)
+# Caches of strategies: shared when the key is public, per session when it depends on θ
 # --------------------------------------------------------------------------------------------
-_CACHE: OrderedDict[tuple, Strategy] = OrderedDict()
-_CACHE_LOCK = Lock()
-_CACHE_SIZE = 1024
+class StrategyCache:
+    """A bounded, thread-safe LRU of GreedyH strategies, counting its hits and misses."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[tuple, Strategy] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: tuple, build: Callable[[], Strategy]) -> Strategy:
+        """The strategy stored under ``key``, built (outside the lock) on a miss."""
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return hit
+            self.misses += 1
+        strategy = build()
+        with self._lock:
+            self._items[key] = strategy
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return strategy
+
+    def __iter__(self) -> Iterator[tuple]:
+        """The keys held, least recently used first (a snapshot)."""
+        with self._lock:
+            return iter(list(self._items))
+
+    def clear(self) -> None:
+        """Forget every strategy (benchmarks: a cold start)."""
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+SESSION_CACHE_SIZE = 128  # ≤ 13 MB at n = 1000 (≈ 100 kB a strategy); one run of 100 θ fits
+SHARED = StrategyCache(64)
+_PROCESS = StrategyCache(1024)
+_SESSION: ContextVar[StrategyCache] = ContextVar("dpsum_strategy_session", default=_PROCESS)
+
+
+@contextmanager
+def session_cache(cache: StrategyCache) -> Iterator[StrategyCache]:
+    """Within this block (this thread or task), θ-dependent strategies go to ``cache``.
+
+    The app binds one cache per browser session around every engine call; a process with a
+    single user (the CLI, a script) needs no binding and uses :func:`process_cache`.
+    """
+    token = _SESSION.set(cache)
+    try:
+        yield cache
+    finally:
+        _SESSION.reset(token)
+
+
+def process_cache() -> StrategyCache:
+    """The cache of θ-dependent strategies used when no session is bound."""
+    return _PROCESS
+
+
+def clear_caches() -> None:
+    """Forget every cached strategy and tree (a cold start, for benchmarks and tests)."""
+    SHARED.clear()
+    _PROCESS.clear()
+    _SESSION.get().clear()
+    _tree.cache_clear()
 
 
 def cached_greedy_h(counts: np.ndarray, n: int, scale: np.ndarray | None = None) -> Strategy:
-    """:func:`greedy_h`, memoised on the public workload and weights (never on data)."""
+    """:func:`greedy_h`, memoised; never on data, and θ-dependent strategies only per session.
+
+    Privacy
+    -------
+    The strategy is a function of public inputs, but a cache adds a side channel: a hit is
+    about 100× faster than a miss (≈ 0.03 ms against 3–6 ms at n = 1000), so whoever shares a
+    cache can tell by timing which keys someone else has used. The keys are therefore split:
+
+    * ``scale is None`` (TiMM's GreedyH(W)): the key is the public workload and n, the same
+      for everyone who chooses that configuration. It goes to the process-wide ``SHARED``
+      cache, so every session's first run is fast.
+    * ``scale`` given (TaMM's GreedyH(W·T_θ)): the key carries θ, and θ is private whenever SVT
+      or the recursive mechanism chose it from the data. A process-wide cache keyed by it would
+      let one dashboard session learn another's θ (set a fixed θ, time the run). These go to the
+      cache of the current session (:func:`session_cache`), so a session only ever observes its
+      own θ, which it has already been shown.
+
+    Why not keep TaMM shared and key it by public quantities only? SVT's θ is always one of the
+    public grid points u_k or U, so precomputing TaMM's strategy for every grid point would make
+    the shared cache's contents a function of the configuration alone — but it costs K builds
+    (up to ``limits.MAX_SVT_GRID``) on the first SVT run, and the recursive mechanism's θ is
+    continuous, so it has no public grid to precompute. Per-session caching is correct for both
+    and cheap: a new session pays one build per distinct θ it draws (1–3 for SVT, ≈ 4 ms each),
+    as every run does for the recursive θ in any case, and a run still builds each distinct θ
+    only once (the measurement and the expected-error pass share the session's cache).
+    """
     key = (
         n,
         np.asarray(counts).tobytes(),
         None if scale is None else np.asarray(scale, float).tobytes(),
     )
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    strategy = greedy_h(counts, n, scale)
-    with _CACHE_LOCK:
-        _CACHE[key] = strategy
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return strategy
+    cache = SHARED if scale is None else _SESSION.get()
+    return cache.get(key, lambda: greedy_h(counts, n, scale))

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from . import limits
 from .data import Dataset
 from .errors import ParameterError
 from .noise import Noise, as_noise
@@ -51,7 +52,7 @@ class TruncationParams:
         if self.svt_s is not None:
             check_positive(self.svt_s, "svt s")
         if self.rm_beta is not None:
-            check_positive(self.rm_beta, "recursive beta")
+            check_positive(self.rm_beta, "recursive beta", upper=limits.MAX_RM_BETA)
         if self.rm_theta0 is not None:
             check_positive(self.rm_theta0, "recursive theta0")
         mu = check_positive(self.rm_mu, "recursive mu")
@@ -59,6 +60,15 @@ class TruncationParams:
             raise ParameterError(f"recursive mu must be in (0, 0.5], got {mu:g}")
         if self.theta is not None:
             check_positive(self.theta, "theta")
+
+    def check_svt_grid(self, upper: float) -> None:
+        """Raise ParameterError if SVT's grid up to ``upper`` has more than MAX_SVT_GRID points.
+
+        The grid depends on U as well as on s and c, so this is called where U is known (the
+        experiment's configuration); the message names the smallest c and the smallest s that
+        fit (a larger c or s means fewer points).
+        """
+        check_svt_grid(upper, s=self.start(upper)[0], c=self.svt_c)
 
     def as_dict(self) -> dict:
         """Plain dict for JSON."""
@@ -118,9 +128,53 @@ class ThresholdChoice:
 # --------------------------------------------------------------------------------------------
 # Sparse Vector Technique
 # --------------------------------------------------------------------------------------------
+def svt_grid_size(upper: float, *, s: float, c: float) -> int:
+    """K = ⌈log_c(U/s)⌉ + 1 (at least 1): the number of grid points up to U."""
+    return max(1, math.ceil((math.log(upper) - math.log(s)) / math.log(c) - 1e-9) + 1)
+
+
+def svt_c_min(upper: float, *, s: float) -> float | None:
+    """The smallest c (rounded up, 3 significant digits of c − 1) whose grid up to U has at
+    most MAX_SVT_GRID points, or ``None`` if every c > 1 does (s ≥ U).
+
+    K ≤ K_max ⇔ log_c(U/s) ≤ K_max − 1 ⇔ c ≥ (U/s)^{1/(K_max−1)}.
+    """
+    log_ratio = math.log(upper) - math.log(s)
+    if log_ratio <= 0:
+        return None
+    return 1.0 + _ceil_significant(math.expm1(log_ratio / (limits.MAX_SVT_GRID - 1)))
+
+
+def check_svt_grid(upper: float, *, s: float, c: float) -> int:
+    """Return K if it is at most ``limits.MAX_SVT_GRID``, else raise ParameterError saying
+    which c or s would fit (K ≤ K_max ⇔ c ≥ :func:`svt_c_min` ⇔ s ≥ U / c^{K_max−1})."""
+    size = svt_grid_size(upper, s=s, c=c)
+    most = limits.MAX_SVT_GRID
+    if size > most:
+        s_fit = _ceil_significant(math.exp(math.log(upper) - (most - 1) * math.log(c)))
+        raise ParameterError(
+            f"the SVT grid u_k = s·c^(k−1) from s = {s:g} up to U = {upper:g} with c = {c!r} "
+            f"has {size:,} points, more than the {most:,} allowed: use c ≥ "
+            f"{svt_c_min(upper, s=s):.12g} or s ≥ {s_fit:.12g}"
+        )
+    return size
+
+
+def _ceil_significant(x: float, digits: int = 3) -> float:
+    """``x`` > 0 rounded up to ``digits`` significant digits (a bound that still holds)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(x / step) * step
+
+
 def svt_grid(upper: float, *, s: float, c: float) -> np.ndarray:
-    """Public grid u_k = s·c^{k−1}, k = 1..K, K = ⌈log_c(U/s)⌉ + 1, so that u_K ≥ U."""
-    K = max(1, math.ceil(math.log(upper / s) / math.log(c) - 1e-12) + 1)
+    """Public grid u_k = s·c^{k−1}, k = 1..K, K = ⌈log_c(U/s)⌉ + 1, so that u_K ≥ U.
+
+    Raises
+    ------
+    ParameterError
+        If K exceeds ``limits.MAX_SVT_GRID`` (see :func:`check_svt_grid`).
+    """
+    K = check_svt_grid(upper, s=s, c=c)
     return s * c ** np.arange(K, dtype=float)
 
 
@@ -276,7 +330,7 @@ def recursive_theta(
 ) -> ThresholdChoice:
     """θ by the first stage of the recursive mechanism specialised to sums (SPEC §2.3).
 
-    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ).
+    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ), then θ = min(θ, U).
 
     This is this project's reading of Chen & Zhou (2013)'s first stage (their exact formula
     could not be recovered); it is ε_θ-DP for any public β > 0, θ₀ > 0, μ ∈ (0, ½].
@@ -284,7 +338,10 @@ def recursive_theta(
     Privacy
     -------
     Adding one record moves i* by 0 or +1 (removing: 0 or −1), so β·i* has sensitivity β and
-    Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it.
+    Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it. So is clamping ln θ at the
+    public ln U: every value is ≤ U after cleaning, so any θ ≥ U truncates nothing and θ = U
+    gives the same answers, while a large β (noise of scale β/ε_θ on ln θ) no longer
+    overflows exp to ∞.
     """
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
@@ -297,7 +354,13 @@ def recursive_theta(
     log_theta = as_noise(rng).add_laplace(
         np.broadcast_to(center if tau is not None else center[0], shape), scale
     )
-    return ThresholdChoice("recursive", np.exp(log_theta), beta / scale)
+    # Clamping ln θ at ln U is post-processing; it keeps a large β from overflowing θ.
+    log_upper = math.log(upper)
+    # exp(ln U) may round below U: a clamped θ is U exactly, so "θ ≥ U" still reads as inactive.
+    theta = np.where(
+        log_theta >= log_upper, upper, np.minimum(np.exp(np.minimum(log_theta, log_upper)), upper)
+    )
+    return ThresholdChoice("recursive", theta, beta / scale)
 
 
 # --------------------------------------------------------------------------------------------

@@ -37,6 +37,17 @@ def check_positive(value: float, name: str, *, upper: float = math.inf) -> float
     return v
 
 
+def check_upper(upper: float) -> float:
+    """Return the public upper bound U if it lies in [MIN_UPPER, MAX_UPPER]."""
+    u = check_positive(upper, "upper bound U", upper=limits.MAX_UPPER)
+    if u < limits.MIN_UPPER:
+        raise ParameterError(
+            f"upper bound U must be at least {limits.MIN_UPPER:g}, got {u:g}: measure the "
+            "values in a smaller unit (e.g. millionths) so that U is larger"
+        )
+    return u
+
+
 def check_int(value: int, name: str, *, low: int, high: int) -> int:
     """Return ``value`` as an int if it is a whole number in [low, high]."""
     try:

@@ -1,21 +1,23 @@
 """Cached calls into the engine: runs (with a progress bar), sweeps, θ curves, figures, images.
 
 Everything is memoised per session by plain keys (data fingerprint + config JSON, which holds
-the seed), so a rerun that is not a Run click never draws noise or recomputes anything.
+the seed), so a rerun that is not a Run click never draws noise or recomputes anything. Every
+engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`).
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures
+from dpsum_core import figures, strategies
 from dpsum_core.analytics import theta_error_components
 from dpsum_core.data import Dataset
 from dpsum_core.expected import components_frame
@@ -28,6 +30,14 @@ from dpsum_core.experiment import (
 )
 
 from . import state
+
+
+@contextmanager
+def _engine() -> Iterator[None]:
+    """Bind this session's strategy cache: TaMM's GreedyH(W·T_θ) depends on a private θ, and a
+    cache shared with other sessions would be a timing channel (dpsum_core.strategies)."""
+    with strategies.session_cache(state.strategy_cache()):
+        yield
 
 
 def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], None]]:
@@ -50,7 +60,8 @@ def run(
     if state.memo_get(kind, key) is None:
         update, done = _progress(label)
         try:
-            state.memo(kind, key, lambda: run_experiment(data, config, progress=update))
+            with _engine():
+                state.memo(kind, key, lambda: run_experiment(data, config, progress=update))
         finally:
             done()
     return key
@@ -68,7 +79,8 @@ def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tup
     if state.memo_get("sweep", key) is None:
         update, done = _progress("ε sweep")
         try:
-            state.memo("sweep", key, lambda: epsilon_sweep(data, config, eps, progress=update))
+            with _engine():
+                state.memo("sweep", key, lambda: epsilon_sweep(data, config, eps, progress=update))
         finally:
             done()
     return key
@@ -89,20 +101,22 @@ def curves(
     """
     grid = tuple(float(t) for t in thetas)
     key = (*state.result_key(data, config.with_(seed=0, trials=1)), grid, private)
-    parts = state.memo(
-        "curves",
-        key,
-        lambda: theta_error_components(
-            data, config, thetas=np.asarray(grid), private_theta=private
-        ),
-    )
+    with _engine():
+        parts = state.memo(
+            "curves",
+            key,
+            lambda: theta_error_components(
+                data, config, thetas=np.asarray(grid), private_theta=private
+            ),
+        )
     return components_frame(parts, np.asarray(grid), query)
 
 
 def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
-    return state.memo("samples", key, lambda: threshold_samples(data, config, truncation))
+    with _engine():
+        return state.memo("samples", key, lambda: threshold_samples(data, config, truncation))
 
 
 def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:

@@ -13,6 +13,7 @@ from dpsum_core import figures
 from dpsum_core.data import Dataset
 from dpsum_core.errors import DpsumError
 from dpsum_core.experiment import ExperimentResult
+from dpsum_core.notice import with_notice
 from dpsum_core.workloads import Workload
 
 from . import compute, present, share, shell, state, widgets
@@ -103,14 +104,10 @@ def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go
 # Sharing
 # --------------------------------------------------------------------------------------------
 def link_params(item: Shown) -> dict[str, str]:
-    """Query-string parameters reproducing the shown run.
-
-    Nothing about uploaded data goes into a URL, not even its column name: for an upload the
-    link says only ``data=upload`` and asks for the file again.
-    """
-    column = item.column if item.sample else None
+    """Query-string parameters reproducing the shown run (for uploaded data only a marker,
+    see :func:`dpsum_ui.share.config_to_query`)."""
     return share.config_to_query(
-        item.result.config, sample=item.sample, column=column, iso=bool(state.get(K.ISO))
+        item.result.config, sample=item.sample, column=item.column, iso=bool(state.get(K.ISO))
     )
 
 
@@ -270,7 +267,8 @@ def summary_tab(item: Shown) -> None:
     )
     st.caption(
         "True answers are shown to evaluate accuracy: this dashboard is for people allowed to "
-        "see the data, not a way to publish it (see About)."
+        "see the data, not a way to publish it (see About). The files below are **not for "
+        "publication**; a release is made with `python -m dpsum_core release`."
     )
     with st.container(horizontal=True):
         st.download_button(
@@ -281,17 +279,19 @@ def summary_tab(item: Shown) -> None:
             key=K.SHARE_SUMMARY_CSV,
             on_click="ignore",
             icon=":material/download:",
-            help="Same columns as the CLI's summary.csv.",
+            help="Same columns as the CLI's summary.csv. Not for publication: it holds true "
+            "answers.",
         )
         st.download_button(
             "Run record (run.json)",
-            data=lambda: _json(result.run_info()),
+            data=lambda: _json(with_notice(result.run_info())),
             file_name="run.json",
             mime="application/json",
             key=K.SHARE_RUN_JSON,
             on_click="ignore",
             icon=":material/download:",
-            help="Config, seed, data provenance, budget, θ per trial, timings, versions.",
+            help="Config, seed, data provenance, budget, θ per trial, timings, versions, and "
+            "the notice that it is not for publication.",
         )
 
 

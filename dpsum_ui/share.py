@@ -2,8 +2,9 @@
 JSON file. Pure functions (no Streamlit), so they are easy to test; no mathematics here.
 
 Uploaded data is never put in a link or a config file: only the *name* of a sample dataset
-is, and for an uploaded file only the marker ``data=upload`` (so whoever opens the link is
-told to upload the same file).
+(and its column) is, and for an uploaded file only the marker ``data=upload`` — not even the
+column's name, which may itself say something about the data — so whoever opens the link is
+told to upload the same file.
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ def config_to_query(
     iso: bool = True,
 ) -> dict[str, str]:
     """Query-string parameters that reproduce ``config`` (defaults of the truncation
-    parameters are left out to keep the link short). ``sample=None`` marks uploaded data."""
+    parameters are left out to keep the link short). ``sample=None`` marks uploaded data,
+    whose ``column`` is left out."""
     c = config
     out: dict[str, str] = {"data": sample if sample else UPLOAD_MARKER}
-    if column:
+    if column and sample:
         out["column"] = column
     out.update(
         workload=c.workload,
@@ -140,9 +142,10 @@ def query_to_settings(
 def settings_to_json(
     config: ExperimentConfig, *, sample: str | None, column: str | None = None, iso: bool = True
 ) -> str:
-    """The config file offered for download: the config plus which sample data it used."""
+    """The config file offered for download: the config plus which sample data it used
+    (for uploaded data only the fact, never its column)."""
     dataset: dict = {"sample": sample} if sample else {"uploaded": True}
-    if column:
+    if column and sample:
         dataset["column"] = column
     doc = {
         "dpsum_version": __version__,

@@ -21,13 +21,14 @@ from dpsum_core import limits
 from dpsum_core.data import (
     Dataset,
     Domain,
-    make_dataset,
     numeric_columns,
     read_numeric_table,
     read_table,
+    table_column,
 )
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.experiment import ExperimentConfig, check_run_size
+from dpsum_core.strategies import SESSION_CACHE_SIZE, StrategyCache
 from dpsum_core.thresholds import TruncationParams
 from dpsum_core.workloads import Workload, make_workload
 
@@ -49,6 +50,7 @@ EPSILON_GRID: tuple[float, ...] = (
 
 _SETTINGS = "_settings"
 _MEMO = "_memo"
+_STRATEGIES = "_strategies"
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"
 EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
@@ -167,6 +169,16 @@ def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:
     return value
 
 
+def strategy_cache() -> StrategyCache:
+    """This session's cache of θ-dependent GreedyH strategies (see
+    :func:`dpsum_core.strategies.cached_greedy_h`: a cache shared by sessions would let one
+    session time another's private θ)."""
+    cache = st.session_state.get(_STRATEGIES)
+    if cache is None:
+        cache = st.session_state[_STRATEGIES] = StrategyCache(SESSION_CACHE_SIZE)
+    return cache
+
+
 def memo_get(kind: str, key: tuple | None) -> Any:
     """A memoised value, or ``None``."""
     if key is None:
@@ -198,10 +210,7 @@ def sample_dataset(name: str, column: str, upper: float) -> Dataset:
 
 
 def _make(df: pd.DataFrame, column: str, upper: float, name: str) -> Dataset:
-    names = [str(c) for c in df.columns]
-    if column not in names:
-        raise DataError(f"no column named {column!r} in {name}; columns are: {', '.join(names)}.")
-    return make_dataset(df.iloc[:, names.index(column)], upper=upper, name=name, column=column)
+    return table_column(df, column, upper=upper, name=name)
 
 
 def on_upload() -> None:

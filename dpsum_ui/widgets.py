@@ -13,7 +13,9 @@ import streamlit as st
 
 from dpsum_core import figures, limits
 from dpsum_core.algorithms import ALGORITHMS, label
-from dpsum_core.thresholds import START_FRACTION, SVT_VARIANTS, TRUNCATION_METHODS
+from dpsum_core.errors import DpsumError
+from dpsum_core.thresholds import START_FRACTION, SVT_VARIANTS, TRUNCATION_METHODS, svt_c_min
+from dpsum_core.validation import check_positive, check_upper
 
 from . import compute, state
 from . import keys as K
@@ -151,17 +153,22 @@ def method_parameters(methods: tuple[str, ...]) -> None:
             help="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
             "tight: Lyu–Su–Li budget split.",
         )
+        c_min = svt_c_bound()
         c1, c2, c3 = st.columns(3)
         with c1:
             widget(st.number_input, K.SVT_R, "r (fraction)", step=0.001, format="%g",
+                   min_value=0.0, max_value=1.0,
                    help="SVT looks for the first grid point below which an r-fraction of "
                    "the records lie.")  # fmt: skip
         with c2:
             widget(st.number_input, K.SVT_C, "c (grid ratio)", step=0.05, format="%g",
-                   help="Grid u_k = s·c^(k−1).")  # fmt: skip
+                   min_value=c_min or 1.0,
+                   help=f"Grid u_k = s·c^(k−1) up to U, at most {limits.MAX_SVT_GRID:,} "
+                   "points" + (f": c ≥ {c_min:g} for this U and s." if c_min else "."))  # fmt: skip
         with c3:
             widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
-                   format="%g", placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
+                   format="%g", min_value=0.0, max_value=limits.MAX_UPPER,
+                   placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
                    help=START_HELP)  # fmt: skip
     if "recursive" in methods:
         st.markdown("**Recursive mechanism** (paper defaults)")
@@ -169,18 +176,36 @@ def method_parameters(methods: tuple[str, ...]) -> None:
         c1, c2, c3 = st.columns(3)
         with c1:
             widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
-                   disabled=auto)  # fmt: skip
+                   min_value=0.0, max_value=limits.MAX_RM_BETA, disabled=auto)  # fmt: skip
         with c2:
             widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g",
+                   min_value=0.0,
                    placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
                    help=START_HELP)  # fmt: skip
         with c3:
-            widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g")
+            widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g",
+                   min_value=0.0, max_value=0.5)  # fmt: skip
     if "svt" in methods or "recursive" in methods:
         st.caption("Never tune these on the data: they must be public constants.")
     st.markdown("**Evaluation**")
     widget(st.number_input, K.DELTA, "δ (relative-error floor)", step=10.0, format="%g",
            help="Relative error = |ŷ − y| / max(y, δ).")  # fmt: skip
+
+
+def svt_c_bound() -> float | None:
+    """The smallest grid ratio c for the current U and s (at most MAX_SVT_GRID points), used
+    as the c input's minimum — only while the current c is above it, so that a later change
+    of U or s that makes c too small shows the engine's message instead of silently resetting
+    c (Streamlit resets a value outside new bounds)."""
+    try:
+        upper = float(get(K.DOMAIN_UPPER))
+        s = get(K.SVT_S)
+        s = upper * START_FRACTION if s is None else float(s)
+        c_min = svt_c_min(check_upper(upper), s=check_positive(s, "svt s"))
+    except (TypeError, DpsumError):
+        return None
+    c = get(K.SVT_C)
+    return c_min if c_min is not None and c is not None and c >= c_min else None
 
 
 def algorithms_control() -> None:

@@ -163,3 +163,31 @@ def test_midpoint_weights_change_the_config(data_page: AppTest) -> None:
     run_explorer(data_page)
     assert_clean(data_page)
     assert data_page.query_params["weights"] in ("midpoint", ["midpoint"])
+
+
+def test_every_file_of_the_bad_input_corpus(data_page: AppTest) -> None:
+    """Each file of tests/data/bad either says what is wrong or loads with its cleaning report,
+    including how many numbers were read with a decimal comma or thousands separators."""
+    import json
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "bad"
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    lines = {"decimal_comma": "read with a decimal comma", "thousands_separator": "read with thousands separators"}
+    for name, expected in manifest.items():
+        if name.startswith("_"):
+            continue
+        upload(data_page, name, (corpus / name).read_bytes())
+        assert not data_page.exception, name
+        if "error" in expected:
+            # refused at upload ("Could not use <name>: …") or when its column is cleaned
+            assert any(expected["error"] in e for e in errors(data_page)), (name, errors(data_page))
+            continue
+        assert not errors(data_page), (name, errors(data_page))
+        ok = expected["ok"]
+        if "column" in expected:
+            assert data_page.selectbox(key="data_column").value == expected["column"], name
+        report = " ".join(b.value for b in (*data_page.warning, *data_page.success))
+        assert f"{ok['rows_read']:,} rows read, {ok['rows_kept']:,} kept." in report, (name, report)
+        for field, words in lines.items():
+            assert (f"{ok[field]:,} values {words}" in report) if ok.get(field) else words not in report, (name, report)

@@ -92,6 +92,8 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     np.testing.assert_allclose(ledger["ε_θ (choose θ)"], [0.001] * 5 + [0.0])
     assert small.download_button(key="share_summary_csv")
     assert small.download_button(key="share_run_json")
+    captions = " ".join(c.value for c in small.caption)
+    assert "not for publication" in captions and "python -m dpsum_core release" in captions
 
 
 def test_reruns_never_redraw_noise(small: AppTest) -> None:
@@ -192,3 +194,55 @@ def test_inactive_truncation_is_warned_about(small: AppTest) -> None:
     run_explorer(small)
     assert_clean(small)
     assert any("Truncation is inactive" in w.value for w in small.warning)
+
+
+def test_sessions_do_not_share_strategies_built_from_a_private_theta(small: AppTest) -> None:
+    """A shared GreedyH cache keyed by θ would let one session time another's private θ: TaMM's
+    strategies stay in the session that drew θ; only θ-free strategies are shared."""
+    from app_helpers import new_app
+
+    from dpsum_core import strategies
+
+    strategies.clear_caches()
+    other = new_app()
+    other.run()
+    sessions = (small, other)
+    for at in sessions:
+        at.selectbox(key="workload_kind").select("Q3")
+        at.number_input(key="trials").set_value(20)
+        at.button_group(key="truncation").set_value("recursive")
+        at.run()
+        run_explorer(at)
+        assert_clean(at)
+    caches = [at.session_state["_strategies"] for at in sessions]
+    assert caches[0] is not caches[1]
+    assert all(len(c) >= 20 and c.misses >= 20 for c in caches)  # one TaMM strategy per θ
+    assert len(strategies.process_cache()) == 0
+    assert [key[2] for key in strategies.SHARED] == [None]  # TiMM's GreedyH(W) only
+
+
+def test_method_parameter_inputs_have_the_engines_bounds(app: AppTest) -> None:
+    """c's minimum is the smallest grid ratio that fits MAX_SVT_GRID for this U and s; when a
+    change of s makes the current c too small, c keeps its value and the engine says why."""
+    from dpsum_core import limits
+    from dpsum_core.thresholds import START_FRACTION, svt_c_min
+
+    c_min = svt_c_min(800_000.0, s=800_000.0 * START_FRACTION)  # s empty: the default U/8
+    assert app.number_input(key="svt_c").min == pytest.approx(c_min)
+    assert app.number_input(key="svt_c").value == 1.2
+    app.number_input(key="svt_c").set_value(1.02).run()
+    assert_clean(app)
+    app.number_input(key="svt_s").set_value(10_000.0).run()
+    assert app.number_input(key="svt_c").value == 1.02  # not reset to a new minimum
+    fit = (
+        f"more than the {limits.MAX_SVT_GRID:,} allowed: use c ≥ "
+        f"{svt_c_min(800_000.0, s=10_000.0):.12g}"
+    )
+    assert any(fit in e for e in errors(app)), errors(app)
+    assert app.number_input(key="svt_c").min == 1.0
+    app.number_input(key="svt_c").set_value(1.03).run()
+    assert_clean(app)
+    assert app.number_input(key="svt_c").min == pytest.approx(svt_c_min(800_000.0, s=10_000.0))
+    app.button_group(key="truncation").set_value("recursive").run()
+    assert app.number_input(key="rm_beta").max == limits.MAX_RM_BETA
+    assert (app.number_input(key="rm_mu").min, app.number_input(key="rm_mu").max) == (0.0, 0.5)

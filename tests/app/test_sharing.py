@@ -62,6 +62,19 @@ def test_a_link_made_with_uploaded_data_carries_only_a_marker() -> None:
     assert back is not None and back.uploaded and back.sample is None
 
 
+def test_nothing_about_uploaded_data_goes_into_a_link_or_a_settings_file() -> None:
+    """Neither a link nor a settings file made with an uploaded file names its column."""
+    params = share.config_to_query(CUSTOM, sample=None, column="amount")
+    assert "column" not in params and "amount" not in str(params)
+    text = share.settings_to_json(CUSTOM, sample=None, column="amount")
+    assert "amount" not in text and "column" not in json.loads(text)["dataset"]
+    assert share.json_to_settings(text, samples=SAMPLE_NAMES).uploaded
+    # a sample dataset's column is public, and is carried
+    assert share.config_to_query(CUSTOM, sample="incomes.csv", column="income")["column"] == "income"
+    sample_json = json.loads(share.settings_to_json(CUSTOM, sample="incomes.csv", column="income"))
+    assert sample_json["dataset"] == {"sample": "incomes.csv", "column": "income"}
+
+
 def test_no_config_in_the_query_string_means_none() -> None:
     assert share.query_to_settings({}, samples=SAMPLE_NAMES) is None
     assert share.query_to_settings({"explorer_tab": "Answers"}, samples=SAMPLE_NAMES) is None

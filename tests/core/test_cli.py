@@ -31,7 +31,17 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
-    assert "16 configurations" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "16 configurations" in printed
+    _assert_not_for_publication(out, info, printed)
+
+
+def _assert_not_for_publication(out, info, printed):
+    """run.json, a NOTICE.txt beside the CSVs and the CLI's output all say the files are a
+    simulation, not for publication, and name the release command."""
+    for text in (info["notice"], (out / "NOTICE.txt").read_text(), printed):
+        assert "not for publication" in text.lower()
+        assert "python -m dpsum_core release" in text
 
 
 def test_fixed_truncation_and_values_workload(tmp_path):
@@ -61,6 +71,9 @@ BAD = [
     (["--data", SMALL, "--workload", "values:999999"], "outside the domain"),
     (["--data", SMALL, "--svt-c", "0.5"], "svt c"),
     (["--data", SMALL, "--weights", "lower"], "invalid choice"),
+    (["--data", SMALL, "--svt-c", "1.000000001"], "more than the 200 allowed: use c ≥ 1.0106"),  # s = U/8
+    (["--data", SMALL, "--upper", "1e-320"], "upper bound U must be at least 1e-06"),
+    (["--data", SMALL, "--rm-beta", "1e308", "--truncation", "recursive"], "recursive beta must be"),
 ]
 
 
@@ -86,12 +99,35 @@ def test_out_must_be_a_folder(tmp_path):
     assert main(["run", "--data", SMALL, "--trials", "2", "--out", str(blocker)]) == 2
 
 
-def test_reproduce_small(tmp_path):
+def test_reproduce_small(tmp_path, capsys):
     code = main(["reproduce", "--data", SMALL, "--out", str(tmp_path), "--trials", "4", "--no-png"])
     assert code == 0
+    info = json.loads((tmp_path / "run.json").read_text())
+    _assert_not_for_publication(tmp_path, info, capsys.readouterr().out)
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary.workload) == {"Q1", "Q2", "Q3"} and set(summary.rho) == {0.1, 0.5}
     # The paper's 15 configurations plus RawSum as an extra, at the paper's constants.
     assert len(summary) == 2 * 16 * (1000 + 100 + 10)
     html = (tmp_path / "figures.html").read_text()
     assert html.count("Figure 2") == 6 and "plotly" in html
+
+
+def test_an_unexpected_error_is_one_line_naming_a_bug_and_debug_shows_it(tmp_path, monkeypatch, capsys):
+    from dpsum_core import cli
+
+    def broken(args):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(cli, "_run", broken)
+    args = ["run", "--data", SMALL, "--out", str(tmp_path)]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err and not out
+    assert "bug" in lines[0] and "ZeroDivisionError: float division by zero" in lines[0]
+    assert "--debug" in lines[0]
+    with pytest.raises(ZeroDivisionError):
+        main([*args, "--debug"])
+    # expected errors stay one line with exit 2, --debug or not
+    monkeypatch.undo()
+    assert main(["run", "--data", "missing.csv", "--out", str(tmp_path), "--debug"]) == 2

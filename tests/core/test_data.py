@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -168,3 +169,36 @@ def test_numeric_columns_ordering():
 def test_identifier_columns_are_not_the_default():
     df = read_table(io.BytesIO(b"id,user_id,income\n1,7,100\n2,8,200\n"), name="f.csv")
     assert numeric_columns(df) == ["income", "id", "user_id"]
+
+
+@pytest.mark.parametrize(
+    ("cells", "hint", "values", "line"),
+    [
+        (["1,234", "1,234,567.5", "12"], True, [12, 1234, 1234567.5], "2 values read with thousands separators"),
+        (["1,5", "1.000,50", "2.500", "7"], False, [1.5, 7, 1000.5, 2500], "3 values read with a decimal comma"),
+        (["1,234", "56,000"], True, [1.234, 56], "2 values read with a decimal comma"),
+        (["1,234", "56,000"], False, [1234, 56000], "2 values read with thousands separators"),
+        (["1.234.567", "3"], False, [3, 1234567], "1 values read with a decimal comma"),
+        (["1,2,3", "4"], False, [4], "1 non-numeric cells dropped"),
+    ],
+)
+def test_commas_are_read_by_the_columns_format_and_reported(cells, hint, values, line):
+    """A comma that could be either (1,234) follows the column's other cells, then the file's
+    delimiter (hint: ';' → decimal comma), then the English reading; each reading is reported."""
+    got, report = clean(pd.Series(cells, dtype=object), upper=1e7, decimal_comma=hint)
+    np.testing.assert_allclose(np.sort(got), values, rtol=1e-15)
+    assert line in " ".join(report.lines())
+
+
+@pytest.mark.parametrize(
+    ("cells", "message"),
+    [
+        (["1,5", "2,500.5"], "mixes decimal commas (e.g. '1,5') and thousands separators (e.g. '2,500.5')"),
+        (["0,5", "0.25"], "mixes decimal commas (e.g. '0,5') and decimal points (e.g. '0.25')"),
+    ],
+)
+def test_a_column_of_unclear_number_format_is_refused(cells, message):
+    with pytest.raises(DataError, match=re.escape(message)):
+        clean(pd.Series(cells, dtype=object), upper=1e7, column="amount")
+    with pytest.raises(DataError, match="column 'amount'"):
+        clean(pd.Series(cells, dtype=object), upper=1e7, column="amount")

@@ -81,3 +81,51 @@ def test_answers_edge(monkeypatch):
     assert run_experiment(data, cfg).runs[0].answers.shape == (4, 10)
     with pytest.raises(ParameterError, match="use at most 4 trials"):
         run_experiment(data, cfg.with_(trials=5))
+
+
+def test_upper_minimum():
+    assert Domain(upper=limits.MIN_UPPER).upper == limits.MIN_UPPER
+    for bad in (limits.MIN_UPPER * 0.999, 1e-320, 5e-324):
+        with pytest.raises(ParameterError, match=f"at least {limits.MIN_UPPER:g}"):
+            Domain(upper=bad)
+        with pytest.raises(ParameterError, match=f"at least {limits.MIN_UPPER:g}"):
+            clean(np.array([0.0]), upper=bad)
+    # at the minimum the bins are normal floats and the SVT grid can be built
+    assert np.all(Domain(upper=limits.MIN_UPPER, bins=limits.MAX_BINS).edges > 2.3e-308)
+    cfg = ExperimentConfig(workload="Q3", upper=limits.MIN_UPPER, bins=1000, trials=2,
+                           truncations=("svt", "recursive"))
+    data = make_dataset(np.array([0.0, 1e-7, 5e-7]), upper=limits.MIN_UPPER)
+    assert run_experiment(data, cfg).runs
+
+
+def _grid_size(upper, s, c):
+    from dpsum_core.thresholds import svt_grid
+
+    return svt_grid(upper, s=s, c=c).size
+
+
+def test_svt_grid_size_edge():
+    """K = ⌈log_c(U/s)⌉ + 1 grid points at most MAX_SVT_GRID; the message names a c and an s
+    that fit, and both do."""
+    import re
+
+    from dpsum_core.thresholds import START_FRACTION, TruncationParams
+
+    U, s, K = 800_000.0, 800_000.0 * START_FRACTION, limits.MAX_SVT_GRID  # the default s = U/8
+    c_edge = (U / s) ** (1 / (K - 1))
+    ok = ExperimentConfig(truncation_params=TruncationParams(svt_c=c_edge))
+    assert _grid_size(U, s, ok.truncation_params.svt_c) == K
+    for c in (c_edge * (1 - 1e-9), 1.000000001, 1.0001):
+        with pytest.raises(ParameterError, match=f"more than the {K:,} allowed") as err:
+            ExperimentConfig(truncation_params=TruncationParams(svt_c=c))
+        message = str(err.value)
+        c_fit = float(re.search(r"c ≥ ([0-9.e+-]+)", message).group(1))
+        s_fit = float(re.search(r"s ≥ ([0-9.e+-]+)", message).group(1))
+        assert _grid_size(U, s, c_fit) <= K and _grid_size(U, s_fit, c) <= K
+        ExperimentConfig(truncation_params=TruncationParams(svt_c=c_fit))
+        ExperimentConfig(truncation_params=TruncationParams(svt_c=c, svt_s=s_fit))
+    # the grid is checked only where SVT is used, against the configured U
+    assert ExperimentConfig(truncations=("recursive",), truncation_params=TruncationParams(svt_c=1.0001))
+    assert ExperimentConfig(upper=50_000.0, truncation_params=TruncationParams(svt_c=1.0001, svt_s=50_000.0))
+    with pytest.raises(ParameterError, match="points, more than"):
+        ExperimentConfig(upper=1e15, truncation_params=TruncationParams(svt_c=1.01))

@@ -106,3 +106,34 @@ def test_error_factor_dense_check_at_reference():
     W = w.matrix(domain.bins)
     dense = np.trace(W @ s.inverse.dense() @ W.T)
     assert dense == pytest.approx(1.015716e5, rel=5e-7)
+
+
+def test_theta_dependent_strategies_never_reach_the_process_wide_cache():
+    """Timing channel: a cache hit is ~100× faster than a miss, so a cache shared by the app's
+    sessions must be keyed by public quantities only. GreedyH(W) (TiMM) depends on the public
+    workload and is shared; GreedyH(W·T_θ) (TaMM) depends on θ, which SVT and the recursive
+    mechanism choose from the data, and is cached per session only."""
+    import numpy as np
+
+    from dpsum_core import strategies
+    from dpsum_core.data import make_dataset
+    from dpsum_core.experiment import ExperimentConfig, run_experiment
+    from dpsum_core.mechanisms import tamm_strategy
+
+    strategies.clear_caches()
+    data = make_dataset(np.random.default_rng(0).lognormal(10.5, 1, 2000), upper=800_000)
+    config = ExperimentConfig(workload="Q3", algorithms=("timm", "tamm"), trials=6,
+                              truncations=("svt", "recursive"))
+    alice, bob = strategies.StrategyCache(64), strategies.StrategyCache(64)
+    with strategies.session_cache(alice):
+        result = run_experiment(data, config)
+    thetas = np.unique(np.concatenate([r.theta.ravel() for r in result.runs]))
+    assert thetas.size > 6  # recursive θ differ per trial
+    # the shared cache holds exactly one key, and no key built from a θ
+    assert [key[2] for key in strategies.SHARED] == [None]
+    assert len(strategies.process_cache()) == 0
+    assert len(alice) >= thetas.size
+    # another session finds none of alice's strategies: its first lookup of her θ is a miss
+    with strategies.session_cache(bob):
+        tamm_strategy(result.workload, config.domain, float(thetas[0]))
+    assert bob.misses == 1 and bob.hits == 0 and len(bob) == 1

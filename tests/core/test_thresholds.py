@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dpsum_core import limits
 from dpsum_core.data import make_dataset
 from dpsum_core.errors import ParameterError
 from dpsum_core.thresholds import (
@@ -74,7 +75,7 @@ def test_none_and_fixed_cost_nothing():
 def test_svt_with_huge_budget_finds_the_quantile_grid_point():
     vals = np.concatenate([np.full(999, 10_000.0), [700_000.0]])
     data = make_dataset(vals, upper=800_000)
-    choice = choose_theta(data, "svt", epsilon=1e4, upper=800_000, params=TruncationParams(svt_r=0.99),
+    choice = choose_theta(data, "svt", epsilon=1e4, upper=800_000, params=TruncationParams(svt_r=0.99, svt_s=50_000.0),
                           trials=50, rng=np.random.default_rng(0))
     assert np.all(choice.theta == 50_000)  # first grid point holds ≥ 99% of the records
     assert choice.fallbacks == 0
@@ -83,7 +84,7 @@ def test_svt_with_huge_budget_finds_the_quantile_grid_point():
 def test_recursive_theta_is_centred_on_the_crossover():
     rng = np.random.default_rng(5)
     data = make_dataset(rng.lognormal(10.5, 1, 5000), upper=800_000)
-    params = TruncationParams(rm_beta=0.01)
+    params = TruncationParams(rm_beta=0.01, rm_theta0=50_000.0)
     choice = choose_theta(data, "recursive", epsilon=10.0, upper=8e5, params=params, trials=4000, rng=rng)
     i_star = crossover_index(data, beta=0.01, theta0=5e4)[0]
     assert np.median(np.log(choice.theta)) == pytest.approx(math.log(5e4) + 0.01 * i_star, abs=0.005)
@@ -113,7 +114,7 @@ def test_svt_draws_in_chunks_give_the_same_answers(monkeypatch):
 
     vals = np.concatenate([np.full(999, 10_000.0), [700_000.0]])
     data = make_dataset(vals, upper=800_000)
-    params = TruncationParams(svt_r=0.99)
+    params = TruncationParams(svt_r=0.99, svt_s=50_000.0)
     monkeypatch.setattr(thresholds, "_SVT_CHUNK", 40)  # 17 grid points → 2 trials per chunk
     tau = np.array([20_000.0, 60_000.0, 800_000.0])
     choice = choose_theta(data, "svt", epsilon=1e4, upper=800_000, params=params, trials=9,
@@ -123,3 +124,17 @@ def test_svt_draws_in_chunks_give_the_same_answers(monkeypatch):
     a = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
     b = choose_theta(data, "svt", epsilon=0.5, upper=800_000, params=params, trials=9, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a.theta, b.theta)
+
+
+@pytest.mark.parametrize("beta", [10.0, limits.MAX_RM_BETA])
+def test_recursive_theta_is_clamped_at_upper(beta):
+    """A huge public β makes ln θ's noise enormous: θ is clamped at U (post-processing, free)
+    instead of overflowing to ∞ (pytest turns the RuntimeWarning into an error)."""
+    data = make_dataset(np.array([10.0, 2_000.0, 30_000.0, 400_000.0]), upper=800_000)
+    params = TruncationParams(rm_beta=beta)
+    choice = choose_theta(data, "recursive", epsilon=limits.EPSILON_MIN, upper=8e5, params=params, trials=2000,
+                          rng=np.random.default_rng(1))
+    assert np.all(np.isfinite(choice.theta)) and np.all(choice.theta <= 8e5)
+    assert np.any(choice.theta == 8e5)
+    with pytest.raises(ParameterError, match=f"recursive beta must be > 0 and at most {limits.MAX_RM_BETA:g}"):
+        TruncationParams(rm_beta=limits.MAX_RM_BETA * 1.001)

@@ -140,7 +140,7 @@ def test_recursive_mechanism_is_private_on_neighbours():
     eps = 1.0
     params = TruncationParams(rm_beta=0.05, rm_theta0=5e4)
     d, d2, center = _recursive_neighbours(0.05)
-    outs = [recursive_theta(x, epsilon=eps, upper=1e9, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+    outs = [recursive_theta(x, epsilon=eps, upper=x.upper, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
             for i, x in enumerate((d, d2))]
     result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
     assert not result.violated, result
@@ -151,7 +151,7 @@ def test_recursive_with_half_scale_noise_is_flagged():
     params = TruncationParams(rm_beta=0.05, rm_theta0=5e4)
     d, d2, center = _recursive_neighbours(0.05)
     # Claiming ε while drawing Lap(β/(2ε)): twice too little noise.
-    outs = [recursive_theta(x, epsilon=2 * eps, upper=1e9, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
+    outs = [recursive_theta(x, epsilon=2 * eps, upper=x.upper, params=params, trials=TRIALS, rng=np.random.default_rng(i)).theta
             for i, x in enumerate((d, d2))]
     result = audit(*outs, _tail_events(center, 0.05), epsilon=eps)
     assert result.violated, result
