@@ -90,6 +90,13 @@ with domain_col:
         "e.g. U = the data's maximum would reveal the largest value.",
         icon=":material/public:",
     )
+    if pending := state.domain_pending():
+        st.warning(
+            f"**Set U for {pending}.** U is still {get(K.DOMAIN_UPPER):,.6g}, the sample "
+            "dataset's value, which rarely suits another column. Enter a public upper bound "
+            "for this column below, or keep this one if it is right.",
+            icon=":material/edit:",
+        )
     widget(
         st.number_input,
         K.DOMAIN_UPPER,
@@ -97,7 +104,15 @@ with domain_col:
         step=10_000.0,
         format="%g",
         help=f"Must be > 0 (at most {limits.MAX_UPPER:g}).",
+        on_change=state.domain_confirmed,
     )
+    if pending:
+        st.button(
+            f"Keep U = {get(K.DOMAIN_UPPER):,.6g}",
+            key=K.DOMAIN_KEEP,
+            on_click=state.domain_confirmed,
+            help="U stays as it is; only do this if it is a public bound for this column.",
+        )
     widget(
         st.radio,
         K.DOMAIN_BINS_MODE,
@@ -140,6 +155,13 @@ with domain_col:
             f"{d.bins:,} bins of width {d.width:,.6g} on [0, {d.upper:,.6g}]: bin j covers "
             f"(e_(j−1), e_j] with e_j = j·{d.width:,.6g}; the value 0 falls in bin 1."
         )
+        for message in state.domain_fit_warnings(ctx):
+            st.warning(message, icon=":material/warning:")
+        if state.domain_fit_warnings(ctx):
+            st.caption(
+                "These warnings look at your data, so they are shown to you only: use them "
+                "to check U against what is publicly known, not to read U off the data."
+            )
 
 st.subheader("3 · Histogram")
 if ctx.ok:

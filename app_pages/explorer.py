@@ -109,6 +109,9 @@ ctx = state.data_context()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+elif pending := state.domain_pending():
+    st.warning(f"Set the public upper bound U for {pending} on the Data page before running.")
+    st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")
 plan = settings_panel(ctx)
 shown = explorer.shown()
 explorer.sync_url(shown)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from . import figures
-from .data import WEIGHT_RULES, load_column
+from .data import WEIGHT_RULES, domain_warnings, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .mechanisms import ALGORITHMS
@@ -45,48 +45,78 @@ def _number(kind):
     return parse
 
 
+# Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
+_CONFIG = ExperimentConfig()
+_PARAMS = TruncationParams()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
-    parser = _Parser(prog="python -m dpsum_core", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="dpsum", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c, tp = _CONFIG, _PARAMS
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--data", required=True, help="CSV, TSV or Parquet file")
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
+        # None = "left at its default": the data is then checked against the default domain
         p.add_argument(
-            "--upper", type=_number(float), default=800_000.0, help="public upper bound U"
+            "--upper", type=_number(float), help=f"public upper bound U (default {c.upper:g})"
         )
-        p.add_argument("--bins", type=_number(int), default=1000, help="number of bins n")
-        p.add_argument("--weights", choices=WEIGHT_RULES, default="upper", help="bin weight rule")
+        p.add_argument("--bins", type=_number(int), default=c.bins, help="number of bins n")
+        p.add_argument("--weights", choices=WEIGHT_RULES, default=c.weights, help="bin weight rule")
         p.add_argument("--out", required=True, help="output folder (created if missing)")
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
-    run.add_argument("--workload", default="Q1", help="Q1|Q2|Q3|every:K|values:V1,V2,…")
-    run.add_argument("--epsilon", type=_number(float), default=0.01)
-    run.add_argument("--rho", type=_number(float), default=0.1)
-    run.add_argument("--truncation", default="svt", help="comma list of none,fixed,svt,recursive")
+    run.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
+    run.add_argument("--epsilon", type=_number(float), default=c.epsilon)
+    run.add_argument("--rho", type=_number(float), default=c.rho)
+    run.add_argument(
+        "--truncation",
+        default=",".join(c.truncations),
+        help="comma list of none,fixed,svt,recursive",
+    )
     run.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
-    run.add_argument("--svt-variant", choices=SVT_VARIANTS, default="paper")
-    run.add_argument("--svt-r", type=_number(float), default=0.998)
-    run.add_argument("--svt-c", type=_number(float), default=1.2)
-    run.add_argument("--svt-s", type=_number(float), default=50_000.0)
+    run.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
+    run.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
+    run.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
+    run.add_argument("--svt-s", type=_number(float), default=tp.svt_s)
     run.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
-    run.add_argument("--rm-theta0", type=_number(float), default=50_000.0)
-    run.add_argument("--rm-mu", type=_number(float), default=0.5)
-    run.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    run.add_argument("--trials", type=_number(int), default=100)
-    run.add_argument("--delta", type=_number(float), default=100.0)
-    run.add_argument("--seed", type=_number(int), default=0)
+    run.add_argument("--rm-theta0", type=_number(float), default=tp.rm_theta0)
+    run.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
+    run.add_argument("--algorithms", default=",".join(c.algorithms))
+    run.add_argument("--trials", type=_number(int), default=c.trials)
+    run.add_argument("--delta", type=_number(float), default=c.delta)
+    run.add_argument("--seed", type=_number(int), default=c.seed)
 
     rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
     common(rep)
-    rep.add_argument("--trials", type=_number(int), default=100, help=argparse.SUPPRESS)
-    rep.add_argument("--seed", type=_number(int), default=0)
+    rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
+    rep.add_argument("--seed", type=_number(int), default=c.seed)
     rep.add_argument(
         "--no-png", action="store_true", help="skip PNG export even if a browser exists"
     )
     return parser
+
+
+def _upper(args: argparse.Namespace) -> float:
+    return _CONFIG.upper if args.upper is None else args.upper
+
+
+def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
+    """With --upper left at its default, warn on stderr when the domain fits the data badly.
+
+    Privacy: the warning reads the data and goes to the operator's terminal only, never into
+    the outputs.
+    """
+    if args.upper is not None:
+        return
+    for message in domain_warnings(data, domain):
+        print(
+            f"dpsum: warning: {message} (--upper was left at its default {_CONFIG.upper:g})",
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
         trials=args.trials,
         delta=args.delta,
         seed=args.seed,
-        upper=args.upper,
+        upper=_upper(args),
         bins=args.bins,
         weights=args.weights,
         truncation_params=params,
@@ -145,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
     data = load_column(args.data, upper=config.upper, column=args.column)
     out = _out_dir(args.out)
     _print_cleaning(data)
+    _check_default_domain(args, data, config.domain)
     result = run_experiment(data, config)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
@@ -169,12 +200,13 @@ def _reproduce(args: argparse.Namespace) -> int:
         algorithms=ALGORITHMS,
         trials=args.trials,
         seed=args.seed,
-        upper=args.upper,
+        upper=_upper(args),
         bins=args.bins,
         weights=args.weights,
     )
     data = load_column(args.data, upper=base.upper, column=args.column)
     _print_cleaning(data)
+    _check_default_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):

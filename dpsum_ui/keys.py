@@ -12,6 +12,7 @@ Data page (app_pages/data.py)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
     ``data_column``        selectbox: numeric column of the current table
     ``domain_upper``       number_input: public upper bound U
+    ``domain_keep``        button: keep the current U after an upload (shown until U is set)
     ``domain_bins_mode``   radio: ``"bins"`` (set n) or ``"width"`` (set the bin width)
     ``domain_bins``        number_input: number of bins n
     ``domain_width``       number_input: bin width U/n
@@ -77,6 +78,7 @@ DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
 DATA_COLUMN = "data_column"
 DOMAIN_UPPER = "domain_upper"
+DOMAIN_KEEP = "domain_keep"
 DOMAIN_BINS_MODE = "domain_bins_mode"
 DOMAIN_BINS = "domain_bins"
 DOMAIN_WIDTH = "domain_width"

@@ -21,6 +21,7 @@ from dpsum_core import limits
 from dpsum_core.data import (
     Dataset,
     Domain,
+    domain_warnings,
     make_dataset,
     numeric_columns,
     read_numeric_table,
@@ -51,6 +52,7 @@ _SETTINGS = "_settings"
 _MEMO = "_memo"
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"
+DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
 EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
 COMPARE_RESULT = "_compare_result"
 SWEEP_RESULT = "_sweep_result"
@@ -221,6 +223,20 @@ def on_upload() -> None:
     ss[_UPLOAD] = {"name": name, "id": getattr(file, "file_id", name), "df": df, "columns": columns}
     put(K.DATA_SOURCE, "upload")
     put(K.DATA_COLUMN, columns[0])
+    # The sample's U rarely suits another column: ask for it (never guess it from the data).
+    ss[DOMAIN_PENDING] = name
+
+
+def domain_pending() -> str | None:
+    """The uploaded file whose public U is still to be set (None once it is set or kept)."""
+    if get(K.DATA_SOURCE) != "upload" or not has_upload():
+        return None
+    return st.session_state.get(DOMAIN_PENDING)
+
+
+def domain_confirmed() -> None:
+    """Callback of the U input and of "keep U": the user has chosen U for the upload."""
+    st.session_state.pop(DOMAIN_PENDING, None)
 
 
 def has_upload() -> bool:
@@ -307,6 +323,14 @@ def _upper() -> float:
     if value is None:
         raise ParameterError("upper bound U is empty: enter a public upper bound, e.g. 800000")
     return float(value)
+
+
+def domain_fit_warnings(ctx: DataContext) -> list[str]:
+    """The engine's domain-fit warnings for the current data (for this user's eyes only)."""
+    if not ctx.ok:
+        return []
+    key = (ctx.dataset.fingerprint, str(ctx.domain))
+    return memo("fit", key, lambda: domain_warnings(ctx.dataset, ctx.domain))
 
 
 def domain_from_settings() -> tuple[Domain, str | None]:
