@@ -81,6 +81,38 @@ def error_components(
     return bias**2, var
 
 
+def bias_parts(
+    *,
+    data: Dataset,
+    x: np.ndarray,
+    workload: Workload,
+    domain: Domain,
+    theta: np.ndarray,
+    true_answers: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bias of the histogram algorithms split in two, per θ and query (shapes (k, m)).
+
+    - **truncation bias** Trunc_θ(q_τ)(D) − q_τ(D) = −Σ_{t ≤ τ} (t − θ)⁺ ≤ 0: values above θ
+      count as θ. It is SQM's whole bias, and 0 once θ ≥ the largest value ≤ τ.
+    - **binning bias** (W T_θ x)_τ − Trunc_θ(q_τ)(D): each record counts as its bin's weight
+      v_j (the upper edge in the paper) rather than its value. Identity, Workload, TiMM and
+      TaMM share it; with upper-edge weights it is ≥ 0 and does not vanish for θ ≥ τ.
+
+    Their sum is the bias of :func:`error_components` for the histogram algorithms; with
+    opposite signs they can cancel, which is a coincidence of the data, not a good θ.
+
+    Privacy
+    -------
+    Computed from the private data and its histogram, with no noise: for the data holder's
+    analysis only (the teaching page), never a release.
+    """
+    theta = np.asarray(theta, float)
+    y = np.asarray(true_answers, float)
+    truncated = data.truncated_sum(workload.thresholds[None, :], theta[:, None])
+    binned = workload.prefix(truncated_weights(domain, theta) * x[None, :])
+    return truncated - y[None, :], binned - truncated
+
+
 def expected_squared_error(
     algorithm: str,
     *,

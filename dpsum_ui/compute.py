@@ -15,8 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures
-from dpsum_core.data import Dataset
+from dpsum_core import expected, figures
+from dpsum_core.data import Dataset, Domain, histogram
 from dpsum_core.experiment import (
     ExperimentConfig,
     ExperimentResult,
@@ -26,6 +26,7 @@ from dpsum_core.experiment import (
     theta_error_components,
     threshold_samples,
 )
+from dpsum_core.workloads import make_workload
 
 from . import state
 
@@ -97,6 +98,24 @@ def curves(
         ),
     )
     return components_frame(parts, np.asarray(grid), query)
+
+
+def bias_parts(
+    data: Dataset, domain: Domain, tau: float, thetas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Truncation and binning bias of the query q_τ at each θ (deterministic, memoised)."""
+    grid = tuple(float(t) for t in thetas)
+    key = (data.fingerprint, data.name, data.column, str(domain), tau, grid)
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        single = make_workload(f"values:{tau!r}", domain)
+        truncation, binning = expected.bias_parts(
+            data=data, x=histogram(data, domain), workload=single, domain=domain,
+            theta=np.asarray(grid), true_answers=data.sum_at_most(single.thresholds),
+        )  # fmt: skip
+        return truncation[:, 0], binning[:, 0]
+
+    return state.memo("curves", key, build)
 
 
 def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -116,23 +115,7 @@ def link_params(item: Shown) -> dict[str, str]:
 
 def sync_url(item: Shown | None) -> None:
     """Keep the address bar's query string equal to the shown run (a shareable URL)."""
-    if item is None:
-        return
-    wanted = link_params(item)
-    if st.query_params.to_dict() != wanted:
-        st.query_params.from_dict(wanted)
-
-
-def link_text(item: Shown) -> str:
-    """The full link (or just the query string when the app's URL is unknown)."""
-    query = urlencode(link_params(item), safe=",:")
-    base = ""
-    try:
-        base = st.context.url or ""
-    except Exception:  # no browser context (tests, bare mode)
-        base = ""
-    base = base.split("?")[0]
-    return f"{base.rstrip('/')}/?{query}" if base else f"?{query}"
+    shell.sync_url(link_params(item) if item is not None else None)
 
 
 def on_config_upload() -> None:
@@ -167,7 +150,7 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
     if item is None:
         st.caption("Run once to get a link.")
     else:
-        st.code(link_text(item), language=None, wrap_lines=True)
+        st.code(shell.link_text(link_params(item)), language=None, wrap_lines=True)
         st.caption(
             "The link carries the settings, the seed and the sample dataset's name: opening "
             "it reproduces these figures exactly. **Uploaded data is never put in a URL**; a "

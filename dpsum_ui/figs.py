@@ -38,46 +38,65 @@ def theta_curves_figure(
     theta: float,
     best: float,
     samples: Mapping[str, np.ndarray],
+    readouts: list[str],
     title: str,
 ) -> go.Figure:
-    """Bias², variance and total expected error of one algorithm over θ (log–log), the chosen
-    θ and the best grid θ marked, and below it where SVT / Recursive land across trials."""
-    part = curves[curves["algorithm"] == algorithm]
+    """Truncation bias², binning bias², variance and total expected error of one algorithm
+    over θ (log–log), with a θ slider that moves a marker and a readout in the browser (no
+    server round trip while dragging), and below it where SVT / Recursive land across trials.
+
+    ``curves``: columns theta, truncation_bias2, binning_bias2, variance, total (one row per
+    grid θ); ``readouts``: the text shown at each grid θ; ``theta`` starts the slider.
+    """
     rows = 2 if samples else 1
     fig = make_subplots(
         rows=rows,
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.78, 0.22] if rows == 2 else [1.0],
-        vertical_spacing=0.05,
+        row_heights=[0.8, 0.2] if rows == 2 else [1.0],
+        vertical_spacing=0.04,
     )
     color = COLORS.get(algorithm, "#333333")
     name = DISPLAY_NAMES.get(algorithm, algorithm)
-    x = part["theta"].to_numpy()
-    for column, label, style in (
+    x = curves["theta"].to_numpy()
+    lines = [
         ("total", f"{name}: total expected error", dict(color=color, width=4)),
-        ("bias2", "bias²", dict(color="#000000", width=2, dash="dash")),
+        ("truncation_bias2", "truncation bias²", dict(color="#000000", width=2, dash="dash")),
+        ("binning_bias2", "binning bias²", dict(color="#8C510A", width=2, dash="dashdot")),
         ("variance", "variance", dict(color="#777777", width=2, dash="dot")),
-    ):
+    ]
+    for column, label, style in lines:
+        if not (curves[column] > 0).any():
+            continue  # e.g. SQM has no binning bias: say so in the text, draw nothing
         fig.add_trace(
             go.Scatter(
-                x=x, y=_positive(part[column]), mode="lines", name=label, line=style,
+                x=x, y=_positive(curves[column]), mode="lines", name=label, line=style,
                 hovertemplate="%{y:.3g}",
             ),
             row=1,
             col=1,
         )  # fmt: skip
-    # Annotations on a log axis take log10 coordinates (shapes take data coordinates).
-    fig.add_vline(x=theta, line=dict(color=color, width=2), row=1, col=1)
-    fig.add_annotation(
-        x=np.log10(theta), y=1, xref="x", yref="y domain", text=f"θ = {theta:,.0f}",
-        showarrow=False, xanchor="left", yanchor="top", font=dict(color=color),
+    # Shapes take data coordinates on a log axis, annotations log10 ones; the slider below
+    # rewrites shape 0 (θ) and annotation 0 (the readout) in the browser.
+    start = int(np.argmin(np.abs(np.log(x) - np.log(theta))))
+    fig.add_shape(
+        type="line", x0=x[start], x1=x[start], y0=0, y1=1, xref="x", yref="y domain",
+        line=dict(color=color, width=3),
     )  # fmt: skip
-    fig.add_vline(x=best, line=dict(color="#555555", width=1, dash="dashdot"), row=1, col=1)
+    fig.add_annotation(
+        text=readouts[start], x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
+        yanchor="top", align="left", showarrow=False, bgcolor="rgba(255,255,255,0.9)",
+        bordercolor=color, borderwidth=1, font=dict(size=15),
+    )  # fmt: skip
+    fig.add_shape(
+        type="line", x0=best, x1=best, y0=0, y1=1, xref="x", yref="y domain",
+        line=dict(color="#555555", width=1, dash="dashdot"),
+    )  # fmt: skip
     fig.add_annotation(
         x=np.log10(best), y=0, xref="x", yref="y domain",
-        text="lowest expected error<br>(found by looking at the data)", showarrow=False,
-        xanchor="left", yanchor="bottom", font=dict(color="#555555", size=12), align="left",
+        text="lowest truncation bias² + variance<br>(found by looking at the data)",
+        showarrow=False, xanchor="left", yanchor="bottom", font=dict(color="#555555", size=13),
+        align="left",
     )  # fmt: skip
     for method, values in samples.items():
         fig.add_trace(
@@ -92,8 +111,30 @@ def theta_curves_figure(
             row=2,
             col=1,
         )
+    fig.update_layout(
+        sliders=[
+            dict(
+                active=start,
+                currentvalue=dict(prefix="θ = ", font=dict(size=16)),
+                pad=dict(t=40),
+                steps=[
+                    dict(
+                        method="relayout",
+                        label=f"{t:,.0f}",
+                        args=[{"shapes[0].x0": t, "shapes[0].x1": t, "annotations[0].text": r}],
+                    )
+                    for t, r in zip(x, readouts, strict=True)
+                ],
+            )
+        ]
+    )
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_layout(height=640 if rows == 2 else 520)
+    fig.update_layout(
+        height=640 if rows == 2 else 560,
+        font=dict(size=16),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
+        margin=dict(l=85, r=20, t=110, b=40),
+    )
     fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
     fig.update_yaxes(title="squared error", type="log", exponentformat="power", row=1, col=1)

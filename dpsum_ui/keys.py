@@ -50,6 +50,7 @@ Single query (app_pages/single_query.py)
     ``teach_algorithm``    segmented_control: algorithm whose bias/variance is drawn
     ``teach_theta``        select_slider: θ on a log grid
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
+    ``teach_share``        popover: link to this query, θ and algorithm
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -60,6 +61,7 @@ Compare (app_pages/compare.py)
     ``sweep_epsilons``       multiselect: ε values of the sweep
     ``sweep_truncation``     selectbox: truncation method used in the sweep
     ``sweep_run``            button: Run the ε sweep
+    ``compare_share``        popover: link to the grid and sweep shown
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
@@ -120,6 +122,7 @@ TEACH_QUERY = "teach_query"
 TEACH_ALGORITHM = "teach_algorithm"
 TEACH_THETA = "teach_theta"
 TEACH_PRIVATE = "teach_private"
+TEACH_SHARE = "teach_share"
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"
@@ -129,6 +132,7 @@ COMPARE_PARAMETERS = "compare_parameters"
 SWEEP_EPSILONS = "sweep_epsilons"
 SWEEP_TRUNCATION = "sweep_truncation"
 SWEEP_RUN = "sweep_run"
+COMPARE_SHARE = "compare_share"
 
 
 def download_key(figure: str, fmt: str) -> str:

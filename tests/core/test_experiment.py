@@ -159,3 +159,24 @@ def test_theta_curves_slice_the_all_query_components(small):
     np.testing.assert_allclose(public["identity"][1], parts["identity"][1] * (1 - cfg.rho) ** 2)
     with pytest.raises(ParameterError, match="query must be between"):
         theta_curves(small, cfg, query=99, thetas=grid)
+
+
+def test_bias_splits_into_truncation_and_binning_bias(small):
+    from dpsum_core.data import Domain, histogram
+    from dpsum_core.expected import bias_parts, error_components
+    from dpsum_core.workloads import make_workload
+
+    domain = Domain()
+    workload = make_workload("Q3", domain)
+    x = histogram(small, domain)
+    y = small.sum_at_most(workload.thresholds)
+    thetas = np.array([5_000.0, 40_000.0, 200_000.0, 800_000.0])
+    kw = dict(data=small, x=x, workload=workload, domain=domain, theta=thetas, true_answers=y)
+    trunc, binning = bias_parts(**kw)
+    identity_b2, _ = error_components("identity", epsilon_measure=0.01, **kw)
+    sqm_b2, _ = error_components("sqm", epsilon_measure=0.01, **kw)
+    np.testing.assert_allclose((trunc + binning) ** 2, identity_b2, rtol=1e-9, atol=1e-3)
+    np.testing.assert_allclose(trunc**2, sqm_b2, rtol=1e-9, atol=1e-3)  # SQM: no binning
+    assert (trunc <= 0).all() and (binning >= 0).all()  # upper-edge weights round up
+    # θ at U truncates nothing, but the upper-edge weights still add a binning bias
+    assert (trunc[-1] == 0).all() and (binning[-1] > 0).all()
