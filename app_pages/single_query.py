@@ -11,8 +11,8 @@ from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
 st.caption(
-    "One prefix sum q_τ = the total of all values ≤ τ. Drag θ on the chart: the curves are "
-    "exact expectations (no simulation), computed once, so the marker moves live."
+    "One prefix sum q_τ = the total of the values ≤ τ. Drag θ under the chart: the curves are "
+    "exact expectations, computed once, so the marker moves live."
 )
 
 
@@ -50,6 +50,21 @@ def controls(ctx: state.DataContext, plan: state.Plan) -> None:
     )
 
 
+def budget_controls() -> bool:
+    """ε, whether θ is chosen privately (then ρ), and the workload the query comes from."""
+    widgets.epsilon_control()
+    private = widget(
+        st.toggle,
+        K.TEACH_PRIVATE,
+        "θ chosen privately",
+        help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
+        "Off: a fixed, public θ; the answer gets all of ε.",
+    )
+    widgets.rho_control(disabled=not private)
+    widgets.workload_controls()
+    return bool(private)
+
+
 def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
     """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
@@ -72,29 +87,16 @@ def single_query_page() -> None:
         st.error(f"{ctx.error} Fix it on the Data page.")
         return
 
-    with st.container(border=True):
-        workload, epsilon, budget = st.columns([1.0, 1.25, 1.0], gap="medium")
-        with workload:
-            widgets.workload_controls()
-        with epsilon:
-            widgets.epsilon_control()
-        with budget:
-            private = widget(
-                st.toggle,
-                K.TEACH_PRIVATE,
-                "θ chosen privately",
-                help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
-                "Off: a fixed, public θ; the answer gets all of ε.",
-            )
-            widgets.rho_control(disabled=not private)
-        plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
-        if plan.error:
-            st.error(plan.error)
-            return
-
+    # Projector layout: every control in a narrow column beside the chart, both above the fold.
     left, right = st.columns([1, 2.5], gap="medium")
     with left:
+        plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
+        if plan.error:
+            budget_controls()
+            st.error(plan.error)
+            return
         controls(ctx, plan)
+        private = budget_controls()
     view = teaching.analyse(ctx, plan, private=private)
     with right:
         widgets.chart(view.figure, "teach_curves")

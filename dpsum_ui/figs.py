@@ -60,7 +60,7 @@ def theta_curves_figure(
     name = DISPLAY_NAMES.get(algorithm, algorithm)
     x = curves["theta"].to_numpy()
     lines = [
-        ("total", f"{name}: total expected error", dict(color=color, width=4)),
+        ("total", f"{name}: total error", dict(color=color, width=4)),
         ("truncation_bias2", "truncation bias²", dict(color="#000000", width=2, dash="dash")),
         ("binning_bias2", "binning bias²", dict(color="#8C510A", width=2, dash="dashdot")),
         ("variance", "variance", dict(color="#777777", width=2, dash="dot")),
@@ -86,7 +86,7 @@ def theta_curves_figure(
     fig.add_annotation(
         text=readouts[start], x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
         yanchor="top", align="left", showarrow=False, bgcolor="rgba(255,255,255,0.9)",
-        bordercolor=color, borderwidth=1, font=dict(size=15),
+        bordercolor=color, borderwidth=1, font=dict(size=14),
     )  # fmt: skip
     fig.add_shape(
         type="line", x0=best, x1=best, y0=0, y1=1, xref="x", yref="y domain",
@@ -95,7 +95,9 @@ def theta_curves_figure(
     fig.add_annotation(
         x=np.log10(best), y=0, xref="x", yref="y domain",
         text="lowest truncation bias² + variance<br>(found by looking at the data)",
-        showarrow=False, xanchor="left", yanchor="bottom", font=dict(color="#555555", size=13),
+        showarrow=False, yanchor="bottom", font=dict(color="#555555", size=13),
+        # written away from the nearer edge, so that it is never cut off
+        xanchor="left" if best < np.sqrt(x.min() * x.max()) else "right",
         align="left",
     )  # fmt: skip
     for method, values in samples.items():
@@ -107,6 +109,7 @@ def theta_curves_figure(
                 marker=dict(symbol="line-ns-open", size=16, color=SAMPLE_COLORS.get(method)),
                 name=f"θ chosen by {TRUNCATION_NAMES.get(method, method)} (one mark per trial)",
                 hovertemplate="θ = %{x:,.0f}<extra></extra>",
+                showlegend=False,  # the row is labelled on its axis
             ),
             row=2,
             col=1,
@@ -130,14 +133,20 @@ def theta_curves_figure(
     )
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(
-        height=640 if rows == 2 else 560,
+        height=600,
         font=dict(size=16),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
-        margin=dict(l=85, r=20, t=110, b=40),
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
+        margin=dict(l=85, r=20, t=150, b=20),
     )
     fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
-    fig.update_yaxes(title="squared error", type="log", exponentformat="power", row=1, col=1)
+    # Headroom above the curves for the readout, so that it hides none of them.
+    drawn = curves[["total", "truncation_bias2", "binning_bias2", "variance"]].to_numpy()
+    drawn = drawn[np.isfinite(drawn) & (drawn > 0)]
+    yrange = [np.log10(drawn.min()) - 0.3, np.log10(drawn.max()) + 2.2]
+    fig.update_yaxes(
+        title="squared error", type="log", exponentformat="power", range=yrange, row=1, col=1
+    )
     if rows == 2:
         fig.update_yaxes(title="", row=2, col=1)
     return fig

@@ -51,11 +51,10 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
 def readout(row: pd.Series, scale: float) -> str:
     """The figure's live readout at one θ."""
     return (
-        f"<b>θ = {row['theta']:,.0f}</b><br>"
-        f"truncation bias² {present.sci(row['truncation_bias2'])}<br>"
+        f"<b>θ = {row['theta']:,.0f} · RMSE {present.money(row['total'] ** 0.5)}</b><br>"
+        f"truncation bias² {present.sci(row['truncation_bias2'])} · "
         f"binning bias² {present.sci(row['binning_bias2'])}<br>"
-        f"variance {present.sci(row['variance'])}<br>"
-        f"<b>RMSE {present.money(row['total'] ** 0.5)}</b> · noise scale {present.money(scale)}"
+        f"variance {present.sci(row['variance'])} · noise scale {present.money(scale)}"
     )
 
 
@@ -96,7 +95,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             readouts=[
                 readout(row, s) for (_, row), s in zip(table.iterrows(), scales, strict=True)
             ],
-            title=f"{DISPLAY_NAMES[algorithm]}: error over θ (drag the θ slider)" + title_tail,
+            title=f"{DISPLAY_NAMES[algorithm]}: error over θ" + title_tail,
         ),
     )
     all_figure = compute.figure(
