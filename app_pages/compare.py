@@ -75,7 +75,12 @@ else:
         wrap=True,
     )
     fig = compare.figure(grid, view, iso)
-    widgets.chart(fig, "compare_grid", height=520 if view != "heatmap" else None)
+    widgets.chart(
+        fig,
+        "compare_grid",
+        stem=compare.stem(grid, f"grid_{view}{'_iso' if iso else ''}"),
+        height=520 if view != "heatmap" else None,
+    )
 
 st.divider()
 st.subheader("Error versus ε")
@@ -115,7 +120,7 @@ if sweep is None:
 else:
     st.caption(compare.sweep_caption(sweep))
     fig = compare.sweep_figure(sweep, iso)
-    widgets.chart(fig, "compare_sweep")
+    widgets.chart(fig, "compare_sweep", stem=compare.sweep_stem(sweep, iso))
     st.caption(
         f"Mean relative error over all queries and trials, {'with' if iso else 'without'} "
         "isotonic regression (toggle above)."

@@ -173,7 +173,14 @@ if ctx.ok:
         ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), tuple(marks)),
         lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
     )
-    widgets.chart(fig, "data_histogram")
+    widgets.chart(
+        fig,
+        "data_histogram",
+        stem=figures.file_stem(
+            ctx.dataset.name, ctx.dataset.column, f"U{ctx.domain.upper:g}",
+            f"bins{ctx.domain.bins}", "histogram",
+        ),
+    )  # fmt: skip
     if not marks:
         st.caption(
             "Run the Workload explorer with SVT or Recursive (or pick a fixed θ) to see θ here."

@@ -99,7 +99,8 @@ def single_query_page() -> None:
         private = budget_controls()
     view = teaching.analyse(ctx, plan, private=private)
     with right:
-        widgets.chart(view.figure, "teach_curves")
+        algorithm = get(K.TEACH_ALGORITHM)
+        widgets.chart(view.figure, "teach_curves", stem=f"{view.stem}_{algorithm}_error_over_theta")
     with left:
         a, b = st.columns(2)
         a.metric("Truncation bias", present.money(view.at_theta["truncation_bias"]),
@@ -133,7 +134,7 @@ def single_query_page() -> None:
         st.markdown(view.text["budget"])
 
     with st.expander("All five algorithms at this query"):
-        widgets.chart(view.all_figure, "teach_all")
+        widgets.chart(view.all_figure, "teach_all", stem=f"{view.stem}_all_algorithms")
         st.caption(
             "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "
             "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."

@@ -1,4 +1,4 @@
-"""Command line: ``python -m dpsum_core run|reproduce …`` (a stable contract; see README).
+"""Command line: ``dpsum run|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
 
 Bad input prints one line to stderr and exits with status 2; never a traceback.
 """
@@ -217,18 +217,21 @@ def _reproduce(args: argparse.Namespace) -> int:
             frame.insert(0, "workload", workload)
             summaries.append(frame)
             runs.append({"workload": workload, "rho": rho, **result.run_info()})
-            tag = f"{workload}, ρ = {rho:g}"
+            tag, file_tag = f"{workload}, ρ = {rho:g}", f"{workload}_rho{rho:g}"
             figs += [
                 (
                     f"Figure 2 — noisy answers, {tag}",
+                    f"fig2_answers_{file_tag}",
                     figures.small_multiples_figure(result, iso=True, kind="answers"),
                 ),
                 (
                     f"Figure 3 — relative error, {tag}",
+                    f"fig3_relative_error_{file_tag}",
                     figures.small_multiples_figure(result, iso=True),
                 ),
                 (
                     f"Figure 4 — isotonic regression (SVT), {tag}",
+                    f"fig4_isotonic_svt_{file_tag}",
                     figures.isotonic_figure(result, "svt"),
                 ),
             ]
@@ -240,13 +243,15 @@ def _reproduce(args: argparse.Namespace) -> int:
         )
     )
     (out / "figures.html").write_text(
-        figures.report_html(figs, title=f"dpsum reproduction on {data.name}")
+        figures.report_html(
+            [(title, fig) for title, _, fig in figs], title=f"dpsum reproduction on {data.name}"
+        )
     )
     png = 0
     if not args.no_png and figures.browser_available():
         with figures.image_export():
-            for i, (_, fig) in enumerate(figs, start=1):
-                (out / f"figure_{i:02d}.png").write_bytes(figures.to_image(fig))
+            for _, name, fig in figs:
+                (out / f"{name}.png").write_bytes(figures.to_image(fig))
                 png += 1
     print(
         f"18 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, 15 configurations each) in {engine_seconds:.1f} s; "

@@ -6,9 +6,12 @@ algorithm has the same colour in every figure; names are the paper's.
 
 from __future__ import annotations
 
+import re
 import shutil
+import warnings
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -531,4 +534,26 @@ def browser_available() -> bool:
 
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1100, height: int = 600) -> bytes:
     """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`)."""
-    return pio.to_image(fig, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1)
+    with warnings.catch_warnings():
+        # plotly passes its default options even to kaleido's running server (started by
+        # image_export), which then warns on every image that it ignores them: harmless.
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+        return pio.to_image(
+            fig, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
+        )
+
+
+def file_stem(dataset: str, *parts: str) -> str:
+    """A download's file name without extension, saying what it shows:
+    ``file_stem("incomes.csv", "Q1", "eps0.01", "seed0", "answers")`` →
+    ``dpsum_incomes_Q1_eps0.01_seed0_answers`` (characters unsafe in file names become -)."""
+    text = "_".join(["dpsum", Path(dataset).stem, *parts])
+    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def run_stem(result: ExperimentResult, what: str) -> str:
+    """File name of a download of one run: dataset, workload, ε, seed and ``what``."""
+    c = result.config
+    return file_stem(
+        result.dataset_name, result.workload.spec, f"eps{c.epsilon:g}", f"seed{c.seed}", what
+    )

@@ -68,6 +68,19 @@ def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
     return compute.figure(key, lambda: figures.small_multiples_figure(result, iso=iso, kind=view))
 
 
+def stem(result: ExperimentResult, what: str) -> str:
+    """File name of a grid download: dataset, workload, ε, seed and the view."""
+    return figures.run_stem(result, what)
+
+
+def sweep_stem(item: dict, iso: bool) -> str:
+    """File name of a sweep download (the ε values are in its name instead of one ε)."""
+    c = item["config"]
+    eps = "-".join(f"{e:g}" for e in item["key"][-1])
+    what = f"sweep_{c.truncations[0]}{'_iso' if iso else ''}"
+    return figures.file_stem(item["name"], c.workload, f"eps{eps}", f"seed{c.seed}", what)
+
+
 def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
     """Run the chosen algorithms at every ε (one truncation method)."""
     if plan.config is None or ctx.dataset is None or not epsilons:

@@ -7,7 +7,6 @@ the seed), so a rerun that is not a Run click never draws noise or recomputes an
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -149,7 +148,5 @@ def images_available() -> bool:
 
 def image_bytes(fig: go.Figure, fmt: str) -> bytes:
     """PNG or SVG bytes of a figure (called only when the user clicks a download)."""
-    lock = _image_server()
-    with lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # kaleido: "kopts ignored when using a server"
+    with _image_server():
         return figures.to_image(fig, fmt)

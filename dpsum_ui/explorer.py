@@ -93,6 +93,11 @@ def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
     return state.result_key(ctx.dataset, plan.config) != item.key
 
 
+def stem(item: Shown, what: str) -> str:
+    """File name of a download of the shown run: dataset, workload, ε, seed and what."""
+    return figures.run_stem(item.result, what)
+
+
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
     """A figure of the shown run, built once."""
     return compute.figure((item.key, name), build)
@@ -163,7 +168,14 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
             data=share.settings_to_json(
                 plan.config, sample=ctx.sample, column=ctx.column, iso=bool(state.get(K.ISO))
             ),
-            file_name="dpsum_config.json",
+            file_name=figures.file_stem(
+                ctx.label,
+                plan.config.workload,
+                f"eps{plan.config.epsilon:g}",
+                f"seed{plan.config.seed}",
+                "settings",
+            )
+            + ".json",
             mime="application/json",
             key=K.SHARE_CONFIG_DOWNLOAD,
             on_click="ignore",
@@ -204,7 +216,7 @@ def theta_tab(item: Shown) -> None:
         if present.has_batch_theta(result):
             st.caption("θ chosen in each trial (shared by Identity, Workload, TiMM and TaMM).")
             fig = figure(item, "theta", lambda: figures.theta_figure(result))
-            widgets.chart(fig, "explorer_theta")
+            widgets.chart(fig, "explorer_theta", stem=stem(item, "theta"))
         elif trunc == "none":
             st.info("No truncation: θ = ∞ in every trial, nothing is chosen.")
         else:
@@ -217,7 +229,7 @@ def theta_tab(item: Shown) -> None:
             ("data", tuple(marks)),
             lambda: figures.data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
         )
-        widgets.chart(fig, "explorer_data")
+        widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 
 
 def summary_tab(item: Shown) -> None:
@@ -259,7 +271,7 @@ def summary_tab(item: Shown) -> None:
         st.download_button(
             "Results (summary.csv)",
             data=lambda: result.summary().to_csv(index=False),
-            file_name="summary.csv",
+            file_name=stem(item, "summary") + ".csv",
             mime="text/csv",
             key=K.SHARE_SUMMARY_CSV,
             on_click="ignore",
@@ -269,7 +281,7 @@ def summary_tab(item: Shown) -> None:
         st.download_button(
             "Run record (run.json)",
             data=lambda: _json(result.run_info()),
-            file_name="run.json",
+            file_name=stem(item, "run") + ".json",
             mime="application/json",
             key=K.SHARE_RUN_JSON,
             on_click="ignore",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpsum_core import figures
 from dpsum_core.experiment import budget_split
 from dpsum_core.mechanisms import DISPLAY_NAMES, sqm_scale
 from dpsum_core.workloads import make_workload
@@ -28,6 +29,7 @@ class TeachingView:
     best: float
     true_answer: float
     text: dict[str, str]
+    stem: str  # download file names: dataset, workload, ε, seed, τ
 
 
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
@@ -79,7 +81,8 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
     at = int(np.argmin(np.abs(grid - theta)))
     title_tail = (
-        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · ε = {config.epsilon:g}"
+        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
+        f"{figures.domain_text(domain.upper, domain.bins)} · ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")
         + "</sup>"
     )
@@ -105,7 +108,11 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
         ),
     )
     row = table.iloc[at]
+    stem = figures.file_stem(
+        data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
+    )
     return TeachingView(
+        stem=stem,
         figure=figure,
         all_figure=all_figure,
         at_theta={k: float(row[k]) for k in (

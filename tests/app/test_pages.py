@@ -182,3 +182,4 @@ def test_settings_persist_across_pages(app: AppTest) -> None:
     app.switch_page("app_pages/explorer.py").run()
     assert app.select_slider(key="epsilon").value == 0.1
     assert app.number_input(key="trials").value == 30
+

@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+from dpsum_core import figures
 from dpsum_core.cli import main
 
 SMALL = "sample_data/incomes_small.csv"
@@ -141,3 +142,16 @@ def test_cli_defaults_are_the_engine_defaults():
     assert (args.svt_r, args.svt_c, args.svt_s, args.rm_theta0, args.rm_mu) == (
         tp.svt_r, tp.svt_c, tp.svt_s, tp.rm_theta0, tp.rm_mu)
     assert args.upper is None  # left at its default: resolved to ExperimentConfig().upper
+
+
+@pytest.mark.skipif(not figures.browser_available(), reason="PNG export needs Chromium")
+def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "reproduce", "--data", SMALL, "--trials", "2",
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # no kaleido warnings
+    names = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert len(names) == 18
+    assert "fig2_answers_Q1_rho0.1.png" in names and "fig4_isotonic_svt_Q3_rho0.5.png" in names

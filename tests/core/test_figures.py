@@ -85,3 +85,12 @@ def test_no_floor_label_without_exact_answers(result):
 def test_subtitles_carry_the_domain(result):
     fig = figures.answers_figure(result, "svt")
     assert "U = 800,000, 1,000 bins" in fig.layout.title.text
+
+
+def test_download_names_say_what_they_show(result):
+    assert figures.run_stem(result, "answers_svt_iso") == (
+        "dpsum_incomes_Q1_eps0.01_seed0_answers_svt_iso"
+    )
+    assert figures.file_stem("my data (2024).csv", "values:1000,2000", "x") == (
+        "dpsum_my-data-2024-_values-1000-2000_x"
+    )
