@@ -79,8 +79,10 @@ with data_col:
             "are set to U. This is a fixed public rule applied to each record on its own, so it "
             "costs no privacy — and nothing is changed silently."
         )
+    elif ctx.data_error:
+        st.error(ctx.data_error)
     else:
-        st.error(ctx.error)
+        st.info("The cleaning report appears once the domain is valid (see the domain).")
 
 with domain_col:
     st.subheader("2 · Public domain")

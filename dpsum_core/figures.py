@@ -360,13 +360,19 @@ def data_histogram_figure(
                 annotation_text=label,
                 annotation_position="top right",
             )
+    # The title's main line stays short (a long one was cut off in narrow columns); the domain
+    # goes to the subtitle.
     fig.update_layout(
-        title=f"{data.name}: {data.column} on {domain.bins} bins of width {domain.width:,.0f}",
+        title=f"{data.name}: {data.column}<br><sup>{domain_text(domain.upper, domain.bins)} "
+        f"(width {domain.width:,.6g}) · records per bin, log scale</sup>",
         bargap=0,
         **_LAYOUT,
     )
     fig.update_layout(hovermode="closest", showlegend=False)
-    fig.update_xaxes(title="value")
+    # Start the axis a little left of 0, so that the first bin (where zeros fall) is not
+    # hidden behind the y axis line.
+    pad = 0.015 * domain.upper
+    fig.update_xaxes(title="value", range=[-pad, domain.upper + pad])
     fig.update_yaxes(title="records (log scale)", type="log")
     return fig
 
@@ -488,10 +494,12 @@ def domain_text(upper: float, bins: int) -> str:
 
 def _title(text: str, result: ExperimentResult) -> str:
     c = result.config
+    # ρ only matters when θ is chosen privately (SVT, Recursive)
+    rho = f", ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
         f"{text}<br><sup>{result.dataset_name} · {result.workload.spec} · "
-        f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}, "
-        f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
+        f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
+        f"{c.trials} trials · seed {c.seed}</sup>"
     )
 
 

@@ -20,6 +20,7 @@ from dpsum_core.data import (
     read_table,
 )
 from dpsum_core.errors import DataError, DpsumError, ParameterError
+from dpsum_core.validation import check_positive
 
 from . import keys as K
 from .store import get, memo, put
@@ -149,13 +150,20 @@ def data_context() -> DataContext:
     if column not in columns:
         column = columns[0]
     domain, domain_error, note = None, None, None
+    dataset, data_error = None, None
+    try:
+        upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
+    except DpsumError as exc:
+        # One cause, one message: a bad U makes both the domain and the cleaning impossible.
+        error = f"The upper bound U is not valid: {exc}"
+        return DataContext(
+            None, None, list(columns), column, source, sample, label, None, error, None
+        )
     try:
         domain, note = domain_from_settings()
     except DpsumError as exc:
         domain_error = f"The domain is not valid: {exc}"
-    dataset, data_error = None, None
     try:
-        upper = _upper()
         if source == "sample":
             dataset = sample_dataset(sample, column, upper)
         else:

@@ -243,7 +243,6 @@ def summary_tab(item: Shown) -> None:
         column_config={
             "Mean relative error": st.column_config.NumberColumn(format="%.4g"),
             "… with isotonic": st.column_config.NumberColumn(format="%.4g"),
-            "Median θ": st.column_config.NumberColumn(format="%.6g"),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )

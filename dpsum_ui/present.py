@@ -28,7 +28,10 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             "Truncation": ov["truncation"].map(TRUNCATION_NAMES),
             "Mean relative error": ov["mean_rel_error"],
             "… with isotonic": ov["mean_rel_error_iso"],
-            "Median θ": ov["median_theta"],
+            "Median θ": [
+                "none (no truncation)" if t == "none" else f"{v:,.6g}"
+                for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
+            ],
             "SVT fallbacks (θ = U)": [
                 fallbacks[(a, t)] for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
             ],
@@ -85,10 +88,12 @@ def run_caption(result: ExperimentResult) -> str:
     """One line that says exactly which run the figures show (seed included)."""
     c = result.config
     truncs = ", ".join(TRUNCATION_NAMES[t] for t in c.truncations)
+    # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
+    rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
         f"**Seed {c.seed}** · {c.trials} trials · {result.dataset_name} (`{result.dataset_column}`)"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
-        f" · ρ = {c.rho:g} · {truncs} · computed in {result.seconds:.2f} s"
+        f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )
 
 

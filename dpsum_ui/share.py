@@ -17,6 +17,7 @@ from dpsum_core.errors import ParameterError
 from dpsum_core.experiment import ExperimentConfig
 from dpsum_core.mechanisms import ALGORITHMS
 from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
+from dpsum_core.workloads import make_workload
 
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
@@ -143,7 +144,7 @@ def query_to_settings(
     }
     if tp:
         data["truncation_params"] = tp
-    config = ExperimentConfig.from_dict(data)
+    config = _checked(ExperimentConfig.from_dict(data))
     sample, uploaded = _dataset(flat.get("data"), samples)
     iso = None
     if "iso" in flat:
@@ -186,7 +187,7 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
     if not isinstance(doc, dict):
         raise ParameterError('the configuration must be a JSON object, e.g. {"epsilon": 0.01}')
     if isinstance(doc.get("config"), dict):
-        config = ExperimentConfig.from_dict(doc["config"])
+        config = _checked(ExperimentConfig.from_dict(doc["config"]))
         ds = doc.get("dataset") if isinstance(doc.get("dataset"), dict) else {}
         name = ds.get("sample") or ds.get("name")
         sample = name if name in samples else None
@@ -196,7 +197,14 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         return SharedSettings(
             config, sample, uploaded, column, iso if isinstance(iso, bool) else None
         )
-    return SharedSettings(ExperimentConfig.from_dict(doc))
+    return SharedSettings(_checked(ExperimentConfig.from_dict(doc)))
+
+
+def _checked(config: ExperimentConfig) -> ExperimentConfig:
+    """The config, once its workload is known to fit its domain (``every:0`` is refused here,
+    rather than clamped to 1 by a widget later)."""
+    make_workload(config.workload, config.domain)
+    return config
 
 
 def _dataset(value: str | None, samples: tuple[str, ...]) -> tuple[str | None, bool]:

@@ -134,10 +134,10 @@ def sidebar_summary() -> None:
         st.markdown(f"{ctx.label} · `{ctx.dataset.column}`  \n*{kind}*")
         st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
     else:
-        st.caption(f"⚠️ {ctx.error}")
+        st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.domain is not None:
         d = ctx.domain
-        st.caption(f"Domain [0, {d.upper:,.0f}] · {d.bins:,} bins of width {d.width:,.6g}")
+        st.caption(f"Domain [0, {d.upper:,.6g}] · {d.bins:,} bins of width {d.width:,.6g}")
     st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
     st.markdown("**Settings**")

@@ -74,7 +74,9 @@ def test_no_config_in_the_query_string_means_none() -> None:
         ({"epsilon": "-1"}, "epsilon must be between"),
         ({"trials": "99999"}, "trials must be between 1 and 10000"),
         ({"algorithms": "sqm,magic"}, "unknown algorithm 'magic'"),
-        ({"workload": "Q9"}, None),  # validated later, against the domain
+        ({"workload": "Q9"}, "unknown workload 'Q9'"),  # checked against the link's domain
+        ({"workload": "every:0"}, "every:0"),  # refused, never clamped to every:1
+        ({"workload": "Q3"}, None),
         ({"data": "secret.csv", "epsilon": "0.1"}, "unknown sample dataset 'secret.csv'"),
         ({"svt_r": "2"}, "svt r must be strictly between 0 and 1"),
     ],
@@ -281,7 +283,8 @@ def test_single_query_link_reproduces_tau_theta_and_algorithm(app: AppTest) -> N
 
 
 def test_a_link_that_cannot_run_says_so_once(app: AppTest) -> None:
-    at = new_app(data="incomes.csv", workload="every:5000", trials="5")
+    # a valid link whose run is too big for memory: restored, not run, said once
+    at = new_app(data="incomes.csv", workload="Q1", trials="10000")
     at.run()
     assert not at.exception
     messages = [e.value for e in at.error] + [i.value for i in at.info]

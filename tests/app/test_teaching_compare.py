@@ -42,7 +42,7 @@ def metric(at: AppTest, label: str) -> str:
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     curves, everyone = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
-    assert any("total expected error" in n for n in names)
+    assert any("total error" in n for n in names)
     assert {"truncation bias²", "binning bias²", "variance"} <= set(names)
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
     assert len(everyone["data"]) == 5
