@@ -23,6 +23,7 @@ from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.validation import check_positive
 
 from . import keys as K
+from .fields import DEFAULT_SAMPLE
 from .store import get, memo, put
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
@@ -30,7 +31,6 @@ SAMPLES: dict[str, str] = {
     "incomes.csv": "Synthetic incomes, 45,000 people (paper scale)",
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
 }
-DEFAULT_SAMPLE = "incomes.csv"
 SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"

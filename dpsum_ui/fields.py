@@ -20,6 +20,7 @@ from dpsum_core.thresholds import TruncationParams
 from . import keys as K
 
 NAMED_WORKLOADS = ("Q1", "Q2", "Q3")
+DEFAULT_SAMPLE = "incomes.csv"
 EPSILON_GRID: tuple[float, ...] = (
     0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0,
 )  # fmt: skip
@@ -65,7 +66,7 @@ FIELDS: tuple[Field, ...] = (
 # Settings that are not one config field each, and the page-only settings.
 UI_DEFAULTS: dict[str, Any] = {
     K.DATA_SOURCE: "sample",
-    K.DATA_SAMPLE: "incomes.csv",
+    K.DATA_SAMPLE: DEFAULT_SAMPLE,
     K.DATA_COLUMN: None,
     K.DOMAIN_BINS_MODE: "bins",
     K.DOMAIN_WIDTH: _CONFIG.upper / _CONFIG.bins,
