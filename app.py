@@ -42,7 +42,7 @@ page = st.navigation(
     position="top",
 )
 style.apply()
-shell.restore_from_link()
+shell.restore_from_link(page.url_path)
 sidebar = st.sidebar.container()
 page.run()
 with sidebar:

@@ -29,15 +29,20 @@ with left:
 It reimplements the five algorithms of the paper (SQM, Identity, Workload, TiMM, TaMM) and
 the three ways of choosing the truncation threshold θ (none, the Sparse Vector Technique,
 the recursive mechanism), plus a fixed, public θ. Everything you see is computed by the
-`dpsum_core` engine, which the command line (`python -m dpsum_core run …`) uses too.
+`dpsum_core` engine, which the command line (`dpsum run …`, or `python -m dpsum_core run …`)
+uses too.
 
 **Who it is for**
 - *Data custodians*: which method and ε give useful answers on data like yours, before any
   release.
-- *Teachers*: the Single query page explains truncation, sensitivity and the budget split with
-  live curves.
-- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations; every
-  figure can be shared by link or downloaded (HTML, PNG, SVG) with the seed that made it.
+- *Teachers*: the Single query page explains truncation bias, binning bias, sensitivity and
+  the budget split; the chart's θ slider moves live in the browser, and the page fits a
+  projector (1280×800 and up).
+- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations. Every
+  view — the explorer's run, the Compare grid and ε sweep, the Single query's τ, θ and
+  algorithm — has a link (the address bar and the **Share** button) that reproduces it, and
+  every figure downloads as HTML, PNG or SVG under a name that says what it shows (dataset,
+  workload, ε, seed).
 """
     )
     st.subheader("The paper")

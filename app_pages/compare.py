@@ -2,8 +2,9 @@
 
 import streamlit as st
 
+from dpsum_core.results import headline_definition
 from dpsum_core.thresholds import TRUNCATION_METHODS
-from dpsum_ui import compare, state, widgets
+from dpsum_ui import compare, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -13,7 +14,9 @@ st.caption(
     "configurations) on one workload, and how the error falls as ε grows. Both run only when "
     "you press their Run button."
 )
+shell.show_notice()
 ctx = state.data_context()
+run_once = compare.autorun()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
@@ -51,7 +54,8 @@ with st.container(border=True):
         iso = widgets.iso_control()
         with st.popover("Parameters", icon=":material/tune:", key=K.COMPARE_PARAMETERS):
             widgets.method_parameters(tuple(truncations))
-    if clicked:
+        share = st.popover("Share", icon=":material/share:", key=K.COMPARE_SHARE)
+    if clicked or run_once.get("grid"):
         compare.run_grid(ctx, plan)
 
 st.subheader("Algorithms × truncation methods")
@@ -72,7 +76,12 @@ else:
         wrap=True,
     )
     fig = compare.figure(grid, view, iso)
-    widgets.chart(fig, "compare_grid", height=520 if view != "heatmap" else None)
+    widgets.chart(
+        fig,
+        "compare_grid",
+        stem=compare.stem(grid, f"grid_{view}{'_iso' if iso else ''}"),
+        height=520 if view != "heatmap" else None,
+    )
 
 st.divider()
 st.subheader("Error versus ε")
@@ -103,7 +112,7 @@ with st.container(border=True):
         st.error(sweep_plan.error)
     if not epsilons:
         st.error("Choose at least one ε value for the sweep.")
-    if sweep_clicked:
+    if sweep_clicked or run_once.get("sweep"):
         compare.run_sweep(ctx, sweep_plan, epsilons)
 
 sweep = compare.sweep()
@@ -112,8 +121,13 @@ if sweep is None:
 else:
     st.caption(compare.sweep_caption(sweep))
     fig = compare.sweep_figure(sweep, iso)
-    widgets.chart(fig, "compare_sweep")
+    widgets.chart(fig, "compare_sweep", stem=compare.sweep_stem(sweep, iso))
     st.caption(
-        f"Mean relative error over all queries and trials, {'with' if iso else 'without'} "
-        "isotonic regression (toggle above)."
+        f"{headline_definition()} {'With' if iso else 'Without'} isotonic regression "
+        "(toggle above)."
     )
+
+link = compare.link_params(iso)
+shell.sync_url(link)
+with share:  # filled last, so that the link is the one of the runs just made
+    shell.share_panel(link, "the grid and the sweep shown")

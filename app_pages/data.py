@@ -75,8 +75,10 @@ with data_col:
             "in one format per column. This is a fixed public rule applied to each record on its "
             "own, so it costs no privacy — and nothing is changed silently."
         )
+    elif ctx.data_error:
+        st.error(ctx.data_error)
     else:
-        st.error(ctx.error)
+        st.info("The cleaning report appears once the domain is valid (see the domain).")
 
 with domain_col:
     st.subheader("2 · Public domain")
@@ -86,6 +88,13 @@ with domain_col:
         "e.g. U = the data's maximum would reveal the largest value.",
         icon=":material/public:",
     )
+    if pending := state.domain_pending():
+        st.warning(
+            f"**Set U for {pending}.** U is still {get(K.DOMAIN_UPPER):,.6g}, the sample "
+            "dataset's value, which rarely suits another column. Enter a public upper bound "
+            "for this column below, or keep this one if it is right.",
+            icon=":material/edit:",
+        )
     widget(
         st.number_input,
         K.DOMAIN_UPPER,
@@ -93,7 +102,15 @@ with domain_col:
         step=10_000.0,
         format="%g",
         help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
+        on_change=state.domain_confirmed,
     )
+    if pending:
+        st.button(
+            f"Keep U = {get(K.DOMAIN_UPPER):,.6g}",
+            key=K.DOMAIN_KEEP,
+            on_click=state.domain_confirmed,
+            help="U stays as it is; only do this if it is a public bound for this column.",
+        )
     widget(
         st.radio,
         K.DOMAIN_BINS_MODE,
@@ -136,6 +153,13 @@ with domain_col:
             f"{d.bins:,} bins of width {d.width:,.6g} on [0, {d.upper:,.6g}]: bin j covers "
             f"(e_(j−1), e_j] with e_j = j·{d.width:,.6g}; the value 0 falls in bin 1."
         )
+        for message in state.domain_fit_warnings(ctx):
+            st.warning(message, icon=":material/warning:")
+        if state.domain_fit_warnings(ctx):
+            st.caption(
+                "These warnings look at your data, so they are shown to you only: use them "
+                "to check U against what is publicly known, not to read U off the data."
+            )
 
 st.subheader("3 · Histogram")
 if ctx.ok:
@@ -147,7 +171,14 @@ if ctx.ok:
         ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), tuple(marks)),
         lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
     )
-    widgets.chart(fig, "data_histogram")
+    widgets.chart(
+        fig,
+        "data_histogram",
+        stem=figures.file_stem(
+            ctx.dataset.name, ctx.dataset.column, f"U{ctx.domain.upper:g}",
+            f"bins{ctx.domain.bins}", "histogram",
+        ),
+    )  # fmt: skip
     if not marks:
         st.caption(
             "Run the Workload explorer with SVT or Recursive (or pick a fixed θ) to see θ here."

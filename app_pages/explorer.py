@@ -59,6 +59,7 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
     for warning in result.warnings():
         st.warning(warning[0].upper() + warning[1:] + ".", icon=":material/warning:")
     trunc = result.config.truncations[0]
+    tail = f"{trunc}{'_iso' if iso else ''}"
     answers, error, isotonic, theta, expected, summary = st.tabs(
         list(explorer.TABS), key=K.EXPLORER_TAB, on_change="rerun"
     )
@@ -70,19 +71,19 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             fig = explorer.figure(
                 item, ("answers", iso), lambda: figures.answers_figure(result, trunc, iso=iso)
             )
-            widgets.chart(fig, "explorer_answers")
+            widgets.chart(fig, "explorer_answers", stem=explorer.stem(item, f"answers_{tail}"))
     if error.open:
         with error:
             st.caption("Relative error |ŷ − y| / max(y, δ): mean and 5–95 % band (Fig. 3).")
             fig = explorer.figure(
                 item, ("error", iso), lambda: figures.relative_error_figure(result, trunc, iso=iso)
             )
-            widgets.chart(fig, "explorer_error")
+            widgets.chart(fig, "explorer_error", stem=explorer.stem(item, f"error_{tail}"))
     if isotonic.open:
         with isotonic:
             st.caption("The same errors without and with isotonic regression (Fig. 4).")
             fig = explorer.figure(item, "isotonic", lambda: figures.isotonic_figure(result, trunc))
-            widgets.chart(fig, "explorer_isotonic")
+            widgets.chart(fig, "explorer_isotonic", stem=explorer.stem(item, f"isotonic_{trunc}"))
     if theta.open:
         with theta:
             explorer.theta_tab(item)
@@ -95,7 +96,7 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             fig = explorer.figure(
                 item, "expected", lambda: figures.expected_error_figure(result, trunc)
             )
-            widgets.chart(fig, "explorer_expected")
+            widgets.chart(fig, "explorer_expected", stem=explorer.stem(item, f"expected_{trunc}"))
     if summary.open:
         with summary:
             explorer.summary_tab(item)
@@ -111,6 +112,9 @@ ctx = state.data_context()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+elif pending := state.domain_pending():
+    st.warning(f"Set the public upper bound U for {pending} on the Data page before running.")
+    st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")
 plan = settings_panel(ctx)
 shown = explorer.shown()
 explorer.sync_url(shown)

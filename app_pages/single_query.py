@@ -1,114 +1,147 @@
-"""Single query (teaching): how θ trades bias for variance on one prefix sum, and where the
-private θ choices land. Deterministic analysis, except the seeded θ samples."""
+"""Single query (teaching): how θ trades truncation bias for noise on one prefix sum, the
+binning bias the histogram adds, and where the private θ choices land. Deterministic analysis,
+except the seeded θ samples; the chart's θ slider runs in the browser."""
 
 import streamlit as st
 
 from dpsum_core.algorithms import ALGORITHMS, label
 from dpsum_core.thresholds import START_FRACTION
 from dpsum_ui import keys as K
-from dpsum_ui import present, state, teaching, widgets
+from dpsum_ui import present, share, shell, state, teaching, widgets
 from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
 st.caption(
-    "One prefix sum q_τ = the total of all values ≤ τ. Move θ and watch the two kinds of error "
-    "trade places. The curves are exact expectations (no simulation), so they update live."
+    "One prefix sum q_τ = the total of the values ≤ τ. Drag θ under the chart: the curves are "
+    "exact expectations, computed once, so the marker moves live."
 )
+
+
+def controls(ctx: state.DataContext, plan: state.Plan) -> None:
+    """Algorithm, query τ and the θ of the numbers and the link (left of the chart)."""
+    widget(
+        st.segmented_control,
+        K.TEACH_ALGORITHM,
+        "Algorithm",
+        options=list(ALGORITHMS),
+        format_func=label,
+        required=True,
+        wrap=True,
+    )
+    taus = [float(t) for t in plan.workload.thresholds]
+    state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
+    widget(
+        st.select_slider,
+        K.TEACH_QUERY,
+        "Query q_τ: threshold τ (from the workload)",
+        options=taus,
+        format_func=lambda t: f"{t:,.0f}",
+    )
+    grid = present.theta_grid(ctx.domain)
+    start = get(K.TEACH_THETA) or ctx.domain.upper * START_FRACTION
+    state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
+    widget(
+        st.select_slider,
+        K.TEACH_THETA,
+        "θ for the numbers below and the link",
+        options=grid,
+        format_func=lambda t: f"{t:,.0f}",
+        help="The chart's own θ slider moves live while you drag; this one (also usable with "
+        "the keyboard) sets the numbers, the explanations and the shared link.",
+    )
+
+
+def budget_controls() -> bool:
+    """ε, whether θ is chosen privately (then ρ), and the workload the query comes from."""
+    widgets.epsilon_control()
+    private = widget(
+        st.toggle,
+        K.TEACH_PRIVATE,
+        "θ chosen privately",
+        help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
+        "Off: a fixed, public θ; the answer gets all of ε.",
+    )
+    widgets.rho_control(disabled=not private)
+    widgets.workload_controls()
+    return bool(private)
+
+
+def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
+    """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
+    keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
+    return {
+        **share.config_to_query(
+            plan.config,
+            sample=ctx.sample,
+            column=ctx.column if ctx.sample else None,
+            iso=bool(get(K.ISO)),
+        ),
+        **share.view_to_query("single-query", {k: get(k) for k in keys}),
+    }
 
 
 def single_query_page() -> None:
     """The whole page; returns early when the data or the settings are not usable."""
+    shell.show_notice()
     ctx = state.data_context()
     if ctx.error:
         st.error(f"{ctx.error} Fix it on the Data page.")
         return
 
-    with st.container(border=True):
-        workload, epsilon, budget = st.columns([1.0, 1.25, 1.0], gap="medium")
-        with workload:
-            widgets.workload_controls()
-        with epsilon:
-            widgets.epsilon_control()
-        with budget:
-            private = widget(
-                st.toggle,
-                K.TEACH_PRIVATE,
-                "θ chosen privately",
-                help="On: SVT/Recursive spend ρ·ε on θ, the answer gets (1−ρ)·ε. "
-                "Off: a fixed, public θ; the answer gets all of ε.",
-            )
-            widgets.rho_control(disabled=not private)
+    # Projector layout: every control in a narrow column beside the chart, both above the fold.
+    left, right = st.columns([1, 2.5], gap="medium")
+    with left:
         plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
         if plan.error:
+            budget_controls()
             st.error(plan.error)
             return
-        algorithm, query = st.columns([1.75, 1.6], gap="medium")
-        with algorithm:
-            widget(
-                st.segmented_control,
-                K.TEACH_ALGORITHM,
-                "Algorithm",
-                options=list(ALGORITHMS),
-                format_func=label,
-                required=True,
-                wrap=True,
-            )
-        with query:
-            taus = [float(t) for t in plan.workload.thresholds]
-            state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
-            widget(
-                st.select_slider,
-                K.TEACH_QUERY,
-                "Query q_τ: threshold τ (from the workload)",
-                options=taus,
-                format_func=lambda t: f"{t:,.0f}",
-            )
-        grid = present.theta_grid(ctx.domain)
-        start = get(K.TEACH_THETA) or ctx.domain.upper * START_FRACTION
-        state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
-        widget(
-            st.select_slider,
-            K.TEACH_THETA,
-            "Truncation threshold θ (log scale)",
-            options=grid,
-            format_func=lambda t: f"{t:,.0f}",
-        )
-
+        controls(ctx, plan)
+        private = budget_controls()
     view = teaching.analyse(ctx, plan, private=private)
-    left, right = st.columns([2.2, 1], gap="medium")
-    with left:
-        widgets.chart(view.figure, "teach_curves")
     with right:
-        st.metric("Bias² at θ", present.sci(view.at_theta["bias2"]))
-        st.metric("Variance at θ", present.sci(view.at_theta["variance"]))
-        st.metric(
-            "Expected error (RMSE) at θ",
-            present.money(view.at_theta["total"] ** 0.5),
-            help="Root of bias² + variance, in the units of the answer.",
+        algorithm = get(K.TEACH_ALGORITHM)
+        widgets.chart(view.figure, "teach_curves", stem=f"{view.stem}_{algorithm}_error_over_theta")
+    with left:
+        a, b = st.columns(2)
+        a.metric("Truncation bias", present.money(view.at_theta["truncation_bias"]),
+                 help="Trunc_θ(q_τ) − q_τ: values above θ counted as θ (≤ 0).")  # fmt: skip
+        b.metric("Binning bias", present.money(view.at_theta["binning_bias"]),
+                 help="Each record counted as its bin's weight rather than its value.")  # fmt: skip
+        a.metric("Expected error (RMSE)", present.money(view.at_theta["total"] ** 0.5),
+                 help="√(bias² + variance), bias = truncation bias + binning bias.")  # fmt: skip
+        b.metric("True answer q_τ", present.money(view.true_answer))
+        st.caption(
+            f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at "
+            "the data, so using it directly would not be private."
         )
-        st.metric("True answer q_τ", present.money(view.true_answer))
-        st.caption(f"Lowest expected error on this θ grid at θ ≈ {view.best:,.0f} — found by looking "
-                   "at the data, so using it directly would not be private.")  # fmt: skip
+        params = link(ctx, plan)
+        shell.sync_url(params)
+        with st.popover("Share", icon=":material/share:", key=K.TEACH_SHARE):
+            shell.share_panel(params, "this query, θ and algorithm")
 
-    t1, t2, t3 = st.columns(3, gap="medium")
+    t1, t2, t3, t4 = st.columns(4, gap="medium")
     with t1:
-        st.markdown("#### :material/content_cut: Truncation")
+        st.markdown("#### :material/content_cut: Truncation bias")
         st.markdown(view.text["truncation"])
     with t2:
+        st.markdown("#### :material/view_column: Binning bias")
+        st.markdown(view.text["binning"])
+    with t3:
         st.markdown("#### :material/straighten: Sensitivity")
         st.markdown(view.text["sensitivity"])
-    with t3:
+    with t4:
         st.markdown("#### :material/pie_chart: Budget split")
         st.markdown(view.text["budget"])
 
     with st.expander("All five algorithms at this query"):
-        widgets.chart(view.all_figure, "teach_all")
+        widgets.chart(view.all_figure, "teach_all", stem=f"{view.stem}_all_algorithms")
         st.caption(
             "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "
             "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."
         )
     st.caption(
-        f"SVT and Recursive marks: {state.get(K.TRIALS)} trials, seed {state.get(K.SEED)} "
+        f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
         "(same settings as the Workload explorer)."
     )
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m dpsum_core run|reproduce …`` (a stable contract; see README).
+"""Command line: ``dpsum run|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
 
 Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
 else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
@@ -18,11 +18,12 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from . import figures
-from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
-from .data import WEIGHT_RULES, load_column
+from .algorithms import PAPER_ALGORITHMS
+from .data import WEIGHT_RULES, domain_warnings, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .notice import NOT_FOR_PUBLICATION, with_notice
+from .results import headline_definition, headline_name
 from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
@@ -48,19 +49,26 @@ def _number(kind):
     return parse
 
 
+# Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
+_CONFIG = ExperimentConfig()
+_PARAMS = TruncationParams()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
-    parser = _Parser(prog="python -m dpsum_core", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="dpsum", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c, tp = _CONFIG, _PARAMS
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--data", required=True, help="CSV, TSV or Parquet file")
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
+        # None = "left at its default": the data is then checked against the default domain
         p.add_argument(
-            "--upper", type=_number(float), default=800_000.0, help="public upper bound U"
+            "--upper", type=_number(float), help=f"public upper bound U (default {c.upper:g})"
         )
-        p.add_argument("--bins", type=_number(int), default=1000, help="number of bins n")
-        p.add_argument("--weights", choices=WEIGHT_RULES, default="upper", help="bin weight rule")
+        p.add_argument("--bins", type=_number(int), default=c.bins, help="number of bins n")
+        p.add_argument("--weights", choices=WEIGHT_RULES, default=c.weights, help="bin weight rule")
         p.add_argument("--out", required=True, help="output folder (created if missing)")
         p.add_argument(
             "--debug", action="store_true", help="show the traceback of an unexpected error"
@@ -68,32 +76,55 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
-    run.add_argument("--workload", default="Q1", help="Q1|Q2|Q3|every:K|values:V1,V2,…")
-    run.add_argument("--epsilon", type=_number(float), default=0.01)
-    run.add_argument("--rho", type=_number(float), default=0.1)
-    run.add_argument("--truncation", default="svt", help="comma list of none,fixed,svt,recursive")
+    run.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
+    run.add_argument("--epsilon", type=_number(float), default=c.epsilon)
+    run.add_argument("--rho", type=_number(float), default=c.rho)
+    run.add_argument(
+        "--truncation",
+        default=",".join(c.truncations),
+        help="comma list of none,fixed,svt,recursive",
+    )
     run.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
-    run.add_argument("--svt-variant", choices=SVT_VARIANTS, default="paper")
-    run.add_argument("--svt-r", type=_number(float), default=0.998)
-    run.add_argument("--svt-c", type=_number(float), default=1.2)
+    run.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
+    run.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
+    run.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
     start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
     run.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
     run.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
     run.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
-    run.add_argument("--rm-mu", type=_number(float), default=0.5)
-    run.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    run.add_argument("--trials", type=_number(int), default=100)
-    run.add_argument("--delta", type=_number(float), default=100.0)
-    run.add_argument("--seed", type=_number(int), default=0)
+    run.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
+    run.add_argument("--algorithms", default=",".join(c.algorithms))
+    run.add_argument("--trials", type=_number(int), default=c.trials)
+    run.add_argument("--delta", type=_number(float), default=c.delta)
+    run.add_argument("--seed", type=_number(int), default=c.seed)
 
     rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
     common(rep)
-    rep.add_argument("--trials", type=_number(int), default=100, help=argparse.SUPPRESS)
-    rep.add_argument("--seed", type=_number(int), default=0)
+    rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
+    rep.add_argument("--seed", type=_number(int), default=c.seed)
     rep.add_argument(
         "--no-png", action="store_true", help="skip PNG export even if a browser exists"
     )
     return parser
+
+
+def _upper(args: argparse.Namespace) -> float:
+    return _CONFIG.upper if args.upper is None else args.upper
+
+
+def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
+    """With --upper left at its default, warn on stderr when the domain fits the data badly.
+
+    Privacy: the warning reads the data and goes to the operator's terminal only, never into
+    the outputs.
+    """
+    if args.upper is not None:
+        return
+    for message in domain_warnings(data, domain):
+        print(
+            f"dpsum: warning: {message} (--upper was left at its default {_CONFIG.upper:g})",
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
         trials=args.trials,
         delta=args.delta,
         seed=args.seed,
-        upper=args.upper,
+        upper=_upper(args),
         bins=args.bins,
         weights=args.weights,
         truncation_params=params,
@@ -161,6 +192,7 @@ def _run(args: argparse.Namespace) -> int:
     data = load_column(args.data, upper=config.upper, column=args.column)
     out = _out_dir(args.out)
     _print_cleaning(data)
+    _check_default_domain(args, data, config.domain)
     result = run_experiment(data, config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
@@ -172,10 +204,11 @@ def _run(args: argparse.Namespace) -> int:
         f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
         f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
     )
+    print(headline_definition())
     print(
-        result.overview()[
-            ["algorithm", "truncation", "mean_rel_error", "mean_rel_error_iso"]
-        ].to_string(index=False)
+        result.overview()[["algorithm", "truncation", "median_rel_error", "median_rel_error_iso"]]
+        .rename(columns={"median_rel_error": headline_name(), "median_rel_error_iso": "… isotonic"})
+        .to_string(index=False)
     )
     print(NOT_FOR_PUBLICATION)
     return 0
@@ -192,12 +225,13 @@ def _reproduce(args: argparse.Namespace) -> int:
         truncation_params=PAPER,
         trials=args.trials,
         seed=args.seed,
-        upper=args.upper,
+        upper=_upper(args),
         bins=args.bins,
         weights=args.weights,
     )
     data = load_column(args.data, upper=base.upper, column=args.column)
     _print_cleaning(data)
+    _check_default_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
@@ -208,18 +242,21 @@ def _reproduce(args: argparse.Namespace) -> int:
             frame.insert(0, "workload", workload)
             summaries.append(frame)
             runs.append({"workload": workload, "rho": rho, **result.run_info()})
-            tag = f"{workload}, ρ = {rho:g}"
+            tag, file_tag = f"{workload}, ρ = {rho:g}", f"{workload}_rho{rho:g}"
             figs += [
                 (
                     f"Figure 2 — noisy answers, {tag}",
+                    f"fig2_answers_{file_tag}",
                     figures.small_multiples_figure(result, iso=True, kind="answers"),
                 ),
                 (
                     f"Figure 3 — relative error, {tag}",
+                    f"fig3_relative_error_{file_tag}",
                     figures.small_multiples_figure(result, iso=True),
                 ),
                 (
                     f"Figure 4 — isotonic regression (SVT), {tag}",
+                    f"fig4_isotonic_svt_{file_tag}",
                     figures.isotonic_figure(result, "svt"),
                 ),
             ]
@@ -228,13 +265,15 @@ def _reproduce(args: argparse.Namespace) -> int:
     _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
     _write_notice(out)
     (out / "figures.html").write_text(
-        figures.report_html(figs, title=f"dpsum reproduction on {data.name}")
+        figures.report_html(
+            [(title, fig) for title, _, fig in figs], title=f"dpsum reproduction on {data.name}"
+        )
     )
     png = 0
     if not args.no_png and figures.browser_available():
         with figures.image_export():
-            for i, (_, fig) in enumerate(figs, start=1):
-                (out / f"figure_{i:02d}.png").write_bytes(figures.to_image(fig))
+            for _, name, fig in figs:
+                (out / f"{name}.png").write_bytes(figures.to_image(fig))
                 png += 1
     print(
         f"6 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, the paper's 15 configurations + RawSum "

@@ -617,3 +617,40 @@ def bin_sums(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
     """Raw sums s_j = Σ_{t in bin j} t per bin (private)."""
     values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
     return np.bincount(bin_index(values, domain), weights=values, minlength=domain.bins)
+
+
+def domain_warnings(dataset: Dataset, domain: Domain) -> list[str]:
+    """Plain-language warnings when the domain fits the data badly (empty-looking histogram).
+
+    Two checks: most records (``limits.DOMAIN_CROWDED_RECORDS``) fall in a few bins (at most
+    ``limits.DOMAIN_CROWDED_BINS`` of them: U is probably far too large, e.g. hourly wages on
+    an income domain), or many records (over ``limits.DOMAIN_CLIPPED_SHARE``) were above U and
+    set to U (U is probably too small).
+
+    Privacy
+    -------
+    These messages are computed from the private data and are for the data holder's eyes
+    only: they are never released, put in a link or a file, and never used to choose U
+    automatically (a U read off the data is not public, and would leak the range).
+    """
+    out = []
+    counts = np.sort(histogram(dataset, domain))[::-1]
+    total = counts.sum()
+    if total > 0:
+        crowded = int(np.searchsorted(np.cumsum(counts), limits.DOMAIN_CROWDED_RECORDS * total))
+        crowded += 1
+        if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)):
+            out.append(
+                f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the records fall in {crowded:,} of the "
+                f"{domain.bins:,} bins: U = {domain.upper:,.6g} looks far too large for this "
+                "column (the histogram will look empty and the error will be large). Set U "
+                "from what is publicly known about the column's range."
+            )
+    clipped = dataset.report.clipped_above_upper
+    if clipped > limits.DOMAIN_CLIPPED_SHARE * max(dataset.report.rows_kept, 1):
+        out.append(
+            f"{clipped:,} records ({clipped / dataset.report.rows_kept:.1%}) were above "
+            f"U = {domain.upper:,.6g} and were set to U: U looks too small for this column. "
+            "Set U from what is publicly known about the column's range."
+        )
+    return out

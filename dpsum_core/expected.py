@@ -79,6 +79,32 @@ def sqm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
     return bias**2, 2 * b**2
 
 
+
+
+def bias_parts(inputs: Inputs, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bias of the histogram algorithms split in two, per θ and query (shapes (k, m)).
+
+    - **truncation bias** Trunc_θ(q_τ)(D) − q_τ(D) = −Σ_{t ≤ τ} (t − θ)⁺ ≤ 0: values above θ
+      count as θ. It is SQM's whole bias, and 0 once θ ≥ the largest value ≤ τ.
+    - **binning bias** (W T_θ x)_τ − Trunc_θ(q_τ)(D): each record counts as its bin's weight
+      v_j (the upper edge in the paper) rather than its value. Identity, Workload, TiMM and
+      TaMM share it; with upper-edge weights it is ≥ 0 and does not vanish for θ ≥ τ.
+
+    Their sum is :func:`binned_bias`, the bias of the histogram algorithms; with
+    opposite signs they can cancel, which is a coincidence of the data, not a good θ.
+
+    Privacy
+    -------
+    Computed from the private data and its histogram, with no noise: for the data holder's
+    analysis only (the teaching page), never a release.
+    """
+    theta = np.asarray(theta, float)
+    w = inputs.workload
+    truncated = inputs.data.truncated_sum(w.thresholds[None, :], theta[:, None])
+    binned = w.prefix(truncated_weights(inputs.domain, theta) * inputs.x[None, :])
+    return truncated - inputs.true_answers[None, :], binned - truncated
+
+
 def average_over_theta(components, inputs: Inputs, theta: np.ndarray, epsilon: float) -> np.ndarray:
     """E(ŷ_i − y_i)² per query, averaged over the θ values the trials drew.
 

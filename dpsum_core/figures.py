@@ -6,9 +6,12 @@ algorithm has the same colour in every figure; names are the paper's.
 
 from __future__ import annotations
 
+import re
 import shutil
+import warnings
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,7 +21,7 @@ from plotly.subplots import make_subplots
 from .algorithms import ALGORITHMS, POSTHOC, REGISTRY, get
 from .algorithms import label as algorithm_label
 from .data import Dataset, Domain, histogram
-from .results import ExperimentResult, Run
+from .results import ExperimentResult, Run, headline, headline_name
 
 TRUNCATION_NAMES: dict[str, str] = {
     "none": "no truncation",
@@ -29,6 +32,9 @@ TRUNCATION_NAMES: dict[str, str] = {
 }
 TRUE_COLOR = "#000000"
 ERROR_FLOOR = 1e-6
+# Answers figures: the y axis spans the true answers plus at most this share of their span on
+# each side (bands beyond are cut off, with a note), so one wild band cannot flatten the rest.
+ANSWER_AXIS_MARGIN = 0.5
 _LAYOUT = dict(
     template="plotly_white",
     font=dict(size=14),
@@ -119,10 +125,9 @@ def answers_figure(
     """Noisy answers per query: true answers and, per algorithm, mean with a 5–95 band (Fig. 2)."""
     x = result.workload.thresholds
     fig = go.Figure()
+    shown = [result.true_answers]
     for r in _runs(result, truncation, algorithms):
-        a = r.answers_iso if iso else r.answers
-        low, high = np.percentile(a, [5, 95], axis=0)
-        _band(fig, x, low, high, a.mean(axis=0), r.algorithm)
+        shown += _answer_band(fig, result, r, iso=iso)
     fig.add_trace(
         go.Scatter(
             x=x,
@@ -137,7 +142,59 @@ def answers_figure(
     fig.update_layout(title=_title(title, result), **_LAYOUT)
     fig.update_xaxes(title="threshold τ (query sums values ≤ τ)", type="log")
     fig.update_yaxes(title="sum of values ≤ τ")
+    _answers_axis(fig, result.true_answers, shown)
     return fig
+
+
+def _answer_band(fig, result, r: Run, *, iso: bool, row=None, col=None, legend=True) -> list:
+    """Draw one run's mean answer and 5–95 band; return the plotted arrays (for the axis)."""
+    a = r.answers_iso if iso else r.answers
+    low, high = np.percentile(a, [5, 95], axis=0)
+    mean = a.mean(axis=0)
+    x = result.workload.thresholds
+    _band(fig, x, low, high, mean, r.algorithm, row=row, col=col, legend=legend)
+    return [low, high, mean]
+
+
+def answers_axis_range(
+    true_answers: np.ndarray, shown: Sequence[np.ndarray]
+) -> tuple[list[float], bool]:
+    """The y range of an answers figure, led by the true answers, and whether it clips.
+
+    At small ε one noisy band can reach 10× the largest true answer, and a linear axis fitted
+    to it flattens everything else. The axis therefore covers the true answers plus at most
+    ``ANSWER_AXIS_MARGIN`` of their span on each side; whatever lies beyond is cut off (and
+    the figure says so).
+    """
+    y = np.asarray(true_answers, dtype=float)
+    lo_true, hi_true = float(np.min(y)), float(np.max(y))
+    # the true answers' spread (their size, or 1, when they are all equal)
+    span = (hi_true - lo_true) or abs(hi_true) or 1.0
+    limit_lo = lo_true - ANSWER_AXIS_MARGIN * span
+    limit_hi = hi_true + ANSWER_AXIS_MARGIN * span
+    values = np.concatenate([np.ravel(v) for v in shown]) if shown else y
+    values = values[np.isfinite(values)]
+    data_lo = float(values.min()) if values.size else lo_true
+    data_hi = float(values.max()) if values.size else hi_true
+    lo = min(max(data_lo, limit_lo), lo_true)
+    hi = max(min(data_hi, limit_hi), hi_true)
+    pad = 0.03 * (hi - lo or 1.0)
+    clipped = data_lo < limit_lo or data_hi > limit_hi
+    return [lo - pad, hi + pad], clipped
+
+
+CLIPPED_NOTE = "axis led by the true answers:<br>bands beyond it are cut off (Autoscale shows all)"
+
+
+def _answers_axis(fig: go.Figure, true_answers: np.ndarray, shown: Sequence[np.ndarray]) -> None:
+    yrange, clipped = answers_axis_range(true_answers, shown)
+    fig.update_yaxes(range=yrange, autorange=False)
+    if clipped:
+        fig.add_annotation(
+            text=CLIPPED_NOTE, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left",
+            yanchor="top", showarrow=False, font=dict(size=12, color="#444444"), align="left",
+            bgcolor="rgba(255,255,255,0.8)", name="clipped_note",
+        )  # fmt: skip
 
 
 def relative_error_figure(
@@ -149,22 +206,47 @@ def relative_error_figure(
 ) -> go.Figure:
     """Relative error |ŷ−y|/max(y,δ) per query: mean with 5–95 band, log scale (Fig. 3)."""
     fig = go.Figure()
-    _error_traces(fig, result, truncation, iso=iso, algorithms=algorithms)
+    floored = _error_traces(fig, result, truncation, iso=iso, algorithms=algorithms)
     title = f"Relative error, {TRUNCATION_NAMES.get(truncation, truncation)}"
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
     fig.update_xaxes(title="threshold τ", type="log")
     fig.update_yaxes(title="relative error", type="log", exponentformat="power")
+    _floor_line(fig, floored)
     return fig
 
 
 def _error_traces(fig, result, truncation, *, iso, algorithms, row=None, col=None, legend=True):
+    """Draw the error bands; return whether any drawn value sits on the ERROR_FLOOR."""
     x = result.workload.thresholds
+    floored = False
     for r in _runs(result, truncation, algorithms):
-        # A log axis cannot show 0: exact answers are drawn at the floor ERROR_FLOOR.
+        # A log axis cannot show 0: exact answers are drawn at the floor ERROR_FLOOR, and
+        # _floor_line labels that floor so it is not read as a tiny error.
         rel = np.maximum(result.relative_errors(r, iso=iso), ERROR_FLOOR)
         low, high = np.percentile(rel, [5, 95], axis=0)
-        _band(fig, x, low, high, rel.mean(axis=0), r.algorithm, row=row, col=col, legend=legend)
+        mean = rel.mean(axis=0)
+        floored = floored or bool(np.any(low <= ERROR_FLOOR) or np.any(mean <= ERROR_FLOOR))
+        _band(fig, x, low, high, mean, r.algorithm, row=row, col=col, legend=legend)
+    return floored
+
+
+FLOOR_NOTE = "error 0 (exact answer), drawn at 10⁻⁶"
+
+
+def _floor_line(fig: go.Figure, floored: bool) -> None:
+    """Label the floor where exact (zero-error) answers are drawn on the log axis."""
+    if not floored:
+        return
+    fig.add_hline(
+        y=ERROR_FLOOR, line=dict(color="#444444", width=1, dash="dot"), row="all", col="all"
+    )
+    fig.add_annotation(
+        # on a log axis an annotation's y is log10 of the value; "y" is the first panel's axis
+        text=FLOOR_NOTE, xref="paper", yref="y", x=1.0, y=np.log10(ERROR_FLOOR), xanchor="right",
+        yanchor="bottom", showarrow=False, font=dict(size=12, color="#444444"),
+        bgcolor="rgba(255,255,255,0.8)", name="floor_note",
+    )  # fmt: skip
 
 
 def isotonic_figure(
@@ -177,8 +259,8 @@ def isotonic_figure(
         shared_yaxes=True,
         subplot_titles=("without isotonic regression", "with isotonic regression"),
     )
-    _error_traces(fig, result, truncation, iso=False, algorithms=algorithms, row=1, col=1)
-    _error_traces(
+    floored = _error_traces(fig, result, truncation, iso=False, algorithms=algorithms, row=1, col=1)
+    floored |= _error_traces(
         fig, result, truncation, iso=True, algorithms=algorithms, row=1, col=2, legend=False
     )
     fig.update_layout(
@@ -190,6 +272,7 @@ def isotonic_figure(
     fig.update_xaxes(title="threshold τ", type="log")
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_yaxes(title="relative error", row=1, col=1)
+    _floor_line(fig, floored)
     return fig
 
 
@@ -290,13 +373,19 @@ def data_histogram_figure(
                 annotation_text=label,
                 annotation_position="top right",
             )
+    # The title's main line stays short (a long one was cut off in narrow columns); the domain
+    # goes to the subtitle.
     fig.update_layout(
-        title=f"{data.name}: {data.column} on {domain.bins} bins of width {domain.width:,.0f}",
+        title=f"{data.name}: {data.column}<br><sup>{domain_text(domain.upper, domain.bins)} "
+        f"(width {domain.width:,.6g}) · records per bin, log scale</sup>",
         bargap=0,
         **_LAYOUT,
     )
     fig.update_layout(hovermode="closest", showlegend=False)
-    fig.update_xaxes(title="value")
+    # Start the axis a little left of 0, so that the first bin (where zeros fall) is not
+    # hidden behind the y axis line.
+    pad = 0.015 * domain.upper
+    fig.update_xaxes(title="value", range=[-pad, domain.upper + pad])
     fig.update_yaxes(title="records (log scale)", type="log")
     return fig
 
@@ -307,10 +396,11 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
     truncs = list(dict.fromkeys(r.truncation for r in result.runs))
     z = np.full((len(algs), len(truncs)), np.nan)
     for r in result.runs:
-        # Median over queries of each query's mean relative error: robust to the few tiny
-        # queries (y < δ, zeros weighted by the upper bin edge) that dominate a plain mean.
-        per_query = result.relative_errors(r, iso=iso).mean(axis=0)
-        z[algs.index(r.algorithm), truncs.index(r.truncation)] = np.median(per_query)
+        # The headline metric (results.headline): robust to the few tiny queries (y < δ, zeros
+        # weighted by the upper bin edge) that dominate a plain mean.
+        z[algs.index(r.algorithm), truncs.index(r.truncation)] = headline(
+            result.relative_errors(r, iso=iso)
+        )
     text = [[f"{v:.3g}" for v in row] for row in z]
     fig = go.Figure(
         go.Heatmap(
@@ -326,7 +416,7 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
     )
     kind = "with" if iso else "without"
     fig.update_layout(
-        title=_title(f"Median over queries of mean relative error ({kind} isotonic)", result),
+        title=_title(f"{headline_name().capitalize()} ({kind} isotonic)", result),
         **_LAYOUT,
     )
     fig.update_layout(hovermode="closest")
@@ -346,15 +436,16 @@ def small_multiples_figure(
         shared_yaxes=True,
         subplot_titles=[TRUNCATION_NAMES[t] for t in truncs],
     )
+    floored, shown = False, [result.true_answers]
     for c, t in enumerate(truncs, start=1):
         if kind == "error":
-            _error_traces(fig, result, t, iso=iso, algorithms=None, row=1, col=c, legend=c == 1)
+            floored |= _error_traces(
+                fig, result, t, iso=iso, algorithms=None, row=1, col=c, legend=c == 1
+            )
             continue
         x = result.workload.thresholds
         for r in _runs(result, t, None):
-            a = r.answers_iso if iso else r.answers
-            low, high = np.percentile(a, [5, 95], axis=0)
-            _band(fig, x, low, high, a.mean(axis=0), r.algorithm, row=1, col=c, legend=c == 1)
+            shown += _answer_band(fig, result, r, iso=iso, row=1, col=c, legend=c == 1)
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -374,6 +465,9 @@ def small_multiples_figure(
     fig.update_xaxes(title="threshold τ", type="log")
     if kind == "error":
         fig.update_yaxes(type="log", exponentformat="power")
+        _floor_line(fig, floored)
+    else:
+        _answers_axis(fig, result.true_answers, shown)
     return fig
 
 
@@ -402,16 +496,24 @@ def epsilon_sweep_figure(
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_xaxes(title="ε (total budget)", type="log")
     fig.update_yaxes(
-        title="median over queries of mean relative error", type="log", exponentformat="power"
+        title=headline_name(), type="log", exponentformat="power"
     )
     return fig
 
 
+def domain_text(upper: float, bins: int) -> str:
+    """The public domain in a subtitle: ``U = 800,000, 1,000 bins``."""
+    return f"U = {upper:,.6g}, {bins:,} bins"
+
+
 def _title(text: str, result: ExperimentResult) -> str:
     c = result.config
+    # ρ only matters when θ is chosen privately (SVT, Recursive)
+    rho = f", ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
-        f"{text}<br><sup>{result.dataset_name} · {result.workload.spec} · ε = {c.epsilon:g}, "
-        f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
+        f"{text}<br><sup>{result.dataset_name} · {result.workload.spec} · "
+        f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
+        f"{c.trials} trials · seed {c.seed}</sup>"
     )
 
 
@@ -454,4 +556,26 @@ def browser_available() -> bool:
 
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1100, height: int = 600) -> bytes:
     """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`)."""
-    return pio.to_image(fig, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1)
+    with warnings.catch_warnings():
+        # plotly passes its default options even to kaleido's running server (started by
+        # image_export), which then warns on every image that it ignores them: harmless.
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+        return pio.to_image(
+            fig, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
+        )
+
+
+def file_stem(dataset: str, *parts: str) -> str:
+    """A download's file name without extension, saying what it shows:
+    ``file_stem("incomes.csv", "Q1", "eps0.01", "seed0", "answers")`` →
+    ``dpsum_incomes_Q1_eps0.01_seed0_answers`` (characters unsafe in file names become -)."""
+    text = "_".join(["dpsum", Path(dataset).stem, *parts])
+    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def run_stem(result: ExperimentResult, what: str) -> str:
+    """File name of a download of one run: dataset, workload, ε, seed and ``what``."""
+    c = result.config
+    return file_stem(
+        result.dataset_name, result.workload.spec, f"eps{c.epsilon:g}", f"seed{c.seed}", what
+    )

@@ -27,3 +27,9 @@ DELTA_MIN = 1e-9
 # A run keeps every noisy answer (with and without isotonic regression) in memory:
 # trials × queries × algorithms × truncation methods ≤ MAX_ANSWERS (≈ 0.5 GB of float64).
 MAX_ANSWERS = 30_000_000
+# Domain fit warnings (shown to the data holder only, never used to set U): "most records in a
+# few bins" = DOMAIN_CROWDED_RECORDS of the records in at most DOMAIN_CROWDED_BINS of the bins;
+# "many clipped" = more than DOMAIN_CLIPPED_SHARE of the records were above U.
+DOMAIN_CROWDED_RECORDS = 0.9
+DOMAIN_CROWDED_BINS = 0.02
+DOMAIN_CLIPPED_SHARE = 0.01

@@ -23,10 +23,17 @@ Over = Literal["median", "mean"]
 HEADLINE_OVER: Over = "median"
 
 
-def headline_name(over: Over = HEADLINE_OVER, *, iso: bool = False) -> str:
-    """The headline metric's name, for tables, captions and figure titles."""
-    name = f"{over} over queries of the mean relative error"
-    return name + (" (isotonic)" if iso else "")
+def headline_name(over: Over = HEADLINE_OVER) -> str:
+    """The headline metric's short name, the same in tables, captions, axes and titles."""
+    return f"{over} relative error"
+
+
+def headline_definition(over: Over = HEADLINE_OVER) -> str:
+    """One sentence defining the headline metric, for captions and help."""
+    return (
+        f"{headline_name(over).capitalize()}: for each query the mean over trials of "
+        f"|ŷ − y| / max(y, δ), then the {over} over the queries."
+    )
 
 
 def headline(rel: np.ndarray, over: Over = HEADLINE_OVER) -> float:
@@ -139,7 +146,8 @@ class ExperimentResult:
         return pd.concat(frames, ignore_index=True)
 
     def overview(self) -> pd.DataFrame:
-        """One row per (algorithm, truncation): mean relative error with/without isotonic."""
+        """One row per (algorithm, truncation): the headline metric with and without isotonic
+        (``median_rel_error``, ``median_rel_error_iso``), the mean over queries too."""
         rows = []
         for r in self.runs:
             rows.append(

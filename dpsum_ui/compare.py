@@ -10,14 +10,16 @@ from dpsum_core import figures
 from dpsum_core.errors import DpsumError
 from dpsum_core.experiment import ExperimentResult
 
-from . import compute, present, state
+from . import compute, present, share, state
+from . import keys as K
 
-VIEWS = {
-    "heatmap": "Heatmap of mean error",
+VIEWS = {  # labels of fields.COMPARE_VIEWS
+    "heatmap": "Heatmap of median relative error",
     "error": "Small multiples: error",
     "answers": "Small multiples: answers",
 }
 _SWEEP = "_sweep_meta"
+_GRID_SOURCE = "_grid_source"  # (sample name or None for an upload, column) of the grid
 
 
 def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
@@ -38,6 +40,7 @@ def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
         st.error(str(exc))
         return
     st.session_state[state.COMPARE_RESULT] = key
+    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.dataset.column)
 
 
 def grid() -> ExperimentResult | None:
@@ -65,6 +68,19 @@ def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
     return compute.figure(key, lambda: figures.small_multiples_figure(result, iso=iso, kind=view))
 
 
+def stem(result: ExperimentResult, what: str) -> str:
+    """File name of a grid download: dataset, workload, ε, seed and the view."""
+    return figures.run_stem(result, what)
+
+
+def sweep_stem(item: dict, iso: bool) -> str:
+    """File name of a sweep download (the ε values are in its name instead of one ε)."""
+    c = item["config"]
+    eps = "-".join(f"{e:g}" for e in item["key"][-1])
+    what = f"sweep_{c.truncations[0]}{'_iso' if iso else ''}"
+    return figures.file_stem(item["name"], c.workload, f"eps{eps}", f"seed{c.seed}", what)
+
+
 def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
     """Run the chosen algorithms at every ε (one truncation method)."""
     if plan.config is None or ctx.dataset is None or not epsilons:
@@ -75,7 +91,13 @@ def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -
     except DpsumError as exc:
         st.error(str(exc))
         return
-    st.session_state[_SWEEP] = {"key": key, "config": plan.config, "name": ctx.dataset.name}
+    st.session_state[_SWEEP] = {
+        "key": key,
+        "config": plan.config,
+        "name": ctx.dataset.name,
+        "sample": ctx.sample,
+        "column": ctx.dataset.column,
+    }
 
 
 def sweep() -> dict | None:
@@ -113,3 +135,37 @@ def sweep_figure(item: dict, iso: bool) -> go.Figure:
         (item["key"], "sweep", iso),
         lambda: figures.epsilon_sweep_figure(frame, trunc, iso=iso, title=title),
     )
+
+
+def autorun() -> dict:
+    """What a link asked to run once on this page ({"grid": bool, "sweep": bool})."""
+    return st.session_state.pop(state.COMPARE_AUTORUN, None) or {}
+
+
+def link_params(iso: bool) -> dict[str, str] | None:
+    """Query-string parameters that reproduce the grid and the sweep on screen.
+
+    The grid's configuration leads; the sweep is included when it ran on the same settings
+    (only its truncation method may differ), else a link could not reproduce both.
+    """
+    result, item = grid(), sweep()
+    if result is not None:
+        base, (sample, column) = result.config, st.session_state[_GRID_SOURCE]
+    elif item is not None:
+        base, sample, column = item["config"], item["sample"], item["column"]
+    else:
+        return None
+    values: dict = {}
+    if result is not None:
+        values[K.COMPARE_VIEW] = state.get(K.COMPARE_VIEW)
+    if item is not None:
+        same = item["config"].with_(
+            truncations=base.truncations, truncation_params=base.truncation_params
+        )
+        if same == base:
+            values[K.SWEEP_EPSILONS] = list(item["key"][-1])
+            values[K.SWEEP_TRUNCATION] = item["config"].truncations[0]
+    return {
+        **share.config_to_query(base, sample=sample, column=column if sample else None, iso=iso),
+        **share.view_to_query("compare", values),
+    }

@@ -8,7 +8,6 @@ engine call runs with this session's cache of θ-dependent strategies (:func:`_e
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -17,9 +16,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures, strategies
+from dpsum_core import expected, figures, strategies
 from dpsum_core.analytics import theta_error_components
-from dpsum_core.data import Dataset
+from dpsum_core.data import Dataset, Domain, histogram
 from dpsum_core.expected import components_frame
 from dpsum_core.experiment import (
     ExperimentConfig,
@@ -28,6 +27,8 @@ from dpsum_core.experiment import (
     run_experiment,
     threshold_samples,
 )
+from dpsum_core.mechanisms import Inputs
+from dpsum_core.workloads import make_workload
 
 from . import state
 
@@ -112,6 +113,23 @@ def curves(
     return components_frame(parts, np.asarray(grid), query)
 
 
+def bias_parts(
+    data: Dataset, domain: Domain, tau: float, thetas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Truncation and binning bias of the query q_τ at each θ (deterministic, memoised)."""
+    grid = tuple(float(t) for t in thetas)
+    key = (data.fingerprint, data.name, data.column, str(domain), tau, grid)
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        single = make_workload(f"values:{tau!r}", domain)
+        inputs = Inputs(data, histogram(data, domain), single, domain,
+                        data.sum_at_most(single.thresholds))  # fmt: skip
+        truncation, binning = expected.bias_parts(inputs, np.asarray(grid))
+        return truncation[:, 0], binning[:, 0]
+
+    return state.memo("curves", key, build)
+
+
 def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
@@ -144,7 +162,5 @@ def images_available() -> bool:
 
 def image_bytes(fig: go.Figure, fmt: str) -> bytes:
     """PNG or SVG bytes of a figure (called only when the user clicks a download)."""
-    lock = _image_server()
-    with lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # kaleido: "kopts ignored when using a server"
+    with _image_server():
         return figures.to_image(fig, fmt)

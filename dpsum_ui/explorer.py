@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -14,6 +13,7 @@ from dpsum_core.data import Dataset
 from dpsum_core.errors import DpsumError
 from dpsum_core.experiment import ExperimentResult
 from dpsum_core.notice import with_notice
+from dpsum_core.results import headline_definition
 from dpsum_core.workloads import Workload
 
 from . import compute, present, share, shell, state, widgets
@@ -95,6 +95,11 @@ def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
     return state.result_key(ctx.dataset, plan.config) != item.key
 
 
+def stem(item: Shown, what: str) -> str:
+    """File name of a download of the shown run: dataset, workload, ε, seed and what."""
+    return figures.run_stem(item.result, what)
+
+
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
     """A figure of the shown run, built once."""
     return compute.figure((item.key, name), build)
@@ -113,23 +118,7 @@ def link_params(item: Shown) -> dict[str, str]:
 
 def sync_url(item: Shown | None) -> None:
     """Keep the address bar's query string equal to the shown run (a shareable URL)."""
-    if item is None:
-        return
-    wanted = link_params(item)
-    if st.query_params.to_dict() != wanted:
-        st.query_params.from_dict(wanted)
-
-
-def link_text(item: Shown) -> str:
-    """The full link (or just the query string when the app's URL is unknown)."""
-    query = urlencode(link_params(item), safe=",:")
-    base = ""
-    try:
-        base = st.context.url or ""
-    except Exception:  # no browser context (tests, bare mode)
-        base = ""
-    base = base.split("?")[0]
-    return f"{base.rstrip('/')}/?{query}" if base else f"?{query}"
+    shell.sync_url(link_params(item) if item is not None else None)
 
 
 def on_config_upload() -> None:
@@ -164,7 +153,7 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
     if item is None:
         st.caption("Run once to get a link.")
     else:
-        st.code(link_text(item), language=None, wrap_lines=True)
+        st.code(shell.link_text(link_params(item)), language=None, wrap_lines=True)
         st.caption(
             "The link carries the settings, the seed and the sample dataset's name: opening "
             "it reproduces these figures exactly. **Uploaded data is never put in a URL**; a "
@@ -177,7 +166,14 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
             data=share.settings_to_json(
                 plan.config, sample=ctx.sample, column=ctx.column, iso=bool(state.get(K.ISO))
             ),
-            file_name="dpsum_config.json",
+            file_name=figures.file_stem(
+                ctx.label,
+                plan.config.workload,
+                f"eps{plan.config.epsilon:g}",
+                f"seed{plan.config.seed}",
+                "settings",
+            )
+            + ".json",
             mime="application/json",
             key=K.SHARE_CONFIG_DOWNLOAD,
             on_click="ignore",
@@ -218,7 +214,7 @@ def theta_tab(item: Shown) -> None:
         if present.has_batch_theta(result):
             st.caption("θ chosen in each trial (shared by Identity, Workload, TiMM and TaMM).")
             fig = figure(item, "theta", lambda: figures.theta_figure(result))
-            widgets.chart(fig, "explorer_theta")
+            widgets.chart(fig, "explorer_theta", stem=stem(item, "theta"))
         elif trunc == "none":
             st.info("No truncation: θ = ∞ in every trial, nothing is chosen.")
         else:
@@ -231,7 +227,7 @@ def theta_tab(item: Shown) -> None:
             ("data", tuple(marks)),
             lambda: figures.data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
         )
-        widgets.chart(fig, "explorer_data")
+        widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 
 
 def summary_tab(item: Shown) -> None:
@@ -243,9 +239,10 @@ def summary_tab(item: Shown) -> None:
         table,
         hide_index=True,
         column_config={
-            "Mean relative error": st.column_config.NumberColumn(format="%.4g"),
+            present.HEADLINE: st.column_config.NumberColumn(
+                format="%.4g", help=headline_definition()
+            ),
             "… with isotonic": st.column_config.NumberColumn(format="%.4g"),
-            "Median θ": st.column_config.NumberColumn(format="%.6g"),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
@@ -274,7 +271,7 @@ def summary_tab(item: Shown) -> None:
         st.download_button(
             "Results (summary.csv)",
             data=lambda: result.summary().to_csv(index=False),
-            file_name="summary.csv",
+            file_name=stem(item, "summary") + ".csv",
             mime="text/csv",
             key=K.SHARE_SUMMARY_CSV,
             on_click="ignore",
@@ -285,7 +282,7 @@ def summary_tab(item: Shown) -> None:
         st.download_button(
             "Run record (run.json)",
             data=lambda: _json(with_notice(result.run_info())),
-            file_name="run.json",
+            file_name=stem(item, "run") + ".json",
             mime="application/json",
             key=K.SHARE_RUN_JSON,
             on_click="ignore",

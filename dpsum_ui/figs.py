@@ -39,46 +39,67 @@ def theta_curves_figure(
     theta: float,
     best: float,
     samples: Mapping[str, np.ndarray],
+    readouts: list[str],
     title: str,
 ) -> go.Figure:
-    """Bias², variance and total expected error of one algorithm over θ (log–log), the chosen
-    θ and the best grid θ marked, and below it where SVT / Recursive land across trials."""
-    part = curves[curves["algorithm"] == algorithm]
+    """Truncation bias², binning bias², variance and total expected error of one algorithm
+    over θ (log–log), with a θ slider that moves a marker and a readout in the browser (no
+    server round trip while dragging), and below it where SVT / Recursive land across trials.
+
+    ``curves``: columns theta, truncation_bias2, binning_bias2, variance, total (one row per
+    grid θ); ``readouts``: the text shown at each grid θ; ``theta`` starts the slider.
+    """
     rows = 2 if samples else 1
     fig = make_subplots(
         rows=rows,
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.78, 0.22] if rows == 2 else [1.0],
-        vertical_spacing=0.05,
+        row_heights=[0.8, 0.2] if rows == 2 else [1.0],
+        vertical_spacing=0.04,
     )
     color = get(algorithm).color
     name = algorithm_label(algorithm)
-    x = part["theta"].to_numpy()
-    for column, label, style in (
-        ("total", f"{name}: total expected error", dict(color=color, width=4)),
-        ("bias2", "bias²", dict(color="#000000", width=2, dash="dash")),
+    x = curves["theta"].to_numpy()
+    lines = [
+        ("total", f"{name}: total error", dict(color=color, width=4)),
+        ("truncation_bias2", "truncation bias²", dict(color="#000000", width=2, dash="dash")),
+        ("binning_bias2", "binning bias²", dict(color="#8C510A", width=2, dash="dashdot")),
         ("variance", "variance", dict(color="#777777", width=2, dash="dot")),
-    ):
+    ]
+    for column, label, style in lines:
+        if not (curves[column] > 0).any():
+            continue  # e.g. SQM has no binning bias: say so in the text, draw nothing
         fig.add_trace(
             go.Scatter(
-                x=x, y=_positive(part[column]), mode="lines", name=label, line=style,
+                x=x, y=_positive(curves[column]), mode="lines", name=label, line=style,
                 hovertemplate="%{y:.3g}",
             ),
             row=1,
             col=1,
         )  # fmt: skip
-    # Annotations on a log axis take log10 coordinates (shapes take data coordinates).
-    fig.add_vline(x=theta, line=dict(color=color, width=2), row=1, col=1)
-    fig.add_annotation(
-        x=np.log10(theta), y=1, xref="x", yref="y domain", text=f"θ = {theta:,.0f}",
-        showarrow=False, xanchor="left", yanchor="top", font=dict(color=color),
+    # Shapes take data coordinates on a log axis, annotations log10 ones; the slider below
+    # rewrites shape 0 (θ) and annotation 0 (the readout) in the browser.
+    start = int(np.argmin(np.abs(np.log(x) - np.log(theta))))
+    fig.add_shape(
+        type="line", x0=x[start], x1=x[start], y0=0, y1=1, xref="x", yref="y domain",
+        line=dict(color=color, width=3),
     )  # fmt: skip
-    fig.add_vline(x=best, line=dict(color="#555555", width=1, dash="dashdot"), row=1, col=1)
+    fig.add_annotation(
+        text=readouts[start], x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
+        yanchor="top", align="left", showarrow=False, bgcolor="rgba(255,255,255,0.9)",
+        bordercolor=color, borderwidth=1, font=dict(size=14),
+    )  # fmt: skip
+    fig.add_shape(
+        type="line", x0=best, x1=best, y0=0, y1=1, xref="x", yref="y domain",
+        line=dict(color="#555555", width=1, dash="dashdot"),
+    )  # fmt: skip
     fig.add_annotation(
         x=np.log10(best), y=0, xref="x", yref="y domain",
-        text="lowest expected error<br>(found by looking at the data)", showarrow=False,
-        xanchor="left", yanchor="bottom", font=dict(color="#555555", size=12), align="left",
+        text="lowest truncation bias² + variance<br>(found by looking at the data)",
+        showarrow=False, yanchor="bottom", font=dict(color="#555555", size=13),
+        # written away from the nearer edge, so that it is never cut off
+        xanchor="left" if best < np.sqrt(x.min() * x.max()) else "right",
+        align="left",
     )  # fmt: skip
     for method, values in samples.items():
         fig.add_trace(
@@ -89,15 +110,44 @@ def theta_curves_figure(
                 marker=dict(symbol="line-ns-open", size=16, color=SAMPLE_COLORS.get(method)),
                 name=f"θ chosen by {TRUNCATION_NAMES.get(method, method)} (one mark per trial)",
                 hovertemplate="θ = %{x:,.0f}<extra></extra>",
+                showlegend=False,  # the row is labelled on its axis
             ),
             row=2,
             col=1,
         )
+    fig.update_layout(
+        sliders=[
+            dict(
+                active=start,
+                currentvalue=dict(prefix="θ = ", font=dict(size=16)),
+                pad=dict(t=40),
+                steps=[
+                    dict(
+                        method="relayout",
+                        label=f"{t:,.0f}",
+                        args=[{"shapes[0].x0": t, "shapes[0].x1": t, "annotations[0].text": r}],
+                    )
+                    for t, r in zip(x, readouts, strict=True)
+                ],
+            )
+        ]
+    )
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_layout(height=640 if rows == 2 else 520)
+    fig.update_layout(
+        height=600,
+        font=dict(size=16),
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
+        margin=dict(l=85, r=20, t=150, b=20),
+    )
     fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
-    fig.update_yaxes(title="squared error", type="log", exponentformat="power", row=1, col=1)
+    # Headroom above the curves for the readout, so that it hides none of them.
+    drawn = curves[["total", "truncation_bias2", "binning_bias2", "variance"]].to_numpy()
+    drawn = drawn[np.isfinite(drawn) & (drawn > 0)]
+    yrange = [np.log10(drawn.min()) - 0.3, np.log10(drawn.max()) + 2.2]
+    fig.update_yaxes(
+        title="squared error", type="log", exponentformat="power", range=yrange, row=1, col=1
+    )
     if rows == 2:
         fig.update_yaxes(title="", row=2, col=1)
     return fig

@@ -12,6 +12,7 @@ Data page (app_pages/data.py)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
     ``data_column``        selectbox: numeric column of the current table
     ``domain_upper``       number_input: public upper bound U
+    ``domain_keep``        button: keep the current U after an upload (shown until U is set)
     ``domain_bins_mode``   radio: ``"bins"`` (set n) or ``"width"`` (set the bin width)
     ``domain_bins``        number_input: number of bins n
     ``domain_width``       number_input: bin width U/n
@@ -49,6 +50,7 @@ Single query (app_pages/single_query.py)
     ``teach_algorithm``    segmented_control: algorithm whose bias/variance is drawn
     ``teach_theta``        select_slider: θ on a log grid
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
+    ``teach_share``        popover: link to this query, θ and algorithm
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -59,6 +61,7 @@ Compare (app_pages/compare.py)
     ``sweep_epsilons``       multiselect: ε values of the sweep
     ``sweep_truncation``     selectbox: truncation method used in the sweep
     ``sweep_run``            button: Run the ε sweep
+    ``compare_share``        popover: link to the grid and sweep shown
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
@@ -77,6 +80,7 @@ DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
 DATA_COLUMN = "data_column"
 DOMAIN_UPPER = "domain_upper"
+DOMAIN_KEEP = "domain_keep"
 DOMAIN_BINS_MODE = "domain_bins_mode"
 DOMAIN_BINS = "domain_bins"
 DOMAIN_WIDTH = "domain_width"
@@ -118,6 +122,7 @@ TEACH_QUERY = "teach_query"
 TEACH_ALGORITHM = "teach_algorithm"
 TEACH_THETA = "teach_theta"
 TEACH_PRIVATE = "teach_private"
+TEACH_SHARE = "teach_share"
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"
@@ -127,6 +132,7 @@ COMPARE_PARAMETERS = "compare_parameters"
 SWEEP_EPSILONS = "sweep_epsilons"
 SWEEP_TRUNCATION = "sweep_truncation"
 SWEEP_RUN = "sweep_run"
+COMPARE_SHARE = "compare_share"
 
 
 def download_key(figure: str, fmt: str) -> str:

@@ -9,6 +9,9 @@ from dpsum_core.algorithms import get, label
 from dpsum_core.data import Domain
 from dpsum_core.experiment import ExperimentConfig, ExperimentResult
 from dpsum_core.figures import TRUNCATION_NAMES
+from dpsum_core.results import headline_name
+
+HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 
 THETA_SOURCES = {
     "none": "no θ (θ = ∞)",
@@ -27,9 +30,16 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
         {
             "Algorithm": ov["algorithm"].map(label),
             "Truncation": ov["truncation"].map(TRUNCATION_NAMES),
-            "Mean relative error": ov["mean_rel_error"],
-            "… with isotonic": ov["mean_rel_error_iso"],
-            "Median θ": ov["median_theta"],
+            HEADLINE: ov["median_rel_error"],
+            "… with isotonic": ov["median_rel_error_iso"],
+            "Median θ": [
+                "none (no truncation)"
+                if t == "none"
+                else "∞ (nothing dropped)"
+                if not np.isfinite(v)
+                else f"{v:,.6g}"
+                for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
+            ],
             "SVT fallbacks (θ = U)": [
                 fallbacks[(a, t)] for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
             ],
@@ -89,10 +99,12 @@ def run_caption(result: ExperimentResult) -> str:
     """One line that says exactly which run the figures show (seed included)."""
     c = result.config
     truncs = ", ".join(TRUNCATION_NAMES[t] for t in c.truncations)
+    # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
+    rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
         f"**Seed {c.seed}** · {c.trials} trials · {result.dataset_name} (`{result.dataset_column}`)"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
-        f" · ρ = {c.rho:g} · {truncs} · computed in {result.seconds:.2f} s"
+        f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )
 
 
@@ -110,19 +122,6 @@ def nearest(options: list[float], value: float | None) -> float:
         return options[len(options) // 2]
     logs = np.log(np.asarray(options))
     return options[int(np.argmin(np.abs(logs - np.log(value))))]
-
-
-def at_theta(curves: pd.DataFrame, algorithm: str, theta: float) -> dict[str, float]:
-    """Bias², variance and total of one algorithm at one θ of the grid."""
-    part = curves[curves["algorithm"] == algorithm]
-    row = part.iloc[int(np.argmin(np.abs(part["theta"].to_numpy() - theta)))]
-    return {k: float(row[k]) for k in ("bias2", "variance", "total")}
-
-
-def best_theta(curves: pd.DataFrame, algorithm: str) -> float:
-    """The grid θ with the lowest expected error (found by looking at the data: not private)."""
-    part = curves[curves["algorithm"] == algorithm]
-    return float(part["theta"].to_numpy()[int(np.argmin(part["total"].to_numpy()))])
 
 
 def sci(value: float) -> str:
@@ -152,7 +151,16 @@ def money(value: float) -> str:
 
 
 def teaching_text(
-    *, tau: float, theta: float, epsilon: float, eps_theta: float, eps_m: float, scale: float
+    *,
+    tau: float,
+    theta: float,
+    epsilon: float,
+    eps_theta: float,
+    eps_m: float,
+    scale: float,
+    weights: str,
+    width: float,
+    sqm: bool,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
@@ -161,16 +169,31 @@ def teaching_text(
     """
     cap = min(theta, tau)
     truncation = (
-        f"Each person adds their value to q_τ, the sum of all values ≤ τ = {tau:,.0f}. "
-        f"Truncating at θ = {theta:,.0f} counts every value above θ as θ. The few large values "
-        "then count for less: that is the **bias** (it grows as θ falls)."
+        f"q_τ sums every value ≤ τ = {tau:,.0f}. Truncating at θ = {theta:,.0f} counts each "
+        "value above θ as θ, so the few large values count for less: the **truncation bias** "
+        "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
+        "≤ τ."
+    )
+    rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
+    binning = (
+        f"Identity, Workload, TiMM and TaMM see the data only as a histogram (bins of width "
+        f"{width:,.6g}), so each record counts as {rule}: the **binning bias**. "
+        + (
+            "With upper edges it is ≥ 0 and does *not* vanish for θ ≥ τ. "
+            if weights == "upper"
+            else "With midpoints it is small and of either sign. "
+        )
+        + "Where it has the opposite sign of the truncation bias the two cancel and the total "
+        "dips: a coincidence of this data, not a θ to aim for. Finer bins or midpoint weights "
+        "(Data page) shrink it."
+        + (" **SQM** sums the exact values, so it has no binning bias." if sqm else "")
     )
     sensitivity = (
         "The **sensitivity** is the most one person can change the answer. Without truncation "
         f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. Laplace noise of scale "
         "sensitivity / ε_m hides any single person: answering this query alone needs scale "
         f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
-        "falls) but more bias."
+        "falls) but more truncation bias."
     )
     if eps_theta > 0:
         budget = (
@@ -184,4 +207,9 @@ def teaching_text(
             "(ε_m = ε). But it is private **only if θ was chosen without looking at the "
             "data**: picking the best θ from these curves would leak the data."
         )
-    return {"truncation": truncation, "sensitivity": sensitivity, "budget": budget}
+    return {
+        "truncation": truncation,
+        "binning": binning,
+        "sensitivity": sensitivity,
+        "budget": budget,
+    }

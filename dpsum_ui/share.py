@@ -14,26 +14,56 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from dpsum_core import __version__
+from dpsum_core.algorithms import ALGORITHMS
 from dpsum_core.errors import ParameterError
 from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
+from dpsum_core.workloads import make_workload
+
+from . import keys as K
+from .fields import COMPARE_VIEWS, EPSILON_GRID
 
 UPLOAD_MARKER = "upload"
-_FLOAT_FIELDS = ("epsilon", "rho", "delta", "upper")
-_INT_FIELDS = ("trials", "seed", "bins")
-_LIST_FIELDS = ("truncations", "algorithms")
-_TEXT_FIELDS = ("workload", "weights")
-_TP_FLOAT = ("svt_r", "svt_c", "svt_s", "rm_beta", "rm_theta0", "rm_mu", "theta")
-_TP_TEXT = ("svt_variant",)
+
+
+def _kinds(cls) -> dict[str, str]:
+    """Field name → "list", "number" or "text", read from the dataclass's own annotations."""
+    out = {}
+    for f in fields(cls):
+        t = str(f.type)
+        out[f.name] = (
+            "list" if t.startswith("tuple") else "number" if t.split(" ")[0] in ("float", "int")
+            else "text"
+        )  # fmt: skip
+    return out
+
+
+_CONFIG_KINDS = {k: v for k, v in _kinds(ExperimentConfig).items() if k != "truncation_params"}
+_PARAM_KINDS = _kinds(TruncationParams)
 # Query-string names: the config's own field names, except the list "truncations" which a
 # reader expects as "truncation"; "data", "column" and "iso" describe what is shown.
 _QUERY_NAMES = {"truncations": "truncation"}
 CONFIG_QUERY_KEYS: tuple[str, ...] = (
-    *(_QUERY_NAMES.get(f, f) for f in (*_TEXT_FIELDS, *_FLOAT_FIELDS, *_INT_FIELDS, *_LIST_FIELDS)),
-    *_TP_FLOAT,
-    *_TP_TEXT,
+    *(_QUERY_NAMES.get(f, f) for f in _CONFIG_KINDS),
+    *_PARAM_KINDS,
 )
 SHOWN_QUERY_KEYS: tuple[str, ...] = ("data", "column", "iso")
+
+GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
+# What a page shows beyond the configuration: query name → (widget key, kind, allowed values).
+VIEW_PARAMS: dict[str, dict[str, tuple[str, str, tuple | None]]] = {
+    "compare": {
+        "view": (K.COMPARE_VIEW, "text", COMPARE_VIEWS),
+        "sweep": (K.SWEEP_EPSILONS, "numbers", EPSILON_GRID),
+        "sweep_truncation": (K.SWEEP_TRUNCATION, "text", TRUNCATION_METHODS),
+    },
+    "single-query": {
+        "tau": (K.TEACH_QUERY, "number", None),
+        "theta": (K.TEACH_THETA, "number", None),
+        "algorithm": (K.TEACH_ALGORITHM, "text", ALGORITHMS),
+        "private": (K.TEACH_PRIVATE, "flag", None),
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -69,19 +99,12 @@ def config_to_query(
     out: dict[str, str] = {"data": sample if sample else UPLOAD_MARKER}
     if column and sample:
         out["column"] = column
-    out.update(
-        workload=c.workload,
-        epsilon=number_text(c.epsilon),
-        rho=number_text(c.rho),
-        truncation=",".join(c.truncations),
-        algorithms=",".join(c.algorithms),
-        trials=str(c.trials),
-        delta=number_text(c.delta),
-        seed=str(c.seed),
-        upper=number_text(c.upper),
-        bins=str(c.bins),
-        weights=c.weights,
-    )
+    for name, kind in _CONFIG_KINDS.items():
+        value = getattr(c, name)
+        out[_QUERY_NAMES.get(name, name)] = (
+            ",".join(value) if kind == "list" else number_text(value) if kind == "number"
+            else str(value)
+        )  # fmt: skip
     default = TruncationParams()
     for f in fields(TruncationParams):
         value = getattr(c.truncation_params, f.name)
@@ -112,26 +135,18 @@ def query_to_settings(
     if not has_config(flat):
         return None
     data: dict = {}
-    for name in _TEXT_FIELDS:
-        if name in flat:
-            data[name] = flat[name]
-    for name in (*_FLOAT_FIELDS, *_INT_FIELDS):
-        if name in flat:
-            data[name] = _number(flat[name], name, "in the link")
-    for name in _LIST_FIELDS:
+    for name, kind in _CONFIG_KINDS.items():
         q = _QUERY_NAMES.get(name, name)
         if q in flat:
-            data[name] = tuple(p for p in flat[q].split(",") if p.strip())
-    tp: dict = {}
-    for name in _TP_FLOAT:
-        if name in flat and flat[name] != "":
-            tp[name] = _number(flat[name], name, "in the link")
-    for name in _TP_TEXT:
-        if name in flat:
-            tp[name] = flat[name]
+            data[name] = _parse(flat[q], kind, name)
+    tp = {
+        name: _parse(flat[name], kind, name)
+        for name, kind in _PARAM_KINDS.items()
+        if name in flat and flat[name] != ""
+    }
     if tp:
         data["truncation_params"] = tp
-    config = ExperimentConfig.from_dict(data)
+    config = _checked(ExperimentConfig.from_dict(data))
     sample, uploaded = _dataset(flat.get("data"), samples)
     iso = None
     if "iso" in flat:
@@ -175,7 +190,7 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
     if not isinstance(doc, dict):
         raise ParameterError('the configuration must be a JSON object, e.g. {"epsilon": 0.01}')
     if isinstance(doc.get("config"), dict):
-        config = ExperimentConfig.from_dict(doc["config"])
+        config = _checked(ExperimentConfig.from_dict(doc["config"]))
         ds = doc.get("dataset") if isinstance(doc.get("dataset"), dict) else {}
         name = ds.get("sample") or ds.get("name")
         sample = name if name in samples else None
@@ -185,7 +200,14 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         return SharedSettings(
             config, sample, uploaded, column, iso if isinstance(iso, bool) else None
         )
-    return SharedSettings(ExperimentConfig.from_dict(doc))
+    return SharedSettings(_checked(ExperimentConfig.from_dict(doc)))
+
+
+def _checked(config: ExperimentConfig) -> ExperimentConfig:
+    """The config, once its workload is known to fit its domain (``every:0`` is refused here,
+    rather than clamped to 1 by a widget later)."""
+    make_workload(config.workload, config.domain)
+    return config
 
 
 def _dataset(value: str | None, samples: tuple[str, ...]) -> tuple[str | None, bool]:
@@ -198,6 +220,64 @@ def _dataset(value: str | None, samples: tuple[str, ...]) -> tuple[str | None, b
             f"unknown sample dataset {value!r} in the link: choose one of {', '.join(samples)}"
         )
     return value, False
+
+
+def _parse(text: str, kind: str, name: str):
+    if kind == "list":
+        return tuple(p for p in text.split(",") if p.strip())
+    if kind == "number":
+        return _number(text, name, "in the link")
+    return text
+
+
+def view_to_query(page: str, values: Mapping[str, object]) -> dict[str, str]:
+    """Query-string parameters of what ``page`` shows (``values``: widget key → value)."""
+    out = {}
+    for name, (key, kind, _) in VIEW_PARAMS.get(page, {}).items():
+        value = values.get(key)
+        if value is None:
+            continue
+        if kind == "numbers":
+            out[name] = ",".join(number_text(v) for v in value)  # type: ignore[attr-defined]
+        elif kind == "number":
+            out[name] = number_text(value)  # type: ignore[arg-type]
+        elif kind == "flag":
+            out[name] = "1" if value else "0"
+        else:
+            out[name] = str(value)
+    return out
+
+
+def query_to_view(page: str, params: Mapping[str, str | list[str]]) -> dict[str, object]:
+    """Widget values of what ``page`` shows, from a link (only the keys present).
+
+    Raises
+    ------
+    ParameterError
+        A value is not a number or not one of the allowed choices; the message names it.
+    """
+    flat = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
+    out: dict[str, object] = {}
+    for name, (key, kind, allowed) in VIEW_PARAMS.get(page, {}).items():
+        if name not in flat or flat[name] is None:
+            continue
+        text = str(flat[name])
+        value: object
+        if kind == "numbers":
+            value = [_number(t, name, "in the link") for t in text.split(",") if t.strip()]
+            bad = [v for v in value if allowed is not None and v not in allowed]  # type: ignore[union-attr]
+        elif kind == "number":
+            value, bad = _number(text, name, "in the link"), []
+        elif kind == "flag":
+            value, bad = text.strip().lower() not in ("0", "false", "no", "off"), []
+        else:
+            value = text
+            bad = [] if allowed is None or text in allowed else [text]
+        if bad:
+            choices = ", ".join(number_text(a) if not isinstance(a, str) else a for a in allowed)  # type: ignore[union-attr]
+            raise ParameterError(f"{name}={text!r} in the link: choose from {choices}")
+        out[key] = value
+    return out
 
 
 def _number(text: str, name: str, where: str) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from dpsum_core.algorithms import label
@@ -14,18 +16,22 @@ from .widgets import TRUNCATION_LABELS
 _LINK_CHECKED = "_link_checked"
 
 
-def restore_from_link() -> None:
-    """Once per session: apply the configuration carried by the URL's query string, if any.
+def restore_from_link(page: str) -> None:
+    """Once per session: apply the configuration and view carried by the URL, if any.
 
-    A valid link with a sample dataset is re-run once on the explorer page (same seed, so the
-    same figures). Call before any widget is drawn.
+    ``page`` is the url path of the page opened ("" for the explorer, "compare",
+    "single-query"). A valid link with a sample dataset is re-run once on its page (same seed,
+    so the same figures); a link whose settings cannot run says so once, and runs nothing.
+    Call before any widget is drawn.
     """
     ss = st.session_state
     if ss.get(_LINK_CHECKED):
         return
     ss[_LINK_CHECKED] = True
+    params = st.query_params.to_dict()
     try:
-        shared = share.query_to_settings(st.query_params.to_dict(), samples=state.SAMPLE_NAMES)
+        shared = share.query_to_settings(params, samples=state.SAMPLE_NAMES)
+        view = share.query_to_view(page, params)
     except DpsumError as exc:
         state.notice(
             "error",
@@ -37,6 +43,10 @@ def restore_from_link() -> None:
     if shared is None:
         return
     state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
+    if page == "compare":
+        state.put(K.COMPARE_TRUNCATIONS, list(shared.config.truncations))
+    for key, value in view.items():
+        state.put(key, value)
     if shared.uploaded:
         state.notice(
             "warning",
@@ -46,13 +56,63 @@ def restore_from_link() -> None:
             + (f" (column “{shared.column}”)" if shared.column else "")
             + ", then press Run.",
         )
-    else:
-        ss[state.AUTORUN] = True
+        return
+    _run_once(page, shared.config, grid=share.GRID_PARAM in params, sweep="sweep" in params)
+
+
+def _run_once(page: str, config, *, grid: bool, sweep: bool) -> None:
+    """Queue the link's run for its page, or say once why it cannot run."""
+    if page == "single-query":
+        state.notice("info", "Settings restored from the link: the same query, θ and curves.")
+        return
+    ctx = state.data_context()
+    plan = state.plan(ctx, truncations=config.truncations)
+    if plan.error or ctx.dataset is None:
         state.notice(
-            "info",
-            "Settings restored from the link and run once with the same seed, so these are "
-            "the same figures.",
+            "error",
+            "The link's settings were restored, but nothing was run: "
+            f"{plan.error or ctx.error} Fix the setting below, then press Run.",
         )
+        return
+    if page == "compare":
+        st.session_state[state.COMPARE_AUTORUN] = {"grid": grid, "sweep": sweep}
+    else:
+        st.session_state[state.AUTORUN] = True
+    state.notice(
+        "info",
+        "Settings restored from the link and run once with the same seed, so these are "
+        "the same figures.",
+    )
+
+
+def link_text(params: dict[str, str]) -> str:
+    """The full link with ``params`` (or just the query string when the app's URL is unknown)."""
+    query = urlencode(params, safe=",:")
+    try:
+        base = st.context.url or ""
+    except Exception:  # no browser context (tests, bare mode)
+        base = ""
+    base = base.split("?")[0]
+    return f"{base}?{query}" if base else f"?{query}"
+
+
+def sync_url(params: dict[str, str] | None) -> None:
+    """Keep the address bar's query string equal to the view (a shareable URL)."""
+    if params is not None and st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
+
+
+def share_panel(params: dict[str, str] | None, what: str) -> None:
+    """Inside a Share popover: the link to this view (or why there is none yet)."""
+    st.markdown(f"**Link to {what}**")
+    if params is None:
+        st.caption("Run once to get a link.")
+        return
+    st.code(link_text(params), language=None, wrap_lines=True)
+    st.caption(
+        "The link carries the settings, the seed and the sample dataset's name: opening it "
+        "reproduces this view. **Uploaded data is never put in a URL.**"
+    )
 
 
 def show_notice() -> None:
@@ -74,10 +134,10 @@ def sidebar_summary() -> None:
         st.markdown(f"{ctx.label} · `{ctx.dataset.column}`  \n*{kind}*")
         st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
     else:
-        st.caption(f"⚠️ {ctx.error}")
+        st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.domain is not None:
         d = ctx.domain
-        st.caption(f"Domain [0, {d.upper:,.0f}] · {d.bins:,} bins of width {d.width:,.6g}")
+        st.caption(f"Domain [0, {d.upper:,.6g}] · {d.bins:,} bins of width {d.width:,.6g}")
     st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
     st.markdown("**Settings**")

@@ -1,12 +1,16 @@
-"""The single-query page's analysis: engine calls (θ curves, θ samples) and their figures."""
+"""The single-query page's analysis: engine calls (θ curves, bias parts, θ samples) and their
+figures. Everything over the θ grid is computed once, so the figure's θ slider runs in the
+browser."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
+from dpsum_core import figures
 from dpsum_core.algorithms import label
 from dpsum_core.budget import budget_split
 from dpsum_core.mechanisms import sqm_scale
@@ -26,6 +30,35 @@ class TeachingView:
     best: float
     true_answer: float
     text: dict[str, str]
+    stem: str  # download file names: dataset, workload, ε, seed, τ
+
+
+def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
+    """One algorithm's error over θ with its bias split: truncation bias², binning bias²
+    (none for SQM, which sums the exact values), variance and the total."""
+    part = curves[curves["algorithm"] == algorithm].reset_index(drop=True)
+    truncation, binning = parts
+    return pd.DataFrame(
+        {
+            "theta": part["theta"],
+            "truncation_bias": truncation,
+            "binning_bias": 0.0 if algorithm == "sqm" else binning,
+            "truncation_bias2": truncation**2,
+            "binning_bias2": 0.0 if algorithm == "sqm" else binning**2,
+            "variance": part["variance"],
+            "total": part["total"],
+        }
+    )
+
+
+def readout(row: pd.Series, scale: float) -> str:
+    """The figure's live readout at one θ."""
+    return (
+        f"<b>θ = {row['theta']:,.0f} · RMSE {present.money(row['total'] ** 0.5)}</b><br>"
+        f"truncation bias² {present.sci(row['truncation_bias2'])} · "
+        f"binning bias² {present.sci(row['binning_bias2'])}<br>"
+        f"variance {present.sci(row['variance'])} · noise scale {present.money(scale)}"
+    )
 
 
 def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> TeachingView:
@@ -36,30 +69,37 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     query = taus.index(tau)
     theta = float(state.get(K.TEACH_THETA))
     algorithm = state.get(K.TEACH_ALGORITHM) or "identity"
-    grid = present.theta_grid(domain)
-    curves = compute.curves(data, config, query=query, thetas=np.asarray(grid), private=private)
+    grid = np.asarray(present.theta_grid(domain))
+    curves = compute.curves(data, config, query=query, thetas=grid, private=private)
+    parts = compute.bias_parts(data, domain, tau, grid)
+    table = components(curves, parts, algorithm)
     samples = {}
     if private:
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
-    best = present.best_theta(curves, algorithm)
+    best = float(grid[int(np.argmin(table["truncation_bias2"] + table["variance"]))])
     eps_theta, eps_m = budget_split(config.epsilon, config.rho, "svt" if private else "fixed")
     single = make_workload(f"values:{tau!r}", domain)
-    scale = float(sqm_scale(single, np.array([[theta]]), epsilon_measure=eps_m)[0, 0])
+    scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
+    at = int(np.argmin(np.abs(grid - theta)))
     title_tail = (
-        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · ε = {config.epsilon:g}"
+        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
+        f"{figures.domain_text(domain.upper, domain.bins)} · ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")
         + "</sup>"
     )
-    key = (state.result_key(data, config), query, private, algorithm, theta)
+    key = (state.result_key(data, config), query, private, algorithm)
     figure = compute.figure(
-        ("teach", *key, tuple(samples)),
+        ("teach", *key, theta, tuple(samples)),
         lambda: figs.theta_curves_figure(
-            curves,
+            table,
             algorithm,
             theta=theta,
             best=best,
             samples=samples,
-            title=f"{label(algorithm)}: bias² and variance over θ" + title_tail,
+            readouts=[
+                readout(row, s) for (_, row), s in zip(table.iterrows(), scales, strict=True)
+            ],
+            title=f"{label(algorithm)}: error over θ" + title_tail,
         ),
     )
     all_figure = compute.figure(
@@ -68,14 +108,22 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             curves, theta=theta, title="Expected error of every algorithm" + title_tail
         ),
     )
+    row = table.iloc[at]
+    stem = figures.file_stem(
+        data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
+    )
     return TeachingView(
+        stem=stem,
         figure=figure,
         all_figure=all_figure,
-        at_theta=present.at_theta(curves, algorithm, theta),
+        at_theta={k: float(row[k]) for k in (
+            "truncation_bias", "binning_bias", "truncation_bias2", "binning_bias2", "variance",
+            "total")},
         best=best,
         true_answer=float(data.sum_at_most(np.array([tau]))[0]),
         text=present.teaching_text(
             tau=tau, theta=theta, epsilon=config.epsilon, eps_theta=eps_theta, eps_m=eps_m,
-            scale=scale,
+            scale=float(scales[at]), weights=domain.weights, width=domain.width,
+            sqm=algorithm == "sqm",
         ),
     )  # fmt: skip

@@ -259,8 +259,13 @@ def iso_control() -> bool:
 # --------------------------------------------------------------------------------------------
 # Charts and downloads
 # --------------------------------------------------------------------------------------------
-def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
-    """An interactive plotly chart (engine styling and colours) with its download buttons."""
+def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | None = None) -> None:
+    """An interactive plotly chart (engine styling and colours) with its download buttons.
+
+    ``stem``: the downloads' file name, saying what they show (see
+    :func:`dpsum_core.figures.file_stem`); ``dpsum_<name>`` if not given.
+    """
+    stem = stem or f"dpsum_{name}"
     if height is not None:
         fig = go.Figure(fig).update_layout(height=height)
     st.plotly_chart(
@@ -269,13 +274,13 @@ def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
         theme=None,
         config={
             "displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "filename": f"dpsum_{name}", "scale": 2},
+            "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2},
         },
     )
-    downloads(fig, name)
+    downloads(fig, name, stem)
 
 
-def downloads(fig: go.Figure, name: str) -> None:
+def downloads(fig: go.Figure, name: str, stem: str) -> None:
     """Download buttons: self-contained HTML, and PNG/SVG when server-side export works.
 
     Files are generated only when a button is clicked (deferred callables), never on a rerun.
@@ -284,7 +289,7 @@ def downloads(fig: go.Figure, name: str) -> None:
         st.download_button(
             "HTML",
             data=lambda: figures.to_html(fig),
-            file_name=f"dpsum_{name}.html",
+            file_name=f"{stem}.html",
             mime="text/html",
             key=K.download_key(name, "html"),
             on_click="ignore",
@@ -297,7 +302,7 @@ def downloads(fig: go.Figure, name: str) -> None:
                 st.download_button(
                     fmt.upper(),
                     data=lambda fmt=fmt: compute.image_bytes(fig, fmt),
-                    file_name=f"dpsum_{name}.{fmt}",
+                    file_name=f"{stem}.{fmt}",
                     mime=mime,
                     key=K.download_key(name, fmt),
                     on_click="ignore",

@@ -191,3 +191,38 @@ def test_every_file_of_the_bad_input_corpus(data_page: AppTest) -> None:
         assert f"{ok['rows_read']:,} rows read, {ok['rows_kept']:,} kept." in report, (name, report)
         for field, words in lines.items():
             assert (f"{ok[field]:,} values {words}" in report) if ok.get(field) else words not in report, (name, report)
+
+
+HOURLY = b"wage\n" + b"".join(f"{15 + i % 40}\n".encode() for i in range(300))
+
+
+def test_upload_asks_for_u_and_warns_when_the_domain_does_not_fit(data_page: AppTest) -> None:
+    assert not _has_keep(data_page)  # nothing to ask about the sample
+    upload(data_page, "hourly.csv", HOURLY)
+    assert not data_page.exception
+    warnings = " ".join(w.value for w in data_page.warning)
+    assert "Set U for hourly.csv" in warnings and "800,000" in warnings
+    assert "The domain must be public knowledge" in " ".join(i.value for i in data_page.info)
+    assert "fall in 1 of the 1,000 bins" in warnings  # the data holder is warned
+    assert _has_keep(data_page)
+    # the explorer asks too, and the link never carries the warning
+    data_page.switch_page("app_pages/explorer.py").run()
+    assert any("Set the public upper bound U for hourly.csv" in w.value for w in data_page.warning)
+    data_page.switch_page("app_pages/data.py").run()
+    # setting U answers the question; a fitting U removes the warning
+    data_page.number_input(key="domain_upper").set_value(100.0).run()
+    assert_clean(data_page)
+    warnings = " ".join(w.value for w in data_page.warning)
+    assert "Set U for" not in warnings and "bins" not in warnings
+    assert not _has_keep(data_page)
+
+
+def test_keep_u_after_an_upload_dismisses_the_question(data_page: AppTest) -> None:
+    upload(data_page, "mydata.csv", CSV)
+    assert any("Set U for mydata.csv" in w.value for w in data_page.warning)
+    data_page.button(key="domain_keep").click().run()
+    assert not any("Set U for" in w.value for w in data_page.warning)
+
+
+def _has_keep(at: AppTest) -> bool:
+    return any(b.key == "domain_keep" for b in at.button)

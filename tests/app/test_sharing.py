@@ -87,7 +87,9 @@ def test_no_config_in_the_query_string_means_none() -> None:
         ({"epsilon": "-1"}, "epsilon must be between"),
         ({"trials": "99999"}, "trials must be between 1 and 10000"),
         ({"algorithms": "sqm,magic"}, "unknown algorithm 'magic'"),
-        ({"workload": "Q9"}, None),  # validated later, against the domain
+        ({"workload": "Q9"}, "unknown workload 'Q9'"),  # checked against the link's domain
+        ({"workload": "every:0"}, "every:0"),  # refused, never clamped to every:1
+        ({"workload": "Q3"}, None),
         ({"data": "secret.csv", "epsilon": "0.1"}, "unknown sample dataset 'secret.csv'"),
         ({"svt_r": "2"}, "svt r must be strictly between 0 and 1"),
     ],
@@ -216,3 +218,102 @@ def test_share_popover_offers_link_and_settings_file(small: AppTest) -> None:
     codes = [c.value for c in small.code]
     assert any("seed=0" in c and "data=incomes.csv" in c for c in codes)
     assert any("never put in a URL" in c.value for c in small.caption)
+
+
+# ----------------------------------------------------------------------------------------------
+# Links of the Compare and Single query views
+# ----------------------------------------------------------------------------------------------
+def test_view_query_round_trip_and_bad_values() -> None:
+    values = {"compare_view": "answers", "sweep_epsilons": [0.01, 1.0], "sweep_truncation": "none"}
+    params = share.view_to_query("compare", values)
+    assert params == {"view": "answers", "sweep": "0.01,1", "sweep_truncation": "none"}
+    assert share.query_to_view("compare", params) == values
+    teach = {"teach_query": 80000.0, "teach_theta": 12300.0, "teach_algorithm": "tamm",
+             "teach_private": False}  # fmt: skip
+    assert share.query_to_view("single-query", share.view_to_query("single-query", teach)) == teach
+    for page, bad, message in (
+        ("compare", {"view": "pie"}, "view='pie' in the link: choose from heatmap"),
+        ("compare", {"sweep": "0.01,0.03"}, "sweep='0.01,0.03' in the link: choose from"),
+        ("single-query", {"theta": "big"}, "theta='big' in the link is not a number"),
+        ("single-query", {"algorithm": "ols"}, "algorithm='ols' in the link: choose from"),
+    ):
+        with pytest.raises(ParameterError, match=message):
+            share.query_to_view(page, bad)
+
+
+def _open(page: str, params: dict) -> AppTest:
+    """A new session opened by a link to ``page``. (AppTest cannot switch to a page whose
+    url_path differs from its file name before the first run, so the session runs once
+    bare and the link is then read as on its first run; the browser tests open real URLs.)"""
+    at = new_app()
+    at.run()
+    at.switch_page(page)
+    at.query_params.update(flat(params))
+    at.session_state["_link_checked"] = False
+    return at.run()
+
+
+def test_compare_link_reproduces_the_grid_and_the_sweep(app: AppTest) -> None:
+    app.selectbox(key="workload_kind").select("Q3")
+    app.number_input(key="trials").set_value(10)
+    app.number_input(key="seed").set_value(8)
+    app.run()
+    app.switch_page("app_pages/compare.py").run()
+    app.button(key="compare_run").click().run()
+    app.button_group(key="compare_view").set_value("error").run()
+    app.multiselect(key="sweep_epsilons").set_value([0.01, 1.0]).run()
+    app.button(key="sweep_run").click().run()
+    assert_clean(app)
+    params = flat(dict(app.query_params))
+    assert params["view"] == "error" and params["sweep"] == "0.01,1" and params["seed"] == "8"
+    grid, sweep = charts(app)
+    other = _open("app_pages/compare.py", params)
+    assert not other.exception and not other.error
+    assert any("run once with the same seed" in i.value for i in other.info)
+    grid2, sweep2 = charts(other)
+    assert title(grid2) == title(grid) and title(sweep2) == title(sweep)
+    for a, b in zip(grid["data"] + sweep["data"], grid2["data"] + sweep2["data"], strict=True):
+        np.testing.assert_array_equal(array(a["y"]), array(b["y"]))
+
+
+def test_single_query_link_reproduces_tau_theta_and_algorithm(app: AppTest) -> None:
+    app.selectbox(key="workload_kind").select("Q3").run()
+    app.switch_page("app_pages/single_query.py").run()
+    app.select_slider(key="teach_query").set_value(240_000.0)
+    theta = app.select_slider(key="teach_theta").options[10]
+    app.select_slider(key="teach_theta").set_value(float(theta.replace(",", "")))
+    app.button_group(key="teach_algorithm").set_value("tamm")
+    app.run()
+    assert_clean(app)
+    params = flat(dict(app.query_params))
+    assert params["tau"] == "240000" and params["algorithm"] == "tamm" and "theta" in params
+    other = _open("app_pages/single_query.py", params)
+    assert not other.exception and not other.error
+    assert other.select_slider(key="teach_query").value == 240_000.0
+    assert other.select_slider(key="teach_theta").value == app.select_slider(key="teach_theta").value
+    assert other.button_group(key="teach_algorithm").value == "tamm"
+    assert charts(other)[0] == charts(app)[0]
+
+
+def test_a_link_that_cannot_run_says_so_once(app: AppTest) -> None:
+    # a valid link whose run is too big for memory: restored, not run, said once
+    at = new_app(data="incomes.csv", workload="Q1", trials="10000")
+    at.run()
+    assert not at.exception
+    messages = [e.value for e in at.error] + [i.value for i in at.info]
+    assert any("nothing was run" in m for m in messages), messages
+    assert not any("run once" in m for m in messages), messages
+    assert not any("Nothing was run" in m for m in messages), messages
+
+
+def test_the_widget_table_round_trips_a_config_and_starts_at_the_engine_defaults() -> None:
+    from dpsum_ui import fields
+
+    for config in (CUSTOM, ExperimentConfig(), CUSTOM.with_(
+        workload="values:1000, 20000", truncations=("fixed", "svt"),
+        truncation_params=TruncationParams(theta=5000.0, rm_beta=0.002, svt_variant="tight"),
+    )):  # fmt: skip
+        values = {**fields.defaults(), **fields.values_from_config(config)}
+        assert fields.config_from_values(values.get, truncations=config.truncations) == config
+    defaults = fields.defaults()
+    assert fields.config_from_values(defaults.get) == ExperimentConfig()

@@ -6,8 +6,9 @@ import re
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
-from app_helpers import assert_clean, charts, errors, title
+from app_helpers import array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core import limits
@@ -41,22 +42,22 @@ def metric(at: AppTest, label: str) -> str:
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     curves, everyone = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
-    assert any("total expected error" in n for n in names)
-    assert "bias²" in names and "variance" in names
+    assert any("total error" in n for n in names)
+    assert {"truncation bias²", "binning bias²", "variance"} <= set(names)
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
     assert len(everyone["data"]) == 6
     text = " ".join(m.value for m in teach.markdown)
-    for word in ("Truncation", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
+    for word in ("Truncation bias", "Binning bias", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
         assert word in text
     assert teach.select_slider(key="teach_query").value == 80_000.0  # Q3 edge nearest 100k
 
 
 def test_single_query_updates_live_and_deterministically(teach: AppTest) -> None:
-    before = metric(teach, "Variance")
+    before = metric(teach, "Expected error")
     options = teach.select_slider(key="teach_theta").options
     teach.select_slider(key="teach_theta").set_value(float(options[5].replace(",", ""))).run()
     assert_clean(teach)
-    assert metric(teach, "Variance") != before
+    assert metric(teach, "Expected error") != before
     teach.button_group(key="teach_algorithm").set_value("tamm").run()
     assert_clean(teach)
     assert title(charts(teach)[0]).startswith("TaMM")
@@ -177,3 +178,42 @@ def test_runs_too_big_for_memory_are_refused_with_a_way_out(app: AppTest) -> Non
     assert "noisy answers" in error and "use at most 5,000 trials" in error
     app.button(key="explorer_run").click().run()
     assert any("Nothing was run" in e for e in errors(app))
+
+
+def _trace(spec: dict, name: str):
+    return next(array(t["y"]) for t in spec["data"] if t.get("name") == name)
+
+
+def test_teaching_curves_separate_the_two_biases_and_move_theta_in_the_browser(
+    teach: AppTest,
+) -> None:
+    curves = charts(teach)[0]
+    (slider,) = curves["layout"]["sliders"]
+    steps = slider["steps"]
+    assert len(steps) == len(teach.select_slider(key="teach_theta").options)
+    # each step moves the θ line and rewrites the readout, client-side (no server round trip)
+    assert all(s["method"] == "relayout" for s in steps)
+    assert {"shapes[0].x0", "shapes[0].x1", "annotations[0].text"} <= set(steps[0]["args"][0])
+    assert "truncation bias²" in steps[0]["args"][0]["annotations[0].text"]
+    identity_trunc = _trace(curves, "truncation bias²")
+    binning = _trace(curves, "binning bias²")
+    # upper-edge weights: the binning bias never vanishes, even at θ = U; the truncation bias
+    # does (a gap on the log axis) once θ passes every value ≤ τ
+    assert np.all(binning > 0) and np.isnan(identity_trunc[-1])
+    # SQM sums exact values: the same truncation bias, and no binning bias at all
+    teach.button_group(key="teach_algorithm").set_value("sqm").run()
+    assert_clean(teach)
+    sqm = charts(teach)[0]
+    names = [t.get("name") for t in sqm["data"]]
+    assert "binning bias²" not in names
+    np.testing.assert_allclose(_trace(sqm, "truncation bias²"), identity_trunc)
+    assert any("no binning bias" in m.value for m in teach.markdown)
+
+
+def test_lowest_error_marker_ignores_the_cancellation_of_the_biases(teach: AppTest) -> None:
+    spec = charts(teach)[0]
+    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "variance")
+    trunc = np.nan_to_num(_trace(spec, "truncation bias²"))
+    trade_off = trunc + _trace(spec, "variance")
+    best = spec["layout"]["shapes"][1]["x0"]
+    assert best == x[int(np.argmin(trade_off))]

@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+from dpsum_core import figures
 from dpsum_core.cli import main
 
 SMALL = "sample_data/incomes_small.csv"
@@ -131,3 +132,65 @@ def test_an_unexpected_error_is_one_line_naming_a_bug_and_debug_shows_it(tmp_pat
     # expected errors stay one line with exit 2, --debug or not
     monkeypatch.undo()
     assert main(["run", "--data", "missing.csv", "--out", str(tmp_path), "--debug"]) == 2
+
+
+def _hourly_csv(tmp_path, rows: int = 200):
+    path = tmp_path / "hourly.csv"
+    path.write_text("wage\n" + "".join(f"{15 + (i % 40)}\n" for i in range(rows)))
+    return path
+
+
+def test_default_upper_that_does_not_fit_the_data_is_warned_on_stderr(tmp_path):
+    args = ["run", "--data", str(_hourly_csv(tmp_path)), "--workload", "Q3", "--trials", "2"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", *args, "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "dpsum: warning:" in proc.stderr and "U = 800,000 looks far too large" in proc.stderr
+    assert "--upper was left at its default" in proc.stderr
+    assert "warning" not in proc.stdout  # the outputs stay clean
+    # an explicit --upper is the user's public choice: no warning
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", *args, "--upper", "100", "--out", str(tmp_path / "p")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_sample_data_on_the_default_domain_gives_no_warning(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "run", "--data", SMALL, "--workload", "Q3",
+         "--trials", "2", "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_cli_defaults_are_the_engine_defaults():
+    from dpsum_core.cli import build_parser
+    from dpsum_core.experiment import ExperimentConfig
+    from dpsum_core.thresholds import TruncationParams
+
+    args = build_parser().parse_args(["run", "--data", "x.csv", "--out", "o"])
+    c, tp = ExperimentConfig(), TruncationParams()
+    assert (args.epsilon, args.rho, args.trials, args.delta, args.seed, args.bins) == (
+        c.epsilon, c.rho, c.trials, c.delta, c.seed, c.bins)
+    assert (args.workload, args.weights, args.truncation) == (c.workload, c.weights, "svt")
+    assert tuple(args.algorithms.split(",")) == c.algorithms
+    assert (args.svt_r, args.svt_c, args.svt_s, args.rm_theta0, args.rm_mu) == (
+        tp.svt_r, tp.svt_c, tp.svt_s, tp.rm_theta0, tp.rm_mu)
+    assert args.upper is None  # left at its default: resolved to ExperimentConfig().upper
+
+
+@pytest.mark.skipif(not figures.browser_available(), reason="PNG export needs Chromium")
+def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "reproduce", "--data", SMALL, "--trials", "2",
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # no kaleido warnings
+    names = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert len(names) == 18
+    assert "fig2_answers_Q1_rho0.1.png" in names and "fig4_isotonic_svt_Q3_rho0.5.png" in names

@@ -202,3 +202,15 @@ def test_a_column_of_unclear_number_format_is_refused(cells, message):
         clean(pd.Series(cells, dtype=object), upper=1e7, column="amount")
     with pytest.raises(DataError, match="column 'amount'"):
         clean(pd.Series(cells, dtype=object), upper=1e7, column="amount")
+
+
+def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
+    from dpsum_core.data import Domain, domain_warnings, make_dataset
+
+    hourly = make_dataset(pd.Series(np.arange(10.0, 60.0)), upper=800_000, name="h", column="w")
+    (crowded,) = domain_warnings(hourly, Domain(800_000, 1000))
+    assert "fall in 1 of the 1,000 bins" in crowded and "far too large" in crowded
+    assert domain_warnings(hourly, Domain(100, 10)) == []
+    clipped = make_dataset(pd.Series(np.arange(1.0, 101.0)), upper=50, name="c", column="v")
+    (message,) = domain_warnings(clipped, Domain(50, 10))
+    assert "50 records (50.0%) were above U = 50" in message and "too small" in message

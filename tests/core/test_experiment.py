@@ -162,3 +162,42 @@ def test_theta_curves_slice_the_all_query_components(small):
     np.testing.assert_allclose(public["identity"][1], parts["identity"][1] * (1 - cfg.rho) ** 2)
     with pytest.raises(ParameterError, match="query must be between"):
         theta_curves(small, cfg, query=99, thetas=grid)
+
+
+def test_bias_splits_into_truncation_and_binning_bias(small):
+    from dpsum_core.algorithms import get
+    from dpsum_core.expected import bias_parts
+    from dpsum_core.experiment import inputs_for
+
+    inputs = inputs_for(small, ExperimentConfig(workload="Q3"))
+    thetas = np.array([5_000.0, 40_000.0, 200_000.0, 800_000.0])
+    trunc, binning = bias_parts(inputs, thetas)
+    identity_b2, _ = get("identity").error(inputs, thetas, 0.01)
+    sqm_b2, _ = get("sqm").error(inputs, thetas, 0.01)
+    np.testing.assert_allclose((trunc + binning) ** 2, identity_b2, rtol=1e-9, atol=1e-3)
+    np.testing.assert_allclose(trunc**2, sqm_b2, rtol=1e-9, atol=1e-3)  # SQM: no binning
+    assert (trunc <= 0).all() and (binning >= 0).all()  # upper-edge weights round up
+    # θ at U truncates nothing, but the upper-edge weights still add a binning bias
+    assert (trunc[-1] == 0).all() and (binning[-1] > 0).all()
+
+
+def test_one_headline_metric_everywhere(small):
+    """The explorer table, the Compare heatmap, the ε sweep and the CLI summary show the same
+    number for the same run, under the same name."""
+    from dpsum_core import figures
+    from dpsum_core.experiment import epsilon_sweep
+    from dpsum_core.results import headline, headline_name
+
+    cfg = _cfg(truncations=("svt",), algorithms=("identity", "tamm", "rawsum"))
+    result = run_experiment(small, cfg)
+    ov = result.overview().set_index(["algorithm", "truncation"])
+    heat = figures.comparison_heatmap(result, iso=True).data[0]
+    sweep = epsilon_sweep(small, cfg, [cfg.epsilon]).set_index(["algorithm", "truncation"])
+    for r in result.runs:
+        value = headline(result.relative_errors(r, iso=True))
+        assert ov.loc[(r.algorithm, r.truncation), "median_rel_error_iso"] == value
+        assert sweep.loc[(r.algorithm, r.truncation), "median_rel_error_iso"] == value
+        row = list(heat.y).index(get(r.algorithm).label)
+        col = list(heat.x).index(figures.TRUNCATION_NAMES[r.truncation])
+        assert heat.text[row][col] == f"{value:.3g}"
+    assert headline_name() in figures.comparison_heatmap(result).layout.title.text.lower()

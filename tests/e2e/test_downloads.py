@@ -55,7 +55,8 @@ def test_tabs_and_downloads(page, server):
 
     # 1. the answers figure as a self-contained HTML page
     name, body = download(page, "dl_explorer_answers_html")
-    assert name == "dpsum_explorer_answers.html"
+    # descriptive names: dataset, workload, ε, seed and what the file shows
+    assert name == "dpsum_incomes_Q3_eps0.01_seed0_answers_svt_iso.html"
     html = body.decode("utf-8")
     assert html.lstrip().lower().startswith("<html") or html.lstrip().lower().startswith(
         "<!doctype html"
@@ -87,7 +88,7 @@ def test_tabs_and_downloads(page, server):
     wait_idle(page)
     page.get_by_text("Privacy-budget ledger").wait_for()
     name, body = download(page, "share_summary_csv")
-    assert name == "summary.csv"
+    assert name == "dpsum_incomes_Q3_eps0.01_seed0_summary.csv"
     rows = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
     data = load_column(ROOT / "sample_data" / "incomes.csv", upper=800_000)
     config = ExperimentConfig(workload="Q3", trials=20, seed=0)
@@ -101,7 +102,7 @@ def test_tabs_and_downloads(page, server):
     button(page, "explorer_share").click()
     button(page, "share_config_download").wait_for()
     name, body = download(page, "share_config_download")
-    assert name == "dpsum_config.json"
+    assert name == "dpsum_incomes_Q3_eps0.01_seed0_settings.json"
     doc = json.loads(body)
     assert set(doc) == {"config", "dataset", "dpsum_version", "isotonic", "note"}, set(doc)
     assert doc["dataset"] == {"sample": "incomes.csv", "column": "income"}

@@ -1,0 +1,236 @@
+"""The current dataset and public domain: samples, uploads (kept in this session only)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from dpsum_core import limits
+from dpsum_core.data import (
+    Dataset,
+    Domain,
+    domain_warnings,
+    numeric_columns,
+    read_numeric_table,
+    read_table,
+    table_column,
+)
+from dpsum_core.errors import DataError, DpsumError, ParameterError
+from dpsum_core.validation import check_positive
+
+from . import keys as K
+from .fields import DEFAULT_SAMPLE
+from .store import get, memo, put
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES: dict[str, str] = {
+    "incomes.csv": "Synthetic incomes, 45,000 people (paper scale)",
+    "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
+}
+SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
+_UPLOAD = "_upload"
+UPLOAD_ERROR = "_upload_error"
+DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def sample_table(name: str) -> pd.DataFrame:
+    """A sample dataset's table (public synthetic data, shared by all sessions, read-only)."""
+    if name not in SAMPLES:
+        raise DataError(f"unknown sample dataset {name!r}: choose one of {', '.join(SAMPLES)}")
+    return read_table(SAMPLE_DIR / name, name=name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def sample_columns(name: str) -> list[str]:
+    """Numeric columns of a sample dataset."""
+    return numeric_columns(sample_table(name))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def sample_dataset(name: str, column: str, upper: float) -> Dataset:
+    """A cleaned sample column (public data, shared; the Dataset is immutable)."""
+    return _make(sample_table(name), column, upper, name)
+
+
+def _make(df: pd.DataFrame, column: str, upper: float, name: str) -> Dataset:
+    return table_column(df, column, upper=upper, name=name)
+
+
+def on_upload() -> None:
+    """Callback of the data uploader: read the file; on failure keep the current data."""
+    ss = st.session_state
+    ss.pop(UPLOAD_ERROR, None)
+    file = ss.get(K.DATA_UPLOAD)
+    if file is None:
+        return
+    name = getattr(file, "name", "upload")
+    try:
+        # Size limit, parsing, row limit and "no numeric column" are the engine's checks.
+        df, columns = read_numeric_table(io.BytesIO(file.getvalue()), name=name)
+    except DpsumError as exc:
+        ss[UPLOAD_ERROR] = f"Could not use {name}: {exc}"
+        return
+    ss[_UPLOAD] = {"name": name, "id": getattr(file, "file_id", name), "df": df, "columns": columns}
+    put(K.DATA_SOURCE, "upload")
+    put(K.DATA_COLUMN, columns[0])
+    # The sample's U rarely suits another column: ask for it (never guess it from the data).
+    ss[DOMAIN_PENDING] = name
+
+
+def domain_pending() -> str | None:
+    """The uploaded file whose public U is still to be set (None once it is set or kept)."""
+    if get(K.DATA_SOURCE) != "upload" or not has_upload():
+        return None
+    return st.session_state.get(DOMAIN_PENDING)
+
+
+def domain_confirmed() -> None:
+    """Callback of the U input and of "keep U": the user has chosen U for the upload."""
+    st.session_state.pop(DOMAIN_PENDING, None)
+
+
+def has_upload() -> bool:
+    """Whether a file was uploaded successfully in this session."""
+    return _UPLOAD in st.session_state
+
+
+def upload_name() -> str | None:
+    """File name of the current upload."""
+    up = st.session_state.get(_UPLOAD)
+    return up["name"] if up else None
+
+
+@dataclass(frozen=True)
+class DataContext:
+    """The current data and domain, or the message that says why they are not available."""
+
+    dataset: Dataset | None
+    domain: Domain | None
+    columns: list[str]
+    column: str | None
+    source: str  # "sample" or "upload"
+    sample: str | None
+    label: str
+    data_error: str | None = None
+    domain_error: str | None = None
+    domain_note: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Data and domain are both usable."""
+        return self.dataset is not None and self.domain is not None
+
+    @property
+    def error(self) -> str | None:
+        """The first problem, if any."""
+        return self.data_error or self.domain_error
+
+
+def data_context() -> DataContext:
+    """Resolve the current dataset (cleaned with the current U) and the public domain."""
+    source = "upload" if get(K.DATA_SOURCE) == "upload" and has_upload() else "sample"
+    if source == "sample":
+        sample = get(K.DATA_SAMPLE)
+        if sample not in SAMPLES:
+            sample = DEFAULT_SAMPLE
+        columns = sample_columns(sample)
+        label = sample
+    else:
+        up = st.session_state[_UPLOAD]
+        sample, columns, label = None, up["columns"], up["name"]
+    column = get(K.DATA_COLUMN)
+    if column not in columns:
+        column = columns[0]
+    domain, domain_error, note = None, None, None
+    dataset, data_error = None, None
+    try:
+        upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
+    except DpsumError as exc:
+        # One cause, one message: a bad U makes both the domain and the cleaning impossible.
+        error = f"The upper bound U is not valid: {exc}"
+        return DataContext(
+            None, None, list(columns), column, source, sample, label, None, error, None
+        )
+    try:
+        domain, note = domain_from_settings()
+    except DpsumError as exc:
+        domain_error = f"The domain is not valid: {exc}"
+    try:
+        if source == "sample":
+            dataset = sample_dataset(sample, column, upper)
+        else:
+            up = st.session_state[_UPLOAD]
+            dataset = memo(
+                "dataset", (up["id"], column, upper), lambda: _make(up["df"], column, upper, label)
+            )
+    except DpsumError as exc:
+        data_error = (
+            f"The upper bound U is not valid: {exc}"
+            if isinstance(exc, ParameterError)
+            else f"The data cannot be used: {exc}"
+        )
+    return DataContext(
+        dataset, domain, list(columns), column, source, sample, label, data_error,
+        domain_error, note,
+    )  # fmt: skip
+
+
+def _upper() -> float:
+    value = get(K.DOMAIN_UPPER)
+    if value is None:
+        raise ParameterError("upper bound U is empty: enter a public upper bound, e.g. 800000")
+    return float(value)
+
+
+def domain_fit_warnings(ctx: DataContext) -> list[str]:
+    """The engine's domain-fit warnings for the current data (for this user's eyes only)."""
+    if not ctx.ok:
+        return []
+    key = (ctx.dataset.fingerprint, str(ctx.domain))
+    return memo("fit", key, lambda: domain_warnings(ctx.dataset, ctx.domain))
+
+
+def domain_from_settings() -> tuple[Domain, str | None]:
+    """The public domain from the Data page settings, and a note if the width was rounded.
+
+    Raises
+    ------
+    ParameterError
+        U, n or the width is out of range; the message says what to change.
+    """
+    upper = _upper()
+    weights = get(K.DOMAIN_WEIGHTS)
+    if get(K.DOMAIN_BINS_MODE) == "width":
+        width = get(K.DOMAIN_WIDTH)
+        if width is None or not float(width) > 0:
+            raise ParameterError(f"bin width must be > 0, got {width}: enter a positive width")
+        if not upper > 0:
+            raise ParameterError(f"upper bound U must be > 0, got {upper:g}")
+        bins = max(1, round(upper / float(width)))
+        if bins > limits.MAX_BINS:
+            raise ParameterError(
+                f"a bin width of {float(width):g} on [0, {upper:g}] gives {bins:,} bins, more "
+                f"than the {limits.MAX_BINS:,} allowed: use a bin width of at least "
+                f"{upper / limits.MAX_BINS:g}"
+            )
+        domain = Domain(upper, bins, weights)
+        note = None
+        if abs(domain.width - float(width)) > 1e-9 * max(1.0, float(width)):
+            note = (
+                f"U / width is not a whole number: using n = {bins:,} bins of width "
+                f"{domain.width:,.6g}."
+            )
+        return domain, note
+    bins = get(K.DOMAIN_BINS)
+    if bins is None:
+        raise ParameterError("the number of bins is empty: enter n, e.g. 1000")
+    if int(bins) > limits.MAX_BINS:
+        raise ParameterError(
+            f"bins must be between 1 and {limits.MAX_BINS:,}, got {int(bins):,}: use fewer bins"
+        )
+    return Domain(upper, int(bins), weights), None
