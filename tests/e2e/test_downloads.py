@@ -94,7 +94,7 @@ def test_tabs_and_downloads(page, server):
     config = ExperimentConfig(workload="Q3", trials=20, seed=0)
     expected = run_experiment(data, config).summary()
     assert list(rows[0]) == list(expected.columns)
-    assert len(rows) == 5 * 10  # 5 algorithms × the 10 queries of Q3
+    assert len(rows) == 6 * 10  # 6 algorithms (RawSum included) × the 10 queries of Q3
     assert {r["algorithm"] for r in rows} == {"sqm", "identity", "workload", "timm", "tamm"}
     assert body.decode("utf-8") == expected.to_csv(index=False)
 
