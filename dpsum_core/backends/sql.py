@@ -248,19 +248,25 @@ class SQLBackend:
 
     def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
         """Second pass: counts and exact sums at ``missing.points`` (records of each point's bin
-        joined to it), values at ``missing.positions`` (one ordered scan each)."""
+        joined to it) and values at ``missing.positions`` (one scan)."""
         if missing.points.size:
             summary = self._extend_points(summary, missing.points)
         if missing.positions.size:
-            values = []
-            for pos in missing.positions.tolist():
+            asks = []
+            for i, pos in enumerate(missing.positions.tolist()):
                 low, high, offset = summary.interval_of(pos)
-                row = self.query(
-                    f"SELECT v FROM ({self.cleaned}) c WHERE keep AND v > {low!r} "
-                    f"AND v <= {high!r} ORDER BY v LIMIT 1 OFFSET {offset}"
-                )
-                values.append(row[0][0])
-            summary = summary.with_order_statistics(missing.positions, np.array(values, float))
+                asks.append(f"({i}, {low!r}, {high!r}, {offset})")
+            # One scan: each asked rank's interval (low, high] is joined to its records, which
+            # are numbered in order inside the engine; only the asked values come back.
+            rows = self.query(
+                "SELECT i, v FROM (SELECT q.i, q.off, c.v, row_number() OVER "
+                "(PARTITION BY q.i ORDER BY c.v) - 1 AS rn "
+                f"FROM ({self.cleaned}) c JOIN (VALUES {', '.join(asks)}) AS q(i, lo, hi, off) "
+                "ON c.v > q.lo AND c.v <= q.hi WHERE c.keep) r WHERE rn = off"
+            )
+            got = {int(i): float(v) for i, v in rows}
+            values = np.array([got[i] for i in range(missing.positions.size)], float)
+            summary = summary.with_order_statistics(missing.positions, values)
         return summary
 
     def _extend_points(self, summary: DataSummary, points: np.ndarray) -> DataSummary:
