@@ -24,7 +24,12 @@ from ..summary import CutPoints, DataSummary, MissingStatistics, from_intervals,
 # What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
 # exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
 NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
-SCALE = "4503599627370496.0"  # 2⁵², as in summary.limbs
+SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
+
+
+def num(x: float) -> str:
+    """A double literal both engines parse to the same double (Spark reads 1.5 as a DECIMAL)."""
+    return f"CAST('{float(x)!r}' AS DOUBLE)"
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,7 @@ def cleaned(source: str, missing: str, parsed: str, upper: float) -> str:
 SELECT miss, p,
        (p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}) AS keep,
        CASE WHEN p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}
-            THEN least(greatest(p, 0.0), {upper!r}) END AS v
+            THEN least(greatest(p, {num(0.0)}), {num(upper)}) END AS v
 FROM (SELECT {missing} AS miss, {parsed} AS p FROM {source}) raw"""
 
 
@@ -104,7 +109,7 @@ def report_columns(upper: float) -> str:
             flag.format("p IS NOT NULL AND NOT isnan(p) AND abs(p) = " + inf)
             + " AS dropped_non_finite",
             flag.format("keep AND p < 0") + " AS clipped_below_zero",
-            flag.format(f"keep AND p > {upper!r}") + " AS clipped_above_upper",
+            flag.format(f"keep AND p > {num(upper)}") + " AS clipped_above_upper",
         ]
     )
 
@@ -117,12 +122,12 @@ def binned(cleaned_sql: str, domain: Domain, extra: np.ndarray) -> str:
     n, upper = domain.bins, domain.upper
 
     def edge(k: str) -> str:  # e_{k+1} = ((k+1)·U)/n as numpy computes it (k < n − 1)
-        return f"((CAST({k} AS DOUBLE) + 1.0) * {upper!r}) / {float(n)!r}"
+        return f"((CAST({k} AS DOUBLE) + {num(1)}) * {num(upper)}) / {num(n)}"
 
-    guess = f"least(greatest(CAST(ceil(v * {n / upper!r}) AS BIGINT) - 1, 0), {n - 1})"
+    guess = f"least(greatest(CAST(ceil(v * {num(n / upper)}) AS BIGINT) - 1, 0), {n - 1})"
     down = f"g - CASE WHEN g > 0 AND v <= {edge('g - 1')} THEN 1 ELSE 0 END"
     up = f"h + CASE WHEN h < {n - 1} AND v > {edge('h')} THEN 1 ELSE 0 END"
-    above = "".join(f" + CASE WHEN v > {float(x)!r} THEN 1 ELSE 0 END" for x in extra)
+    above = "".join(f" + CASE WHEN v > {num(x)} THEN 1 ELSE 0 END" for x in extra)
     return f"""
 SELECT miss, p, keep, v, bin, bin{above} AS key,
        floor(v) AS fl, (v - floor(v)) * {SCALE} AS s1
@@ -255,7 +260,7 @@ class SQLBackend:
             asks = []
             for i, pos in enumerate(missing.positions.tolist()):
                 low, high, offset = summary.interval_of(pos)
-                asks.append(f"({i}, {low!r}, {high!r}, {offset})")
+                asks.append(f"({i}, {num(low)}, {num(high)}, {offset})")
             # One scan: each asked rank's interval (low, high] is joined to its records, which
             # are numbered in order inside the engine; only the asked values come back.
             rows = self.query(
@@ -281,7 +286,7 @@ class SQLBackend:
         inside = points
         bins = np.searchsorted(domain.edges, inside, side="left")
         values = ", ".join(
-            f"({i}, {int(b)}, {float(x)!r})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
+            f"({i}, {int(b)}, {num(x)})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
         )
         sql = binned(self.cleaned, domain, np.empty(0))
         rows = self.query(
