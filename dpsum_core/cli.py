@@ -17,7 +17,9 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from . import figures
+from .backends import ENGINES, open_backend
 from .data import WEIGHT_RULES, load_column
+from .summary import complete, run_cut_points
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .mechanisms import ALGORITHMS
@@ -51,7 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data", required=True, help="CSV, TSV or Parquet file")
+        p.add_argument(
+            "--data", help="CSV, TSV or Parquet file; with duckdb/spark also a folder or a glob"
+        )
+        p.add_argument(
+            "--engine",
+            choices=ENGINES,
+            default="memory",
+            help="memory (default), duckdb (out of core) or spark: where the data summary is computed",
+        )
+        p.add_argument("--spark-master", help="Spark master URL (default local[*])")
+        p.add_argument("--table", help="Spark table name (instead of --data)")
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
         p.add_argument(
             "--upper", type=_number(float), default=800_000.0, help="public upper bound U"
@@ -142,10 +154,10 @@ def _run(args: argparse.Namespace) -> int:
         weights=args.weights,
         truncation_params=params,
     )
-    data = load_column(args.data, upper=config.upper, column=args.column)
+    data, run = _open(args, config)
     out = _out_dir(args.out)
     _print_cleaning(data)
-    result = run_experiment(data, config)
+    result = run(config)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
     (out / "run.json").write_text(json.dumps(result.run_info(), indent=2, default=_json_default))
@@ -173,13 +185,13 @@ def _reproduce(args: argparse.Namespace) -> int:
         bins=args.bins,
         weights=args.weights,
     )
-    data = load_column(args.data, upper=base.upper, column=args.column)
+    data, run = _open(args, base)
     _print_cleaning(data)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
         for workload in ("Q1", "Q2", "Q3"):
-            result = run_experiment(data, base.with_(rho=rho, workload=workload))
+            result = run(base.with_(rho=rho, workload=workload))
             frame = result.summary()
             frame.insert(0, "rho", rho)
             frame.insert(0, "workload", workload)
@@ -222,6 +234,37 @@ def _reproduce(args: argparse.Namespace) -> int:
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )
     return 0
+
+
+def _open(args: argparse.Namespace, config: ExperimentConfig):
+    """The data (a Dataset in memory, else a summary) and a function running a config on it.
+
+    With duckdb/spark the run works on a data summary computed once; a configuration that needs
+    a statistic the summary lacks gets it by a second pass (dpsum_core.summary.complete)."""
+    if args.data is None and not (args.engine == "spark" and args.table):
+        raise ParameterError("--data is required (or --table with --engine spark)")
+    if args.engine == "memory":
+        if args.table or args.spark_master:
+            raise ParameterError("--table and --spark-master need --engine spark")
+        data = load_column(args.data, upper=config.upper, column=args.column)
+        return data, lambda cfg: run_experiment(data, cfg)
+    backend = open_backend(
+        args.data,
+        upper=config.upper,
+        column=args.column,
+        engine=args.engine,
+        spark_master=args.spark_master,
+        table=args.table,
+    )
+    state = {"summary": backend.summarize(run_cut_points(config))}
+
+    def run(cfg: ExperimentConfig):
+        result, state["summary"] = complete(
+            state["summary"], lambda s: run_experiment(s, cfg), backend.extend
+        )
+        return result
+
+    return state["summary"], run
 
 
 def _print_cleaning(data) -> None:
