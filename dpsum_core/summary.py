@@ -451,7 +451,7 @@ def from_intervals(
         counts=_ro(cum_counts[:-1]),
         units=_ro(cum_units[:-1]),
         sums=_ro(point_sums([int(u) for u in cum_units[:-1]])),
-        top=_ro(np.asarray(top, float)),
+        top=_ro(np.asarray(top, float) + 0.0),  # + 0.0 turns −0.0 into 0.0 (engines differ)
     )
 
 

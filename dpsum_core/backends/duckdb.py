@@ -102,6 +102,11 @@ class DuckDBBackend(SQLBackend):
             head = self.files[0].read_bytes()[:8192]
             if not head.strip():
                 raise DataError(f"{self.files[0].name} is empty: add a header row and values.")
+            if b"\x00" in head:  # as data.read_table: binary files (Excel, …) are not CSV
+                raise DataError(
+                    f"{self.files[0].name} looks like a binary file, not CSV/TSV text: "
+                    "export the column as CSV and try again."
+                )
             tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
             delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
             self._source = (
@@ -116,7 +121,7 @@ class DuckDBBackend(SQLBackend):
                     raise self._error(exc) from None
                 self._source += ", encoding = 'latin-1')"
         label = name or (self.files[0].name if len(self.files) == 1 else str(source))
-        self.con.execute(f"CREATE VIEW records AS SELECT * FROM {self._source}")
+        self.query(f"CREATE VIEW records AS SELECT * FROM {self._source}")
         super().__init__(upper=upper, column=column, name=label, csv=not parquet)
 
     def relation(self) -> str:
