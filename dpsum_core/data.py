@@ -360,8 +360,8 @@ def read_numeric_table(
     df = read_table(source, name=label)
     if len(df) > limits.MAX_ROWS:
         raise DataError(
-            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} held in "
-            "memory: sample the rows, or use the DuckDB engine (--engine duckdb)."
+            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
+            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
         )
     candidates = numeric_columns(df)
     if not candidates:

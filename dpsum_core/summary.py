@@ -394,7 +394,7 @@ class DataSummary:
         p = np.concatenate((self.points, np.asarray(points, float)))
         p, first = np.unique(p, return_index=True)
         c = np.concatenate((self.counts, np.asarray(counts, np.int64)))[first]
-        u = np.concatenate((self.units, np.array(list(units) + [0], dtype=object)[:-1]))[first]
+        u = np.concatenate((self.units, np.array([*units, 0], dtype=object)[:-1]))[first]
         s = np.concatenate((self.sums, point_sums(units)))[first]
         return replace(self, points=_ro(p), counts=_ro(c), units=_ro(u), sums=_ro(s))
 
@@ -439,7 +439,9 @@ def from_intervals(
     cum_counts = np.cumsum(np.asarray(counts, np.int64))
     n = int(cum_counts[-1])
     if n == 0:
-        raise DataError("no numeric values left after cleaning: choose a column that holds numbers.")
+        raise DataError(
+            "no numeric values left after cleaning: choose a column that holds numbers."
+        )
     return DataSummary(
         name=name,
         column=column,

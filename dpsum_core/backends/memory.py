@@ -8,6 +8,8 @@ nothing is released.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from .. import limits
@@ -25,7 +27,9 @@ def prefix_limbs(values: np.ndarray, idx: np.ndarray) -> list[tuple[int, int, in
     for part in parts:
         hi = np.concatenate(([0], np.cumsum(part >> _HALF)))[idx]
         lo = np.concatenate(([0], np.cumsum(part & ((1 << _HALF) - 1))))[idx]
-        sums.append([(int(h) << _HALF) + int(low) for h, low in zip(hi.tolist(), lo.tolist(), strict=True)])
+        sums.append(
+            [(int(h) << _HALF) + int(low) for h, low in zip(hi.tolist(), lo.tolist(), strict=True)]
+        )
     for a, b, c in zip(*sums, strict=True):
         out.append((a, b, c))
     return out
@@ -41,7 +45,10 @@ def summarize_dataset(data: Dataset, cuts: CutPoints) -> DataSummary:
     points = cuts.all
     idx = np.concatenate(([0], np.searchsorted(data.values, points, side="right"), [data.size]))
     cum = prefix_limbs(data.values, idx)
-    limb_sums = [tuple(b - a for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(cum[:-1], cum[1:], strict=True)]
+    limb_sums = [
+        tuple(b - a for a, b in zip(lo, hi, strict=True))
+        for lo, hi in pairwise(cum)
+    ]
     return from_intervals(
         name=data.name,
         column=data.column,

@@ -16,6 +16,7 @@ import itertools
 import os
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 
 from ..data import _sniff_delimiter
 from ..errors import DataError
@@ -89,10 +90,12 @@ class SparkBackend(SQLBackend):
         if table:
             frame = self._guard(lambda: self.spark.table(table))
             label = name or table
+        elif source is None:
+            raise DataError("give a path (--data) or a table name (--table) for Spark")
         else:
             files = [str(f) for f in resolve_files(source)]
             label = name or (os.path.basename(files[0]) if len(files) == 1 else str(source))
-            if is_parquet([__import__("pathlib").Path(f) for f in files]):
+            if is_parquet([Path(f) for f in files]):
                 frame = self._guard(lambda: self.spark.read.parquet(*files))
             else:
                 csv = True

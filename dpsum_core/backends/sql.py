@@ -80,8 +80,7 @@ def parse_column(col: str, kind: str, dialect: Dialect, *, csv: bool) -> tuple[s
     missing += ")"
     stripped = dialect.replace_all(col, r"[,\s$_]")
     parsed = (
-        f"CASE WHEN {dialect.full_match(stripped, NUMBER)} "
-        f"THEN TRY_CAST({stripped} AS DOUBLE) END"
+        f"CASE WHEN {dialect.full_match(stripped, NUMBER)} THEN TRY_CAST({stripped} AS DOUBLE) END"
     )
     return missing, parsed
 
@@ -289,18 +288,23 @@ class SQLBackend:
             f"({i}, {int(b)}, {num(x)})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
         )
         sql = binned(self.cleaned, domain, np.empty(0))
-        rows = self.query(
-            f"SELECT x.i, count(*), {limb_sums(self.dialect)} FROM ({sql}) b "
-            f"JOIN (VALUES {values}) AS x(i, j, p) ON b.bin = x.j AND b.v <= x.p GROUP BY x.i"
-        ) if inside.size else []
+        rows = (
+            self.query(
+                f"SELECT x.i, count(*), {limb_sums(self.dialect)} FROM ({sql}) b "
+                f"JOIN (VALUES {values}) AS x(i, j, p) ON b.bin = x.j AND b.v <= x.p GROUP BY x.i"
+            )
+            if inside.size
+            else []
+        )
         got = {int(r[0]): r[1:] for r in rows}
         lower = np.concatenate(([0.0], domain.edges))[bins]
         base_counts = np.where(bins > 0, summary.count_at_most(lower), 0)
-        base_units = [u if b > 0 else 0 for u, b in zip(summary.units_at_most(lower), bins, strict=True)]
+        base_units = [
+            u if b > 0 else 0 for u, b in zip(summary.units_at_most(lower), bins, strict=True)
+        ]
         counts, units = [], []
         for i in range(inside.size):
             n, si, sf1, sf2 = got.get(i, (0, 0, 0, 0))
             counts.append(int(base_counts[i]) + int(n))
             units.append(base_units[i] + to_units(int(si), int(sf1), int(sf2)))
         return summary.with_points(inside, np.array(counts, np.int64), units)
-

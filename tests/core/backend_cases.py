@@ -59,7 +59,9 @@ def check_run_agrees(backend, path: Path, config: ExperimentConfig) -> None:
     data = MemoryBackend(path, upper=config.upper).data
     ref = run_experiment(data, config)
     got, _ = complete(
-        backend.summarize(run_cut_points(config)), lambda s: run_experiment(s, config), backend.extend
+        backend.summarize(run_cut_points(config)),
+        lambda s: run_experiment(s, config),
+        backend.extend,
     )
     np.testing.assert_array_equal(ref.true_answers, got.true_answers)
     np.testing.assert_array_equal(ref.binned_answers, got.binned_answers)

@@ -42,7 +42,9 @@ def test_sample_data_agrees():
 @pytest.mark.parametrize("name", BAD_OK)
 def test_bad_corpus_files_that_load_agree(name):
     column = MANIFEST[name].get("column")
-    assert_same_summary(memory_summary(BAD / name, column), duck(BAD / name, column).summarize(CUTS))
+    assert_same_summary(
+        memory_summary(BAD / name, column), duck(BAD / name, column).summarize(CUTS)
+    )
 
 
 @pytest.mark.parametrize("name", BAD_ERROR)
@@ -52,16 +54,45 @@ def test_bad_corpus_files_refused_in_memory_are_refused(name):
 
 cell = st.one_of(
     st.sampled_from(
-        ["0", "800", "800000", "800000.5", "50000", "60000", "-5", "-0", "1e6", "NaN", "nan",
-         "inf", "-inf", "Infinity", "NA", "", "  ", "abc", "1,234", " $5 ", "1_000", "0x10",
-         "5d", "+.5", "n/a", "None", "12.", "1e-5"]
+        [
+            "0",
+            "800",
+            "800000",
+            "800000.5",
+            "50000",
+            "60000",
+            "-5",
+            "-0",
+            "1e6",
+            "NaN",
+            "nan",
+            "inf",
+            "-inf",
+            "Infinity",
+            "NA",
+            "",
+            "  ",
+            "abc",
+            "1,234",
+            " $5 ",
+            "1_000",
+            "0x10",
+            "5d",
+            "+.5",
+            "n/a",
+            "None",
+            "12.",
+            "1e-5",
+        ]
     ),
     st.floats(-1e6, 1e7, allow_nan=False).map(repr),
     st.integers(-10, 900_000).map(str),
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(cell, min_size=1, max_size=60))
 def test_random_text_columns_agree(tmp_path, cells):
     path = tmp_path / "c.csv"
@@ -69,7 +100,9 @@ def test_random_text_columns_agree(tmp_path, cells):
     _agree_or_both_refuse(path)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     st.lists(
         st.one_of(
@@ -123,7 +156,10 @@ def test_missing_sources_are_clear_errors(tmp_path):
 @pytest.mark.parametrize("truncations", [("none", "fixed", "svt"), ("recursive",)])
 def test_a_full_run_from_duckdb_equals_the_memory_run(truncations):
     config = ExperimentConfig(
-        workload="Q2", truncations=truncations, trials=10, seed=3,
+        workload="Q2",
+        truncations=truncations,
+        trials=10,
+        seed=3,
         truncation_params={"theta": 64_000.5},
     )
     check_run_agrees(open_backend(SAMPLE, upper=800_000.0, engine="duckdb"), SAMPLE, config)

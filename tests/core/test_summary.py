@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dpsum_core import limits
 from dpsum_core.backends.memory import MemoryBackend, summarize_dataset
 from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.experiment import ExperimentConfig
 from dpsum_core.summary import (
     MissingStatistics,
     complete,
@@ -119,7 +119,10 @@ def test_a_run_from_a_summary_equals_the_in_memory_run(truncation):
     from .backend_cases import check_run_agrees
 
     config = ExperimentConfig(
-        workload="Q2", truncations=(truncation,), trials=15, seed=7,
+        workload="Q2",
+        truncations=(truncation,),
+        trials=15,
+        seed=7,
         truncation_params={"theta": 64_000.5},
     )
     check_run_agrees(MemoryBackend(SAMPLE, upper=config.upper), SAMPLE, config)
