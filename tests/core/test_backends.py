@@ -163,3 +163,30 @@ def test_a_full_run_from_duckdb_equals_the_memory_run(truncations):
         truncation_params={"theta": 64_000.5},
     )
     check_run_agrees(open_backend(SAMPLE, upper=800_000.0, engine="duckdb"), SAMPLE, config)
+
+
+def test_cli_duckdb_writes_the_same_answers_as_memory(tmp_path, capsys):
+    from dpsum_core.cli import main
+
+    common = ["run", "--data", str(SAMPLE), "--trials", "3", "--truncation", "svt,recursive"]
+    assert main([*common, "--out", str(tmp_path / "m")]) == 0
+    assert main([*common, "--engine", "duckdb", "--out", str(tmp_path / "d")]) == 0
+    assert (tmp_path / "m" / "answers.csv").read_bytes() == (
+        tmp_path / "d" / "answers.csv"
+    ).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--engine", "duckdb", "--data", "/nonexistent/x.parquet"], "file not found"),
+        (["--table", "t"], "--data is required"),
+        (["--data", str(SAMPLE), "--table", "t"], "need --engine spark"),
+    ],
+)
+def test_cli_engine_errors_are_one_line(tmp_path, capsys, args, message):
+    from dpsum_core.cli import main
+
+    assert main(["run", *args, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
