@@ -19,11 +19,13 @@ import pyarrow.csv as pa_csv
 
 from . import figures
 from .algorithms import PAPER_ALGORITHMS
+from .backends import ENGINES, open_backend
 from .data import WEIGHT_RULES, domain_warnings, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .notice import NOT_FOR_PUBLICATION, with_notice
 from .results import headline_definition, headline_name
+from .summary import complete, run_cut_points
 from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
@@ -61,7 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     c, tp = _CONFIG, _PARAMS
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data", required=True, help="CSV, TSV or Parquet file")
+        p.add_argument(
+            "--data", help="CSV, TSV or Parquet file; with duckdb/spark also a folder or a glob"
+        )
+        p.add_argument(
+            "--engine",
+            choices=ENGINES,
+            default="memory",
+            help="memory (default), duckdb (out of core) or spark: where the data summary is computed",
+        )
+        p.add_argument("--spark-master", help="Spark master URL (default local[*])")
+        p.add_argument("--table", help="Spark table name (instead of --data)")
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
         # None = "left at its default": the data is then checked against the default domain
         p.add_argument(
@@ -189,11 +201,11 @@ def _run(args: argparse.Namespace) -> int:
         weights=args.weights,
         truncation_params=params,
     )
-    data = load_column(args.data, upper=config.upper, column=args.column)
+    data, run = _open(args, config)
     out = _out_dir(args.out)
     _print_cleaning(data)
     _check_default_domain(args, data, config.domain)
-    result = run_experiment(data, config)
+    result = run(config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
     write_csv(result.answers_frame(), out / "answers.csv")
@@ -229,14 +241,14 @@ def _reproduce(args: argparse.Namespace) -> int:
         bins=args.bins,
         weights=args.weights,
     )
-    data = load_column(args.data, upper=base.upper, column=args.column)
+    data, run = _open(args, base)
     _print_cleaning(data)
     _check_default_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
         for workload in ("Q1", "Q2", "Q3"):
-            result = run_experiment(data, base.with_(rho=rho, workload=workload))
+            result = run(base.with_(rho=rho, workload=workload))
             frame = result.summary()
             frame.insert(0, "rho", rho)
             frame.insert(0, "workload", workload)
@@ -283,6 +295,41 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     print(NOT_FOR_PUBLICATION)
     return 0
+
+
+def _open(args: argparse.Namespace, config: ExperimentConfig):
+    """The data (a Dataset in memory, else a summary) and a function running a config on it.
+
+    With duckdb/spark the run works on a data summary computed once; a configuration that needs
+    a statistic the summary lacks gets it by a second pass (dpsum_core.summary.complete)."""
+    if args.data is None and not (args.engine == "spark" and args.table):
+        raise ParameterError("--data is required (or --table with --engine spark)")
+    if args.engine == "memory":
+        if args.table or args.spark_master:
+            raise ParameterError("--table and --spark-master need --engine spark")
+        data = load_column(args.data, upper=config.upper, column=args.column)
+        return data, lambda cfg: run_experiment(data, cfg)
+    backend = open_backend(
+        args.data,
+        upper=config.upper,
+        column=args.column,
+        engine=args.engine,
+        spark_master=args.spark_master,
+        table=args.table,
+    )
+    state = {"summary": backend.summarize(run_cut_points(config))}
+
+    def run(cfg: ExperimentConfig):
+        result, state["summary"] = complete(
+            # A DataSummary answers every question run_experiment asks of a Dataset (same
+            # method names); the engine's annotations still say Dataset.
+            state["summary"],
+            lambda s: run_experiment(s, cfg),  # type: ignore[arg-type]
+            backend.extend,
+        )
+        return result
+
+    return state["summary"], run
 
 
 def _print_cleaning(data) -> None:

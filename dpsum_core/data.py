@@ -106,7 +106,10 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
             raise DataError(f"{path} is a folder, not a file: pass a CSV/TSV/Parquet file.")
         size_mb = path.stat().st_size / 2**20
         if size_mb > limits.MAX_UPLOAD_MB * 8:
-            raise DataError(f"{path.name} is {size_mb:.0f} MB: too large to load here.")
+            raise DataError(
+                f"{path.name} is {size_mb:.0f} MB: too large to load in memory; "
+                "use the DuckDB engine (--engine duckdb), which reads it out of core."
+            )
         return path.read_bytes()
     data = source.read()
     if isinstance(data, str):
@@ -245,14 +248,22 @@ _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
-    scores = []
     hint = decimal_comma_hint(df)
-    for i, col in enumerate(df.columns):
+    counts = []
+    for i in range(df.shape[1]):
         # Lenient: a column of mixed number formats is still listed (choosing it says why not).
         parsed = _read_numbers(df.iloc[:, i], decimal_comma=hint, column=None, strict=False).values
-        count = int(np.isfinite(parsed.to_numpy()).sum())
-        if count:
-            scores.append((bool(_ID_LIKE.search(str(col).strip())), -count, i, str(col)))
+        counts.append(int(np.isfinite(parsed.to_numpy()).sum()))
+    return rank_columns([str(c) for c in df.columns], counts)
+
+
+def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:
+    """Columns with at least one finite number, in the order of :func:`numeric_columns`."""
+    scores = [
+        (bool(_ID_LIKE.search(name.strip())), -count, i, name)
+        for i, (name, count) in enumerate(zip(names, finite_counts, strict=True))
+        if count
+    ]
     return [name for *_, name in sorted(scores)]
 
 
@@ -358,11 +369,7 @@ class Dataset:
 
         Filter on the raw value first, then clamp (SPEC §1): values in (θ, τ] contribute θ each.
         """
-        tau, theta = np.broadcast_arrays(np.asarray(tau, float), np.asarray(theta, float))
-        low = np.minimum(tau, theta)
-        above = self.count_at_most(tau) - self.count_at_most(low)
-        # θ·#{θ < t ≤ τ}; written with where() so that θ = ∞ with no such record gives 0.
-        return self.sum_at_most(low) + np.where(above > 0, theta, 0.0) * above
+        return truncated_sum(self, tau, theta)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -370,6 +377,16 @@ class Dataset:
         import hashlib
 
         return hashlib.blake2b(self.values.tobytes(), digest_size=12).hexdigest()
+
+
+def truncated_sum(data, tau: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Σ_{t ≤ τ} min(t, θ) from ``data.count_at_most`` and ``data.sum_at_most`` (a
+    :class:`Dataset` or a :class:`~dpsum_core.summary.DataSummary`)."""
+    tau, theta = np.broadcast_arrays(np.asarray(tau, float), np.asarray(theta, float))
+    low = np.minimum(tau, theta)
+    above = data.count_at_most(tau) - data.count_at_most(low)
+    # θ·#{θ < t ≤ τ}; written with where() so that θ = ∞ with no such record gives 0.
+    return data.sum_at_most(low) + np.where(above > 0, theta, 0.0) * above
 
 
 def clean(
@@ -476,7 +493,7 @@ def read_numeric_table(
     if len(df) > limits.MAX_ROWS:
         raise DataError(
             f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
-            "handles: sample the rows first."
+            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
         )
     candidates = numeric_columns(df)
     if not candidates:
@@ -608,13 +625,18 @@ def bin_index(values: np.ndarray, domain: Domain) -> np.ndarray:
 
 
 def histogram(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
-    """Counts x_j of records per bin (private)."""
+    """Counts x_j of records per bin (private); a summary answers from its counts at the edges."""
+    if hasattr(dataset, "histogram"):
+        return dataset.histogram(domain)
     values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
     return np.bincount(bin_index(values, domain), minlength=domain.bins).astype(float)
 
 
 def bin_sums(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
-    """Raw sums s_j = Σ_{t in bin j} t per bin (private)."""
+    """Raw sums s_j = Σ_{t in bin j} t per bin (private); a summary answers from its sums at
+    the edges."""
+    if hasattr(dataset, "bin_sums"):
+        return dataset.bin_sums(domain)
     values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
     return np.bincount(bin_index(values, domain), weights=values, minlength=domain.bins)
 

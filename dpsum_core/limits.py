@@ -33,3 +33,12 @@ MAX_ANSWERS = 30_000_000
 DOMAIN_CROWDED_RECORDS = 0.9
 DOMAIN_CROWDED_BINS = 0.02
 DOMAIN_CLIPPED_SHARE = 0.01
+# Largest values kept in a data summary (dpsum_core/summary.py). The recursive mechanism's
+# crossover index is i* ≤ ⌈ln(U/θ₀)/β⌉ + 2 (SPEC §2.3 "Cost"): at the paper's defaults (U = 800 000,
+# θ₀ = 50 000, β = 2ρε/5 with ε = 0.01, ρ ≥ 0.1) that is ≤ 6 934, so i* < k and no extra pass is
+# needed for it. 8 192 values are 64 KiB: the summary stays small.
+SUMMARY_TOP_K = 8192
+# Second aggregation passes one run may ask for before it is refused (summary.complete).
+SUMMARY_MAX_PASSES = 64
+# Points one second pass may add (SQM with a per-query recursive θ asks for trials × m points).
+SUMMARY_MAX_EXTRA_POINTS = 20_000

@@ -298,6 +298,8 @@ def crossover_index(
     ``counts`` restricts to the ``c`` smallest records (SQM's {t ≤ τ}); one i* per entry. The
     predicate is monotone in i (d falls, θ₀e^{βi} rises), so a vectorised binary search finds it.
     """
+    if not isinstance(data, Dataset):  # a DataSummary answers from its top-k (summary.py)
+        return data.crossover_index(beta=beta, theta0=theta0, counts=counts)
     vals = data.values
     c = np.atleast_1d(np.asarray(data.size if counts is None else counts, dtype=np.int64))
     log_t0 = math.log(theta0)

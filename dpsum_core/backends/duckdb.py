@@ -1,0 +1,152 @@
+"""DuckDB backend: embedded, out-of-core and multi-threaded SQL over CSV/Parquet files.
+
+A file, a folder of CSV/Parquet files or a glob is read as one relation; cleaning, bins, exact
+sums and the top-k are SQL aggregations (:mod:`dpsum_core.backends.sql`); no record is fetched
+into Python, only aggregates and the top-k values.
+
+Privacy
+-------
+The summary returned is private data; nothing is released.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+from ..data import _sniff_delimiter
+from ..errors import DataError
+from .sql import DUCKDB, SQLBackend
+
+_PARQUET = (".parquet", ".pq")
+_TEXT = (".csv", ".tsv", ".tab", ".txt")
+
+
+def resolve_files(source: str | os.PathLike) -> list[Path]:
+    """The files of ``source``: a file, a folder (its Parquet files, else its CSV/TSV files)
+    or a glob pattern. Raises DataError when nothing matches."""
+    text = str(source)
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in _PARQUET)
+        files = files or sorted(p for p in path.iterdir() if p.suffix.lower() in _TEXT)
+        if not files:
+            raise DataError(f"{path} holds no .parquet or .csv files")
+        return files
+    if path.is_file():
+        return [path]
+    if any(ch in text for ch in "*?["):
+        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        if not files:
+            raise DataError(f"no file matches {text}")
+        return files
+    raise DataError(f"file not found: {path}")
+
+
+def is_parquet(files: list[Path]) -> bool:
+    """True for Parquet files (by name or magic bytes); mixing formats is refused."""
+    kinds = {f.suffix.lower() in _PARQUET or _magic(f) == b"PAR1" for f in files}
+    if len(kinds) > 1:
+        raise DataError("mixing Parquet and CSV files in one dataset is not supported")
+    return kinds.pop()
+
+
+def _magic(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(4)
+
+
+class DuckDBBackend(SQLBackend):
+    """Summary passes run by an in-process DuckDB connection.
+
+    Parameters
+    ----------
+    source
+        A file, a folder of Parquet/CSV files, or a glob.
+    upper
+        Public U.
+    column
+        Column name (default: the most numeric, as :func:`dpsum_core.data.numeric_columns`).
+    threads, memory_limit
+        DuckDB settings (defaults: all cores, DuckDB's default memory limit).
+    """
+
+    engine = "duckdb"
+    dialect = DUCKDB
+
+    def __init__(
+        self,
+        source: str | os.PathLike,
+        *,
+        upper: float,
+        column: str | None = None,
+        name: str | None = None,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+    ):
+        import duckdb
+
+        self.files = resolve_files(source)
+        self.con = duckdb.connect()
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        if memory_limit:
+            self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        self._duckdb_error = duckdb.Error
+        parquet = is_parquet(self.files)
+        listed = "[" + ", ".join(DUCKDB.lit(str(f)) for f in self.files) + "]"
+        if parquet:
+            self._source = f"read_parquet({listed})"
+        else:
+            head = self.files[0].read_bytes()[:8192]
+            if not head.strip():
+                raise DataError(f"{self.files[0].name} is empty: add a header row and values.")
+            if b"\x00" in head:  # as data.read_table: binary files (Excel, …) are not CSV
+                raise DataError(
+                    f"{self.files[0].name} looks like a binary file, not CSV/TSV text: "
+                    "export the column as CSV and try again."
+                )
+            tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
+            delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
+            self._source = (
+                f"read_csv({listed}, header = true, all_varchar = true, delim = {DUCKDB.lit(delim)}, "
+                "quote = '\"', escape = '\"', null_padding = false, strict_mode = true"
+            )
+            try:  # pandas replaces undecodable bytes; their cells are non-numeric either way
+                self.con.execute(f"DESCRIBE SELECT * FROM {self._source})")
+                self._source += ")"
+            except duckdb.Error as exc:
+                if "unicode" not in str(exc).lower():
+                    raise self._error(exc) from None
+                self._source += ", encoding = 'latin-1')"
+        label = name or (self.files[0].name if len(self.files) == 1 else str(source))
+        self.query(f"CREATE VIEW records AS SELECT * FROM {self._source}")
+        super().__init__(upper=upper, column=column, name=label, csv=not parquet)
+
+    def relation(self) -> str:
+        return "records"
+
+    def columns(self) -> dict[str, str]:
+        rows = self.query("DESCRIBE records")
+        return {str(r[0]): _kind(str(r[1])) for r in rows}
+
+    def query(self, sql: str) -> list[tuple]:
+        try:
+            return self.con.execute(sql).fetchall()
+        except self._duckdb_error as exc:
+            raise self._error(exc) from None
+
+    def _error(self, exc: Exception) -> DataError:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return DataError(f"{self.files[0].name}: DuckDB could not read the data ({first})")
+
+
+def _kind(sql_type: str) -> str:
+    t = sql_type.upper()
+    if t in ("VARCHAR", "TEXT", "STRING") or t.startswith("VARCHAR"):
+        return "text"
+    numeric = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "REAL")
+    if t.startswith(("DECIMAL", "U")) or t in numeric:
+        return "number"
+    return "other"

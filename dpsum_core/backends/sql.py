@@ -1,0 +1,332 @@
+"""SQL text shared by the DuckDB and Spark backends: SPEC §0 cleaning, bins, exact-sum limbs.
+
+The expressions restate :func:`dpsum_core.data.clean` and :func:`dpsum_core.data.to_numeric`
+(missing: empty, whitespace or pandas' NA strings in CSV; text such as ``"1,234"`` or ``" $5 "``
+parsed after removing ``, $ _`` and whitespace; NaN is missing in a numeric column and
+non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.bin_index` and
+:func:`dpsum_core.summary.limbs` with the same IEEE double operations, so every engine computes
+the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from pandas._libs.parsers import STR_NA_VALUES
+
+from .. import limits
+from ..data import CleaningReport, Domain, rank_columns
+from ..errors import DataError, ParameterError
+from ..summary import CutPoints, DataSummary, MissingStatistics, from_intervals, to_units
+
+# What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
+# exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
+NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
+SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
+
+
+def num(x: float) -> str:
+    """A double literal both engines parse to the same double (Spark reads 1.5 as a DECIMAL)."""
+    return f"CAST('{float(x)!r}' AS DOUBLE)"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The few spellings that differ between DuckDB and Spark SQL."""
+
+    name: str
+
+    def lit(self, text: str) -> str:
+        """A string literal (Spark SQL processes backslash escapes, DuckDB does not)."""
+        body = text.replace("'", "''")
+        if self.name == "spark":
+            body = body.replace("\\", "\\\\")
+        return f"'{body}'"
+
+    def replace_all(self, expr: str, pattern: str, by: str = "") -> str:
+        flag = ", 'g'" if self.name == "duckdb" else ""
+        return f"regexp_replace({expr}, {self.lit(pattern)}, {self.lit(by)}{flag})"
+
+    def full_match(self, expr: str, pattern: str) -> str:
+        if self.name == "duckdb":
+            return f"regexp_full_match({expr}, {self.lit(pattern)})"
+        body = pattern.removeprefix("(?i)")
+        return f"({expr} RLIKE {self.lit('(?i)^(?:' + body + ')$')})"
+
+    def big_sum(self, expr: str) -> str:
+        """An exact sum of 64-bit integers (DuckDB: HUGEINT; Spark: DECIMAL(38,0))."""
+        if self.name == "duckdb":
+            return f"sum(CAST({expr} AS BIGINT))"
+        return f"sum(CAST({expr} AS DECIMAL(38,0)))"
+
+
+DUCKDB = Dialect("duckdb")
+SPARK = Dialect("spark")
+
+
+def parse_column(
+    col: str, kind: str, dialect: Dialect, *, csv: bool, commas: bool = False
+) -> tuple[str, str]:
+    """(missing, parsed) SQL for one raw column; ``kind`` is ``text``, ``number`` or ``other``.
+
+    ``commas``: also strip commas — only to rank columns by how many numbers they hold (as
+    data.numeric_columns does); a chosen column with commas is refused, never read this way.
+    """
+    if kind == "number":
+        return f"({col} IS NULL OR isnan(CAST({col} AS DOUBLE)))", f"CAST({col} AS DOUBLE)"
+    if kind != "text":
+        return f"({col} IS NULL)", "CAST(NULL AS DOUBLE)"
+    blank = dialect.replace_all(col, r"\s") + " = ''"
+    missing = f"({col} IS NULL OR {blank}"
+    if csv:  # pandas.read_csv turns its NA strings into NaN (after skipinitialspace)
+        na = ", ".join(dialect.lit(v) for v in sorted(STR_NA_VALUES) if v)
+        missing += f" OR ltrim({col}) IN ({na})"
+    missing += ")"
+    stripped = dialect.replace_all(col, r"[,\s$_]" if commas else r"[\s$_]")
+    parsed = (
+        f"CASE WHEN {dialect.full_match(stripped, NUMBER)} THEN TRY_CAST({stripped} AS DOUBLE) END"
+    )
+    return missing, parsed
+
+
+def cleaned(source: str, missing: str, parsed: str, upper: float) -> str:
+    """SELECT with columns miss, p (parsed), keep, v (cleaned value, NULL unless kept)."""
+    inf = "CAST('Infinity' AS DOUBLE)"
+    return f"""
+SELECT miss, p,
+       (p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}) AS keep,
+       CASE WHEN p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}
+            THEN least(greatest(p, {num(0.0)}), {num(upper)}) END AS v
+FROM (SELECT {missing} AS miss, {parsed} AS p FROM {source}) raw"""
+
+
+def report_columns(upper: float) -> str:
+    """Aggregates of the cleaning report (rows read, missing, non-numeric, non-finite, clipped)."""
+    inf = "CAST('Infinity' AS DOUBLE)"
+    flag = "sum(CASE WHEN {} THEN 1 ELSE 0 END)"
+    return ", ".join(
+        [
+            "count(*) AS rows_read",
+            flag.format("miss AND (p IS NULL OR isnan(p))") + " AS dropped_missing",
+            flag.format("NOT miss AND (p IS NULL OR isnan(p))") + " AS dropped_non_numeric",
+            flag.format("p IS NOT NULL AND NOT isnan(p) AND abs(p) = " + inf)
+            + " AS dropped_non_finite",
+            flag.format("keep AND p < 0") + " AS clipped_below_zero",
+            flag.format(f"keep AND p > {num(upper)}") + " AS clipped_above_upper",
+        ]
+    )
+
+
+def binned(cleaned_sql: str, domain: Domain, extra: np.ndarray) -> str:
+    """SELECT of the cleaned rows with ``bin`` (0-based, exactly as
+    :func:`dpsum_core.data.bin_index`), ``key`` = #{held points < v} (the interval of v; the
+    few non-edge points ``extra`` are compared one by one) and the limb inputs ``fl``, ``s1``.
+    """
+    n, upper = domain.bins, domain.upper
+
+    def edge(k: str) -> str:  # e_{k+1} = ((k+1)·U)/n as numpy computes it (k < n − 1)
+        return f"((CAST({k} AS DOUBLE) + {num(1)}) * {num(upper)}) / {num(n)}"
+
+    guess = f"least(greatest(CAST(ceil(v * {num(n / upper)}) AS BIGINT) - 1, 0), {n - 1})"
+    down = f"g - CASE WHEN g > 0 AND v <= {edge('g - 1')} THEN 1 ELSE 0 END"
+    up = f"h + CASE WHEN h < {n - 1} AND v > {edge('h')} THEN 1 ELSE 0 END"
+    above = "".join(f" + CASE WHEN v > {num(x)} THEN 1 ELSE 0 END" for x in extra)
+    return f"""
+SELECT miss, p, keep, v, bin, bin{above} AS key,
+       floor(v) AS fl, (v - floor(v)) * {SCALE} AS s1
+FROM (SELECT *, CASE WHEN keep THEN {up} END AS bin
+      FROM (SELECT *, {down} AS h
+            FROM (SELECT *, {guess} AS g FROM ({cleaned_sql}) c0) c1) c2) c3"""
+
+
+def limb_sums(dialect: Dialect) -> str:
+    """Exact sums of the three limbs of summary.limbs over a group."""
+    return ", ".join(
+        [
+            dialect.big_sum("fl") + " AS si",
+            dialect.big_sum("floor(s1)") + " AS sf1",
+            dialect.big_sum(f"floor((s1 - floor(s1)) * {SCALE})") + " AS sf2",
+        ]
+    )
+
+
+class SQLBackend:
+    """Summary passes written once in SQL; subclasses say how to run a query and name the
+    source relation (a view over the files or table), its columns and their kinds."""
+
+    engine = "sql"
+    dialect: Dialect = DUCKDB
+
+    def __init__(self, *, upper: float, column: str | None, name: str, csv: bool):
+        self.upper = float(upper)
+        self.name = name
+        self.csv = csv
+        kinds = self.columns()
+        if not kinds:
+            raise DataError(f"{name} has no columns: add a header row and values.")
+        if column is None:
+            counts = self._finite_counts(kinds)
+            ranked = rank_columns(list(kinds), counts)
+            if not ranked:
+                raise DataError(
+                    f"{name} has no numeric column (columns: {', '.join(list(kinds)[:10])}): "
+                    "choose data with a column of numbers."
+                )
+            column = ranked[0]
+        if column not in kinds:
+            raise DataError(
+                f"no column named {column!r} in {name}; columns are: {', '.join(list(kinds)[:10])}."
+            )
+        self.column = column
+        self.domain = Domain(self.upper, 1)  # set by summarize()
+        if kinds[column] == "text":
+            self._refuse_commas(column)
+        missing, parsed = parse_column(self.quote(column), kinds[column], self.dialect, csv=csv)
+        self.cleaned = cleaned(self.relation(), missing, parsed, self.upper)
+
+    # -- to implement -------------------------------------------------------------------------
+    def query(self, sql: str) -> list[tuple]:  # pragma: no cover - abstract
+        """Run ``sql`` and return its (aggregate) rows as tuples of plain Python values."""
+        raise NotImplementedError
+
+    def relation(self) -> str:  # pragma: no cover - abstract
+        """SQL name of the source relation."""
+        raise NotImplementedError
+
+    def columns(self) -> dict[str, str]:  # pragma: no cover - abstract
+        """Column name → ``text`` | ``number`` | ``other``, in file order."""
+        raise NotImplementedError
+
+    def quote(self, name: str) -> str:
+        """A quoted identifier."""
+        q = "`" if self.dialect.name == "spark" else '"'
+        return q + name.replace(q, q + q) + q
+
+    # -- passes -------------------------------------------------------------------------------
+    def _refuse_commas(self, column: str) -> None:
+        """Refuse a text column with commas in its cells: whether '1,234' is a thousands
+        separator or a decimal comma depends on the whole column (data.clean reads and reports
+        both); these engines read plain numbers only, and never change a value silently."""
+        col = self.quote(column)
+        (n,) = self.query(f"SELECT count(*) FROM {self.relation()} WHERE {col} LIKE '%,%'")[0]
+        if n:
+            raise DataError(
+                f"column {column!r} of {self.name} has {int(n):,} numbers written with commas "
+                "(thousands separators or decimal commas): the duckdb and spark engines read "
+                "plain numbers only. Export the column with '.' decimals and no separators, or "
+                "use --engine memory, which reads and reports both forms."
+            )
+
+    def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
+        parts = []
+        for col, kind in kinds.items():
+            _, parsed = parse_column(self.quote(col), kind, self.dialect, csv=self.csv, commas=True)
+            parts.append(
+                f"sum(CASE WHEN abs({parsed}) < CAST('Infinity' AS DOUBLE) THEN 1 ELSE 0 END)"
+            )
+        row = self.query(f"SELECT {', '.join(parts)} FROM {self.relation()}")[0]
+        return [int(v or 0) for v in row]
+
+    def summarize(self, cuts: CutPoints) -> DataSummary:
+        """First pass (one scan for the report, counts and exact sums; one top-k scan)."""
+        domain = self.domain = cuts.domain
+        if not math.isclose(domain.upper, self.upper):
+            raise ParameterError("the cut points' domain must use the cleaning bound U")
+        sql = binned(self.cleaned, domain, cuts.extra)
+        rows = self.query(
+            f"SELECT key, count(v) AS n, {limb_sums(self.dialect)}, "
+            f"{report_columns(self.upper)} FROM ({sql}) b GROUP BY key"
+        )
+        points = cuts.all
+        counts = np.zeros(points.size + 1, np.int64)
+        limb = [[0, 0, 0] for _ in range(points.size + 1)]
+        totals = np.zeros(6, np.int64)
+        for key, n, si, sf1, sf2, *flags in rows:
+            totals += np.array([int(f or 0) for f in flags], np.int64)
+            if key is not None:
+                counts[int(key)] = int(n)
+                limb[int(key)] = [int(si), int(sf1), int(sf2)]
+        report = CleaningReport(*(int(t) for t in totals))
+        if report.rows_read == 0:
+            raise DataError(f"{self.name} has a header but no rows of data.")
+        if report.rows_kept == 0:
+            raise DataError(
+                "no numeric values left after cleaning "
+                f"({report.rows_read:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
+                f"{report.dropped_missing:,} empty): choose a column that holds numbers."
+            )
+        top = self.query(
+            f"SELECT v FROM ({self.cleaned}) c WHERE keep ORDER BY v DESC "
+            f"LIMIT {limits.SUMMARY_TOP_K}"
+        )
+        return from_intervals(
+            name=self.name,
+            column=self.column,
+            upper=self.upper,
+            report=report,
+            points=points,
+            counts=counts,
+            limb_sums=[tuple(x) for x in limb],  # type: ignore[misc]
+            top=np.array([r[0] for r in top], dtype=float),
+        )
+
+    def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
+        """Second pass: counts and exact sums at ``missing.points`` (records of each point's bin
+        joined to it) and values at ``missing.positions`` (one scan)."""
+        if missing.points.size:
+            summary = self._extend_points(summary, missing.points)
+        if missing.positions.size:
+            asks = []
+            for i, pos in enumerate(missing.positions.tolist()):
+                low, high, offset = summary.interval_of(pos)
+                asks.append(f"({i}, {num(low)}, {num(high)}, {offset})")
+            # One scan: each asked rank's interval (low, high] is joined to its records, which
+            # are numbered in order inside the engine; only the asked values come back.
+            rows = self.query(
+                "SELECT i, v FROM (SELECT q.i, q.off, c.v, row_number() OVER "
+                "(PARTITION BY q.i ORDER BY c.v) - 1 AS rn "
+                f"FROM ({self.cleaned}) c JOIN (VALUES {', '.join(asks)}) AS q(i, lo, hi, off) "
+                "ON c.v > q.lo AND c.v <= q.hi WHERE c.keep) r WHERE rn = off"
+            )
+            got = {int(i): float(v) for i, v in rows}
+            values = np.array([got[i] for i in range(missing.positions.size)], float)
+            summary = summary.with_order_statistics(missing.positions, values)
+        return summary
+
+    def _extend_points(self, summary: DataSummary, points: np.ndarray) -> DataSummary:
+        if points.size > limits.SUMMARY_MAX_EXTRA_POINTS:
+            raise DataError(
+                f"this run needs counts at {points.size:,} data-dependent points (more than "
+                f"{limits.SUMMARY_MAX_EXTRA_POINTS:,} in one extra pass), as SQM with a per-query "
+                "recursive θ does: use SVT or a fixed θ for SQM, or the in-memory engine"
+            )
+        # Missing points lie in (0, U): points ≥ the smallest top-k value are never missing.
+        domain = self.domain
+        inside = points
+        bins = np.searchsorted(domain.edges, inside, side="left")
+        values = ", ".join(
+            f"({i}, {int(b)}, {num(x)})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
+        )
+        sql = binned(self.cleaned, domain, np.empty(0))
+        rows = (
+            self.query(
+                f"SELECT x.i, count(*), {limb_sums(self.dialect)} FROM ({sql}) b "
+                f"JOIN (VALUES {values}) AS x(i, j, p) ON b.bin = x.j AND b.v <= x.p GROUP BY x.i"
+            )
+            if inside.size
+            else []
+        )
+        got = {int(r[0]): r[1:] for r in rows}
+        lower = np.concatenate(([0.0], domain.edges))[bins]
+        base_counts = np.where(bins > 0, summary.count_at_most(lower), 0)
+        base_units = [
+            u if b > 0 else 0 for u, b in zip(summary.units_at_most(lower), bins, strict=True)
+        ]
+        counts, units = [], []
+        for i in range(inside.size):
+            n, si, sf1, sf2 = got.get(i, (0, 0, 0, 0))
+            counts.append(int(base_counts[i]) + int(n))
+            units.append(base_units[i] + to_units(int(si), int(sf1), int(sf2)))
+        return summary.with_points(inside, np.array(counts, np.int64), units)

@@ -1,0 +1,496 @@
+"""The data summary: the only thing, after loading, that depends on the records (issue 11).
+
+A run needs, from the cleaned records, only N, counts and sums at public cut points (bin edges,
+SVT grid points u_k, workload thresholds, a fixed θ), and the largest values (the recursive
+mechanism's crossover index, truncated sums at a continuous θ). :class:`DataSummary` holds
+exactly that, answers the same questions as :class:`~dpsum_core.data.Dataset` with the same
+method names, and refuses (:class:`MissingStatistics`) anything it cannot answer exactly, so that
+a backend can run a second aggregation pass for exactly what is missing (:func:`complete`).
+
+Exact sums
+----------
+Backends add values in different orders, and floating sums depend on the order. Every value
+t ≥ 0 is therefore split into three integers (:func:`limbs`): I = ⌊t⌋, F₁ = ⌊f·2⁵²⌋ and
+F₂ = ⌊(f·2⁵² − F₁)·2⁵²⌋ with f = t − I; each step is exact in IEEE double arithmetic, so numpy,
+DuckDB and Spark (Java) compute the same integers. Their sums are exact integers (128-bit in the
+engines), Σt = ΣI + ΣF₁·2⁻⁵² + ΣF₂·2⁻¹⁰⁴, and one division in Python rounds it to the correctly
+rounded double. The result is the same float whichever engine or order produced it.
+Residual (documented, identical on every backend): bits of a value below 2⁻¹⁰⁴ are dropped, which
+only affects values < 2⁻⁵² (every t ≥ 2⁻⁵² has no bits below 2⁻¹⁰⁴); the absolute error is below
+N·2⁻¹⁰⁴. For integer-valued data below 2⁵³ (incomes) the sums equal ``np.cumsum`` exactly.
+
+Which configurations need a second pass
+---------------------------------------
+- none, fixed θ, SVT (batch and SQM): never (every point is a held cut point).
+- recursive θ (batch algorithms): the crossover index i* comes from the top-k values when
+  i* < k (always at the paper's defaults, see ``limits.SUMMARY_TOP_K``); the chosen θ is
+  continuous, so counts and sums at θ need a pass unless θ ≥ the smallest top-k value.
+- recursive θ for SQM (per query, on {t ≤ τ_i}): order statistics below τ_i (a few passes, one
+  per unresolved step of the crossover search) and counts and sums at trials × m values of θ.
+
+Privacy
+-------
+A summary is private data, exactly like the records: counts, sums and the top values are never
+shown, logged or written as a release. Only the mechanisms downstream release noisy statistics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TypeVar
+
+import numpy as np
+
+from . import limits
+from .data import CleaningReport, Domain, truncated_sum
+from .errors import DataError, ParameterError
+
+_SCALE = 2.0**52
+_UNIT = 2**104  # sums are exact integers in units of 2⁻¹⁰⁴
+
+
+# --------------------------------------------------------------------------------------------
+# Exact sums
+# --------------------------------------------------------------------------------------------
+def limbs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(I, F₁, F₂) of every value t ≥ 0 as int64: t = I + F₁·2⁻⁵² + F₂·2⁻¹⁰⁴ (+ bits < 2⁻¹⁰⁴).
+
+    The same IEEE operations are written in SQL by the DuckDB and Spark backends.
+    """
+    values = np.asarray(values, float)
+    whole = np.floor(values)
+    scaled = (values - whole) * _SCALE
+    f1 = np.floor(scaled)
+    f2 = np.floor((scaled - f1) * _SCALE)
+    return whole.astype(np.int64), f1.astype(np.int64), f2.astype(np.int64)
+
+
+def to_units(i: int, f1: int, f2: int) -> int:
+    """Exact integer Σt·2¹⁰⁴ from the sums of the three limbs."""
+    return (int(i) << 104) + (int(f1) << 52) + int(f2)
+
+
+def units_to_float(units: int) -> float:
+    """The correctly rounded double of units·2⁻¹⁰⁴ (Python's int division rounds correctly)."""
+    return units / _UNIT
+
+
+def value_units(values: np.ndarray) -> list[int]:
+    """Exact units of each value (used for the top-k)."""
+    i, f1, f2 = limbs(values)
+    return [to_units(a, b, c) for a, b, c in zip(i.tolist(), f1.tolist(), f2.tolist(), strict=True)]
+
+
+# --------------------------------------------------------------------------------------------
+# Cut points
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CutPoints:
+    """Public points at which a summary holds exact counts and sums.
+
+    The bin edges of ``domain`` (uniform: engines find a record's bin arithmetically) plus
+    ``extra`` points that are not edges (sorted, unique, in (0, U)).
+    """
+
+    domain: Domain
+    extra: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def __post_init__(self) -> None:
+        pts = np.unique(np.asarray(self.extra, float))
+        pts = pts[np.isfinite(pts) & (pts > 0) & (pts < self.domain.upper)]
+        pts = np.setdiff1d(pts, self.domain.edges)
+        pts.setflags(write=False)
+        object.__setattr__(self, "extra", pts)
+
+    @cached_property
+    def all(self) -> np.ndarray:
+        """Every held point, sorted."""
+        pts = np.union1d(self.domain.edges, self.extra)
+        pts.setflags(write=False)
+        return pts
+
+
+def cut_points(
+    domain: Domain,
+    *,
+    svt_grid: np.ndarray | None = None,
+    thresholds: np.ndarray | None = None,
+    theta: float | None = None,
+) -> CutPoints:
+    """The public cut points a run needs: bin edges, SVT grid u_k, workload thresholds, fixed θ.
+
+    Parameters
+    ----------
+    domain
+        Public domain; its edges are always held (histogram, binned and exact true answers).
+    svt_grid
+        u_k from :func:`dpsum_core.thresholds.svt_grid` (SVT counts, also per query for SQM,
+        whose points min(u_k, τ_i) are grid points or thresholds).
+    thresholds
+        Workload thresholds τ_i (bin edges for every workload this tool builds).
+    theta
+        A fixed, public θ.
+
+    Privacy
+    -------
+    Every input is public; nothing here looks at the data.
+    """
+    extra = [np.asarray(a, float).ravel() for a in (svt_grid, thresholds) if a is not None]
+    if theta is not None:
+        extra.append(np.array([float(theta)]))
+    return CutPoints(domain, np.concatenate(extra) if extra else np.empty(0))
+
+
+def run_cut_points(config) -> CutPoints:
+    """Cut points of an :class:`~dpsum_core.experiment.ExperimentConfig` (every workload spec
+    builds thresholds on bin edges, so the edges cover them)."""
+    from .thresholds import svt_grid
+
+    params = config.truncation_params
+    domain = config.domain
+    return cut_points(
+        domain,
+        svt_grid=svt_grid(domain.upper, s=params.start(domain.upper)[0], c=params.svt_c),
+        theta=params.theta,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The summary
+# --------------------------------------------------------------------------------------------
+class MissingStatistics(DataError):
+    """The summary cannot answer exactly: it names the points and order statistics missing.
+
+    ``points``: values p whose #{t ≤ p} and Σ_{t ≤ p} t are needed; ``positions``: 0-based
+    ascending ranks whose values are needed. A backend's ``extend`` computes exactly these.
+    """
+
+    def __init__(self, points: np.ndarray, positions: np.ndarray):
+        self.points = np.unique(np.asarray(points, float))
+        self.positions = np.unique(np.asarray(positions, np.int64))
+        what = []
+        if self.points.size:
+            what.append(f"counts and sums at {self.points.size} point(s) (e.g. {self.points[0]:g})")
+        if self.positions.size:
+            what.append(f"{self.positions.size} order statistic(s) below the top-k")
+        super().__init__(
+            "the data summary does not hold "
+            + " and ".join(what)
+            + ": a second aggregation pass is needed (dpsum_core.summary.complete)"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class DataSummary:
+    """Fixed-size summary of one cleaned column; the same questions as a ``Dataset``.
+
+    Attributes
+    ----------
+    name, column, upper, report
+        Provenance, the public U used for cleaning, and the cleaning report.
+    records
+        N, the number of cleaned records.
+    total_units
+        Σt exactly, in units of 2⁻¹⁰⁴ (see :func:`limbs`).
+    points, counts, units, sums
+        Sorted held points p, #{t ≤ p}, Σ_{t ≤ p} t exactly (Python ints, units of 2⁻¹⁰⁴) and
+        correctly rounded.
+    top
+        The min(k, N) largest values, descending (k = ``limits.SUMMARY_TOP_K``).
+    positions, order_values
+        Extra order statistics (0-based ascending rank → value), from second passes.
+
+    Privacy
+    -------
+    Private data: never shown or written as a release.
+    """
+
+    name: str
+    column: str
+    upper: float
+    report: CleaningReport
+    records: int
+    total_units: int
+    points: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    units: np.ndarray = field(repr=False)
+    sums: np.ndarray = field(repr=False)
+    top: np.ndarray = field(repr=False)
+    positions: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    order_values: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+
+    # ---------------------------------------------------------------- Dataset-compatible API
+    @property
+    def size(self) -> int:
+        """N (private: never shown as a released statistic)."""
+        return self.records
+
+    @property
+    def total(self) -> float:
+        """Σt, correctly rounded."""
+        return units_to_float(self.total_units)
+
+    @cached_property
+    def _top_ascending(self) -> np.ndarray:
+        return self.top[::-1].copy()
+
+    @cached_property
+    def _top_units_cum(self) -> list[int]:
+        """Σ of the j largest values, exactly, for j = 0..k."""
+        out = [0]
+        for u in value_units(self.top):
+            out.append(out[-1] + u)
+        return out
+
+    @property
+    def _complete(self) -> bool:
+        """True when the top-k holds every record (then any point is answerable)."""
+        return self.top.size == self.records
+
+    def _lookup(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(held index or −1, #{top > p}, answerable) for every point."""
+        p = np.asarray(points, float)
+        idx = np.searchsorted(self.points, p)
+        held = (idx < self.points.size) & (self.points[np.minimum(idx, self.points.size - 1)] == p)
+        above = self.top.size - np.searchsorted(self._top_ascending, p, side="right")
+        from_top = self._complete | (p >= (self.top[-1] if self.top.size else np.inf))
+        ok = held | from_top
+        if not ok.all():
+            raise MissingStatistics(p[~ok], np.empty(0))
+        return np.where(held, idx, -1), above, ok
+
+    def count_at_most(self, points: np.ndarray) -> np.ndarray:
+        """#{t ≤ p} for every p in ``points`` (any shape).
+
+        Raises
+        ------
+        MissingStatistics
+            For a point that is neither held nor at least the smallest top-k value.
+        """
+        p = np.asarray(points, float)
+        idx, above, _ = self._lookup(p)
+        held = self.counts[np.maximum(idx, 0)] if self.counts.size else np.zeros_like(idx)
+        return np.where(idx >= 0, held, self.records - above).astype(np.int64)
+
+    def sum_at_most(self, points: np.ndarray) -> np.ndarray:
+        """Σ_{t ≤ p} t for every p in ``points``, correctly rounded (see :func:`limbs`).
+
+        Raises
+        ------
+        MissingStatistics
+            As :meth:`count_at_most`.
+        """
+        p = np.asarray(points, float)
+        idx, above, _ = self._lookup(p)
+        held = self.sums[np.maximum(idx, 0)] if self.sums.size else np.zeros(p.shape)
+        cache: dict[int, float] = {}
+        flat_above = np.asarray(above).ravel()
+        from_top = np.empty(flat_above.size)
+        for n, j in enumerate(flat_above.tolist()):
+            if j not in cache:
+                cache[j] = units_to_float(self.total_units - self._top_units_cum[j])
+            from_top[n] = cache[j]
+        return np.where(idx >= 0, held, from_top.reshape(p.shape))
+
+    def truncated_sum(self, tau: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """Trunc_θ(q_τ)(D) = Σ_{t ≤ τ} min(t, θ), as :meth:`Dataset.truncated_sum`."""
+        return truncated_sum(self, tau, theta)
+
+    def histogram(self, domain: Domain) -> np.ndarray:
+        """Counts x_j per bin (private), from the counts at the bin edges."""
+        at = np.concatenate(([0], self.count_at_most(domain.edges)))
+        # Records equal to 0 sit in bin 1 with (0, e_1]: bin_index maps 0 to the first bin.
+        return np.diff(at).astype(float)
+
+    def bin_sums(self, domain: Domain) -> np.ndarray:
+        """Σ of the values in each bin (private)."""
+        return np.diff(np.concatenate(([0.0], self.sum_at_most(domain.edges))))
+
+    def crossover_index(
+        self, *, beta: float, theta0: float, counts: np.ndarray | int | None = None
+    ) -> np.ndarray:
+        """i* exactly as :func:`dpsum_core.thresholds.crossover_index` computes it on records.
+
+        The same binary search; the value d at each probe comes from the top-k or a stored
+        order statistic, or the probe is decided by the held points around d (d ∈ (p_{j−1},
+        p_j] with log p_j < ln θ₀ + βi ⇒ true; log p_{j−1}⁺ ≥ ln θ₀ + βi ⇒ false; np.log is
+        monotone). Otherwise :class:`MissingStatistics` names the ranks to fetch.
+        """
+        c = np.atleast_1d(np.asarray(self.records if counts is None else counts, dtype=np.int64))
+        log_t0 = math.log(theta0)
+        lo = np.zeros_like(c)
+        hi = c.copy()
+        while np.any(lo < hi):
+            mid = (lo + hi) // 2
+            ok = self._holds(mid, c, log_t0 + beta * mid, active=lo < hi)
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid + 1)
+        return lo
+
+    def _holds(self, i: np.ndarray, c: np.ndarray, bound: np.ndarray, active: np.ndarray):
+        out = np.ones(i.shape, dtype=bool)
+        missing = []
+        for n in np.flatnonzero(active & (i < c)):
+            pos = int(c[n] - 1 - i[n])
+            d = self._value_at(pos)
+            if d is not None:
+                arr = np.array([d])
+                with np.errstate(divide="ignore"):
+                    out[n] = bool(
+                        ((arr <= 0) | (np.log(np.where(arr > 0, arr, 1.0)) < bound[n]))[0]
+                    )
+                continue
+            low, high = self._bracket(pos)
+            if high <= 0 or np.log(np.array([high]))[0] < bound[n]:
+                out[n] = True
+            elif low >= 0 and np.log(np.array([np.nextafter(low, np.inf)]))[0] >= bound[n]:
+                out[n] = False
+            else:
+                missing.append(pos)
+        if missing:
+            raise MissingStatistics(np.empty(0), np.array(missing))
+        return out
+
+    def _value_at(self, pos: int) -> float | None:
+        rank = self.records - 1 - pos
+        if rank < self.top.size:
+            return float(self.top[rank])
+        k = np.searchsorted(self.positions, pos)
+        if k < self.positions.size and self.positions[k] == pos:
+            return float(self.order_values[k])
+        return None
+
+    def _bracket(self, pos: int) -> tuple[float, float]:
+        """(low, high) with low < value at ``pos`` ≤ high, from the held points (low = −1 if
+        only t ≥ 0 is known)."""
+        j = int(np.searchsorted(self.counts, pos, side="right"))
+        low = float(self.points[j - 1]) if j > 0 else -1.0
+        high = float(self.points[j]) if j < self.points.size else float(self.top[-1])
+        return low, high
+
+    def interval_of(self, pos: int) -> tuple[float, float, int]:
+        """(low, high, offset): the value at ascending rank ``pos`` is the offset-th smallest
+        record in (low, high] (used by backends to fetch it)."""
+        low, high = self._bracket(pos)
+        below = int(self.count_at_most(np.array([low]))[0]) if low >= 0 else 0
+        return low, high, pos - below
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Stable digest of the summary, used as a cache key."""
+        h = hashlib.blake2b(digest_size=12)
+        for a in (self.points, self.counts, self.sums, self.top, self.positions, self.order_values):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(repr((self.records, self.total_units, self.report, self.upper)).encode())
+        return h.hexdigest()
+
+    # ---------------------------------------------------------------- second passes
+    def with_points(self, points: np.ndarray, counts: np.ndarray, units: list[int]):
+        """A copy that also holds ``points`` with their counts and exact sums (units)."""
+        p = np.concatenate((self.points, np.asarray(points, float)))
+        p, first = np.unique(p, return_index=True)
+        c = np.concatenate((self.counts, np.asarray(counts, np.int64)))[first]
+        u = np.concatenate((self.units, np.array([*units, 0], dtype=object)[:-1]))[first]
+        s = np.concatenate((self.sums, point_sums(units)))[first]
+        return replace(self, points=_ro(p), counts=_ro(c), units=_ro(u), sums=_ro(s))
+
+    def units_at_most(self, points: np.ndarray) -> list[int]:
+        """Σ_{t ≤ p} t exactly (units of 2⁻¹⁰⁴) at held points (second passes build on it)."""
+        idx = np.searchsorted(self.points, np.asarray(points, float))
+        return [int(self.units[i]) for i in idx.tolist()]
+
+    def with_order_statistics(self, positions: np.ndarray, values: np.ndarray):
+        """A copy that also knows the values at ascending ranks ``positions``."""
+        pos = np.concatenate((self.positions, np.asarray(positions, np.int64)))
+        pos, first = np.unique(pos, return_index=True)
+        vals = np.concatenate((self.order_values, np.asarray(values, float)))[first]
+        return replace(self, positions=_ro(pos), order_values=_ro(vals))
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+def from_intervals(
+    *,
+    name: str,
+    column: str,
+    upper: float,
+    report: CleaningReport,
+    points: np.ndarray,
+    counts: np.ndarray,
+    limb_sums: list[tuple[int, int, int]],
+    top: np.ndarray,
+) -> DataSummary:
+    """Build a summary from per-interval aggregates, identically for every backend.
+
+    ``counts[j]`` and ``limb_sums[j]`` (ΣI, ΣF₁, ΣF₂) cover the records in (p_{j−1}, p_j]
+    (j = 0: t ≤ p_0); entry len(points) covers t > p_last. Cumulation is exact (Python ints);
+    each cumulative sum is rounded once.
+    """
+    units = np.array([to_units(*s) for s in limb_sums] + [0], dtype=object)[:-1]
+    cum_units = np.cumsum(units)
+    cum_counts = np.cumsum(np.asarray(counts, np.int64))
+    n = int(cum_counts[-1])
+    if n == 0:
+        raise DataError(
+            "no numeric values left after cleaning: choose a column that holds numbers."
+        )
+    return DataSummary(
+        name=name,
+        column=column,
+        upper=float(upper),
+        report=report,
+        records=n,
+        total_units=int(cum_units[-1]),
+        points=_ro(np.asarray(points, float)),
+        counts=_ro(cum_counts[:-1]),
+        units=_ro(cum_units[:-1]),
+        sums=_ro(point_sums([int(u) for u in cum_units[:-1]])),
+        top=_ro(np.asarray(top, float) + 0.0),  # + 0.0 turns −0.0 into 0.0 (engines differ)
+    )
+
+
+def point_sums(units_below: list[int]) -> np.ndarray:
+    """Correctly rounded doubles of exact cumulative sums (for second passes)."""
+    return np.array([units_to_float(u) for u in units_below], dtype=float)
+
+
+# --------------------------------------------------------------------------------------------
+# Second passes
+# --------------------------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+def complete(
+    summary: DataSummary,
+    task: Callable[[DataSummary], T],
+    extend: Callable[[DataSummary, MissingStatistics], DataSummary],
+) -> tuple[T, DataSummary]:
+    """Run ``task(summary)``; whenever it needs a statistic the summary lacks, extend the
+    summary by a second aggregation pass (``extend``) and run it again.
+
+    A task is deterministic for a fixed seed, so the re-run draws the same noise and needs the
+    same statistics; each pass adds what was missing, so the loop ends. Returns the task's result
+    and the extended summary (keep it: later tasks reuse it).
+
+    Raises
+    ------
+    ParameterError
+        After ``limits.SUMMARY_MAX_PASSES`` passes (a task that keeps asking for new points).
+    """
+    for _ in range(limits.SUMMARY_MAX_PASSES):
+        try:
+            return task(summary), summary
+        except MissingStatistics as missing:
+            summary = extend(summary, missing)
+    raise ParameterError(
+        f"this run needed more than {limits.SUMMARY_MAX_PASSES} extra passes over the data: "
+        "use SVT or a fixed θ, or the in-memory engine"
+    )

@@ -1,0 +1,66 @@
+"""Server-side datasets: files or folders under the data directory the server's operator chose.
+
+Only ``DPSUM_DATA_DIR`` (environment) or ``dpsum_data_dir`` (Streamlit secrets) enables the
+option; nothing outside that directory is ever listed or read. :func:`resolve` is pure and
+refuses ``..``, absolute paths and symlinks that lead outside.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dpsum_core.errors import DataError
+
+_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
+
+
+def data_dir() -> Path | None:
+    """The configured data directory, or None (then the option does not appear)."""
+    configured = os.environ.get("DPSUM_DATA_DIR")
+    if not configured:
+        try:
+            import streamlit as st
+
+            configured = st.secrets.get("dpsum_data_dir")
+        except Exception:  # no secrets file: not configured
+            configured = None
+    if not configured:
+        return None
+    root = Path(configured).resolve()
+    return root if root.is_dir() else None
+
+
+def resolve(root: Path, name: str) -> Path:
+    """The real path of ``name`` inside ``root``.
+
+    Raises
+    ------
+    DataError
+        For an absolute path, a ``..`` component, a path (or symlink target) outside ``root``,
+        or a path that does not exist.
+    """
+    root = Path(root).resolve()
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts or not name.strip():
+        raise DataError(f"{name!r}: choose a dataset inside the data directory")
+    target = (root / rel).resolve()
+    if target != root and root not in target.parents:
+        raise DataError(f"{name!r} leads outside the data directory: refused")
+    if not target.exists():
+        raise DataError(f"{name!r} does not exist in the data directory")
+    return target
+
+
+def list_datasets(root: Path) -> list[str]:
+    """Data files and folders directly under ``root`` (relative names; links leading outside
+    are not listed)."""
+    out = []
+    for entry in sorted(Path(root).iterdir()):
+        try:
+            resolve(root, entry.name)
+        except DataError:
+            continue
+        if entry.is_dir() or entry.suffix.lower() in _SUFFIXES:
+            out.append(entry.name)
+    return out

@@ -1,0 +1,81 @@
+"""Shared checks of the backend tests: a backend's summary must equal the in-memory one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from dpsum_core.backends.memory import MemoryBackend
+from dpsum_core.data import Domain
+from dpsum_core.errors import DataError
+from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.summary import DataSummary, complete, cut_points, run_cut_points
+from dpsum_core.thresholds import svt_grid
+
+ROOT = Path(__file__).resolve().parents[2]
+BAD = ROOT / "tests" / "data" / "bad"
+MANIFEST = json.loads((BAD / "manifest.json").read_text())
+_COMMAS = ("thousands_separator", "decimal_comma")
+# Files whose numbers are written with commas: memory reads and reports them; DuckDB and Spark
+# refuse them (they read plain numbers only, and never change a value silently).
+BAD_COMMAS = sorted(
+    k for k, v in MANIFEST.items()
+    if isinstance(v, dict) and any(v.get("ok", {}).get(c) for c in _COMMAS)
+)
+BAD_OK = sorted(
+    k for k, v in MANIFEST.items() if isinstance(v, dict) and "ok" in v and k not in BAD_COMMAS
+)
+BAD_ERROR = sorted(k for k, v in MANIFEST.items() if isinstance(v, dict) and "error" in v)
+DOMAIN = Domain(800_000.0, 1000)
+CUTS = cut_points(DOMAIN, svt_grid=svt_grid(DOMAIN.upper, s=50_000.0, c=1.2), theta=123_456.7)
+
+
+def assert_same_summary(a: DataSummary, b: DataSummary) -> None:
+    """Bit-identical counts, sums, top-k, total and cleaning report."""
+    assert a.report == b.report
+    assert a.records == b.records and a.total_units == b.total_units
+    for name in ("points", "counts", "sums", "top"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.fingerprint == b.fingerprint
+
+
+def memory_summary(path: Path, column: str | None = None, upper: float = 800_000.0):
+    return MemoryBackend(path, upper=upper, column=column).summarize(
+        CUTS if upper == 800_000.0 else cut_points(Domain(upper, 50))
+    )
+
+
+def check_error_agrees(open_other, path: Path) -> None:
+    """Where memory refuses a file, the other backend refuses it too (its own words)."""
+    try:
+        memory_summary(path)
+    except DataError:
+        memory_failed = True
+    else:
+        memory_failed = False
+    assert memory_failed
+    try:
+        open_other(path).summarize(CUTS)
+    except DataError:
+        return
+    raise AssertionError(f"{path.name}: the backend accepted a file the memory path refuses")
+
+
+def check_run_agrees(backend, path: Path, config: ExperimentConfig) -> None:
+    """A full run from the backend's summary equals the in-memory Dataset run, bit for bit."""
+    data = MemoryBackend(path, upper=config.upper).data
+    ref = run_experiment(data, config)
+    got, _ = complete(
+        backend.summarize(run_cut_points(config)),
+        lambda s: run_experiment(s, config),
+        backend.extend,
+    )
+    np.testing.assert_array_equal(ref.true_answers, got.true_answers)
+    np.testing.assert_array_equal(ref.binned_answers, got.binned_answers)
+    assert ref.cleaning == got.cleaning
+    for r0, r1 in zip(ref.runs, got.runs, strict=True):
+        np.testing.assert_array_equal(r0.theta, r1.theta)
+        np.testing.assert_array_equal(r0.answers, r1.answers)
+        np.testing.assert_array_equal(r0.expected_mse, r1.expected_mse)

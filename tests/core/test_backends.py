@@ -1,0 +1,199 @@
+"""DuckDB agrees exactly with the in-memory path: cleaning report, counts, sums, top-k, runs."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpsum_core.backends import open_backend
+from dpsum_core.backends.duckdb import DuckDBBackend
+from dpsum_core.errors import DataError
+from dpsum_core.experiment import ExperimentConfig
+
+from .backend_cases import (
+    BAD,
+    BAD_COMMAS,
+    BAD_ERROR,
+    BAD_OK,
+    CUTS,
+    MANIFEST,
+    ROOT,
+    assert_same_summary,
+    check_error_agrees,
+    check_run_agrees,
+    memory_summary,
+)
+
+SAMPLE = ROOT / "sample_data" / "incomes.csv"
+
+
+def duck(path, column=None):
+    return DuckDBBackend(path, upper=800_000.0, column=column)
+
+
+def test_sample_data_agrees():
+    assert_same_summary(memory_summary(SAMPLE), duck(SAMPLE).summarize(CUTS))
+
+
+@pytest.mark.parametrize("name", BAD_OK)
+def test_bad_corpus_files_that_load_agree(name):
+    column = MANIFEST[name].get("column")
+    assert_same_summary(
+        memory_summary(BAD / name, column), duck(BAD / name, column).summarize(CUTS)
+    )
+
+
+@pytest.mark.parametrize("name", BAD_COMMAS)
+def test_numbers_written_with_commas_are_refused_not_misread(name):
+    column = MANIFEST[name].get("column")
+    with pytest.raises(DataError, match=r"numbers written with commas .* --engine memory"):
+        duck(BAD / name, column).summarize(CUTS)
+
+
+@pytest.mark.parametrize("name", BAD_ERROR)
+def test_bad_corpus_files_refused_in_memory_are_refused(name):
+    check_error_agrees(duck, BAD / name)
+
+
+cell = st.one_of(
+    st.sampled_from(
+        [
+            "0",
+            "800",
+            "800000",
+            "800000.5",
+            "50000",
+            "60000",
+            "-5",
+            "-0",
+            "1e6",
+            "NaN",
+            "nan",
+            "inf",
+            "-inf",
+            "Infinity",
+            "NA",
+            "",
+            "  ",
+            "abc",
+            " $5 ",
+            "1_000",
+            "0x10",
+            "5d",
+            "+.5",
+            "n/a",
+            "None",
+            "12.",
+            "1e-5",
+        ]
+    ),
+    st.floats(-1e6, 1e7, allow_nan=False).map(repr),
+    st.integers(-10, 900_000).map(str),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(cell, min_size=1, max_size=60))
+def test_random_text_columns_agree(tmp_path, cells):
+    path = tmp_path / "c.csv"
+    path.write_text("x\n" + "\n".join(f'"{c}"' if "," in c else c for c in cells) + "\n")
+    _agree_or_both_refuse(path)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-1e3, 2e6),
+            st.sampled_from(
+                [0.0, 800.0, 50_000.0, 60_000.0, 800_000.0, None, np.nan, np.inf, -np.inf]
+            ),
+        ),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_random_parquet_columns_agree(tmp_path, values):
+    path = tmp_path / "c.parquet"
+    pd.DataFrame({"x": pd.array(values, dtype="float64")}).to_parquet(path)
+    _agree_or_both_refuse(path)
+
+
+def _agree_or_both_refuse(path):
+    try:
+        mem = memory_summary(path, "x")
+    except DataError:
+        with pytest.raises(DataError):
+            duck(path, "x").summarize(CUTS)
+        return
+    assert_same_summary(mem, duck(path, "x").summarize(CUTS))
+
+
+def test_a_folder_and_a_glob_read_every_file(tmp_path):
+    df = pd.read_csv(SAMPLE)
+    for i, lo in enumerate(range(0, len(df), 20_000)):
+        df.iloc[lo : lo + 20_000].to_parquet(tmp_path / f"part{i}.parquet")
+    whole = duck(SAMPLE, "income").summarize(CUTS)
+    for source in (tmp_path, str(tmp_path / "part*.parquet")):
+        got = DuckDBBackend(source, upper=800_000.0, column="income").summarize(CUTS)
+        assert got.report == whole.report
+        np.testing.assert_array_equal(got.sums, whole.sums)
+        np.testing.assert_array_equal(got.top, whole.top)
+
+
+def test_missing_sources_are_clear_errors(tmp_path):
+    with pytest.raises(DataError, match="file not found"):
+        duck(tmp_path / "nope.csv")
+    with pytest.raises(DataError, match="no file matches"):
+        duck(str(tmp_path / "*.parquet"))
+    shutil.copy(SAMPLE, tmp_path / "a.csv")
+    with pytest.raises(DataError, match="no column named"):
+        duck(tmp_path / "a.csv", "nope")
+
+
+@pytest.mark.parametrize("truncations", [("none", "fixed", "svt"), ("recursive",)])
+def test_a_full_run_from_duckdb_equals_the_memory_run(truncations):
+    config = ExperimentConfig(
+        workload="Q2",
+        truncations=truncations,
+        trials=10,
+        seed=3,
+        truncation_params={"theta": 64_000.5},
+    )
+    check_run_agrees(open_backend(SAMPLE, upper=800_000.0, engine="duckdb"), SAMPLE, config)
+
+
+def test_cli_duckdb_writes_the_same_answers_as_memory(tmp_path, capsys):
+    from dpsum_core.cli import main
+
+    common = ["run", "--data", str(SAMPLE), "--trials", "3", "--truncation", "svt,recursive"]
+    assert main([*common, "--out", str(tmp_path / "m")]) == 0
+    assert main([*common, "--engine", "duckdb", "--out", str(tmp_path / "d")]) == 0
+    assert (tmp_path / "m" / "answers.csv").read_bytes() == (
+        tmp_path / "d" / "answers.csv"
+    ).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--engine", "duckdb", "--data", "/nonexistent/x.parquet"], "file not found"),
+        (["--table", "t"], "--data is required"),
+        (["--data", str(SAMPLE), "--table", "t"], "need --engine spark"),
+    ],
+)
+def test_cli_engine_errors_are_one_line(tmp_path, capsys, args, message):
+    from dpsum_core.cli import main
+
+    assert main(["run", *args, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,0 +1,134 @@
+"""The data summary: exact sums, Dataset-equal answers, refusals and second passes."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpsum_core import limits
+from dpsum_core.backends.memory import MemoryBackend, summarize_dataset
+from dpsum_core.data import Domain, histogram, make_dataset
+from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.summary import (
+    MissingStatistics,
+    complete,
+    cut_points,
+    limbs,
+    to_units,
+    units_to_float,
+)
+from dpsum_core.thresholds import crossover_index
+
+from .backend_cases import CUTS, DOMAIN, ROOT
+
+SAMPLE = ROOT / "sample_data" / "incomes.csv"
+
+values_st = st.lists(
+    st.one_of(
+        # Exact for 0 and every t ≥ 2⁻⁵² (the documented residual is below that).
+        st.floats(0, 800_000, allow_nan=False).filter(lambda x: x == 0 or x >= 2.0**-52),
+        st.sampled_from([0.0, 800.0, 50_000.0, 60_000.0, 799_200.0, 800_000.0]),
+        st.integers(0, 800_000).map(float),
+    ),
+    min_size=1,
+    max_size=300,
+)
+
+
+@given(st.lists(st.floats(2.0**-52, 1e15, allow_nan=False), min_size=1, max_size=50))
+def test_limbs_are_exact_for_values_from_2_to_the_minus_52(values):
+    v = np.array(values)
+    i, f1, f2 = limbs(v)
+    exact = sum((Fraction(x) for x in values), Fraction(0))
+    units = to_units(int(i.sum()), int(f1.sum()), int(f2.sum()))
+    assert Fraction(units, 2**104) == exact
+    assert units_to_float(units) == float(exact)  # correctly rounded, like math.fsum
+    assert units_to_float(units) == math.fsum(values)
+
+
+def test_the_residual_below_2_to_the_minus_104_is_as_documented():
+    tiny = np.array([2.0**-60 + 2.0**-110, 1e-300])
+    units = to_units(*(int(a.sum()) for a in limbs(tiny)))
+    assert Fraction(units, 2**104) == Fraction(2.0**-60)  # bits below 2⁻¹⁰⁴ dropped
+    assert abs(Fraction(units, 2**104) - sum(map(Fraction, tiny))) < tiny.size * Fraction(2) ** -104
+
+
+@settings(max_examples=60, deadline=None)
+@given(values_st)
+def test_summary_equals_dataset_at_held_points(values):
+    data = make_dataset(np.array(values), upper=DOMAIN.upper)
+    s = summarize_dataset(data, CUTS)
+    pts = CUTS.all
+    np.testing.assert_array_equal(s.count_at_most(pts), data.count_at_most(pts))
+    # Sums are the correctly rounded exact sums (math.fsum over the records ≤ p) ...
+    expect = [math.fsum(data.values[data.values <= p]) for p in pts]
+    np.testing.assert_array_equal(s.sum_at_most(pts), expect)
+    np.testing.assert_array_equal(histogram(s, DOMAIN), histogram(data, DOMAIN))
+    # ... which equal np.cumsum's whenever that is exact (integer values).
+    if np.all(data.values == np.floor(data.values)):
+        np.testing.assert_array_equal(s.sum_at_most(pts), data.sum_at_most(pts))
+        tau = DOMAIN.edges[::97][None, :]
+        theta = np.array([[50_000.0], [np.inf], [800_000.0]])
+        np.testing.assert_array_equal(s.truncated_sum(tau, theta), data.truncated_sum(tau, theta))
+    assert s.top.size == min(limits.SUMMARY_TOP_K, data.size)
+    np.testing.assert_array_equal(s.top, data.values[::-1][: s.top.size])
+
+
+def test_points_above_the_smallest_top_value_are_answered_from_the_top_k():
+    data = make_dataset(np.arange(20_000, dtype=float) * 37.0, upper=DOMAIN.upper)
+    s = summarize_dataset(data, CUTS)
+    p = np.array([s.top[-1], s.top[-1] + 0.5, 700_000.25, np.inf])
+    np.testing.assert_array_equal(s.count_at_most(p), data.count_at_most(p))
+    np.testing.assert_array_equal(s.sum_at_most(p), data.sum_at_most(p))
+
+
+def test_a_point_it_cannot_answer_is_named_and_a_second_pass_adds_it():
+    backend = MemoryBackend(SAMPLE, upper=DOMAIN.upper)
+    s = backend.summarize(CUTS)
+    p = np.array([12_345.5, 800.0, 31_000.25])
+    with pytest.raises(MissingStatistics) as err:
+        s.sum_at_most(p)
+    np.testing.assert_array_equal(err.value.points, [12_345.5, 31_000.25])
+    assert "2 point(s)" in str(err.value)
+    s2 = backend.extend(s, err.value)
+    np.testing.assert_array_equal(s2.count_at_most(p), backend.data.count_at_most(p))
+    np.testing.assert_array_equal(s2.sum_at_most(p), backend.data.sum_at_most(p))
+
+
+@pytest.mark.parametrize("beta", [0.0004, 4e-7, 0.002])
+def test_crossover_index_equals_the_records_one(beta):
+    backend = MemoryBackend(SAMPLE, upper=DOMAIN.upper)
+    counts = backend.data.count_at_most(DOMAIN.edges[::10])
+    for c in (None, counts):
+        want = crossover_index(backend.data, beta=beta, theta0=50_000.0, counts=c)
+        got, _ = complete(
+            backend.summarize(CUTS),
+            lambda s, c=c: crossover_index(s, beta=beta, theta0=50_000.0, counts=c),
+            backend.extend,
+        )
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("truncation", ["none", "fixed", "svt", "recursive"])
+def test_a_run_from_a_summary_equals_the_in_memory_run(truncation):
+    from .backend_cases import check_run_agrees
+
+    config = ExperimentConfig(
+        workload="Q2",
+        truncations=(truncation,),
+        trials=15,
+        seed=7,
+        truncation_params={"theta": 64_000.5},
+    )
+    check_run_agrees(MemoryBackend(SAMPLE, upper=config.upper), SAMPLE, config)
+
+
+def test_cut_points_keep_edges_and_add_only_public_points():
+    cuts = cut_points(Domain(1000.0, 10), svt_grid=np.array([150.0, 200.0, 5000.0]), theta=333.0)
+    np.testing.assert_array_equal(cuts.extra, [150.0, 333.0])  # 200 is an edge, 5000 > U
+    assert set(Domain(1000.0, 10).edges) <= set(cuts.all)
