@@ -1,7 +1,8 @@
 """Plotly figure builders shared by the dashboard and the CLI (no Streamlit here).
 
 Colours follow the Okabe–Ito palette (colour-blind safe) and are fixed per algorithm, so an
-algorithm has the same colour in every figure; names are the paper's.
+algorithm has the same colour in every figure; names are the paper's. Colour is never the only
+cue (WCAG 1.4.1): each algorithm also has its own marker symbol and dash pattern.
 """
 
 from __future__ import annotations
@@ -26,6 +27,22 @@ COLORS: dict[str, str] = {
     "timm": "#D55E00",
     "tamm": "#0072B2",
 }
+# Non-colour cues per algorithm. "dash" is left to the true answers, "dot" to analytic curves.
+SYMBOLS: dict[str, str] = {
+    "sqm": "circle",
+    "identity": "square",
+    "workload": "diamond",
+    "timm": "triangle-up",
+    "tamm": "x",
+}
+DASHES: dict[str, str] = {
+    "sqm": "solid",
+    "identity": "longdash",
+    "workload": "dashdot",
+    "timm": "longdashdot",
+    "tamm": "12px,3px,3px,3px,3px,3px",  # dash-dot-dot: plotly has only six named patterns
+}
+MARKERS_PER_LINE = 12  # enough to tell the lines apart, few enough not to hide them
 TRUNCATION_NAMES: dict[str, str] = {
     "none": "no truncation",
     "fixed": "fixed θ",
@@ -41,6 +58,22 @@ _LAYOUT = dict(
     margin=dict(l=60, r=20, t=90, b=60),
     hovermode="x unified",
 )
+
+
+def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:
+    """``mode``, ``line`` and ``marker`` of an algorithm's line: its colour, its dash pattern
+    (or ``dash``) and a few of its marker symbols, so that lines differ without colour."""
+    color = COLORS.get(algorithm, "#777777")
+    return dict(
+        mode="lines+markers",
+        line=dict(color=color, width=width, dash=dash or DASHES.get(algorithm, "solid")),
+        marker=dict(
+            symbol=SYMBOLS.get(algorithm, "circle"),
+            size=8,
+            color=color,
+            maxdisplayed=MARKERS_PER_LINE,
+        ),
+    )
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -83,8 +116,7 @@ def _band(
         go.Scatter(
             x=x,
             y=mean,
-            mode="lines",
-            line=dict(color=color, width=2),
+            **algorithm_style(algorithm),
             legendgroup=label,
             showlegend=legend,
             name=label,
@@ -193,16 +225,14 @@ def expected_error_figure(
     x = result.workload.thresholds
     fig = go.Figure()
     for r in _runs(result, truncation, algorithms):
-        color = COLORS.get(r.algorithm, "#777")
         name = DISPLAY_NAMES[r.algorithm]
         sim = np.sqrt(np.mean((r.answers - result.true_answers[None, :]) ** 2, axis=0))
         fig.add_trace(
             go.Scatter(
                 x=x,
                 y=np.maximum(sim, 1e-9),
-                mode="lines",
                 name=f"{name} simulated",
-                line=dict(color=color, width=2),
+                **algorithm_style(r.algorithm, dash="solid"),
                 legendgroup=name,
             )
         )
@@ -210,10 +240,9 @@ def expected_error_figure(
             go.Scatter(
                 x=x,
                 y=np.maximum(np.sqrt(r.expected_mse), 1e-9),
-                mode="lines",
                 name=f"{name} analytic",
                 legendgroup=name,
-                line=dict(color=color, width=2, dash="dot"),
+                **algorithm_style(r.algorithm, dash="dot"),
             )
         )
     fig.update_layout(
@@ -231,6 +260,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
     """θ chosen in each trial (shared by the batch algorithms), one histogram per method."""
     fig = go.Figure()
     palette = {"svt": "#CC79A7", "recursive": "#009E73", "fixed": "#555555", "none": "#999999"}
+    patterns = {"svt": "", "recursive": "/", "fixed": "x", "none": "."}  # not colour alone
     seen = set()
     for r in result.runs:
         if r.algorithm == "sqm" or r.truncation in seen or r.truncation == "none":
@@ -242,6 +272,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
                 name=TRUNCATION_NAMES[r.truncation],
                 opacity=0.7,
                 marker_color=palette.get(r.truncation),
+                marker_pattern_shape=patterns.get(r.truncation, ""),
                 nbinsx=40,
             )
         )
@@ -381,9 +412,8 @@ def epsilon_sweep_figure(
             go.Scatter(
                 x=pts["epsilon"],
                 y=pts[column],
-                mode="lines+markers",
                 name=DISPLAY_NAMES[alg],
-                line=dict(color=COLORS[alg], width=2),
+                **algorithm_style(alg),
             )
         )
     fig.update_layout(title=title, **_LAYOUT)

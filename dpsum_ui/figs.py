@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpsum_core.figures import COLORS, TRUNCATION_NAMES
+from dpsum_core.figures import COLORS, TRUNCATION_NAMES, algorithm_style
 from dpsum_core.mechanisms import DISPLAY_NAMES
 
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
@@ -111,8 +111,8 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
             continue
         fig.add_trace(
             go.Scatter(
-                x=part["theta"], y=_positive(part["total"]), mode="lines",
-                name=DISPLAY_NAMES[algorithm], line=dict(color=COLORS[algorithm], width=3),
+                x=part["theta"], y=_positive(part["total"]), name=DISPLAY_NAMES[algorithm],
+                **algorithm_style(algorithm, width=3),
                 hovertemplate="%{y:.3g}",
             )
         )  # fmt: skip

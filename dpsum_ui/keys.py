@@ -62,8 +62,9 @@ Compare (app_pages/compare.py)
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
-    ``dl_<figure>_html``, ``dl_<figure>_png``, ``dl_<figure>_svg`` (PNG/SVG only when a
-    browser for server-side export is installed). Figures: ``explorer_answers``,
+    ``dl_<figure>_html``, ``dl_<figure>_csv`` (the chart's numbers), ``dl_<figure>_png``,
+    ``dl_<figure>_svg`` (PNG/SVG only when a browser for server-side export is installed),
+    ``table_<figure>`` (expander: the chart's numbers as a table, built only when open). Figures: ``explorer_answers``,
     ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,
     ``explorer_expected``, ``data_histogram``, ``teach_curves``, ``teach_all``,
     ``compare_grid``, ``compare_sweep``.
@@ -132,3 +133,8 @@ SWEEP_RUN = "sweep_run"
 def download_key(figure: str, fmt: str) -> str:
     """Key of a figure's download button, e.g. ``dl_explorer_error_html``."""
     return f"dl_{figure}_{fmt}"
+
+
+def table_key(figure: str) -> str:
+    """Key of a figure's data-table expander, e.g. ``table_explorer_error``."""
+    return f"table_{figure}"

@@ -15,7 +15,7 @@ from dpsum_core import figures, limits
 from dpsum_core.mechanisms import ALGORITHMS, DISPLAY_NAMES
 from dpsum_core.thresholds import SVT_VARIANTS, TRUNCATION_METHODS
 
-from . import compute, state
+from . import compute, state, tables
 from . import keys as K
 from .state import get, widget
 
@@ -224,7 +224,8 @@ def iso_control() -> bool:
 # Charts and downloads
 # --------------------------------------------------------------------------------------------
 def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
-    """An interactive plotly chart (engine styling and colours) with its download buttons."""
+    """An interactive plotly chart (engine styling and colours) with its download buttons and
+    its numbers as a table (the text alternative: a chart alone is not accessible)."""
     if height is not None:
         fig = go.Figure(fig).update_layout(height=height)
     st.plotly_chart(
@@ -237,10 +238,23 @@ def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
         },
     )
     downloads(fig, name)
+    data_table(fig, name)
+
+
+def data_table(fig: go.Figure, name: str) -> None:
+    """The chart's numbers in an expander, built only while it is open (no cost otherwise)."""
+    box = st.expander(
+        "Data table", icon=":material/table_rows:", key=K.table_key(name), on_change="rerun"
+    )
+    if box.open:
+        with box:
+            st.caption("The numbers drawn in the chart above, one row per point.")
+            st.dataframe(tables.figure_table(fig), hide_index=True, height=320)
 
 
 def downloads(fig: go.Figure, name: str) -> None:
-    """Download buttons: self-contained HTML, and PNG/SVG when server-side export works.
+    """Download buttons: self-contained HTML, the chart's data as CSV, and PNG/SVG when
+    server-side export works.
 
     Files are generated only when a button is clicked (deferred callables), never on a rerun.
     """
@@ -255,6 +269,17 @@ def downloads(fig: go.Figure, name: str) -> None:
             icon=":material/download:",
             type="tertiary",
             help="Interactive, self-contained (works offline).",
+        )
+        st.download_button(
+            "CSV",
+            data=lambda: tables.figure_table(fig).to_csv(index=False),
+            file_name=f"dpsum_{name}.csv",
+            mime="text/csv",
+            key=K.download_key(name, "csv"),
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            help="The numbers drawn in the chart, as a table.",
         )
         if compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
