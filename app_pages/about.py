@@ -40,7 +40,7 @@ the recursive mechanism), plus a fixed, public θ. Everything you see is compute
   figure can be shared by link or downloaded (HTML, PNG, SVG) with the seed that made it.
 """
     )
-    st.subheader("The paper")
+    st.header("The paper")
     st.markdown(
         "Wu, Pujol, Kotsogiannis and Machanavajjhala: *Answering "
         "Summation Queries for Numerical Attributes under Differential Privacy*. "
@@ -57,7 +57,7 @@ the recursive mechanism), plus a fixed, public θ. Everything you see is compute
     )
 
 with right:
-    st.subheader("Privacy notes")
+    st.header("Privacy notes")
     st.warning(
         "**This dashboard shows true answers.** It is a tool for people who may already see "
         "the data (to choose a method and ε), not a channel for publishing results. The "
@@ -84,7 +84,7 @@ with right:
 """
     )
 
-st.subheader("Glossary")
+st.header("Glossary")
 g1, g2 = st.columns(2, gap="large")
 with g1:
     st.markdown(

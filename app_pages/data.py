@@ -16,7 +16,7 @@ st.caption(
 data_col, domain_col = st.columns([1, 1.15], gap="large")
 
 with data_col:
-    st.subheader("1 · Dataset")
+    st.header("1 · Dataset")
     widget(
         st.radio,
         K.DATA_SOURCE,
@@ -63,7 +63,7 @@ with data_col:
     )
     ctx = state.data_context()
 
-    st.subheader("Cleaning report")
+    st.header("Cleaning report")
     if ctx.dataset is not None:
         report = ctx.dataset.report
         changed = (
@@ -83,7 +83,7 @@ with data_col:
         st.error(ctx.error)
 
 with domain_col:
-    st.subheader("2 · Public domain")
+    st.header("2 · Public domain")
     st.info(
         "**The domain must be public knowledge.** Choose U and the bins from what anyone may "
         "know (a legal maximum, a published range, a previous year), never from this data: "
@@ -141,7 +141,7 @@ with domain_col:
             f"(e_(j−1), e_j] with e_j = j·{d.width:,.6g}; the value 0 falls in bin 1."
         )
 
-st.subheader("3 · Histogram")
+st.header("3 · Histogram")
 if ctx.ok:
     plan = state.plan(ctx)
     item = explorer.shown()

@@ -201,7 +201,7 @@ def trials_and_seed() -> None:
     widget(st.number_input, K.SEED, "Seed", min_value=0, step=1, width=125,
            help="The same seed gives exactly the same noise and figures.")  # fmt: skip
     st.button(
-        "",
+        "New seed",  # a name for screen readers: an icon-only button would read "casino"
         key=K.SEED_NEW,
         icon=":material/casino:",
         on_click=_new_seed,
