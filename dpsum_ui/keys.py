@@ -39,6 +39,7 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``explorer_parameters``  popover: SVT / Recursive parameters and δ
     ``explorer_share``       popover: link, settings file download / upload
     ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
+    ``explorer_preview``   expander (before a run): the data histogram, drawn when opened
     ``share_config_upload``    file_uploader: restore settings from a config JSON
     ``share_config_download``  download_button: config JSON (+ sample dataset name)
     ``share_summary_csv``      download_button: summary.csv of the last run
@@ -109,6 +110,7 @@ EXPLORER_RUN = "explorer_run"
 EXPLORER_TAB = "explorer_tab"
 EXPLORER_PARAMETERS = "explorer_parameters"
 EXPLORER_SHARE = "explorer_share"
+EXPLORER_PREVIEW = "explorer_preview"
 SHARE_CONFIG_UPLOAD = "share_config_upload"
 SHARE_CONFIG_DOWNLOAD = "share_config_download"
 SHARE_SUMMARY_CSV = "share_summary_csv"
