@@ -6,11 +6,19 @@ dashboard gets its table from one function. No Streamlit here.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 BAND_SUFFIX = " 5–95%"  # dpsum_core.figures names a band "<series> 5–95%"
+
+
+def figure_name(fig: go.Figure) -> str:
+    """The figure's title without its subtitle and markup, e.g. "Relative error, SVT"."""
+    text = str(fig.layout.title.text or "").split("<br>")[0]
+    return re.sub(r"<[^>]+>", "", text).strip()
 
 
 def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:

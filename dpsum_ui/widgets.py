@@ -243,8 +243,12 @@ def chart(fig: go.Figure, name: str, *, height: int | None = None) -> None:
 
 def data_table(fig: go.Figure, name: str) -> None:
     """The chart's numbers in an expander, built only while it is open (no cost otherwise)."""
+    title = tables.figure_name(fig)  # names the table apart from the page's other charts
     box = st.expander(
-        "Data table", icon=":material/table_rows:", key=K.table_key(name), on_change="rerun"
+        f"Data table: {title}" if title else "Data table",
+        icon=":material/table_rows:",
+        key=K.table_key(name),
+        on_change="rerun",
     )
     if box.open:
         with box:

@@ -14,7 +14,7 @@ from dpsum_core.data import Domain, histogram, load_column
 from dpsum_core.experiment import ExperimentConfig, epsilon_sweep, run_experiment
 from dpsum_core.mechanisms import ALGORITHMS, DISPLAY_NAMES
 from dpsum_ui import figs
-from dpsum_ui.tables import figure_table
+from dpsum_ui.tables import figure_name, figure_table
 
 ALGORITHM_NAMES = set(DISPLAY_NAMES.values())
 
@@ -98,6 +98,10 @@ def test_answers_table_holds_the_drawn_numbers(result) -> None:
         np.testing.assert_allclose(rows["95th percentile"], high)
 
 
+def test_tables_are_named_after_their_chart(result) -> None:
+    assert figure_name(figures.relative_error_figure(result, "svt")) == "Relative error, SVT"
+
+
 def test_subplot_heatmap_and_histogram_tables(result, data) -> None:
     iso = figure_table(figures.isotonic_figure(result, "svt"))
     assert set(iso["panel"]) == {"without isotonic regression", "with isotonic regression"}
@@ -128,6 +132,8 @@ def test_every_chart_has_a_table_and_a_csv_download(app: AppTest) -> None:
         assert_clean(app)
         assert len(app.get("plotly_chart")) == len(names), path
         expanders = {e.proto.id for e in app.expander}
+        labels = [e.label for e in app.expander if "table_" in e.proto.id]
+        assert len(set(labels)) == len(labels), labels  # each table named after its chart
         buttons = {b.proto.id for b in app.get("download_button")}
         for name in names:
             assert any(f"table_{name}" in e for e in expanders), (name, expanders)
