@@ -138,3 +138,14 @@ def test_every_chart_has_a_table_and_a_csv_download(app: AppTest) -> None:
         for name in names:
             assert any(f"table_{name}" in e for e in expanders), (name, expanders)
             assert any(f"dl_{name}_csv" in b for b in buttons), (name, buttons)
+
+
+def test_the_chart_library_is_preloaded_once_per_session(app: AppTest) -> None:
+    from dpsum_ui import warmup
+
+    name = warmup.chart_chunk()
+    assert name is not None, "the installed Streamlit has no single PlotlyChart chunk"
+    scripts = [h for h in app.sidebar.get("html") if name in h.proto.body]
+    assert len(scripts) == 1 and scripts[0].proto.unsafe_allow_javascript
+    app.run()
+    assert not [h for h in app.sidebar.get("html") if name in h.proto.body]
