@@ -7,7 +7,7 @@ page file on its own, without this frame, until some session has run this script
 
 import streamlit as st
 
-from dpsum_ui import shell, style
+from dpsum_ui import shell, style, warmup
 from dpsum_ui.uploads import keep_uploads_in_memory
 
 keep_uploads_in_memory()  # before any upload reaches the server's multipart parser
@@ -47,3 +47,5 @@ sidebar = st.sidebar.container()
 page.run()
 with sidebar:
     shell.sidebar_summary()
+    warmup.preload_chart_library()  # in the sidebar's last slot: it takes no room there
+warmup.start()  # after the page is drawn: the first Run need not import scipy

@@ -45,7 +45,7 @@ uses too.
   workload, ε, seed).
 """
     )
-    st.subheader("The paper")
+    st.header("The paper")
     st.markdown(
         "Wu, Pujol, Kotsogiannis and Machanavajjhala: *Answering "
         "Summation Queries for Numerical Attributes under Differential Privacy*. "
@@ -62,7 +62,7 @@ uses too.
     )
 
 with right:
-    st.subheader("Privacy notes")
+    st.header("Privacy notes")
     st.warning(
         "**This dashboard shows true answers.** It is a tool for people who may already see "
         "the data (to choose a method and ε), not a channel for publishing results. The "
@@ -89,7 +89,7 @@ with right:
 """
     )
 
-st.subheader("Glossary")
+st.header("Glossary")
 g1, g2 = st.columns(2, gap="large")
 with g1:
     st.markdown(

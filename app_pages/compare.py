@@ -58,7 +58,7 @@ with st.container(border=True):
     if clicked or run_once.get("grid"):
         compare.run_grid(ctx, plan)
 
-st.subheader("Algorithms × truncation methods")
+st.header("Algorithms × truncation methods")
 grid = compare.grid()
 if grid is None:
     st.info("Press **Run grid** to compute every configuration.")
@@ -84,7 +84,7 @@ else:
     )
 
 st.divider()
-st.subheader("Error versus ε")
+st.header("Error versus ε")
 with st.container(border=True):
     c1, c2, c3 = st.columns([2.2, 1.0, 0.8], vertical_alignment="bottom")
     with c1:

@@ -16,7 +16,7 @@ st.caption(
 data_col, domain_col = st.columns([1, 1.15], gap="large")
 
 with data_col:
-    st.subheader("1 · Dataset")
+    st.header("1 · Dataset")
     widget(
         st.radio,
         K.DATA_SOURCE,
@@ -63,7 +63,7 @@ with data_col:
     )
     ctx = state.data_context()
 
-    st.subheader("Cleaning report")
+    st.header("Cleaning report")
     if ctx.dataset is not None:
         report = ctx.dataset.report
         box = st.warning if report.changed else st.success
@@ -81,7 +81,7 @@ with data_col:
         st.info("The cleaning report appears once the domain is valid (see the domain).")
 
 with domain_col:
-    st.subheader("2 · Public domain")
+    st.header("2 · Public domain")
     st.info(
         "**The domain must be public knowledge.** Choose U and the bins from what anyone may "
         "know (a legal maximum, a published range, a previous year), never from this data: "
@@ -161,7 +161,7 @@ with domain_col:
                 "to check U against what is publicly known, not to read U off the data."
             )
 
-st.subheader("3 · Histogram")
+st.header("3 · Histogram")
 if ctx.ok:
     plan = state.plan(ctx)
     item = explorer.shown()

@@ -64,17 +64,9 @@ def main() -> None:
     for name in chosen:
         log(f"run_all: {name}")
         t0 = time.perf_counter()
-        extra = flags if name != "browser" else []
-        scripts[name] = run_json([f"bench.{name}", *extra])
+        scripts[name] = run_json([f"bench.{name}", *flags])
         seconds[name] = round(time.perf_counter() - t0, 1)
     targets = {k: v for s in scripts.values() for k, v in s.get("targets", {}).items()}
-    browser = scripts.get("browser", {})
-    if browser:
-        targets["click_to_figures_s"] = {
-            "value": browser.get("click_to_figures_s"),
-            "pass": None,
-            "note": browser.get("reason", "reported only"),
-        }
     combined = {
         "machine": machine(),
         "quick": args.quick,

@@ -1,7 +1,8 @@
 """Plotly figure builders shared by the dashboard and the CLI (no Streamlit here).
 
 Colours follow the Okabe–Ito palette (colour-blind safe) and are fixed per algorithm, so an
-algorithm has the same colour in every figure; names are the paper's.
+algorithm has the same colour in every figure; names are the paper's. Colour is never the only
+cue (WCAG 1.4.1): each algorithm also has its own marker symbol and dash pattern.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from .algorithms import label as algorithm_label
 from .data import Dataset, Domain, histogram
 from .results import ExperimentResult, Run, headline, headline_name
 
+# Non-colour cues per algorithm live in its registry record (dash, symbol); "dash" is left to
+# the true answers and "dot" to analytic curves.
+MARKERS_PER_LINE = 12  # enough to tell the lines apart, few enough not to hide them
 TRUNCATION_NAMES: dict[str, str] = {
     "none": "no truncation",
     "fixed": "fixed θ",
@@ -42,6 +46,23 @@ _LAYOUT = dict(
     margin=dict(l=60, r=20, t=90, b=60),
     hovermode="x unified",
 )
+
+
+def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:
+    """``mode``, ``line`` and ``marker`` of an algorithm's line: its colour, its dash pattern
+    (or ``dash``) and a few of its marker symbols, so that lines differ without colour."""
+    record = REGISTRY.get(algorithm)
+    color = record.color if record else "#777777"
+    return dict(
+        mode="lines+markers",
+        line=dict(color=color, width=width, dash=dash or (record.dash if record else "solid")),
+        marker=dict(
+            symbol=record.symbol if record else "circle",
+            size=8,
+            color=color,
+            maxdisplayed=MARKERS_PER_LINE,
+        ),
+    )
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -65,7 +86,6 @@ def _band(
     """A 5–95 percentile band (one closed polygon) and its mean line, grouped in the legend."""
     alg = REGISTRY.get(algorithm)
     color = alg.color if alg else "#777777"
-    dash = alg.dash if alg else "solid"
     name = name or algorithm_label(algorithm)
     kw = {} if row is None else dict(row=row, col=col)
     fig.add_trace(
@@ -86,8 +106,7 @@ def _band(
         go.Scatter(
             x=x,
             y=mean,
-            mode="lines",
-            line=dict(color=color, width=2, dash=dash),
+            **algorithm_style(algorithm),
             legendgroup=name,
             showlegend=legend,
             name=name,
@@ -283,16 +302,14 @@ def expected_error_figure(
     x = result.workload.thresholds
     fig = go.Figure()
     for r in _runs(result, truncation, algorithms):
-        color = get(r.algorithm).color
         name = algorithm_label(r.algorithm)
         sim = np.sqrt(np.mean((r.answers - result.true_answers[None, :]) ** 2, axis=0))
         fig.add_trace(
             go.Scatter(
                 x=x,
                 y=np.maximum(sim, 1e-9),
-                mode="lines",
                 name=f"{name} simulated",
-                line=dict(color=color, width=2),
+                **algorithm_style(r.algorithm, dash="solid"),
                 legendgroup=name,
             )
         )
@@ -300,10 +317,9 @@ def expected_error_figure(
             go.Scatter(
                 x=x,
                 y=np.maximum(np.sqrt(r.expected_mse), 1e-9),
-                mode="lines",
                 name=f"{name} analytic",
                 legendgroup=name,
-                line=dict(color=color, width=2, dash="dot"),
+                **algorithm_style(r.algorithm, dash="dot"),
             )
         )
     fig.update_layout(
@@ -327,6 +343,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         "none": "#999999",
         POSTHOC: "#E69F00",
     }
+    patterns = {"svt": "", "recursive": "/", "fixed": "x", "none": ".", POSTHOC: "+"}  # not colour alone
     seen = set()
     for r in result.runs:
         if get(r.algorithm).theta_rule == "per_query" or r.truncation in seen | {"none"}:
@@ -338,6 +355,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
                 name=TRUNCATION_NAMES[r.truncation],
                 opacity=0.7,
                 marker_color=palette.get(r.truncation),
+                marker_pattern_shape=patterns.get(r.truncation, ""),
                 nbinsx=40,
             )
         )
@@ -488,9 +506,8 @@ def epsilon_sweep_figure(
             go.Scatter(
                 x=pts["epsilon"],
                 y=pts[column],
-                mode="lines+markers",
                 name=algorithm_label(alg),
-                line=dict(color=get(alg).color, width=2, dash=get(alg).dash),
+                **algorithm_style(alg),
             )
         )
     fig.update_layout(title=title, **_LAYOUT)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
 
 def isotonic(answers: np.ndarray) -> np.ndarray:
@@ -18,6 +17,10 @@ def isotonic(answers: np.ndarray) -> np.ndarray:
     >>> isotonic(np.array([[1.0, 3.0, 2.0, -1.0], [-4.0, -2.0, 5.0, 6.0]])).round(3).tolist()
     [[1.0, 1.333, 1.333, 1.333], [0.0, 0.0, 5.0, 6.0]]
     """
+    # Imported here: scipy.optimize takes ~0.25 s to import, paid at the first run rather than
+    # when the dashboard first opens (dpsum_ui.warmup imports it in the background).
+    from scipy.optimize import isotonic_regression
+
     answers = np.atleast_2d(np.asarray(answers, float))
     out = np.empty_like(answers)
     # scipy's PAVA is O(m) per trial in C; the loop is over trials of a post-processing step.

@@ -18,9 +18,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
 from threading import Lock
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,6 +160,8 @@ class Strategy:
     @cached_property
     def matrix(self) -> sparse.csr_matrix:
         """A as a CSR matrix (rows × n)."""
+        from scipy import sparse  # here, not at import: see dpsum_core.postprocess.isotonic
+
         seg = Segments(self.starts, self.ends)  # rows may overlap: only the listing is used
         row_idx = np.repeat(np.arange(self.rows), seg.sizes)
         vals = np.repeat(self.weights, seg.sizes)

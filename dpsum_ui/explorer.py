@@ -194,15 +194,25 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
 # Tabs
 # --------------------------------------------------------------------------------------------
 def data_preview(ctx: state.DataContext) -> None:
-    """Before the first run: the data on the domain's bins (deterministic, no noise)."""
+    """Before the first run: the data on the domain's bins (deterministic, no noise), drawn
+    only when opened. Closed, the app's first page holds no chart, so opening the app does not
+    wait for the browser to load the chart library (about 1 s of a busy machine)."""
     if not ctx.ok:
         return
-    st.caption("Your data on the domain's bins, before any noise (θ is marked after a run).")
-    fig = compute.figure(
-        ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), ()),
-        lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain),
+    box = st.expander(
+        "Your data on the domain's bins, before any noise",
+        icon=":material/bar_chart:",
+        key=K.EXPLORER_PREVIEW,
+        on_change="rerun",
     )
-    widgets.chart(fig, "explorer_data")
+    if box.open:
+        with box:
+            st.caption("θ is marked after a run (θ and data tab).")
+            fig = compute.figure(
+                ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), ()),
+                lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain),
+            )
+            widgets.chart(fig, "explorer_data")
 
 
 def theta_tab(item: Shown) -> None:

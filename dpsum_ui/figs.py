@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from dpsum_core.algorithms import ALGORITHMS, get
 from dpsum_core.algorithms import label as algorithm_label
-from dpsum_core.figures import TRUNCATION_NAMES
+from dpsum_core.figures import TRUNCATION_NAMES, algorithm_style
 
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
 _LAYOUT = dict(
@@ -162,8 +162,8 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
             continue
         fig.add_trace(
             go.Scatter(
-                x=part["theta"], y=_positive(part["total"]), mode="lines",
-                name=algorithm_label(algorithm), line=dict(color=get(algorithm).color, width=3),
+                x=part["theta"], y=_positive(part["total"]), name=algorithm_label(algorithm),
+                **algorithm_style(algorithm, width=3),
                 hovertemplate="%{y:.3g}",
             )
         )  # fmt: skip

@@ -40,6 +40,7 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``explorer_parameters``  popover: SVT / Recursive parameters and δ
     ``explorer_share``       popover: link, settings file download / upload
     ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
+    ``explorer_preview``   expander (before a run): the data histogram, drawn when opened
     ``share_config_upload``    file_uploader: restore settings from a config JSON
     ``share_config_download``  download_button: config JSON (+ sample dataset name)
     ``share_summary_csv``      download_button: summary.csv of the last run
@@ -65,8 +66,9 @@ Compare (app_pages/compare.py)
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
-    ``dl_<figure>_html``, ``dl_<figure>_png``, ``dl_<figure>_svg`` (PNG/SVG only when a
-    browser for server-side export is installed). Figures: ``explorer_answers``,
+    ``dl_<figure>_html``, ``dl_<figure>_csv`` (the chart's numbers), ``dl_<figure>_png``,
+    ``dl_<figure>_svg`` (PNG/SVG only when a browser for server-side export is installed),
+    ``table_<figure>`` (expander: the chart's numbers as a table, built only when open). Figures: ``explorer_answers``,
     ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,
     ``explorer_expected``, ``data_histogram``, ``teach_curves``, ``teach_all``,
     ``compare_grid``, ``compare_sweep``.
@@ -112,6 +114,7 @@ EXPLORER_RUN = "explorer_run"
 EXPLORER_TAB = "explorer_tab"
 EXPLORER_PARAMETERS = "explorer_parameters"
 EXPLORER_SHARE = "explorer_share"
+EXPLORER_PREVIEW = "explorer_preview"
 SHARE_CONFIG_UPLOAD = "share_config_upload"
 SHARE_CONFIG_DOWNLOAD = "share_config_download"
 SHARE_SUMMARY_CSV = "share_summary_csv"
@@ -138,3 +141,8 @@ COMPARE_SHARE = "compare_share"
 def download_key(figure: str, fmt: str) -> str:
     """Key of a figure's download button, e.g. ``dl_explorer_error_html``."""
     return f"dl_{figure}_{fmt}"
+
+
+def table_key(figure: str) -> str:
+    """Key of a figure's data-table expander, e.g. ``table_explorer_error``."""
+    return f"table_{figure}"

@@ -17,7 +17,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.thresholds import START_FRACTION, SVT_VARIANTS, TRUNCATION_METHODS, svt_c_min
 from dpsum_core.validation import check_positive, check_upper
 
-from . import compute, state
+from . import compute, state, tables
 from . import keys as K
 from .state import get, widget
 
@@ -237,7 +237,7 @@ def trials_and_seed() -> None:
     widget(st.number_input, K.SEED, "Seed", min_value=0, step=1, width=125,
            help="The same seed gives exactly the same noise and figures.")  # fmt: skip
     st.button(
-        "",
+        "New seed",  # a name for screen readers: an icon-only button would read "casino"
         key=K.SEED_NEW,
         icon=":material/casino:",
         on_click=_new_seed,
@@ -260,7 +260,8 @@ def iso_control() -> bool:
 # Charts and downloads
 # --------------------------------------------------------------------------------------------
 def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | None = None) -> None:
-    """An interactive plotly chart (engine styling and colours) with its download buttons.
+    """An interactive plotly chart (engine styling and colours) with its download buttons and
+    its numbers as a table (the text alternative: a chart alone is not accessible).
 
     ``stem``: the downloads' file name, saying what they show (see
     :func:`dpsum_core.figures.file_stem`); ``dpsum_<name>`` if not given.
@@ -278,10 +279,27 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | N
         },
     )
     downloads(fig, name, stem)
+    data_table(fig, name)
+
+
+def data_table(fig: go.Figure, name: str) -> None:
+    """The chart's numbers in an expander, built only while it is open (no cost otherwise)."""
+    title = tables.figure_name(fig)  # names the table apart from the page's other charts
+    box = st.expander(
+        f"Data table: {title}" if title else "Data table",
+        icon=":material/table_rows:",
+        key=K.table_key(name),
+        on_change="rerun",
+    )
+    if box.open:
+        with box:
+            st.caption("The numbers drawn in the chart above, one row per point.")
+            st.dataframe(tables.figure_table(fig), hide_index=True, height=320)
 
 
 def downloads(fig: go.Figure, name: str, stem: str) -> None:
-    """Download buttons: self-contained HTML, and PNG/SVG when server-side export works.
+    """Download buttons: self-contained HTML, the chart's data as CSV, and PNG/SVG when
+    server-side export works.
 
     Files are generated only when a button is clicked (deferred callables), never on a rerun.
     """
@@ -296,6 +314,17 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
             icon=":material/download:",
             type="tertiary",
             help="Interactive, self-contained (works offline).",
+        )
+        st.download_button(
+            "CSV",
+            data=lambda: tables.figure_table(fig).to_csv(index=False),
+            file_name=f"{stem}.csv",
+            mime="text/csv",
+            key=K.download_key(name, "csv"),
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            help="The numbers drawn in the chart, as a table.",
         )
         if compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):

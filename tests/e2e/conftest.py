@@ -318,3 +318,45 @@ def true_answers(page) -> list[float]:
     """The 'true answer' trace of the explorer's answers chart."""
     traces = {t["name"]: t for t in chart_data(page, "explorer_answers")}
     return traces["true answer"]["y"]
+
+
+# --------------------------------------------------------------------------------------------
+# Timings (recorded, never asserted: bench/browser.py reads and reports them)
+# --------------------------------------------------------------------------------------------
+TIMINGS = ARTIFACTS / "timings.json"
+
+
+def record_timings(**entries) -> None:
+    """Merge ``entries`` into artifacts/timings.json (each test owns its keys) and print them."""
+    import json
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        data = json.loads(TIMINGS.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        data = {}
+    data.update(entries)
+    TIMINGS.write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    print("\ntimings:", json.dumps(entries, indent=2, ensure_ascii=False))
+
+
+def timed_first_load(browser, url: str) -> tuple[object, float]:
+    """A new user opens the app: seconds from navigation to the explorer drawn (its data
+    preview chart included). Returns the browser context (close it) and the seconds."""
+    context = new_context(browser)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    start = time.perf_counter()
+    pg.goto(url)
+    button(pg, "explorer_run").wait_for()
+    wait_rendered(pg, 60_000)
+    return context, time.perf_counter() - start
+
+
+def timed_goto_page(page, title: str) -> float:
+    """Seconds from the click on a page's navigation link to that page drawn (idle, charts
+    rendered)."""
+    start = time.perf_counter()
+    goto_page(page, title)
+    wait_rendered(page)
+    return time.perf_counter() - start

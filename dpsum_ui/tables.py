@@ -1,0 +1,99 @@
+"""The numbers behind a chart as a table: the text alternative offered next to every chart.
+
+Read from the plotly figure itself (what is drawn is what is listed), so every chart of the
+dashboard gets its table from one function. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+BAND_SUFFIX = " 5–95%"  # dpsum_core.figures names a band "<series> 5–95%"
+
+
+def figure_name(fig: go.Figure) -> str:
+    """The figure's title without its subtitle and markup, e.g. "Relative error, SVT"."""
+    text = str(fig.layout.title.text or "").split("<br>")[0]
+    return re.sub(r"<[^>]+>", "", text).strip()
+
+
+def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
+    """The title of axis ``x``/``x2``/``y``… (``xaxis``, ``xaxis2`` … in the layout)."""
+    layout_axis = fig.layout[axis[0] + "axis" + axis[1:]]
+    text = layout_axis.title.text if layout_axis is not None else None
+    return str(text) if text else fallback
+
+
+def _panels(fig: go.Figure) -> dict[str, str]:
+    """Subplot titles by x axis id (make_subplots puts them in annotations, in panel order)."""
+    titles = [a.text for a in fig.layout.annotations if a.xref == "paper" and a.yref == "paper"]
+    axes = sorted(
+        {t.xaxis or "x" for t in fig.data if hasattr(t, "xaxis")},
+        key=lambda a: int(a[1:] or 1),
+    )
+    return dict(zip(axes, titles, strict=False)) if len(axes) > 1 else {}
+
+
+def _values(v) -> np.ndarray | None:
+    return None if v is None else np.asarray(v)
+
+
+def figure_table(fig: go.Figure) -> pd.DataFrame:
+    """One row per drawn point: panel (for subplots), series, x, y and, where the chart draws
+    a 5–95 % band around a line, the band's 5th and 95th percentiles at that x.
+
+    Heatmaps give one row per cell (row label, column label, the value printed in the cell).
+    Column names are the axis titles, so the table reads like the chart.
+    """
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    if heat:
+        return _heatmap_table(fig, heat[0])
+    panels = _panels(fig)
+    bands: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    frames: list[pd.DataFrame] = []
+    x_name, y_name = _axis_title(fig, "x", "x"), _axis_title(fig, "y", "y")
+    for t in fig.data:
+        x, y = _values(t.x), _values(t.y)
+        axis = getattr(t, "xaxis", None) or "x"
+        if getattr(t, "fill", None) == "toself" and x is not None and y is not None:
+            n = len(x) // 2  # one closed polygon: x forwards with the 95th, back with the 5th
+            name = (t.name or "").removesuffix(BAND_SUFFIX)
+            bands[(axis, name)] = (x[:n], y[n:][::-1], y[:n])
+            continue
+        if x is None and y is None:
+            continue
+        if t.type == "histogram":  # the raw values are the data (e.g. θ of each trial)
+            frame = pd.DataFrame({x_name: x if x is not None else y})
+        else:
+            if t.type == "bar":  # an empty bin is drawn as no bar (NaN on a log axis): 0
+                y = np.nan_to_num(y.astype(float), nan=0.0)
+            frame = pd.DataFrame({x_name: x, y_name: y})
+            if (axis, t.name) in bands:
+                bx, low, high = bands[(axis, t.name)]
+                if len(bx) == len(x) and np.array_equal(bx, x):
+                    frame["5th percentile"], frame["95th percentile"] = low, high
+        frame.insert(0, "series", t.name or "")
+        if panels:
+            frame.insert(0, "panel", panels.get(axis, axis))
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
+    rows, cols = list(t.y), list(t.x)
+    """The numbers printed in the cells (the colour is their log, a second cue only)."""
+    cells = t.text if t.text is not None else t.z
+    value = (fig.layout.title.text or "value").split("<br>")[0]
+    return pd.DataFrame(
+        [
+            {"row": str(r), "column": str(c), value: float(cells[i][j])}
+            for i, r in enumerate(rows)
+            for j, c in enumerate(cols)
+        ]
+    )

@@ -1,0 +1,153 @@
+"""Accessibility without a browser: every chart has its numbers as a table (and as CSV), the
+table is the chart's data, and algorithms differ by more than colour in every figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from app_helpers import assert_clean, run_explorer
+from streamlit.testing.v1 import AppTest
+
+from dpsum_core import figures
+from dpsum_core.algorithms import ALGORITHMS, REGISTRY
+from dpsum_core.data import Domain, histogram, load_column
+from dpsum_core.experiment import ExperimentConfig, epsilon_sweep, run_experiment
+from dpsum_ui import figs
+from dpsum_ui.tables import figure_name, figure_table
+
+ALGORITHM_NAMES = {a.label for a in REGISTRY.values()}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_column("sample_data/incomes_small.csv", upper=800_000)
+
+
+@pytest.fixture(scope="module")
+def result(data):
+    config = ExperimentConfig(
+        workload="Q3", trials=20, truncations=("none", "svt"), algorithms=ALGORITHMS, seed=3
+    )
+    return run_experiment(data, config)
+
+
+def _algorithm_lines(fig) -> list:
+    return [t for t in fig.data if t.name in ALGORITHM_NAMES and t.fill != "toself"]
+
+
+def _assert_not_colour_alone(fig) -> None:
+    lines = _algorithm_lines(fig)
+    assert len(lines) == len(ALGORITHMS), [t.name for t in fig.data]
+    for t in lines:
+        assert "markers" in t.mode and t.marker.maxdisplayed, (t.name, t.mode)
+    cues = {(t.marker.symbol, t.line.dash) for t in lines}
+    symbols = {t.marker.symbol for t in lines}
+    assert len(cues) == len(symbols) == len(ALGORITHMS), cues  # each its own symbol
+    assert all(t.line.dash not in ("dash", "dot") for t in lines)  # kept for truth / analytic
+
+
+def test_algorithms_differ_by_symbol_and_dash_in_every_figure(result, data) -> None:
+    for fig in (
+        figures.answers_figure(result, "svt", iso=True),
+        figures.relative_error_figure(result, "svt"),
+        figures.epsilon_sweep_figure(
+            epsilon_sweep(data, result.config.with_(trials=5), [0.01, 1.0]), "svt"
+        ),
+    ):
+        _assert_not_colour_alone(fig)
+    expected = figures.expected_error_figure(result, "svt")
+    analytic = [t for t in expected.data if t.name.endswith("analytic")]
+    simulated = [t for t in expected.data if t.name.endswith("simulated")]
+    assert {t.line.dash for t in analytic} == {"dot"} and {t.line.dash for t in simulated} == {
+        "solid"
+    }
+    assert len({t.marker.symbol for t in simulated}) == len(ALGORITHMS)
+    theta = figures.theta_figure(result)
+    assert len({t.marker.pattern.shape for t in theta.data}) == len(theta.data)
+
+
+def test_teaching_figure_lines_differ_by_symbol(data) -> None:
+    curves = pd.DataFrame(
+        [
+            {"algorithm": a, "theta": t, "total": (i + 1) * t}
+            for i, a in enumerate(ALGORITHMS)
+            for t in (1e3, 1e4, 1e5)
+        ]
+    )
+    fig = figs.all_algorithms_figure(curves, theta=1e4, title="t")
+    assert len({t.marker.symbol for t in fig.data}) == len(ALGORITHMS)
+
+
+def test_answers_table_holds_the_drawn_numbers(result) -> None:
+    fig = figures.answers_figure(result, "svt", iso=False)
+    table = figure_table(fig)
+    m = len(result.workload.thresholds)
+    assert len(table) == (len(ALGORITHMS) + 1) * m
+    x, y = "threshold τ (query sums values ≤ τ)", "sum of values ≤ τ"
+    assert list(table.columns) == ["series", x, y, "5th percentile", "95th percentile"]
+    truth = table[table["series"] == "true answer"]
+    np.testing.assert_array_equal(truth[y], result.true_answers)
+    assert truth["5th percentile"].isna().all()
+    for run in (r for r in result.runs if r.truncation == "svt"):
+        rows = table[table["series"] == REGISTRY[run.algorithm].label]
+        np.testing.assert_array_equal(rows[x], result.workload.thresholds)
+        np.testing.assert_allclose(rows[y], run.answers.mean(axis=0))
+        low, high = np.percentile(run.answers, [5, 95], axis=0)
+        np.testing.assert_allclose(rows["5th percentile"], low)
+        np.testing.assert_allclose(rows["95th percentile"], high)
+
+
+def test_tables_are_named_after_their_chart(result) -> None:
+    assert figure_name(figures.relative_error_figure(result, "svt")) == "Relative error, SVT"
+
+
+def test_subplot_heatmap_and_histogram_tables(result, data) -> None:
+    iso = figure_table(figures.isotonic_figure(result, "svt"))
+    assert set(iso["panel"]) == {"without isotonic regression", "with isotonic regression"}
+    heat = figure_table(figures.comparison_heatmap(result))
+    # RawSum runs once, in its own "θ after measuring" column (empty cells elsewhere)
+    assert len(heat) == len(ALGORITHMS) * 3
+    assert set(heat["column"]) == {"no truncation", "SVT", "θ after measuring"}
+    values = heat.iloc[:, 2]
+    assert values.notna().all() and (values > 0).all()
+    domain = Domain(800_000, 100, "upper")
+    hist = figure_table(figures.data_histogram_figure(data, domain))
+    assert len(hist) == 100
+    counts = hist["records (log scale)"].to_numpy()
+    np.testing.assert_array_equal(counts, histogram(data, domain))  # empty bins are 0, not NaN
+
+
+PAGES_WITH_CHARTS = [
+    ("app_pages/data.py", ["data_histogram"]),
+    ("app_pages/single_query.py", ["teach_curves", "teach_all"]),
+]
+
+
+def test_every_chart_has_a_table_and_a_csv_download(app: AppTest) -> None:
+    app.selectbox(key="workload_kind").select("Q3")
+    app.number_input(key="trials").set_value(20)
+    run_explorer(app)
+    assert_clean(app)
+    for path, names in [("app_pages/explorer.py", ["explorer_answers"]), *PAGES_WITH_CHARTS]:
+        app.switch_page(path).run()
+        assert_clean(app)
+        assert len(app.get("plotly_chart")) == len(names), path
+        expanders = {e.proto.id for e in app.expander}
+        labels = [e.label for e in app.expander if "table_" in e.proto.id]
+        assert len(set(labels)) == len(labels), labels  # each table named after its chart
+        buttons = {b.proto.id for b in app.get("download_button")}
+        for name in names:
+            assert any(f"table_{name}" in e for e in expanders), (name, expanders)
+            assert any(f"dl_{name}_csv" in b for b in buttons), (name, buttons)
+
+
+def test_the_chart_library_is_preloaded_once_per_session(app: AppTest) -> None:
+    from dpsum_ui import warmup
+
+    name = warmup.chart_chunk()
+    assert name is not None, "the installed Streamlit has no single PlotlyChart chunk"
+    scripts = [h for h in app.sidebar.get("html") if name in h.proto.body]
+    assert len(scripts) == 1 and scripts[0].proto.unsafe_allow_javascript
+    app.run()
+    assert not [h for h in app.sidebar.get("html") if name in h.proto.body]
