@@ -86,8 +86,9 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
 
 
 def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
+    """The numbers printed in the cells (the colour is their log, a second cue only); empty
+    cells (a post-hoc algorithm under other truncation methods) are left out."""
     rows, cols = list(t.y), list(t.x)
-    """The numbers printed in the cells (the colour is their log, a second cue only)."""
     cells = t.text if t.text is not None else t.z
     value = (fig.layout.title.text or "value").split("<br>")[0]
     return pd.DataFrame(
@@ -95,5 +96,6 @@ def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
             {"row": str(r), "column": str(c), value: float(cells[i][j])}
             for i, r in enumerate(rows)
             for j, c in enumerate(cols)
+            if np.isfinite(float(cells[i][j]))
         ]
     )
