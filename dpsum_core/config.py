@@ -55,7 +55,7 @@ class ExperimentConfig:
     @property
     def domain(self) -> Domain:
         """The public domain."""
-        return Domain(self.upper, self.bins, self.weights)
+        return Domain(self.upper, self.bins, self.weights)  # type: ignore[arg-type]  # validated
 
     def to_dict(self) -> dict:
         """Plain dict (lists for tuples) for JSON."""

@@ -142,7 +142,7 @@ def _sniff_delimiter(text: str) -> str:
         return csv.Sniffer().sniff("\n".join(lines), delimiters=_DELIMITERS).delimiter
     except csv.Error:
         counts = {d: lines[0].count(d) if lines else 0 for d in _DELIMITERS}
-        best = max(counts, key=counts.get)
+        best = max(counts, key=lambda d: counts[d])
         return best if counts[best] > 0 else ","
 
 

@@ -344,7 +344,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         POSTHOC: "#E69F00",
     }
     patterns = {"svt": "", "recursive": "/", "fixed": "x", "none": ".", POSTHOC: "+"}  # not colour alone
-    seen = set()
+    seen: set[str] = set()
     for r in result.runs:
         if get(r.algorithm).theta_rule == "per_query" or r.truncation in seen | {"none"}:
             continue

@@ -273,6 +273,7 @@ def svt_theta(
     the restricted data by at most one record.
     """
     u = svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
+    total: int | np.ndarray
     if tau is None:
         points = u
         total = data.size
