@@ -183,11 +183,11 @@ def test_main_flow_with_the_keyboard_only(page, server):
         page.keyboard.press("Enter")
     d = info.value
     assert d.failure() is None, d.failure()
-    assert d.suggested_filename == "dpsum_explorer_answers.csv"
+    assert d.suggested_filename == "dpsum_incomes_small_Q3_eps0.02_seed7_answers_svt_iso.csv"
     rows = list(csv.DictReader(io.StringIO(Path(d.path()).read_text(encoding="utf-8"))))
-    assert len(rows) == 6 * 10  # 5 algorithms + the true answers, 10 queries each
+    assert len(rows) == 7 * 10  # 6 algorithms + the true answers, 10 queries each
     series = {r["series"] for r in rows}
-    assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "true answer"}, series
+    assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "true answer"}, series
     for r in rows:
         if r["series"] != "true answer":
             assert float(r["5th percentile"]) <= float(r["95th percentile"]), r
