@@ -107,17 +107,17 @@ class Ledger:
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise DataError(f"{name} is not valid JSON: is it a dpsum ledger?") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise DataError(f"{name} is not a dpsum ledger (no \"format\": \"{FORMAT}\")")
+            raise DataError(f'{name} is not a dpsum ledger (no "format": "{FORMAT}")')
         if data.get("version") != VERSION:
             raise DataError(f"{name} has ledger version {data.get('version')!r}, not {VERSION}")
         releases = data.get("releases")
         if not isinstance(releases, list) or not all(
             isinstance(r, dict) and _is_epsilon(r.get("epsilon")) for r in releases
         ):
-            raise DataError(f"{name} is damaged: every release needs a positive \"epsilon\"")
+            raise DataError(f'{name} is damaged: every release needs a positive "epsilon"')
         total = data.get("total")
         if total is not None and not _is_epsilon(total):
-            raise DataError(f"{name} is damaged: \"total\" must be a positive number or null")
+            raise DataError(f'{name} is damaged: "total" must be a positive number or null')
         return cls(tuple(releases), None if total is None else float(total))
 
 

@@ -90,6 +90,17 @@ class ReleasePlan:
             **out,
         }
 
+    def ledger_entry(self, data_name: str) -> dict:
+        """What the custodian's ledger keeps of this release (recorded before any draw)."""
+        return {
+            "created": _now(),
+            "epsilon": self.epsilon,
+            "algorithm": self.algorithm,
+            "truncation": self.truncation,
+            "data": data_name,
+            "config": self.record(),
+        }
+
 
 def plan_release(
     config: ExperimentConfig, *, algorithm: str, truncation: str | None, isotonic: bool = True
@@ -180,9 +191,11 @@ def expected_error(data: Dataset, plan: ReleasePlan) -> ReleaseEstimate:
     inputs = inputs_for(data, config)
     trunc = config.truncations[0]
     rng = np.random.default_rng(ESTIMATE_SEED)
+    theta: np.ndarray
     if alg.theta_rule == POSTHOC:
-        theta = alg.run(inputs, np.zeros(ESTIMATE_TRIALS), epsilon=plan.epsilon_measure, rng=rng)
-        theta = theta.theta
+        trials = np.zeros(ESTIMATE_TRIALS)
+        measured = alg.run(inputs, trials, epsilon=plan.epsilon_measure, rng=rng)
+        theta = np.asarray(measured.theta, float)
     else:
         theta = _choose(alg, data, config, trunc, inputs.workload).theta
     if theta.ndim == 1:  # equal-probability points of θ's distribution (TaMM: one GreedyH each)
@@ -233,9 +246,7 @@ class Release:
 
     def answers_frame(self) -> pd.DataFrame:
         """answers.csv: columns threshold, private_answer (one row per query)."""
-        return pd.DataFrame(
-            {"threshold": self.thresholds, "private_answer": self.private_answers}
-        )
+        return pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
 
     def record(self) -> dict:
         """release.json: config, budget, theta, versions, created."""
@@ -245,17 +256,6 @@ class Release:
             "theta": self.theta,
             "versions": self.versions,
             "created": self.created,
-        }
-
-    def ledger_entry(self, data_name: str) -> dict:
-        """What the custodian's ledger keeps of this release."""
-        return {
-            "created": self.created,
-            "epsilon": self.config["epsilon"],
-            "algorithm": self.config["algorithm"],
-            "truncation": self.config["truncation"],
-            "data": data_name,
-            "config": self.config,
         }
 
 
@@ -333,8 +333,12 @@ def release_plan(data: Dataset, plan: ReleasePlan, *, noise: Noise | None = None
         budget={k: budget[k] for k in ("epsilon_theta", "epsilon_measure", "total")},
         config=plan.record(),
         versions=versions(),
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        created=_now(),
     )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _released_theta(theta: np.ndarray) -> float | list[float] | None:
