@@ -37,6 +37,9 @@ page = st.navigation(
         st.Page(
             "app_pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
         ),
+        st.Page(
+            "app_pages/release.py", title="Release", icon=":material/publish:", url_path="release"
+        ),
         st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
     ],
     position="top",
@@ -46,6 +49,6 @@ shell.restore_from_link(page.url_path)
 sidebar = st.sidebar.container()
 page.run()
 with sidebar:
-    shell.sidebar_summary()
+    shell.sidebar_summary(publishing=page.url_path == "release")
     warmup.preload_chart_library()  # in the sidebar's last slot: it takes no room there
 warmup.start()  # after the page is drawn: the first Run need not import scipy

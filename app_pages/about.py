@@ -72,9 +72,10 @@ with right:
     )
     st.markdown(
         """
-- **Floating-point noise.** The Laplace noise comes from numpy's sampler, which is fine for
-  simulation but *not hardened against floating-point attacks* (Mironov, 2012). Use a
-  hardened library (e.g. OpenDP) for a real release.
+- **Floating-point noise.** The explorer's Laplace noise comes from numpy's sampler, which is
+  fine for simulation but *not hardened against floating-point attacks* (Mironov, 2012). To
+  publish, use the **Release** page (or `dpsum release`): one draw from OpenDP's hardened
+  sampler, no seed, against a kept budget.
 - **A fixed θ** is differentially private only if it was chosen **without looking at the
   data**. Picking it from the histogram or from the curves on the Single query page leaks
   information; SVT and the recursive mechanism choose θ privately and pay ρ·ε for it.

@@ -1,4 +1,4 @@
-"""Command line: ``dpsum run|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
+"""Command line: ``dpsum run|release|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
 
 Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
 else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
@@ -17,13 +17,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from . import figures
-from .algorithms import PAPER_ALGORITHMS
+from . import figures, ledger
+from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
 from .backends import ENGINES, open_backend
 from .data import WEIGHT_RULES, domain_warnings, load_column
 from .errors import DpsumError, ParameterError
 from .experiment import ExperimentConfig, run_experiment
 from .notice import NOT_FOR_PUBLICATION, with_notice
+from .release import plan_release, release_paths, release_plan, write_release
 from .results import headline_definition, headline_name
 from .summary import complete, run_cut_points
 from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
@@ -86,29 +87,62 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", help="show the traceback of an unexpected error"
         )
 
+    def method(p: argparse.ArgumentParser) -> None:
+        """Workload, ε, ρ and the public parameters of the threshold choice."""
+        p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
+        p.add_argument("--epsilon", type=_number(float), default=c.epsilon)
+        p.add_argument("--rho", type=_number(float), default=c.rho)
+        p.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
+        p.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
+        p.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
+        p.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
+        start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
+        p.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
+        p.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
+        p.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
+        p.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
+
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
-    run.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
-    run.add_argument("--epsilon", type=_number(float), default=c.epsilon)
-    run.add_argument("--rho", type=_number(float), default=c.rho)
+    method(run)
     run.add_argument(
         "--truncation",
         default=",".join(c.truncations),
         help="comma list of none,fixed,svt,recursive",
     )
-    run.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
-    run.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
-    run.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
-    run.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
-    start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
-    run.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
-    run.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
-    run.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
-    run.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
     run.add_argument("--algorithms", default=",".join(c.algorithms))
     run.add_argument("--trials", type=_number(int), default=c.trials)
     run.add_argument("--delta", type=_number(float), default=c.delta)
     run.add_argument("--seed", type=_number(int), default=c.seed)
+
+    rel = sub.add_parser(
+        "release",
+        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json",
+    )
+    common(rel)
+    method(rel)
+    rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
+    rel.add_argument(
+        "--truncation",
+        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc)",
+    )
+    rel.add_argument(
+        "--isotonic",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="publish isotonic-regressed answers (post-processing; default on)",
+    )
+    rel.add_argument(
+        "--ledger", help="privacy-budget ledger of this dataset (JSON, created if missing)"
+    )
+    rel.add_argument(
+        "--budget",
+        type=_number(float),
+        help="total ε this dataset may spend: a release that would go over it is refused",
+    )
+    # Accepted only to be refused with an explanation (argparse would say "unrecognized").
+    rel.add_argument("--seed", help=argparse.SUPPRESS)
+    rel.add_argument("--trials", help=argparse.SUPPRESS)
 
     rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
     common(rep)
@@ -145,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "release":
+            return _release(args)
         return _reproduce(args)
     except DpsumError as exc:
         print(f"dpsum: error: {exc}", file=sys.stderr)
@@ -176,8 +212,8 @@ def _out_dir(path: str) -> Path:
     return out
 
 
-def _run(args: argparse.Namespace) -> int:
-    params = TruncationParams(
+def _params(args: argparse.Namespace) -> TruncationParams:
+    return TruncationParams(
         svt_variant=args.svt_variant,
         svt_r=args.svt_r,
         svt_c=args.svt_c,
@@ -187,6 +223,9 @@ def _run(args: argparse.Namespace) -> int:
         rm_mu=args.rm_mu,
         theta=args.theta,
     )
+
+
+def _run(args: argparse.Namespace) -> int:
     config = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
@@ -199,7 +238,7 @@ def _run(args: argparse.Namespace) -> int:
         upper=_upper(args),
         bins=args.bins,
         weights=args.weights,
-        truncation_params=params,
+        truncation_params=_params(args),
     )
     data, run = _open(args, config)
     out = _out_dir(args.out)
@@ -223,6 +262,68 @@ def _run(args: argparse.Namespace) -> int:
         .to_string(index=False)
     )
     print(NOT_FOR_PUBLICATION)
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    """One release: validate everything, check and record the budget, then draw once.
+
+    Privacy
+    -------
+    stdout and the output folder get only what may be published; the cleaning report and
+    domain warnings (computed from the data without noise) go to stderr, marked. The ledger
+    entry is written *before* any noise is drawn: a crash after it over-counts the spend
+    (safe), never under-counts it.
+    """
+    if args.seed is not None:
+        raise ParameterError(
+            "a release takes no --seed: its noise comes from OpenDP's samplers and the "
+            "operating system's entropy, so that nobody can reproduce it (seeds are for run)"
+        )
+    if args.trials is not None:
+        raise ParameterError("a release is one trial: --trials is for run")
+    if args.budget is not None and args.ledger is None:
+        raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
+    base = ExperimentConfig(
+        workload=args.workload,
+        epsilon=args.epsilon,
+        rho=args.rho,
+        truncations=("none",),  # replaced by the one truncation of the plan
+        upper=_upper(args),
+        bins=args.bins,
+        weights=args.weights,
+        truncation_params=_params(args),
+    )
+    plan = plan_release(
+        base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic
+    )
+    data = load_column(args.data, upper=plan.config.upper, column=args.column)
+    print(
+        f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
+        f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
+        file=sys.stderr,
+    )
+    _check_default_domain(args, data, plan.config.domain)
+    out = _out_dir(args.out)
+    release_paths(out)  # refuse an occupied folder before anything is spent
+    if args.ledger is not None:
+        with ledger.locked(args.ledger):
+            book = ledger.load(args.ledger)
+            book.check(plan.epsilon, args.budget)
+            book = book.with_release(plan.ledger_entry(data.name), args.budget)
+            ledger.save(args.ledger, book)
+        spent = f"ledger {args.ledger}: ε spent {book.spent:g}"
+        ledger_note = spent + ("" if book.total is None else f" of {book.total:g}")
+    else:
+        ledger_note = "no ledger kept (--ledger FILE keeps one)"
+    rel = release_plan(data, plan)
+    write_release(rel, out)
+    print(
+        f"released {rel.private_answers.size} private answers of {plan.config.workload} "
+        f"({plan.algorithm}, truncation {plan.truncation}, ε = {plan.epsilon:g}: "
+        f"ε_θ = {rel.budget['epsilon_theta']:g} + ε_m = {rel.budget['epsilon_measure']:g}) "
+        f"→ {out}/answers.csv, {out}/release.json; {ledger_note}"
+    )
     return 0
 
 

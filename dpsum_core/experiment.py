@@ -23,6 +23,7 @@ from .config import ExperimentConfig
 from .data import Dataset, histogram
 from .errors import ParameterError
 from .mechanisms import Inputs
+from .noise import Noise
 from .postprocess import isotonic
 from .results import ExperimentResult, Run
 from .thresholds import ThresholdChoice, choose_theta
@@ -96,10 +97,14 @@ def _choose(
     config: ExperimentConfig,
     truncation: str,
     workload: Workload,
+    noise: Noise | None = None,
 ) -> ThresholdChoice:
-    """θ for ``algorithm``'s rule under ``truncation`` (the shared θ uses THETA_STREAM)."""
+    """θ for ``algorithm``'s rule under ``truncation`` (the shared θ uses THETA_STREAM, unless
+    a ``noise`` source is given)."""
     eps_theta, _ = budget_split(config.epsilon, config.rho, truncation)
     per_query = algorithm.theta_rule == "per_query"
+    purpose = SQM_THETA_STREAM if per_query else THETA_STREAM
+    rng = noise if noise is not None else stream(config.seed, truncation, purpose)
     return choose_theta(
         data,
         truncation,
@@ -107,7 +112,7 @@ def _choose(
         upper=config.upper,
         params=config.truncation_params,
         trials=config.trials,
-        rng=stream(config.seed, truncation, SQM_THETA_STREAM if per_query else THETA_STREAM),
+        rng=rng,
         tau=workload.thresholds if per_query else None,
     )
 
@@ -117,6 +122,7 @@ def run_experiment(
     config: ExperimentConfig,
     *,
     progress: Callable[[float, str], None] | None = None,
+    noise: Noise | None = None,
 ) -> ExperimentResult:
     """Run every (truncation, algorithm) of ``config`` on ``data`` for ``config.trials`` trials.
 
@@ -126,6 +132,10 @@ def run_experiment(
         Cleaned values; must have been cleaned with the same U as ``config.upper``.
     progress
         Optional callback ``progress(fraction_done, message)``.
+    noise
+        Where every draw comes from instead of the seeded numpy streams (``config.seed`` is
+        then unused): :class:`~dpsum_core.noise.OpenDPNoise` for a release
+        (:mod:`dpsum_core.release`).
 
     Privacy
     -------
@@ -159,16 +169,15 @@ def run_experiment(
         else:
             if alg.theta_rule == "shared":
                 if trunc not in shared:
-                    shared[trunc] = _choose(alg, data, config, trunc, workload)
+                    shared[trunc] = _choose(alg, data, config, trunc, workload, noise)
                 choice = shared[trunc]
             else:
-                choice = _choose(alg, data, config, trunc, workload)
+                choice = _choose(alg, data, config, trunc, workload, noise)
             per_query = alg.theta_rule == "per_query"
             eps_theta = choice.epsilon * (workload.size if per_query else 1)
         _, eps_m = budget_split(config.epsilon, config.rho, trunc)
-        measured = alg.run(
-            inputs, choice.theta, epsilon=eps_m, rng=stream(config.seed, trunc, alg.stream_id)
-        )
+        rng = noise if noise is not None else stream(config.seed, trunc, alg.stream_id)
+        measured = alg.run(inputs, choice.theta, epsilon=eps_m, rng=rng)
         theta = measured.theta if measured.theta is not None else choice.theta
         budget = Budget(name, trunc, eps_theta, measured.epsilon)
         if not math.isclose(budget.total, config.epsilon, rel_tol=1e-9):

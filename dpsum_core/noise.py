@@ -50,3 +50,64 @@ def as_noise(source: np.random.Generator | Noise) -> Noise:
     if hasattr(source, "laplace"):  # a Generator, or a stand-in with its laplace()
         return SimulatedNoise(source)
     raise TypeError(f"expected a numpy Generator or a Noise source, got {type(source).__name__}")
+
+
+class OpenDPNoise:
+    """OpenDP's Laplace measurement: the hardened source of every draw of a release.
+
+    Each call hands the *exact* values to ``opendp.measurements.make_laplace`` (one measurement
+    per distinct scale), and OpenDP returns them with noise added: internally it rounds the
+    input to a multiple of 2^k (k = −1074 by default, the finest float granularity, so finite
+    floats are not moved) and samples discrete Laplace noise exactly, with integer arithmetic,
+    from the operating system's entropy (OpenSSL). Nothing is seeded and nothing is
+    reproducible.
+
+    OpenDP features: only ``contrib`` is enabled, because ``make_laplace`` still sits in
+    OpenDP's contrib tier (its proof has not finished OpenDP's vetting process). The old
+    ``floating-point`` flag (now ``idealized-numerics``) is *not* needed and not enabled: it
+    unlocks measurements that are open to floating-point attacks, and the float Laplace of
+    OpenDP ≥ 0.8 is not one of them (``tests/stats/test_release_noise.py`` checks that a
+    release runs with only ``contrib`` enabled).
+
+    Privacy
+    -------
+    This is a sampler, not an accountant: the scale comes from dpsum's own sensitivity
+    analysis (the mechanisms, :mod:`dpsum_core.thresholds`, :mod:`dpsum_core.rawsum`). At the
+    default granularity OpenDP's privacy map of Lap(b) is exactly d_in/b, the ε the engine's
+    ledger records for each step.
+    """
+
+    def __init__(self) -> None:
+        import opendp.prelude as dp  # imported here: 0.3 s, needed by releases only
+
+        dp.enable_features("contrib")
+        self._dp = dp
+        self._measurements: dict[float, object] = {}
+
+    def _laplace(self, scale: float):
+        """The vector Laplace measurement of scale ``scale`` (built once per scale)."""
+        meas = self._measurements.get(scale)
+        if meas is None:
+            dp = self._dp
+            meas = dp.m.make_laplace(
+                dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+                dp.l1_distance(T=float),
+                scale=scale,
+            )
+            if len(self._measurements) < 4096:  # SQM uses one scale per query
+                self._measurements[scale] = meas
+        return meas
+
+    def add_laplace(self, values: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
+        values = np.asarray(values, float)
+        scales = np.broadcast_to(np.asarray(scale, float), values.shape)
+        if not (np.all(np.isfinite(values)) and np.all(np.isfinite(scales))):
+            raise ValueError("OpenDP noise needs finite values and scales (a bug in the caller)")
+        if np.any(scales <= 0):
+            raise ValueError("a Laplace scale must be > 0 (a bug in the caller)")
+        flat_values, flat_scales = values.ravel(), scales.ravel()
+        out = np.empty(flat_values.size)
+        for b in np.unique(flat_scales):
+            where = np.flatnonzero(flat_scales == b)
+            out[where] = self._laplace(float(b))(flat_values[where].tolist())
+        return out.reshape(values.shape)

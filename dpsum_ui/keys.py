@@ -64,6 +64,18 @@ Compare (app_pages/compare.py)
     ``sweep_run``            button: Run the ε sweep
     ``compare_share``        popover: link to the grid and sweep shown
 
+Release (app_pages/release.py; starts from the explorer's settings above)
+    ``release_algorithm``  selectbox: the one algorithm to release
+    ``release_truncation`` selectbox: the one truncation method (``posthoc`` for RawSum)
+    ``release_iso``        toggle: publish isotonic-regressed answers
+    ``release_total``      number_input: the dataset's total ε budget
+    ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
+    ``release_ledger_download``  download_button: the session's ledger (JSON)
+    ``release_confirm``    checkbox: "I understand this spends ε"
+    ``release_go``         button: Release (once per confirmation)
+    ``release_answers_csv``      download_button: answers.csv of the last release
+    ``release_record_json``      download_button: release.json of the last release
+
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
     ``dl_<figure>_html``, ``dl_<figure>_csv`` (the chart's numbers), ``dl_<figure>_png``,
@@ -136,6 +148,18 @@ SWEEP_EPSILONS = "sweep_epsilons"
 SWEEP_TRUNCATION = "sweep_truncation"
 SWEEP_RUN = "sweep_run"
 COMPARE_SHARE = "compare_share"
+
+# Release
+RELEASE_ALGORITHM = "release_algorithm"
+RELEASE_TRUNCATION = "release_truncation"
+RELEASE_ISO = "release_iso"
+RELEASE_TOTAL = "release_total"
+RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
+RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"
+RELEASE_CONFIRM = "release_confirm"
+RELEASE_GO = "release_go"
+RELEASE_ANSWERS_CSV = "release_answers_csv"
+RELEASE_RECORD_JSON = "release_record_json"
 
 
 def download_key(figure: str, fmt: str) -> str:

@@ -123,8 +123,12 @@ def show_notice() -> None:
         getattr(st, kind)(text)
 
 
-def sidebar_summary() -> None:
-    """The current dataset and key settings, always visible."""
+def sidebar_summary(*, publishing: bool = False) -> None:
+    """The current dataset and key settings, always visible.
+
+    ``publishing`` (the Release page): leave out the record count, a statistic of the data
+    without noise, so that the page shows nothing unnoised next to a release.
+    """
     ctx = state.data_context()
     st.markdown("### ∑ dpsum")
     st.caption("Prefix sums under differential privacy")
@@ -132,7 +136,8 @@ def sidebar_summary() -> None:
     if ctx.dataset is not None:
         kind = "sample" if ctx.source == "sample" else "uploaded, kept for this session only"
         st.markdown(f"{ctx.label} · `{ctx.dataset.column}`  \n*{kind}*")
-        st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
+        if not publishing:
+            st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
     else:
         st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.domain is not None:

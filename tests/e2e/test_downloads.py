@@ -94,8 +94,9 @@ def test_tabs_and_downloads(page, server):
     config = ExperimentConfig(workload="Q3", trials=20, seed=0)
     expected = run_experiment(data, config).summary()
     assert list(rows[0]) == list(expected.columns)
-    assert len(rows) == 6 * 10  # 6 algorithms (RawSum included) × the 10 queries of Q3
-    assert {r["algorithm"] for r in rows} == {"sqm", "identity", "workload", "timm", "tamm"}
+    assert len(rows) == 6 * 10  # 6 algorithms (the default, with RawSum) × the 10 queries of Q3
+    assert {r["algorithm"] for r in rows} == {"sqm", "identity", "workload", "timm", "tamm",
+                                              "rawsum"}
     assert body.decode("utf-8") == expected.to_csv(index=False)
 
     # 4. the settings file, from the Share popover

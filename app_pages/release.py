@@ -1,0 +1,163 @@
+"""Release: publish one private release of the explorer's configuration, against a kept budget.
+
+Nothing on this page shows a true answer: the expected error before confirming is the only
+number computed from the data without noise, and after the release only the private answers,
+the released θ and the budget are shown.
+"""
+
+import streamlit as st
+
+from dpsum_core import limits
+from dpsum_core.algorithms import label
+from dpsum_core.errors import DpsumError
+from dpsum_ui import keys as K
+from dpsum_ui import release, state
+
+st.title("Release")
+st.caption(
+    "Publish private answers of the configuration you explored: one algorithm, one "
+    "truncation method, one draw of noise from OpenDP's samplers (no seed: nobody can "
+    "reproduce it), recorded in this dataset's privacy-budget ledger."
+)
+if note := release.message():
+    getattr(st, note[0])(note[1])
+
+ctx = state.data_context()
+if ctx.error or not ctx.ok:
+    st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
+    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.stop()
+if pending := state.domain_pending():
+    st.warning(f"Set the public upper bound U for {pending} on the Data page before releasing.")
+    st.stop()
+
+# ---- 1. What will be released --------------------------------------------------------------
+st.subheader("1. What will be released")
+algorithms = release.algorithm_options()
+if st.session_state.get(K.RELEASE_ALGORITHM) not in algorithms:
+    st.session_state[K.RELEASE_ALGORITHM] = algorithms[0]
+left, middle, right = st.columns(3)
+with left:
+    algorithm = st.selectbox(
+        "Algorithm", algorithms, key=K.RELEASE_ALGORITHM, format_func=label,
+        help="Exactly one algorithm: each release spends its own ε.",
+    )  # fmt: skip
+truncations = release.truncation_options(algorithm)
+if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
+    st.session_state[K.RELEASE_TRUNCATION] = truncations[0]
+with middle:
+    truncation = st.selectbox(
+        "Truncation", truncations, key=K.RELEASE_TRUNCATION,
+        help="RawSum chooses θ after measuring (post-processing), so it has no method to pick.",
+    )  # fmt: skip
+with right:
+    if K.RELEASE_ISO not in st.session_state:
+        st.session_state[K.RELEASE_ISO] = bool(state.get(K.ISO))
+    iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
+
+try:
+    plan = release.make_plan(ctx, algorithm, truncation, iso)
+except DpsumError as exc:
+    st.error(f"{exc}. Change the settings on the Workload explorer page.")
+    st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
+    st.stop()
+
+config = plan.config
+st.markdown(
+    f"Workload **{config.workload}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
+    f"**ε = {plan.epsilon:g}** (ε_θ = {plan.epsilon_theta:g} on θ + ε_m = "
+    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
+)
+
+estimate = release.estimate(ctx, plan)
+frame = estimate.frame()
+st.markdown(
+    f"**Expected error** (analytic, before any noise is drawn): median over the "
+    f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, of "
+    f"which noise ≈ {frame.noise_sd.median():,.4g}."
+)
+with st.expander("Expected error per query (for you only: it is computed from the data)"):
+    st.dataframe(frame, hide_index=True, width="stretch")
+
+# ---- 2. The budget ---------------------------------------------------------------------------
+st.subheader("2. The dataset's budget")
+book = release.ledger()
+if K.RELEASE_TOTAL not in st.session_state:
+    st.session_state[K.RELEASE_TOTAL] = book.total
+budget, upload = st.columns([1, 2])
+with budget:
+    total = st.number_input(
+        "Total ε for this dataset", min_value=limits.EPSILON_MIN, format="%g",
+        key=K.RELEASE_TOTAL, placeholder="set a total",
+        help="Every release from this dataset spends from this total; over it, releases are "
+        "refused.",
+    )  # fmt: skip
+with upload:
+    st.file_uploader(
+        "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
+        on_change=release.on_ledger_upload,
+    )  # fmt: skip
+remaining = book.remaining(total) if total is not None else None
+st.markdown(
+    f"Spent so far: **ε = {book.spent:g}** in {len(book.releases)} release(s)"
+    + (f" · remaining **{remaining:g}** of {total:g}" if remaining is not None else "")
+)
+if book.releases:
+    st.dataframe(
+        [{k: r.get(k) for k in ("created", "epsilon", "algorithm", "truncation", "data")}
+         for r in book.releases],
+        hide_index=True, width="stretch",
+    )  # fmt: skip
+st.download_button(
+    "Download the ledger (keep it: upload it next time)", release.ledger_json(book),
+    file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
+    icon=":material/download:",
+)  # fmt: skip
+
+# ---- 3. Confirm and release ------------------------------------------------------------------
+st.subheader("3. Confirm and release")
+over = None
+if total is None:
+    over = "Set the dataset's total ε above before releasing."
+    st.info(over)
+else:
+    try:
+        book.check(plan.epsilon, total)
+    except DpsumError as exc:
+        over = f"{str(exc)[0].upper()}{str(exc)[1:]}."
+        st.error(over)
+confirmed = st.checkbox(
+    f"I understand that this spends ε = {plan.epsilon:g} of this dataset's budget, once, "
+    "and cannot be undone.",
+    key=K.RELEASE_CONFIRM, disabled=over is not None,
+)  # fmt: skip
+st.button(
+    "Release", key=K.RELEASE_GO, type="primary", icon=":material/publish:",
+    disabled=not confirmed or over is not None, on_click=release.on_release, args=(ctx, plan),
+)  # fmt: skip
+
+# ---- The release -----------------------------------------------------------------------------
+rel = release.last()
+if rel is not None:
+    st.subheader("The release")
+    c = rel.config
+    theta = rel.theta
+    shown_theta = (
+        "none (no truncation)" if theta is None
+        else f"{len(theta)} values, one per query" if isinstance(theta, list)
+        else f"{theta:,.6g}"
+    )  # fmt: skip
+    st.markdown(
+        f"{label(c['algorithm'])}, truncation {c['truncation']}, workload {c['workload']}, "
+        f"ε = {rel.budget['total']:g} · released θ: {shown_theta} · created {rel.created}"
+    )
+    st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
+    a, b = st.columns(2)
+    a.download_button(
+        "answers.csv", release.answers_csv(rel), file_name="answers.csv", mime="text/csv",
+        key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
+    )  # fmt: skip
+    b.download_button(
+        "release.json", release.record_json(rel), file_name="release.json",
+        mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
+    )  # fmt: skip

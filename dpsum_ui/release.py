@@ -1,0 +1,144 @@
+"""The Release page's logic: the plan from the explorer's settings, the session's ledger, one
+release per confirmation, and what may be downloaded.
+
+Everything per user lives in ``st.session_state``: the ledger (downloadable, and re-uploadable
+to continue spending against the same total) and the last release. The release itself is
+:func:`dpsum_core.release.release_plan`, drawn with OpenDP's samplers.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from dpsum_core import ledger as ledgers
+from dpsum_core import strategies
+from dpsum_core.algorithms import ALGORITHMS, POSTHOC, get
+from dpsum_core.errors import DpsumError
+from dpsum_core.release import (
+    Release,
+    ReleaseEstimate,
+    ReleasePlan,
+    expected_error,
+    plan_release,
+    release_plan,
+)
+from dpsum_core.thresholds import TRUNCATION_METHODS
+
+from . import keys as K
+from . import state
+
+_LEDGER = "_release_ledger"
+_LAST = "_release_last"
+_MESSAGE = "_release_message"  # (kind, text) to show after the release callback
+
+
+def algorithm_options() -> list[str]:
+    """Every algorithm dpsum offers, the explorer's chosen ones first."""
+    chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS]
+    return chosen + [a for a in ALGORITHMS if a not in chosen]
+
+
+def truncation_options(algorithm: str) -> list[str]:
+    """``posthoc`` alone for RawSum; the four methods, the explorer's first, otherwise."""
+    if get(algorithm).theta_rule == POSTHOC:
+        return [POSTHOC]
+    current = state.get(K.TRUNCATION)
+    return [current] + [t for t in TRUNCATION_METHODS if t != current]
+
+
+def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:
+    """The plan of a release from the explorer's current settings (raises DpsumError)."""
+    if ctx.domain is None:
+        raise DpsumError(ctx.domain_error or "the domain is not set")
+    trunc = None if truncation == POSTHOC else truncation
+    base = state.build_config(ctx.domain, truncations=(trunc or "none",))
+    return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
+
+
+def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
+    """The expected error of ``plan`` on the current data (memoised per session).
+
+    Privacy
+    -------
+    Computed from the private data; shown to the custodian before confirming, never released.
+    """
+    assert ctx.dataset is not None
+    key = (ctx.dataset.fingerprint, json.dumps(plan.record(), sort_keys=True))
+    with strategies.session_cache(state.strategy_cache()):
+        return state.memo("release_estimate", key, lambda: expected_error(ctx.dataset, plan))
+
+
+def ledger() -> ledgers.Ledger:
+    """This session's ledger (empty until a release or an upload)."""
+    return st.session_state.get(_LEDGER) or ledgers.Ledger()
+
+
+def on_ledger_upload() -> None:
+    """Callback of the ledger uploader: continue from an earlier session's ledger."""
+    file = st.session_state.get(K.RELEASE_LEDGER_UPLOAD)
+    if file is None:
+        return
+    try:
+        book = ledgers.Ledger.from_json(file.getvalue(), name=f"the file {file.name}")
+    except DpsumError as exc:
+        st.session_state[_MESSAGE] = ("error", f"{exc}. Upload the ledger this page gave you.")
+        return
+    st.session_state[_LEDGER] = book
+    if book.total is not None:
+        st.session_state[K.RELEASE_TOTAL] = book.total
+    st.session_state[_MESSAGE] = (
+        "success",
+        f"Ledger loaded: {len(book.releases)} release(s), ε spent {book.spent:g}.",
+    )
+
+
+def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
+    """Callback of the Release button: check the budget, record it, draw once.
+
+    Privacy
+    -------
+    The budget is checked and the ledger updated *before* anything is drawn, so a failure
+    after it over-counts (safe). The confirmation is cleared: another release needs another
+    confirmation.
+    """
+    ss = st.session_state
+    ss[K.RELEASE_CONFIRM] = False
+    total = ss.get(K.RELEASE_TOTAL)
+    assert ctx.dataset is not None
+    try:
+        book = ledger()
+        book.check(plan.epsilon, total)
+        ss[_LEDGER] = book.with_release(plan.ledger_entry(ctx.dataset.name), total)
+        with strategies.session_cache(state.strategy_cache()):
+            ss[_LAST] = release_plan(ctx.dataset, plan)
+    except DpsumError as exc:
+        ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+        return
+    ss[_MESSAGE] = ("success", f"Released: ε = {plan.epsilon:g} spent.")
+
+
+def last() -> Release | None:
+    """The session's last release."""
+    return st.session_state.get(_LAST)
+
+
+def message() -> tuple[str, str] | None:
+    """The message of the last callback, once."""
+    return st.session_state.pop(_MESSAGE, None)
+
+
+def answers_csv(rel: Release) -> bytes:
+    """answers.csv, as the command line writes it."""
+    return rel.answers_frame().to_csv(index=False).encode()
+
+
+def record_json(rel: Release) -> bytes:
+    """release.json, as the command line writes it."""
+    return (json.dumps(rel.record(), indent=2, allow_nan=False) + "\n").encode()
+
+
+def ledger_json(book: ledgers.Ledger) -> bytes:
+    """The ledger file (the same format as ``--ledger``)."""
+    return (book.to_json() + "\n").encode()

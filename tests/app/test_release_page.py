@@ -1,0 +1,103 @@
+"""The Release page: plan from the explorer's settings, confirm, release once, kept ledger."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, errors, new_app
+from streamlit.testing.v1 import AppTest
+
+from dpsum_core.data import load_column
+from dpsum_core.experiment import ExperimentConfig, inputs_for
+from dpsum_core.ledger import Ledger
+
+PAGE = "app_pages/release.py"
+
+
+@pytest.fixture
+def page() -> AppTest:
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    return at
+
+
+def _release(at: AppTest, total: float | None = 0.05) -> AppTest:
+    if total is not None:
+        at.number_input(key="release_total").set_value(total).run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    return at
+
+
+def _frames(at: AppTest) -> list:
+    return [df.value for df in at.dataframe]
+
+
+def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_error(page):
+    assert page.selectbox(key="release_algorithm").value == "sqm"  # the explorer's first
+    assert page.selectbox(key="release_truncation").value == "svt"
+    text = " ".join(m.value for m in page.markdown)
+    assert "Workload **Q3**" in text and "Expected error" in text
+    # Nothing can be released before a total is set and the release is confirmed.
+    assert page.button(key="release_go").disabled
+    page.number_input(key="release_total").set_value(1.0).run()
+    assert page.button(key="release_go").disabled
+    page.checkbox(key="release_confirm").check().run()
+    assert not page.button(key="release_go").disabled
+
+
+def test_rawsum_has_only_the_posthoc_truncation(page):
+    page.selectbox(key="release_algorithm").select("rawsum").run()
+    assert page.selectbox(key="release_truncation").options == ["posthoc"]
+    assert_clean(page)
+
+
+def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
+    _release(page)
+    assert_clean(page)
+    assert [s.value for s in page.success] == ["Released: ε = 0.01 spent."]
+    book: Ledger = page.session_state["_release_ledger"]
+    assert book.spent == 0.01 and book.total == 0.05
+    assert page.checkbox(key="release_confirm").value is False  # confirm again for another
+    answers = page.session_state["_release_last"].answers_frame()
+    shown = [f for f in _frames(page) if "private_answer" in f.columns]
+    assert len(shown) == 1 and np.array_equal(shown[0].private_answer, answers.private_answer)
+    # No true answer and no N anywhere on the page (tables, text), only the private answers.
+    data = load_column("sample_data/incomes.csv", upper=800_000.0)
+    truth = inputs_for(data, ExperimentConfig(workload="Q3")).true_answers
+    numbers = np.concatenate([f.select_dtypes("number").to_numpy().ravel() for f in _frames(page)])
+    assert not np.any(np.isclose(numbers[:, None], truth[None, :], rtol=1e-9))
+    text = " ".join(m.value for m in page.markdown) + " ".join(c.value for c in page.caption)
+    assert f"{data.size:,}" not in text and str(data.size) not in text
+
+
+def test_over_budget_is_refused_and_the_ledger_is_unchanged(page):
+    _release(page, total=0.015)
+    before = page.session_state["_release_ledger"]
+    assert before.spent == 0.01
+    assert page.checkbox(key="release_confirm").disabled
+    assert any("release refused" in e.lower() for e in errors(page))
+    assert page.button(key="release_go").disabled
+    assert page.session_state["_release_ledger"] == before
+
+
+def test_a_downloaded_ledger_continues_against_the_same_total(page):
+    earlier = Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"})
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
+    ).run()
+    assert page.number_input(key="release_total").value == 0.02
+    assert page.session_state["_release_ledger"].spent == 0.015
+    assert any("release refused" in e.lower() for e in errors(page))  # 0.015 + 0.01 > 0.02
+
+
+def test_a_damaged_ledger_upload_is_a_clear_error(page):
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("notes.json", b'{"hello": 1}', "application/json")
+    ).run()
+    assert any("not a dpsum ledger" in e for e in errors(page))
+    assert "_release_ledger" not in page.session_state

@@ -1,0 +1,355 @@
+"""The release path: what is written (and never written), refusals, the kept budget."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsum_core import ledger
+from dpsum_core.cli import main
+from dpsum_core.data import histogram, load_column
+from dpsum_core.errors import DataError, ParameterError
+from dpsum_core.experiment import ExperimentConfig, inputs_for, run_experiment
+from dpsum_core.noise import SimulatedNoise
+from dpsum_core.release import expected_error, plan_release, release, write_release
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
+UPPER = 800_000.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_column(SMALL, upper=UPPER)
+
+
+def _release_cli(out, *extra, workload="Q2", epsilon="0.5"):
+    return main(
+        ["release", "--data", SMALL, "--workload", workload, "--epsilon", epsilon,
+         "--out", str(out), *extra]
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# What is written
+# --------------------------------------------------------------------------------------------
+def test_release_writes_only_the_two_files_of_the_contract(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = _release_cli(out, "--algorithm", "tamm", "--truncation", "svt")
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == ["answers.csv", "release.json"]
+    answers = pd.read_csv(out / "answers.csv")
+    record = json.loads((out / "release.json").read_text())
+    assert list(answers.columns) == ["threshold", "private_answer"]
+    assert len(answers) == 100  # Q2: one row per query
+    assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
+    assert set(record) == {"config", "budget", "theta", "versions", "created"}
+    assert set(record["budget"]) == {"epsilon_theta", "epsilon_measure", "total"}
+    assert math.isclose(record["budget"]["epsilon_theta"], 0.05)
+    assert math.isclose(record["budget"]["total"], 0.5)
+    assert record["config"]["algorithm"] == "tamm" and record["config"]["truncation"] == "svt"
+    assert "seed" not in record["config"] and "trials" not in record["config"]
+    assert record["versions"]["opendp"] == "0.16.0" or record["versions"]["opendp"]
+    assert isinstance(record["theta"], float)
+    captured = capsys.readouterr()
+    assert "NOT FOR PUBLICATION" in captured.err and "rows read" in captured.err
+    assert "rows read" not in captured.out  # the cleaning report stays on stderr
+
+
+def _numbers_in(path: Path) -> list[float]:
+    """Every number written in a file, as text (so nothing hides in a string field)."""
+    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", path.read_text())]
+
+
+def _private_statistics(data, config) -> np.ndarray:
+    """What must never be written: true answers (raw and binned), N, histogram counts,
+    counts at the thresholds, and the cleaning counts."""
+    inputs = inputs_for(data, config)
+    w = inputs.workload
+    binned = w.prefix(config.domain.bin_weights * inputs.x)
+    report = data.report.as_dict()
+    values = [
+        inputs.true_answers, binned, [data.size], histogram(data, config.domain),
+        data.count_at_most(w.thresholds), list(report.values()),
+    ]  # fmt: skip
+    return np.unique(np.concatenate([np.ravel(np.asarray(v, float)) for v in values]))
+
+
+def _leaks(paths: list[Path], private: np.ndarray, public: set[float]) -> list[float]:
+    """Numbers in the files that equal a private statistic and are not a public parameter."""
+    found = []
+    for path in paths:
+        for number in _numbers_in(path):
+            if number in public:
+                continue
+            if np.any(np.isclose(private, number, rtol=1e-9, atol=0)):
+                found.append(number)
+    return found
+
+
+def _public_numbers(record: dict, answers: pd.DataFrame) -> set[float]:
+    """Numbers the custodian chose (configuration, versions, time) and the public thresholds."""
+    public = set(answers.threshold.astype(float))
+    for key in ("config", "versions", "created"):
+        public |= set(_numbers_in_text(json.dumps(record[key])))
+    return public
+
+
+def _numbers_in_text(text: str) -> list[float]:
+    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)]
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "truncation"),
+    [("identity", "none"), ("sqm", "svt"), ("workload", "recursive"), ("tamm", "fixed"),
+     ("rawsum", None)],
+)  # fmt: skip
+def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, algorithm, truncation):
+    config = ExperimentConfig(workload="Q2", epsilon=0.5, truncation_params={"theta": 100_000.0})
+    rel = release(data, config, algorithm=algorithm, truncation=truncation)
+    paths = write_release(rel, tmp_path)
+    private = _private_statistics(data, config)
+    record = json.loads(paths[1].read_text())
+    public = _public_numbers(record, pd.read_csv(paths[0]))
+    assert _leaks(paths, private, public) == []
+    # The private answers are noisy: none equals its true answer.
+    y = inputs_for(data, config).true_answers
+    assert not np.any(np.isclose(rel.private_answers, y, rtol=1e-12))
+    text = paths[1].read_text()
+    for word in ("rows_", "cleaning", "true_answer", "histogram", "count"):
+        assert word not in text
+
+
+def test_the_leak_scan_finds_a_leaked_n_true_answer_or_count(tmp_path, data):
+    """Negative control: the scan above flags each kind of leak when one is planted."""
+    config = ExperimentConfig(workload="Q2", epsilon=0.5)
+    rel = release(data, config, algorithm="identity", truncation="none")
+    paths = write_release(rel, tmp_path)
+    private = _private_statistics(data, config)
+    record = json.loads(paths[1].read_text())
+    public = _public_numbers(record, pd.read_csv(paths[0]))
+    y = inputs_for(data, config).true_answers
+    x = histogram(data, config.domain)
+    # (A count that equals a public number, e.g. a bin holding 1 record, cannot be told apart
+    # from the configuration's 1s: the scan skips public numbers, so plant distinctive ones.)
+    for planted in (data.size, float(y[7]), float(x.max()), data.report.clipped_above_upper):
+        leaky = {**record, "budget": {**record["budget"], "note": planted}}
+        paths[1].write_text(json.dumps(leaky))
+        assert _leaks(paths, private, public) == [planted]
+
+
+def test_two_releases_differ_and_carry_no_seed(data):
+    config = ExperimentConfig(workload="Q2", epsilon=0.5)
+    a = release(data, config, algorithm="identity", truncation="svt")
+    b = release(data, config, algorithm="identity", truncation="svt")
+    assert not np.array_equal(a.private_answers, b.private_answers)
+    assert np.array_equal(a.thresholds, b.thresholds)
+
+
+def test_rawsum_releases_its_posthoc_theta_and_spends_nothing_on_theta(data):
+    rel = release(data, ExperimentConfig(workload="Q2", epsilon=0.5), algorithm="rawsum",
+                  truncation=None)  # fmt: skip
+    assert rel.config["truncation"] == "posthoc"
+    assert rel.budget["epsilon_theta"] == 0.0
+    assert math.isclose(rel.budget["total"], 0.5)
+    assert rel.theta is None or rel.theta > 0
+
+
+def test_sqm_releases_one_theta_per_query(data):
+    rel = release(data, ExperimentConfig(workload="Q3", epsilon=0.5), algorithm="sqm",
+                  truncation="recursive")  # fmt: skip
+    assert isinstance(rel.theta, list) and len(rel.theta) == rel.thresholds.size
+    assert math.isclose(rel.budget["epsilon_theta"], 0.05)
+
+
+def test_no_isotonic_publishes_the_raw_noisy_answers(tmp_path):
+    assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none",
+                        "--no-isotonic", workload="Q1", epsilon="0.001") == 0  # fmt: skip
+    answers = pd.read_csv(tmp_path / "answers.csv").private_answer
+    assert json.loads((tmp_path / "release.json").read_text())["config"]["isotonic"] is False
+    assert np.any(np.diff(answers) < 0)  # at ε = 0.001 raw Identity answers are not monotone
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--algorithm", "tamm", "--truncation", "svt", "--seed", "1"], "takes no --seed"),
+        (["--algorithm", "tamm", "--truncation", "svt", "--trials", "5"], "one trial"),
+        (["--algorithm", "magic", "--truncation", "svt"], "unknown algorithm 'magic'"),
+        (["--algorithm", "tamm", "--truncation", "maybe"], "unknown truncation 'maybe'"),
+        (["--algorithm", "tamm"], "choose one truncation"),
+        (["--algorithm", "tamm", "--truncation", "posthoc"], "posthoc is RawSum's own"),
+        (["--algorithm", "rawsum", "--truncation", "svt"], "chooses θ after measuring"),
+        (["--algorithm", "tamm", "--truncation", "fixed"], "needs a threshold"),
+        (["--algorithm", "tamm", "--truncation", "svt", "--budget", "1"], "--budget needs --ledger"),
+    ],
+)  # fmt: skip
+def test_refusals_are_one_line_with_exit_2_and_write_nothing(tmp_path, capsys, extra, message):
+    out = tmp_path / "out"
+    assert _release_cli(out, *extra) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1]
+    assert all(line.startswith("dpsum:") for line in err)
+    assert not (out / "answers.csv").exists()
+
+
+def test_seed_refused_by_the_installed_command_line(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "release", "--data", SMALL, "--algorithm", "tamm",
+         "--truncation", "svt", "--seed", "0", "--out", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "takes no --seed" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_library_refuses_seeded_numpy_noise(data):
+    config = ExperimentConfig(workload="Q3")
+    for seeded in (np.random.default_rng(0), SimulatedNoise(np.random.default_rng(0))):
+        with pytest.raises(ParameterError, match="takes no seed"):
+            release(data, config, algorithm="identity", truncation="none", noise=seeded)
+
+
+def test_an_earlier_release_is_never_overwritten(tmp_path, capsys):
+    assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none") == 0
+    before = (tmp_path / "answers.csv").read_bytes()
+    assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none") == 2
+    assert "already holds a release" in capsys.readouterr().err
+    assert (tmp_path / "answers.csv").read_bytes() == before
+
+
+# --------------------------------------------------------------------------------------------
+# Expected error (the confirmation step)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("algorithm", "truncation"), [("identity", "fixed"), ("tamm", "svt")])
+def test_expected_error_matches_the_simulated_error(data, algorithm, truncation):
+    config = ExperimentConfig(workload="Q3", epsilon=0.1, truncation_params={"theta": 150_000.0})
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation, isotonic=False)
+    estimate = expected_error(data, plan)
+    sim = run_experiment(data, plan.config.with_(trials=2000, seed=3)).runs[0]
+    y = inputs_for(data, config).true_answers
+    simulated = np.sqrt(np.mean((sim.answers - y) ** 2, axis=0))
+    np.testing.assert_allclose(estimate.rmse, simulated, rtol=0.12)
+    assert np.all(estimate.noise_sd <= estimate.rmse + 1e-9)
+    assert list(estimate.frame().columns) == ["threshold", "expected_rmse", "noise_sd"]
+
+
+# --------------------------------------------------------------------------------------------
+# The ledger
+# --------------------------------------------------------------------------------------------
+def test_ledger_sums_exactly_and_refuses_the_release_that_goes_over():
+    book = ledger.Ledger(total=1.0)
+    for _ in range(10):
+        book.check(0.1)
+        book = book.with_release({"epsilon": 0.1})
+    assert book.spent == 1.0 and book.remaining() == 0.0
+    with pytest.raises(ParameterError, match="over the total 1"):
+        book.check(1e-4)
+    again = ledger.Ledger.from_json(book.to_json())
+    assert again == book
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "{", "[]", '{"format": "x"}', '{"format": "dpsum-ledger", "version": 9, "releases": []}',
+     '{"format": "dpsum-ledger", "version": 1, "releases": [{"epsilon": -1}]}',
+     '{"format": "dpsum-ledger", "version": 1, "releases": [], "total": "lots"}'],
+)  # fmt: skip
+def test_a_damaged_ledger_is_a_clear_error(text):
+    with pytest.raises(DataError, match="ledger"):
+        ledger.Ledger.from_json(text)
+
+
+def test_over_budget_is_refused_with_the_ledger_unchanged(tmp_path, capsys):
+    book = tmp_path / "incomes.ledger.json"
+    args = ["--algorithm", "identity", "--truncation", "none", "--ledger", str(book)]
+    assert _release_cli(tmp_path / "a", *args, "--budget", "1.0", epsilon="0.6") == 0
+    first = json.loads(book.read_text())
+    assert first["total"] == 1.0 and len(first["releases"]) == 1
+    assert first["releases"][0]["epsilon"] == 0.6
+    before = book.read_bytes()
+    # The total recorded in the ledger is kept even when --budget is not repeated.
+    assert _release_cli(tmp_path / "b", *args, epsilon="0.5") == 2
+    assert "release refused" in capsys.readouterr().err
+    assert book.read_bytes() == before
+    assert not (tmp_path / "b" / "answers.csv").exists()
+    assert _release_cli(tmp_path / "c", *args, epsilon="0.4") == 0  # exactly fills 1.0
+    assert ledger.load(book).spent == 1.0
+
+
+_SLOW_REPLACE = """
+import os, sys, time
+real = os.replace
+def slow(src, dst):
+    print("ready", flush=True)
+    time.sleep(float(os.environ["PAUSE"]))
+    real(src, dst)
+os.replace = slow
+from dpsum_core.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _slow_release(tmp_path, out, book, epsilon, pause):
+    cmd = [sys.executable, "-c", _SLOW_REPLACE, "release", "--data", SMALL, "--workload", "Q3",
+           "--epsilon", epsilon, "--algorithm", "identity", "--truncation", "none",
+           "--out", str(tmp_path / out), "--ledger", str(book), "--budget", "1"]  # fmt: skip
+    env = {**os.environ, "PAUSE": str(pause), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=ROOT)  # fmt: skip
+
+
+def test_the_ledger_survives_a_kill_mid_write(tmp_path):
+    book = tmp_path / "ledger.json"
+    assert _release_cli(tmp_path / "first", "--algorithm", "identity", "--truncation", "none",
+                        "--ledger", str(book), epsilon="0.1") == 0  # fmt: skip
+    before = book.read_bytes()
+    proc = _slow_release(tmp_path, "killed", book, "0.2", pause=60)
+    try:
+        assert proc.stdout.readline().strip() == "ready"  # the new ledger is in its temp file
+        temps = list(tmp_path.glob(".ledger-*.tmp"))
+        assert len(temps) == 1 and json.loads(temps[0].read_text())["spent"] == pytest.approx(0.3)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    assert book.read_bytes() == before  # the old ledger, whole
+    assert ledger.load(book).spent == 0.1
+    assert not (tmp_path / "killed" / "answers.csv").exists()
+    # The lock died with the process: the next release goes through.
+    assert _release_cli(tmp_path / "next", "--algorithm", "identity", "--truncation", "none",
+                        "--ledger", str(book), epsilon="0.1") == 0  # fmt: skip
+    assert ledger.load(book).spent == pytest.approx(0.2)
+
+
+def test_concurrent_releases_cannot_both_pass_the_budget_check(tmp_path):
+    """A holds the lock while it writes; B, started meanwhile, must see A's spend and be
+    refused (without the lock B would read the old ledger and also pass)."""
+    book = tmp_path / "ledger.json"
+    a = _slow_release(tmp_path, "a", book, "0.7", pause=2)
+    try:
+        assert a.stdout.readline().strip() == "ready"
+        b = _slow_release(tmp_path, "b", book, "0.7", pause=0)
+        _, b_err = b.communicate(timeout=120)
+        a.communicate(timeout=120)
+    finally:
+        a.kill()
+    assert a.returncode == 0
+    assert b.returncode == 2 and "release refused" in b_err
+    assert ledger.load(book).spent == 0.7

@@ -1,0 +1,53 @@
+"""A release in a real browser: from the explorer's settings to answers.csv and release.json."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from tests.e2e.conftest import (
+    assert_clean,
+    button,
+    choose,
+    goto_page,
+    key,
+    open_app,
+    set_number,
+    wait_idle,
+)
+from tests.e2e.test_downloads import download
+
+pytestmark = pytest.mark.e2e
+
+
+def test_release_from_the_explorers_settings(page, server):
+    open_app(page, server.url)
+    choose(page, "workload_kind", "Q3")
+    wait_idle(page)
+    goto_page(page, "Release")
+    page.get_by_text("Expected error").first.wait_for()
+    set_number(page, "release_total", 0.05)
+    wait_idle(page)
+    page.locator(f"{key('release_confirm')} label").click()
+    wait_idle(page)
+    button(page, "release_go").click()
+    page.get_by_text("Released: ε = 0.01 spent.").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert_clean(page)
+
+    name, body = download(page, "release_answers_csv")
+    rows = list(csv.reader(io.StringIO(body.decode())))
+    assert name == "answers.csv"
+    assert rows[0] == ["threshold", "private_answer"] and len(rows) == 11  # Q3: 10 queries
+    name, body = download(page, "release_record_json")
+    record = json.loads(body)
+    assert set(record) == {"config", "budget", "theta", "versions", "created"}
+    assert record["config"]["workload"] == "Q3" and "opendp" in record["versions"]
+    _, body = download(page, "release_ledger_download")
+    ledger = json.loads(body)
+    assert ledger["spent"] == 0.01 and ledger["total"] == 0.05
+    # The confirmation is spent with the release: the button waits for a new one.
+    assert button(page, "release_go").is_disabled()
