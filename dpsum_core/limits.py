@@ -33,3 +33,10 @@ MAX_ANSWERS = 30_000_000
 DOMAIN_CROWDED_RECORDS = 0.9
 DOMAIN_CROWDED_BINS = 0.02
 DOMAIN_CLIPPED_SHARE = 0.01
+# The decision view's ε grid: DECIDE_EPSILON_POINTS log-spaced values from DECIDE_EPSILON_LOW to
+# DECIDE_EPSILON_HIGH (the app's ε slider range); the simulation check runs every
+# DECIDE_SIMULATE_EVERY-th of them (7 runs), each a full run with the configured trials.
+DECIDE_EPSILON_LOW = 1e-3
+DECIDE_EPSILON_HIGH = 10.0
+DECIDE_EPSILON_POINTS = 25
+DECIDE_SIMULATE_EVERY = 4
