@@ -71,7 +71,7 @@ class Algorithm:
     measure: Measure
     error: ErrorComponents
     stream_id: int
-    posthoc_theta: Callable[[Inputs, float], np.ndarray] | None = None
+    posthoc_theta: Callable[[Inputs, np.ndarray], np.ndarray] | None = None
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise

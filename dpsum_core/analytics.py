@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 
 from . import limits
-from .algorithms import POSTHOC, Algorithm, get
-from .algorithms import label as algorithm_label
+from .algorithms import Algorithm, get
 from .budget import budget_split
 from .config import ExperimentConfig
 from .data import Dataset
 from .errors import ParameterError
 from .expected import Components, components_frame, expected_abs_error
 from .experiment import epsilon_sweep, inputs_for, run_plan
+from .figures import configuration_name, percent
 from .mechanisms import Inputs
 from .results import headline, headline_name
 from .thresholds import ThetaLaw, theta_law
@@ -90,13 +90,6 @@ def theta_curves(
 # Error against ε: the decision view
 # --------------------------------------------------------------------------------------------
 Curves = dict[tuple[str, str], np.ndarray]  # (algorithm, truncation) → (ε values, m)
-TRUNCATION_WORDS = {
-    "none": "no truncation",
-    "fixed": "a fixed θ",
-    "svt": "SVT",
-    "recursive": "Recursive",
-    POSTHOC: "θ after measuring",
-}
 
 
 def epsilon_grid() -> np.ndarray:
@@ -316,18 +309,6 @@ def smallest_epsilon(frame: pd.DataFrame, target: float) -> tuple[Reach, ...]:
         at = x1 if y0 == y1 else x0 + (np.log(target) - y0) * (x1 - x0) / (y1 - y0)
         reaches.append(Reach(str(name), str(truncation), float(np.exp(at)), best))
     return tuple(sorted(reaches, key=lambda r: (r.epsilon is None, r.epsilon or 0.0)))
-
-
-def configuration_name(algorithm: str, truncation: str) -> str:
-    """``TaMM with SVT``, ``SQM with no truncation``, ``RawSum (θ after measuring)``."""
-    if truncation == POSTHOC:
-        return f"{algorithm_label(algorithm)} ({TRUNCATION_WORDS[POSTHOC]})"
-    return f"{algorithm_label(algorithm)} with {TRUNCATION_WORDS.get(truncation, truncation)}"
-
-
-def percent(value: float) -> str:
-    """``0.05`` → ``5 %``."""
-    return f"{100 * value:.3g} %"
 
 
 def target_sentence(target: float, above: float, selected: int, total: int) -> str:

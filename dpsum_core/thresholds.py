@@ -250,7 +250,7 @@ def svt_gaps(
     u = svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
     if tau is None:
         points = u
-        total = data.size
+        total: int | np.ndarray = data.size
     else:
         points = np.minimum(u[None, :], np.asarray(tau, float)[:, None])
         total = data.count_at_most(np.asarray(tau, float))[:, None]
