@@ -37,6 +37,9 @@ page = st.navigation(
         st.Page(
             "app_pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
         ),
+        st.Page(
+            "app_pages/decide.py", title="Decide", icon=":material/target:", url_path="decide"
+        ),
         st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
     ],
     position="top",

@@ -63,13 +63,22 @@ Compare (app_pages/compare.py)
     ``sweep_run``            button: Run the ε sweep
     ``compare_share``        popover: link to the grid and sweep shown
 
+Decide (app_pages/decide.py)
+    ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
+    ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
+    ``decide_truncations``   multiselect: truncation methods compared
+    ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
+    ``decide_share``         popover: link to this view
+    ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download)
+    (shares ``workload_*``, ``rho``, ``algorithms``, ``trials``, ``seed`` with the explorer)
+
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
     ``dl_<figure>_html``, ``dl_<figure>_png``, ``dl_<figure>_svg`` (PNG/SVG only when a
     browser for server-side export is installed). Figures: ``explorer_answers``,
     ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,
     ``explorer_expected``, ``data_histogram``, ``teach_curves``, ``teach_all``,
-    ``compare_grid``, ``compare_sweep``.
+    ``compare_grid``, ``compare_sweep``, ``decide``.
 """
 
 from __future__ import annotations
@@ -133,6 +142,15 @@ SWEEP_EPSILONS = "sweep_epsilons"
 SWEEP_TRUNCATION = "sweep_truncation"
 SWEEP_RUN = "sweep_run"
 COMPARE_SHARE = "compare_share"
+
+# Decide
+DECIDE_TARGET = "decide_target"
+DECIDE_ABOVE = "decide_above"
+DECIDE_TRUNCATIONS = "decide_truncations"
+DECIDE_SIMULATE = "decide_simulate"
+DECIDE_SHARE = "decide_share"
+DECIDE_TABLE = "decide_table"
+DECIDE_CSV = "decide_csv"
 
 
 def download_key(figure: str, fmt: str) -> str:
