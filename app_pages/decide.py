@@ -121,7 +121,7 @@ def decide_page() -> None:
         )  # fmt: skip
     st.caption(headline_definition())
 
-    params = decide.link_params(ctx, plan, simulated_shown=sim is not None)
+    params = decide.link_params(ctx, plan, target, simulated_shown=sim is not None)
     shell.sync_url(params)
     with share:
         shell.share_panel(params, "this view (settings, target and query percentile)")

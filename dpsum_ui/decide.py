@@ -33,10 +33,10 @@ TRUE_ERRORS_NOTE = (
 )
 MODEL_NOTE = (
     "Lines: analytic, no noise drawn. For every ε, θ follows its law (SVT's exactly, "
-    "Recursive's at 16 quantiles; RawSum's θ is its scan on the noise-free sums); E|ŷ − y| is computed from bias² and variance "
-    "with the noise taken as normal (up to 13 % high for SQM and Workload, whose noise is one "
-    "Laplace draw); isotonic regression is not modelled. **Simulate** runs the algorithms "
-    "(your trials and seed) at every 4th ε to check the lines."
+    "Recursive's at 16 quantiles; RawSum's θ is its scan on the noise-free sums); E|ŷ − y| "
+    "comes from bias² and variance with the noise taken as normal (up to 13 % high for SQM "
+    "and Workload, whose noise is one Laplace draw); isotonic regression is not modelled. "
+    "**Simulate** runs the algorithms (your trials and seed) at every 4th ε to check the lines."
 )
 
 
@@ -177,13 +177,13 @@ def curve_table(d: Decision, sim) -> pd.DataFrame:
 
 
 def link_params(
-    ctx: state.DataContext, plan: state.Plan, simulated_shown: bool
+    ctx: state.DataContext, plan: state.Plan, target: float, simulated_shown: bool
 ) -> dict[str, str] | None:
     """Query string of this view: settings, target, query percentile, and the simulation."""
     if plan.config is None:
         return None
     values = {
-        K.DECIDE_TARGET: state.get(K.DECIDE_TARGET),
+        K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
     params = {
