@@ -127,7 +127,7 @@ def test_many_sessions_each_see_only_their_own_data(browser):
             wait_idle(page, TIMEOUT)
             sidebar = page.locator(SIDEBAR).inner_text()  # app.py's frame, settings from link
             assert "∑ dpsum" in sidebar, sidebar
-            assert page.locator('[data-testid="stTopNavLink"]').count() == 5
+            assert page.locator('[data-testid="stTopNavLink"]').count() == 6
             assert "Workload Q3" in sidebar and f"{TRIALS} trials" in sidebar, sidebar
             assert f"seed {u['seed']}" in sidebar, sidebar
         phases["open_s"] = time.monotonic() - t0
