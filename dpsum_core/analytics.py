@@ -24,7 +24,7 @@ from .experiment import epsilon_sweep, inputs_for, run_plan
 from .figures import configuration_name, percent
 from .mechanisms import Inputs
 from .results import headline, headline_name
-from .thresholds import ThetaLaw, theta_law
+from .thresholds import ThetaLaw, theta_laws
 from .workloads import make_workload
 
 
@@ -124,20 +124,15 @@ def _laws(
         return [ThetaLaw(t[None], np.ones(1)) for t in alg.posthoc_theta(inputs, eps)]
     per_query = alg.theta_rule == "per_query"
     m = inputs.workload.size
-    laws = []
-    for e in eps:
-        eps_theta = budget_split(float(e), config.rho, truncation)[0]
-        laws.append(
-            theta_law(
-                inputs.data,
-                truncation,
-                epsilon=eps_theta / m if per_query else eps_theta,
-                upper=config.upper,
-                params=config.truncation_params,
-                tau=inputs.workload.thresholds if per_query else None,
-            )
-        )
-    return laws
+    eps_theta = np.array([budget_split(float(e), config.rho, truncation)[0] for e in eps])
+    return theta_laws(
+        inputs.data,
+        truncation,
+        epsilons=eps_theta / m if per_query else eps_theta,
+        upper=config.upper,
+        params=config.truncation_params,
+        tau=inputs.workload.thresholds if per_query else None,
+    )
 
 
 def relative_error_curves(
@@ -186,13 +181,14 @@ def _expected_abs(
 
     Support points of negligible probability (≤ NEGLIGIBLE) are skipped. A shared θ's error
     components are computed once for every θ any law uses (SVT uses one grid at every ε);
-    per-query laws (SQM) are evaluated one by one.
+    per-query laws (SQM) once per distinct support.
     """
     shared = all(law.support.ndim == 1 for law in laws)
     if shared:
         union = np.unique(np.concatenate([law.support for law in laws]))
         bias2_all, var_all = alg.error(inputs, union, 1.0)
     rows = []
+    cached: tuple[bytes, Components] | None = None
     for law, e in zip(laws, eps_m, strict=True):
         weights = law.weights if law.weights.ndim == 2 else law.weights[:, None]
         used = np.flatnonzero(weights.max(axis=1) > NEGLIGIBLE)
@@ -200,7 +196,9 @@ def _expected_abs(
             at = np.searchsorted(union, law.support[used])
             bias2, var_at_1 = bias2_all[at], var_all[at]
         else:
-            bias2, var_at_1 = alg.error(inputs, law.support[used], 1.0)
+            if cached is None or cached[0] != law.support.tobytes():  # SQM's SVT: one grid
+                cached = (law.support.tobytes(), alg.error(inputs, law.support, 1.0))
+            bias2, var_at_1 = cached[1][0][used], cached[1][1][used]
         rows.append(np.sum(weights[used] * expected_abs_error(bias2, var_at_1 / e**2), axis=0))
     return np.array(rows)
 

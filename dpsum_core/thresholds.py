@@ -468,6 +468,51 @@ def svt_index_probabilities(
     return probs.reshape(*np.shape(gaps)[:-1], probs.shape[-1])
 
 
+def theta_laws(
+    data: Dataset,
+    method: str,
+    *,
+    epsilons: np.ndarray,
+    upper: float,
+    params: TruncationParams,
+    tau: np.ndarray | None = None,
+) -> list[ThetaLaw]:
+    """The law of the θ that :func:`choose_theta` draws with the same arguments, at each ε_θ in
+    ``epsilons`` (no noise drawn).
+
+    ``none`` and ``fixed``: one point. ``svt``: the grid u_k with the probabilities of
+    :func:`svt_index_probabilities` (the gaps are computed once for every ε), and U when it
+    never fires. ``recursive``: ``LAW_POINTS`` equally likely quantile midpoints of
+    ln θ = centre + Lap(β/ε_θ), clamped at U.
+
+    Privacy
+    -------
+    Computed from the private data without noise: for the data holder's analysis of error
+    (the decision view), never a release.
+    """
+    check_choice(method, "truncation", TRUNCATION_METHODS)
+    eps = [float(e) for e in np.atleast_1d(epsilons)]
+    m = None if tau is None else np.asarray(tau).size
+    one = np.ones(1) if m is None else np.ones((1, m))
+    if method in ("none", "fixed"):
+        if method == "fixed" and params.theta is None:
+            raise ParameterError(FIXED_NEEDS_THETA)
+        value = np.inf if method == "none" else float(params.theta)  # type: ignore[arg-type]
+        return [ThetaLaw(one * value, one) for _ in eps]
+    if method == "svt":
+        u, gaps = svt_gaps(data, upper=upper, params=params, tau=tau)
+        support = np.append(u, float(upper))
+        if m is not None:
+            support = np.broadcast_to(support[:, None], (support.size, m))
+        laws = []
+        for e in eps:
+            b_eta, b_nu = svt_scales(e, r=params.svt_r, variant=params.svt_variant)
+            probs = svt_index_probabilities(gaps, b_eta=b_eta, b_nu=b_nu)  # (K+1,) or (m, K+1)
+            laws.append(ThetaLaw(support, probs if m is None else probs.T))
+        return laws
+    return [_recursive_law(data, e, upper=upper, params=params, tau=tau) for e in eps]
+
+
 def theta_law(
     data: Dataset,
     method: str,
@@ -477,33 +522,17 @@ def theta_law(
     params: TruncationParams,
     tau: np.ndarray | None = None,
 ) -> ThetaLaw:
-    """The law of the θ that :func:`choose_theta` draws with the same arguments (no noise drawn).
+    """:func:`theta_laws` at one ε_θ."""
+    return theta_laws(
+        data, method, epsilons=np.array([epsilon]), upper=upper, params=params, tau=tau
+    )[0]
 
-    ``none`` and ``fixed``: one point. ``svt``: the grid u_k with the probabilities of
-    :func:`svt_index_probabilities`, and U when it never fires. ``recursive``: ``LAW_POINTS``
-    equally likely quantile midpoints of ln θ = centre + Lap(β/ε_θ), clamped at U.
 
-    Privacy
-    -------
-    Computed from the private data without noise: for the data holder's analysis of error
-    (the decision view), never a release.
-    """
-    check_choice(method, "truncation", TRUNCATION_METHODS)
+def _recursive_law(
+    data: Dataset, epsilon: float, *, upper: float, params: TruncationParams, tau: np.ndarray | None
+) -> ThetaLaw:
+    """LAW_POINTS quantile midpoints of the recursive mechanism's θ (see :func:`recursive_theta`)."""
     m = None if tau is None else np.asarray(tau).size
-    one = np.ones(1) if m is None else np.ones((1, m))
-    if method in ("none", "fixed"):
-        if method == "fixed" and params.theta is None:
-            raise ParameterError(FIXED_NEEDS_THETA)
-        value = np.inf if method == "none" else float(params.theta)  # type: ignore[arg-type]
-        return ThetaLaw(one * value, one)
-    if method == "svt":
-        u, gaps = svt_gaps(data, upper=upper, params=params, tau=tau)
-        b_eta, b_nu = svt_scales(epsilon, r=params.svt_r, variant=params.svt_variant)
-        probs = svt_index_probabilities(gaps, b_eta=b_eta, b_nu=b_nu)  # (K+1,) or (m, K+1)
-        support = np.append(u, float(upper))
-        if m is None:
-            return ThetaLaw(support, probs)
-        return ThetaLaw(np.broadcast_to(support[:, None], (support.size, m)), probs.T)
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
     theta0 = params.start(upper)[1]
