@@ -47,7 +47,7 @@ def parse_target(text: object) -> float:
     Raises
     ------
     ParameterError
-        Not a number, or not in (0, 1000) %.
+        Not a number, or not in (0, DECIDE_TARGET_MAX_PERCENT) %.
     """
     raw = str(text if text is not None else "").strip().removesuffix("%").strip()
     try:
@@ -56,9 +56,10 @@ def parse_target(text: object) -> float:
         raise ParameterError(
             f"the error target {str(text)!r} is not a number: type a percentage such as 5"
         ) from None
-    if not 0 < value < 1000 or not np.isfinite(value):
+    top = limits.DECIDE_TARGET_MAX_PERCENT
+    if not 0 < value < top or not np.isfinite(value):
         raise ParameterError(
-            f"the error target must be a percentage between 0 and 1000, got {raw}: "
+            f"the error target must be a percentage between 0 and {top:g}, got {raw}: "
             "type e.g. 5 for 5 %"
         )
     return value / 100
