@@ -28,7 +28,7 @@ from tests.e2e.conftest import (
 
 pytestmark = pytest.mark.e2e
 
-ALGORITHMS = ("SQM", "Identity", "Workload", "TiMM", "TaMM")
+ALGORITHMS = ("SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum")  # the default set
 TIMED_SEEDS = (11, 12, 13)  # distinct seeds: every run computes, nothing comes from the memo
 
 # Records, in the page's own clock, the click on Run, the script run (stApp's
