@@ -38,6 +38,9 @@ page = st.navigation(
             "app_pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
         ),
         st.Page(
+            "app_pages/decide.py", title="Decide", icon=":material/target:", url_path="decide"
+        ),
+        st.Page(
             "app_pages/release.py", title="Release", icon=":material/publish:", url_path="release"
         ),
         st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),

@@ -34,13 +34,15 @@ uses too.
 
 **Who it is for**
 - *Data custodians*: which method and ε give useful answers on data like yours, before any
-  release.
+  release. The Decide page draws the error of every algorithm against ε (analytic and
+  instant, with a simulation check) and says, for an error target you type, the smallest ε
+  at which each meets it.
 - *Teachers*: the Single query page explains truncation bias, binning bias, sensitivity and
   the budget split; the chart's θ slider moves live in the browser, and the page fits a
   projector (1280×800 and up).
 - *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations. Every
   view — the explorer's run, the Compare grid and ε sweep, the Single query's τ, θ and
-  algorithm — has a link (the address bar and the **Share** button) that reproduces it, and
+  algorithm, the Decide page's target — has a link (the address bar and the **Share** button) that reproduces it, and
   every figure downloads as HTML, PNG or SVG under a name that says what it shows (dataset,
   workload, ε, seed).
 """
@@ -79,6 +81,9 @@ with right:
 - **A fixed θ** is differentially private only if it was chosen **without looking at the
   data**. Picking it from the histogram or from the curves on the Single query page leaks
   information; SVT and the recursive mechanism choose θ privately and pay ρ·ε for it.
+- **Choosing ε or an algorithm on the Decide page** looks at true errors: the choice depends
+  on the data and is not covered by the privacy guarantee. It is for people allowed to see
+  the data; to choose privately, decide on public or earlier data.
 - **The domain** [0, U] and the bins must be public knowledge, never derived from the data.
   Cleaning (dropping non-numbers, clipping to [0, U]) is a fixed per-record rule and costs
   nothing.

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from bench.common import ROOT, emit, log, machine, parser, run_json
 
-SCRIPTS = ("browser", "greedy", "ingest", "memory", "explorer", "reproduce", "scaling")
+SCRIPTS = (
+    "browser", "greedy", "ingest", "memory", "explorer", "decide", "reproduce", "scaling",
+)  # fmt: skip
 
 
 def speedups(scripts: dict) -> dict:

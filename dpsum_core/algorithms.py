@@ -55,6 +55,9 @@ class Algorithm:
     stream_id
         Fixed key of the algorithm's random stream; never reused or renumbered (shared links
         rely on it).
+    posthoc_theta
+        Post-hoc algorithms only: ``posthoc_theta(inputs, epsilons)``, the θ its rule picks on
+        the noise-free measurement at each ε (for analytic error without drawing noise).
     """
 
     name: str
@@ -68,6 +71,7 @@ class Algorithm:
     measure: Measure
     error: ErrorComponents
     stream_id: int
+    posthoc_theta: Callable[[Inputs, np.ndarray], np.ndarray] | None = None
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
@@ -158,6 +162,7 @@ _RECORDS = (
         measure=rawsum.rawsum,
         error=rawsum.rawsum_error,
         stream_id=7,  # 6 is SQM's per-query θ stream (experiment.SQM_THETA_STREAM)
+        posthoc_theta=rawsum.expected_theta,
     ),
 )
 

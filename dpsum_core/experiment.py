@@ -226,8 +226,11 @@ def epsilon_sweep(
     epsilons: list[float] | np.ndarray,
     *,
     progress: Callable[[float, str], None] | None = None,
+    queries: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Mean relative error (without and with isotonic) of every configuration at each ε.
+
+    ``queries``: boolean mask of the queries the metrics are taken over (all by default).
 
     Returns
     -------
@@ -241,7 +244,7 @@ def epsilon_sweep(
         if progress:
             progress(i / len(eps_list), f"ε = {eps:g}")
         result = run_experiment(data, config.with_(epsilon=eps))
-        frame = result.overview()[
+        frame = result.overview(queries)[
             [
                 "algorithm",
                 "truncation",

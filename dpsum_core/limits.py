@@ -42,3 +42,12 @@ SUMMARY_TOP_K = 8192
 SUMMARY_MAX_PASSES = 64
 # Points one second pass may add (SQM with a per-query recursive θ asks for trials × m points).
 SUMMARY_MAX_EXTRA_POINTS = 20_000
+# The decision view's ε grid: DECIDE_EPSILON_POINTS log-spaced values from DECIDE_EPSILON_LOW to
+# DECIDE_EPSILON_HIGH (the app's ε slider range); the simulation check runs every
+# DECIDE_SIMULATE_EVERY-th of them (7 runs), each a full run with the configured trials.
+DECIDE_EPSILON_LOW = 1e-3
+DECIDE_EPSILON_HIGH = 10.0
+DECIDE_EPSILON_POINTS = 25
+DECIDE_SIMULATE_EVERY = 4
+# The error target typed on the Decide page, in percent: (0, DECIDE_TARGET_MAX_PERCENT).
+DECIDE_TARGET_MAX_PERCENT = 1000.0

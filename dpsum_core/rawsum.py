@@ -177,7 +177,7 @@ def design(domain: Domain, workload: Workload) -> RawSumDesign:
     return built
 
 
-def choose_theta(d: RawSumDesign, s_hat: np.ndarray, epsilon: float) -> np.ndarray:
+def choose_theta(d: RawSumDesign, s_hat: np.ndarray, epsilon: float | np.ndarray) -> np.ndarray:
     """θ* per trial from the reconstructed sums (post-processing: reads only ŝ and public d).
 
     k̂ = the largest shell with M̂_k > z·sd_k (the first shell if none); θ* = the smallest
@@ -191,6 +191,22 @@ def choose_theta(d: RawSumDesign, s_hat: np.ndarray, epsilon: float) -> np.ndarr
     cand = theta_candidates(d.domain)
     theta = cand[np.searchsorted(cand, g, side="left")]
     return np.where(g >= d.domain.upper, np.inf, theta)
+
+
+def expected_theta(inputs: Inputs, epsilons: np.ndarray) -> np.ndarray:
+    """θ* that the scan picks on the noise-free reconstruction R·s at each budget in
+    ``epsilons`` (shape (e,)): RawSum's typical θ, for analytic error without drawing noise
+    (the decision view).
+
+    Privacy
+    -------
+    Read from the exact bin sums: for the data holder's analysis only, never a release.
+    """
+    d = design(inputs.domain, inputs.workload)
+    expected = d.projection @ bin_sums(inputs.data, inputs.domain)
+    # one row per ε: the scan's noise sd scales as 1/ε (choose_theta broadcasts it)
+    eps = np.asarray(epsilons, float)
+    return choose_theta(d, np.broadcast_to(expected, (eps.size, expected.size)), eps[:, None])
 
 
 def kept_bins(domain: Domain, theta: np.ndarray) -> np.ndarray:

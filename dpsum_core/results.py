@@ -145,21 +145,27 @@ class ExperimentResult:
             )
         return pd.concat(frames, ignore_index=True)
 
-    def overview(self) -> pd.DataFrame:
+    def overview(self, queries: np.ndarray | None = None) -> pd.DataFrame:
         """One row per (algorithm, truncation): the headline metric with and without isotonic
-        (``median_rel_error``, ``median_rel_error_iso``), the mean over queries too."""
+        (``median_rel_error``, ``median_rel_error_iso``), the mean over queries too.
+
+        ``queries``: a boolean mask selecting the queries the metrics are taken over (all by
+        default)."""
+        keep = slice(None) if queries is None else np.asarray(queries, bool)
         rows = []
         for r in self.runs:
+            rel = self.relative_errors(r)[:, keep]
+            rel_iso = self.relative_errors(r, iso=True)[:, keep]
             rows.append(
                 {
                     "algorithm": r.algorithm,
                     "truncation": r.truncation,
-                    "mean_rel_error": headline(self.relative_errors(r), "mean"),
-                    "mean_rel_error_iso": headline(self.relative_errors(r, iso=True), "mean"),
+                    "mean_rel_error": headline(rel, "mean"),
+                    "mean_rel_error_iso": headline(rel_iso, "mean"),
                     # The headline: a few tiny queries (y < δ, or zeros weighted by the upper
                     # bin edge) can dominate the mean over queries; the median cannot.
-                    "median_rel_error": headline(self.relative_errors(r), "median"),
-                    "median_rel_error_iso": headline(self.relative_errors(r, iso=True), "median"),
+                    "median_rel_error": headline(rel, "median"),
+                    "median_rel_error_iso": headline(rel_iso, "median"),
                     "median_theta": float(np.median(r.theta)),
                     "epsilon_theta": r.budget.epsilon_theta,
                     "epsilon_measure": r.budget.epsilon_measure,

@@ -17,7 +17,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core import expected, figures, strategies
-from dpsum_core.analytics import theta_error_components
+from dpsum_core.analytics import (
+    Curves,
+    relative_error_curves,
+    simulated_error_vs_epsilon,
+    theta_error_components,
+)
 from dpsum_core.data import Dataset, Domain, histogram
 from dpsum_core.expected import components_frame
 from dpsum_core.experiment import (
@@ -128,6 +133,41 @@ def bias_parts(
         return truncation[:, 0], binning[:, 0]
 
     return state.memo("curves", key, build)
+
+
+def decision_curves(data: Dataset, config: ExperimentConfig, epsilons: np.ndarray) -> Curves:
+    """Expected relative error of every query at each ε (deterministic, memoised): they do
+    not depend on the configured ε, trials or seed, so changing those recomputes nothing."""
+    grid = tuple(float(e) for e in epsilons)
+    base = config.with_(epsilon=ExperimentConfig().epsilon, seed=0, trials=1)
+    key = (*state.result_key(data, base), grid)
+    with _engine():
+        return state.memo(
+            "decide", key, lambda: relative_error_curves(data, config, np.asarray(grid))
+        )
+
+
+def decision_simulation_key(
+    data: Dataset, config: ExperimentConfig, epsilons: np.ndarray, above: float
+) -> tuple:
+    """Memo key of a simulation check (its seed and trials included)."""
+    return (*state.result_key(data, config), tuple(float(e) for e in epsilons), float(above))
+
+
+def decision_simulation(
+    data: Dataset, config: ExperimentConfig, epsilons: np.ndarray, above: float
+) -> pd.DataFrame:
+    """Run (or fetch) the simulation check of the decision view, with a progress bar."""
+    key = decision_simulation_key(data, config, epsilons, above)
+    if state.memo_get("decide_sim", key) is None:
+        update, done = _progress("Simulating")
+        try:
+            with _engine():
+                state.memo("decide_sim", key, lambda: simulated_error_vs_epsilon(
+                    data, config, epsilons, above=above, progress=update))  # fmt: skip
+        finally:
+            done()
+    return state.memo_get("decide_sim", key)
 
 
 def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:

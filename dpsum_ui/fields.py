@@ -87,6 +87,9 @@ UI_DEFAULTS: dict[str, Any] = {
     K.COMPARE_VIEW: "heatmap",
     K.SWEEP_EPSILONS: [0.001, 0.01, 0.1, 1.0],
     K.SWEEP_TRUNCATION: "svt",
+    K.DECIDE_TARGET: "5",
+    K.DECIDE_ABOVE: 10.0,
+    K.DECIDE_TRUNCATIONS: ["svt"],
 }
 
 

@@ -75,6 +75,14 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_go``         button: Release (once per confirmation)
     ``release_answers_csv``      download_button: answers.csv of the last release
     ``release_record_json``      download_button: release.json of the last release
+Decide (app_pages/decide.py)
+    ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
+    ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
+    ``decide_truncations``   multiselect: truncation methods compared
+    ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
+    ``decide_share``         popover: link to this view
+    ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download)
+    (shares ``workload_*``, ``rho``, ``algorithms``, ``trials``, ``seed`` with the explorer)
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
@@ -83,7 +91,7 @@ Charts and figure downloads (every figure, ``<figure>`` as below)
     ``table_<figure>`` (expander: the chart's numbers as a table, built only when open). Figures: ``explorer_answers``,
     ``explorer_error``, ``explorer_isotonic``, ``explorer_theta``, ``explorer_data``,
     ``explorer_expected``, ``data_histogram``, ``teach_curves``, ``teach_all``,
-    ``compare_grid``, ``compare_sweep``.
+    ``compare_grid``, ``compare_sweep``, ``decide``.
 """
 
 from __future__ import annotations
@@ -160,6 +168,14 @@ RELEASE_CONFIRM = "release_confirm"
 RELEASE_GO = "release_go"
 RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"
+# Decide
+DECIDE_TARGET = "decide_target"
+DECIDE_ABOVE = "decide_above"
+DECIDE_TRUNCATIONS = "decide_truncations"
+DECIDE_SIMULATE = "decide_simulate"
+DECIDE_SHARE = "decide_share"
+DECIDE_TABLE = "decide_table"
+DECIDE_CSV = "decide_csv"
 
 
 def download_key(figure: str, fmt: str) -> str:

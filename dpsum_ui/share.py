@@ -50,12 +50,17 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
 SHOWN_QUERY_KEYS: tuple[str, ...] = ("data", "column", "iso")
 
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
+SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)
 # What a page shows beyond the configuration: query name → (widget key, kind, allowed values).
 VIEW_PARAMS: dict[str, dict[str, tuple[str, str, tuple | None]]] = {
     "compare": {
         "view": (K.COMPARE_VIEW, "text", COMPARE_VIEWS),
         "sweep": (K.SWEEP_EPSILONS, "numbers", EPSILON_GRID),
         "sweep_truncation": (K.SWEEP_TRUNCATION, "text", TRUNCATION_METHODS),
+    },
+    "decide": {
+        "target": (K.DECIDE_TARGET, "text", None),
+        "above": (K.DECIDE_ABOVE, "number", None),
     },
     "single-query": {
         "tau": (K.TEACH_QUERY, "number", None),

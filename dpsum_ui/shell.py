@@ -45,6 +45,8 @@ def restore_from_link(page: str) -> None:
     state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
     if page == "compare":
         state.put(K.COMPARE_TRUNCATIONS, list(shared.config.truncations))
+    if page == "decide":
+        state.put(K.DECIDE_TRUNCATIONS, list(shared.config.truncations))
     for key, value in view.items():
         state.put(key, value)
     if shared.uploaded:
@@ -57,13 +59,20 @@ def restore_from_link(page: str) -> None:
             + ", then press Run.",
         )
         return
-    _run_once(page, shared.config, grid=share.GRID_PARAM in params, sweep="sweep" in params)
+    _run_once(
+        page,
+        shared.config,
+        grid=share.GRID_PARAM in params,
+        sweep="sweep" in params,
+        simulate=share.SIMULATE_PARAM in params,
+    )
 
 
-def _run_once(page: str, config, *, grid: bool, sweep: bool) -> None:
+def _run_once(page: str, config, *, grid: bool, sweep: bool, simulate: bool) -> None:
     """Queue the link's run for its page, or say once why it cannot run."""
-    if page == "single-query":
-        state.notice("info", "Settings restored from the link: the same query, θ and curves.")
+    if page == "single-query" or (page == "decide" and not simulate):
+        what = "query, θ and curves" if page == "single-query" else "curves and target"
+        state.notice("info", f"Settings restored from the link: the same {what}.")
         return
     ctx = state.data_context()
     plan = state.plan(ctx, truncations=config.truncations)
@@ -76,6 +85,8 @@ def _run_once(page: str, config, *, grid: bool, sweep: bool) -> None:
         return
     if page == "compare":
         st.session_state[state.COMPARE_AUTORUN] = {"grid": grid, "sweep": sweep}
+    elif page == "decide":
+        st.session_state[state.DECIDE_AUTORUN] = True
     else:
         st.session_state[state.AUTORUN] = True
     state.notice(

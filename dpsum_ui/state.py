@@ -40,6 +40,7 @@ from .store import (  # noqa: F401
     AUTORUN,
     COMPARE_AUTORUN,
     COMPARE_RESULT,
+    DECIDE_AUTORUN,
     EXPLORER_RESULT,
     NOTICE,
     SWEEP_RESULT,

@@ -28,6 +28,7 @@ SWEEP_RESULT = "_sweep_result"
 NOTICE = "_notice"  # (kind, text) shown once on the page a link opened (link / config restored)
 AUTORUN = "_autorun"  # set by a link: run the explorer once
 COMPARE_AUTORUN = "_compare_autorun"  # set by a link: run the grid and/or the sweep once
+DECIDE_AUTORUN = "_decide_autorun"  # set by a link: run the decision view's simulation once
 
 
 def settings() -> dict[str, Any]:

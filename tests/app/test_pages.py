@@ -12,6 +12,7 @@ PAGES = [
     ("app_pages/explorer.py", "Workload explorer"),
     ("app_pages/single_query.py", "Single query"),
     ("app_pages/compare.py", "Compare"),
+    ("app_pages/decide.py", "Decide"),
     ("app_pages/about.py", "About dpsum"),
 ]
 

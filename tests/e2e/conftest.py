@@ -149,6 +149,7 @@ PAGE_TITLES = {
     "Workload explorer": "Workload explorer",
     "Single query": "Single query",
     "Compare": "Compare",
+    "Decide": "Decide",
     "Release": "Release",
     "About": "About dpsum",
 }

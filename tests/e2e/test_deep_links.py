@@ -44,5 +44,5 @@ def test_deep_link_on_a_fresh_server_opens_inside_the_app(browser):
     assert first["h1"] == "About dpsum"
     # (once a session has opened "/", deep links do get the frame: test_concurrency.py opens
     # nine of its ten sessions on /data and checks the sidebar summary drawn by app.py)
-    assert first["top_nav"] == 6, first  # Data, Explorer, Single query, Compare, Release, About
+    assert first["top_nav"] == 7, first  # Data, Explorer, Single query, Compare, Decide, Release, About
     assert APP_FRAME in first["sidebar"], first

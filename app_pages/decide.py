@@ -1,0 +1,130 @@
+"""Decide: how much ε each algorithm needs to meet an error target (analytic, instant), with a
+simulation check on demand. Errors are against the true answers: for people allowed to see
+the data."""
+
+import streamlit as st
+
+from dpsum_core.errors import DpsumError
+from dpsum_core.results import headline_definition, headline_name
+from dpsum_core.thresholds import TRUNCATION_METHODS
+from dpsum_ui import decide, shell, state, widgets
+from dpsum_ui import keys as K
+from dpsum_ui.state import widget
+
+st.title("Decide: how much ε for a target error")
+st.caption(
+    "Error against ε for every algorithm, and the smallest ε at which each meets the error "
+    "you need. The curves are analytic and instant; **Simulate** checks them with real runs."
+)
+
+
+def controls() -> tuple[list[str], object, object]:
+    """Target, query subset, workload, ρ, truncation methods and algorithms."""
+    with st.container(border=True):
+        target, workload, methods = st.columns([1.0, 1.0, 1.5], gap="medium")
+        with target:
+            text = widget(
+                st.text_input,
+                K.DECIDE_TARGET,
+                f"Target: {headline_name()} ≤ … %",
+                help="A percentage, e.g. 5 for 5 %. " + headline_definition(),
+            )
+            above = widget(
+                st.number_input,
+                K.DECIDE_ABOVE,
+                "On the queries from the p-th percentile of τ up",
+                min_value=0.0,
+                max_value=99.0,
+                step=5.0,
+                format="%g",
+                help="0 = all queries. The smallest queries have tiny true answers, so their "
+                "relative error is large at any ε; leave them out of the target.",
+            )
+        with workload:
+            widgets.workload_controls()
+            widgets.rho_control()
+        with methods:
+            truncations = widget(
+                st.multiselect,
+                K.DECIDE_TRUNCATIONS,
+                "Truncation methods",
+                options=list(TRUNCATION_METHODS),
+                format_func=widgets.TRUNCATION_LABELS.get,
+            )
+            widgets.algorithms_control()
+            if "fixed" in truncations:
+                widgets.fixed_theta_control()
+    return truncations, text, above
+
+
+def decide_page() -> None:
+    """The whole page; returns early when the data or the settings are not usable."""
+    shell.show_notice()
+    ctx = state.data_context()
+    if ctx.error:
+        st.error(f"{ctx.error} Fix it on the Data page.")
+        st.page_link(
+            "app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:"
+        )
+        return
+    truncations, text, above = controls()
+    st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")
+    if not truncations:
+        st.error("Choose at least one truncation method.")
+        return
+    plan = state.plan(ctx, truncations=tuple(truncations))
+    if plan.error:
+        st.error(plan.error)
+        return
+    try:
+        target = decide.parse_target(text)
+        view = decide.decide(ctx, plan, target, float(above))
+    except DpsumError as exc:
+        st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+        return
+
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+        clicked = st.button(
+            "Simulate", key=K.DECIDE_SIMULATE, icon=":material/play_arrow:",
+            help=f"Run every algorithm at {decide.simulate_epsilons().size} of the ε values "
+            "with your trials and seed, to check the analytic lines.",
+        )  # fmt: skip
+        widgets.trials_and_seed()
+        share = st.popover("Share", icon=":material/share:", key=K.DECIDE_SHARE)
+    try:
+        sim = decide.simulated(ctx, plan, float(above), run=clicked or decide.autorun())
+    except DpsumError as exc:
+        st.error(str(exc))
+        sim = None
+
+    summary, chart = st.columns([1, 2.2], gap="medium")
+    with summary:
+        st.markdown(f"**{view.target_text}**")
+        st.markdown("\n".join(f"- {line}" for line in view.lines))
+        st.caption(decide.MODEL_NOTE)
+    with chart:
+        fig = decide.figure(ctx, plan, view, target, float(above), sim)
+        widgets.chart(fig, "decide", stem=decide.stem(ctx, plan, target, float(above)))
+        if sim is not None:
+            c = plan.config
+            st.caption(f"Open markers: simulated, {c.trials} trials, seed {c.seed}, no isotonic "
+                       "regression (as the lines); the table has the values with it too.")  # fmt: skip
+    with st.expander("Data table (the chart's values)", key=K.DECIDE_TABLE):
+        st.dataframe(decide.reach_table(view), hide_index=True)
+        table = decide.curve_table(view, sim)
+        st.dataframe(table, hide_index=True)
+        st.download_button(
+            "CSV", data=lambda: table.to_csv(index=False),
+            file_name=decide.stem(ctx, plan, target, float(above)) + ".csv", mime="text/csv",
+            key=K.DECIDE_CSV, on_click="ignore", icon=":material/download:", type="tertiary",
+            help="Not for publication: computed from the true answers.",
+        )  # fmt: skip
+    st.caption(headline_definition())
+
+    params = decide.link_params(ctx, plan, target, simulated_shown=sim is not None)
+    shell.sync_url(params)
+    with share:
+        shell.share_panel(params, "this view (settings, target and query percentile)")
+
+
+decide_page()

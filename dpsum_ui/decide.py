@@ -1,0 +1,206 @@
+"""Pieces of the Decide page: the target, the analytic curves, the summary, the simulation check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpsum_core import figures, limits
+from dpsum_core.analytics import (
+    Reach,
+    decision_summary,
+    epsilon_grid,
+    headline_vs_epsilon,
+    query_subset,
+    smallest_epsilon,
+    target_sentence,
+)
+from dpsum_core.errors import ParameterError
+from dpsum_core.results import headline_name
+
+from . import compute, share, state
+from . import keys as K
+
+TRUE_ERRORS_NOTE = (
+    "These errors are measured against the **true answers**. Choosing ε or an algorithm by "
+    "looking at them is for people allowed to see the data (custodians, researchers): the "
+    "choice depends on the data and is not covered by the privacy guarantee. To choose "
+    "privately, decide on public or earlier data, or fix the design before seeing the data."
+)
+MODEL_NOTE = (
+    "Lines: analytic, no noise drawn. For every ε, θ follows its law (SVT's exactly, "
+    "Recursive's at 16 quantiles; RawSum's θ is its scan on the noise-free sums); E|ŷ − y| "
+    "comes from bias² and variance with the noise taken as normal (up to 13 % high for SQM "
+    "and Workload, whose noise is one Laplace draw); isotonic regression is not modelled. "
+    "**Simulate** runs the algorithms (your trials and seed) at every 4th ε to check the lines."
+)
+
+
+def parse_target(text: object) -> float:
+    """The error target as a fraction, from a percentage typed by the user (``5``, ``5 %``,
+    ``2,5``).
+
+    Raises
+    ------
+    ParameterError
+        Not a number, or not in (0, DECIDE_TARGET_MAX_PERCENT) %.
+    """
+    raw = str(text if text is not None else "").strip().removesuffix("%").strip()
+    try:
+        value = float(raw.replace(",", "."))
+    except ValueError:
+        raise ParameterError(
+            f"the error target {str(text)!r} is not a number: type a percentage such as 5"
+        ) from None
+    top = limits.DECIDE_TARGET_MAX_PERCENT
+    if not 0 < value < top or not np.isfinite(value):
+        raise ParameterError(
+            f"the error target must be a percentage between 0 and {top:g}, got {raw}: "
+            "type e.g. 5 for 5 %"
+        )
+    return value / 100
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the page shows for one target: the curves, where each meets it, the sentences."""
+
+    frame: pd.DataFrame  # epsilon, algorithm, truncation, metric (analytic)
+    reaches: tuple[Reach, ...]
+    lines: list[str]
+    target_text: str
+    selected: int
+
+
+def decide(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> Decision:
+    """The analytic curves (memoised) reduced to the chosen queries, and the summary.
+
+    Raises
+    ------
+    ParameterError
+        The query percentile is out of range or selects nothing.
+    """
+    assert plan.config is not None and plan.workload is not None and ctx.dataset is not None
+    eps = epsilon_grid()
+    mask = query_subset(plan.workload.thresholds, above)
+    curves = compute.decision_curves(ctx.dataset, plan.config, eps)
+    frame = headline_vs_epsilon(curves, eps, mask)
+    reaches = smallest_epsilon(frame, target)
+    return Decision(
+        frame=frame,
+        reaches=reaches,
+        lines=decision_summary(reaches, target, eps),
+        target_text=target_sentence(target, above, int(mask.sum()), mask.size),
+        selected=int(mask.sum()),
+    )
+
+
+def simulate_epsilons() -> np.ndarray:
+    """The ε values the simulation check runs (every DECIDE_SIMULATE_EVERY-th of the grid)."""
+    return epsilon_grid()[:: limits.DECIDE_SIMULATE_EVERY]
+
+
+def simulated(ctx: state.DataContext, plan: state.Plan, above: float, *, run: bool):
+    """The simulation check of the current settings: run it if ``run``, else the memoised one
+    (None if never run with these settings)."""
+    assert plan.config is not None and ctx.dataset is not None
+    eps = simulate_epsilons()
+    if run:
+        return compute.decision_simulation(ctx.dataset, plan.config, eps, above)
+    key = compute.decision_simulation_key(ctx.dataset, plan.config, eps, above)
+    return state.memo_get("decide_sim", key)
+
+
+def figure(
+    ctx: state.DataContext, plan: state.Plan, d: Decision, target: float, above: float, sim
+) -> go.Figure:
+    """The decision figure (built once per settings, target and simulation)."""
+    assert plan.config is not None and ctx.dataset is not None
+    c = plan.config
+    rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
+    which = "all queries" if above == 0 else f"queries from the {above:g}th percentile of τ up"
+    title = (
+        f"{headline_name().capitalize()} versus ε, target {figures.percent(target)}<br><sup>"
+        f"{ctx.dataset.name} · {c.workload} · {figures.domain_text(c.upper, c.bins)}{rho} · "
+        f"{which}</sup>"
+    )
+    key = (
+        state.result_key(ctx.dataset, c.with_(epsilon=0.01, seed=0, trials=1)),
+        "decide", target, above, None if sim is None else (c.seed, c.trials),
+    )  # fmt: skip
+    return compute.figure(
+        key,
+        lambda: figures.decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+    )
+
+
+def stem(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> str:
+    """File name of the view's downloads: dataset, workload, target and query percentile."""
+    assert plan.config is not None and ctx.dataset is not None
+    return figures.file_stem(
+        ctx.dataset.name, plan.config.workload, f"target{100 * target:g}pct",
+        f"above{above:g}", "error_vs_epsilon",
+    )  # fmt: skip
+
+
+def reach_table(d: Decision) -> pd.DataFrame:
+    """Per configuration: the smallest ε meeting the target and the lowest error in range."""
+    return pd.DataFrame(
+        {
+            "Configuration": [figures.configuration_name(r.algorithm, r.truncation) for r in d.reaches],
+            "Smallest ε meeting the target": [
+                "not reached" if r.epsilon is None
+                else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
+                for r in d.reaches
+            ],
+            "Lowest error for ε ≤ 10": [figures.percent(r.best) for r in d.reaches],
+        }
+    )  # fmt: skip
+
+
+def curve_table(d: Decision, sim) -> pd.DataFrame:
+    """The curves as a tidy table (the chart's data): analytic, and simulated when run."""
+    out = d.frame.assign(kind="analytic", metric_iso=np.nan)
+    if sim is not None:
+        out = pd.concat([out, sim.assign(kind="simulated")], ignore_index=True)
+    out = out.assign(
+        configuration=[
+            figures.configuration_name(a, t)
+            for a, t in zip(out["algorithm"], out["truncation"], strict=True)
+        ]
+    )
+    return out[["kind", "configuration", "algorithm", "truncation", "epsilon", "metric",
+                "metric_iso"]]  # fmt: skip
+
+
+def link_params(
+    ctx: state.DataContext, plan: state.Plan, target: float, simulated_shown: bool
+) -> dict[str, str] | None:
+    """Query string of this view: settings, target, query percentile, and the simulation."""
+    if plan.config is None:
+        return None
+    values = {
+        K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
+        K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
+    }
+    params = {
+        **share.config_to_query(
+            plan.config,
+            sample=ctx.sample,
+            column=ctx.column if ctx.sample else None,
+            iso=bool(state.get(K.ISO)),
+        ),
+        **share.view_to_query("decide", values),
+    }
+    if simulated_shown:
+        params[share.SIMULATE_PARAM] = "1"
+    return params
+
+
+def autorun() -> bool:
+    """Whether a link asked to run the simulation once on this page."""
+    return bool(st.session_state.pop(state.DECIDE_AUTORUN, False))

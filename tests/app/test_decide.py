@@ -1,0 +1,106 @@
+"""The Decide page: target → summary, bad input → st.error, the simulation check, its link."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_helpers import array, assert_clean, charts, errors, title
+from streamlit.testing.v1 import AppTest
+from test_sharing import _open, flat
+
+from dpsum_core.analytics import decision_summary, error_vs_epsilon, smallest_epsilon
+from dpsum_core.experiment import ExperimentConfig
+from dpsum_ui import datasets
+
+
+@pytest.fixture
+def decide(app: AppTest) -> AppTest:
+    app.selectbox(key="workload_kind").select("Q3")
+    app.number_input(key="trials").set_value(10)
+    app.run()
+    app.switch_page("app_pages/decide.py").run()
+    assert_clean(app)
+    return app
+
+
+def summary(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> None:
+    text = summary(decide)
+    assert "Target: median relative error ≤ 5 % on the queries from the 10th percentile" in text
+    data = datasets.sample_dataset("incomes.csv", "income", 800_000.0)
+    frame = error_vs_epsilon(data, ExperimentConfig(workload="Q3"), above=10)
+    for target in (0.05, 0.02):
+        if target != 0.05:
+            decide.text_input(key="decide_target").input("2 %").run()
+            assert_clean(decide)
+            text = summary(decide)
+        lines = decision_summary(smallest_epsilon(frame, target), target, frame["epsilon"])
+        for line in lines:
+            assert line in text, (line, text)
+    assert "≤ 2 % on" in text
+    # the note about true errors sits next to the summary
+    assert any("true answers" in w.value and "allowed to see the data" in w.value
+               for w in decide.warning)  # fmt: skip
+    (spec,) = charts(decide)
+    assert title(spec).startswith("Median relative error versus ε, target 2 %")
+    names = [t.get("name", "") for t in spec["data"]]
+    assert "TaMM with SVT" in names and "RawSum (θ after measuring)" in names
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("five", "The error target 'five' is not a number: type a percentage such as 5"),
+        ("0", "The error target must be a percentage between 0 and 1000, got 0"),
+        ("-3 %", "The error target must be a percentage between 0 and 1000, got -3"),
+        ("", "The error target '' is not a number"),
+    ],
+)
+def test_a_bad_target_is_an_error_not_a_traceback(decide: AppTest, typed, message) -> None:
+    decide.text_input(key="decide_target").input(typed).run()
+    assert not decide.exception
+    assert any(message in e for e in errors(decide)), errors(decide)
+    assert not charts(decide)
+
+
+def test_all_queries_and_no_truncation_method(decide: AppTest) -> None:
+    decide.number_input(key="decide_above").set_value(0.0).run()
+    assert_clean(decide)
+    assert "on all queries (10 of 10 queries)" in summary(decide)
+    decide.multiselect(key="decide_truncations").set_value([]).run()
+    assert not decide.exception
+    assert "Choose at least one truncation method." in errors(decide)
+
+
+def test_simulate_overlays_the_runs_and_the_link_reproduces_the_view(decide: AppTest) -> None:
+    decide.text_input(key="decide_target").input("3").run()
+    decide.button(key="decide_simulate").click().run()
+    assert_clean(decide)
+    (spec,) = charts(decide)
+    simulated = [t for t in spec["data"] if t.get("name", "").endswith(", simulated")]
+    assert len(simulated) == 6  # 5 algorithms with SVT, and RawSum
+    assert all(array(t["x"]).size == 7 for t in simulated)
+    params = flat(dict(decide.query_params))
+    assert params["target"] == "3" and params["above"] == "10" and params["simulate"] == "1"
+    other = _open("app_pages/decide.py", params)
+    assert not other.exception and not other.error
+    assert summary(other).count("≤ 3 %") == summary(decide).count("≤ 3 %") == 1
+    (spec2,) = charts(other)
+    assert title(spec2) == title(spec)
+    for a, b in zip(spec["data"], spec2["data"], strict=True):
+        np.testing.assert_array_equal(array(a["y"]), array(b["y"]))
+
+
+def test_a_link_without_simulation_restores_the_target_and_runs_nothing() -> None:
+    params = dict(data="incomes.csv", workload="Q3", target="7", above="20", truncation="none,svt")
+    at = _open("app_pages/decide.py", params)
+    assert not at.exception and not at.error
+    assert any("the same curves and target" in i.value for i in at.info)
+    assert at.text_input(key="decide_target").value == "7"
+    assert at.multiselect(key="decide_truncations").value == ["none", "svt"]
+    assert "≤ 7 % on the queries from the 20th percentile" in summary(at)
+    (spec,) = charts(at)
+    assert not any(t.get("name", "").endswith(", simulated") for t in spec["data"])
