@@ -2,7 +2,8 @@
 
 Everything is memoised per session by plain keys (data fingerprint + config JSON, which holds
 the seed), so a rerun that is not a Run click never draws noise or recomputes anything. Every
-engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`).
+engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`) and, on a
+server dataset's summary, with second passes for what the summary lacks (``with_passes``).
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from dpsum_core.experiment import (
     threshold_samples,
 )
 from dpsum_core.mechanisms import Inputs
+from dpsum_core.summary import DataSummary
 from dpsum_core.workloads import make_workload
 
 from . import state
+from .datasets import with_passes
 
 
 @contextmanager
@@ -51,7 +54,11 @@ def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], No
 
 
 def run(
-    data: Dataset, config: ExperimentConfig, *, label: str = "Running", kind: str = "result"
+    data: Dataset | DataSummary,
+    config: ExperimentConfig,
+    *,
+    label: str = "Running",
+    kind: str = "result",
 ) -> tuple:
     """Run (or fetch) one experiment; returns its memo key. Shows a progress bar if it runs.
 
@@ -62,7 +69,8 @@ def run(
         update, done = _progress(label)
         try:
             with _engine():
-                state.memo(kind, key, lambda: run_experiment(data, config, progress=update))
+                state.memo(kind, key, lambda: with_passes(
+                    data, lambda d: run_experiment(d, config, progress=update)))  # fmt: skip
         finally:
             done()
     return key
@@ -73,7 +81,7 @@ def result(key: tuple | None, *, kind: str = "result") -> ExperimentResult | Non
     return state.memo_get(kind, key)
 
 
-def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tuple:
+def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[float]) -> tuple:
     """Run (or fetch) an ε sweep; returns its memo key."""
     eps = tuple(sorted(float(e) for e in epsilons))
     key = (*state.result_key(data, config), eps)
@@ -81,7 +89,8 @@ def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tup
         update, done = _progress("ε sweep")
         try:
             with _engine():
-                state.memo("sweep", key, lambda: epsilon_sweep(data, config, eps, progress=update))
+                state.memo("sweep", key, lambda: with_passes(
+                    data, lambda d: epsilon_sweep(d, config, eps, progress=update)))  # fmt: skip
         finally:
             done()
     return key
@@ -106,8 +115,11 @@ def curves(
         parts = state.memo(
             "curves",
             key,
-            lambda: theta_error_components(
-                data, config, thetas=np.asarray(grid), private_theta=private
+            lambda: with_passes(
+                data,
+                lambda d: theta_error_components(
+                    d, config, thetas=np.asarray(grid), private_theta=private
+                ),
             ),
         )
     return components_frame(parts, np.asarray(grid), query)
@@ -120,21 +132,25 @@ def bias_parts(
     grid = tuple(float(t) for t in thetas)
     key = (data.fingerprint, data.name, data.column, str(domain), tau, grid)
 
-    def build() -> tuple[np.ndarray, np.ndarray]:
+    def build(d) -> tuple[np.ndarray, np.ndarray]:
         single = make_workload(f"values:{tau!r}", domain)
-        inputs = Inputs(data, histogram(data, domain), single, domain,
-                        data.sum_at_most(single.thresholds))  # fmt: skip
+        inputs = Inputs(d, histogram(d, domain), single, domain,
+                        d.sum_at_most(single.thresholds))  # fmt: skip
         truncation, binning = expected.bias_parts(inputs, np.asarray(grid))
         return truncation[:, 0], binning[:, 0]
 
-    return state.memo("curves", key, build)
+    return state.memo("curves", key, lambda: with_passes(data, build))
 
 
-def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
+def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
     with _engine():
-        return state.memo("samples", key, lambda: threshold_samples(data, config, truncation))
+        return state.memo(
+            "samples",
+            key,
+            lambda: with_passes(data, lambda d: threshold_samples(d, config, truncation)),
+        )
 
 
 def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:
