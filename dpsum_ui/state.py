@@ -29,7 +29,6 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     domain_fit_warnings,
     domain_from_settings,
     domain_pending,
-    current_source,
     has_upload,
     on_server,
     on_source,
