@@ -69,8 +69,11 @@ def run(
         update, done = _progress(label)
         try:
             with _engine():
-                state.memo(kind, key, lambda: with_passes(
-                    data, lambda d: run_experiment(d, config, progress=update)))  # fmt: skip
+                state.memo(
+                    kind,
+                    key,
+                    lambda: with_passes(data, lambda d: run_experiment(d, config, progress=update)),
+                )
         finally:
             done()
     return key
@@ -89,8 +92,13 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
         update, done = _progress("ε sweep")
         try:
             with _engine():
-                state.memo("sweep", key, lambda: with_passes(
-                    data, lambda d: epsilon_sweep(d, config, eps, progress=update)))  # fmt: skip
+                state.memo(
+                    "sweep",
+                    key,
+                    lambda: with_passes(
+                        data, lambda d: epsilon_sweep(d, config, eps, progress=update)
+                    ),
+                )
         finally:
             done()
     return key

@@ -281,8 +281,9 @@ def _server_summary(
     key = (signature, column, upper, domain.upper, domain.bins)
 
     def build() -> _ServerEntry:
-        backend = _duckdb(path, name, upper=upper, column=column)
-        return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
+        with st.spinner(f"Summarising {name} through DuckDB…"):
+            backend = _duckdb(path, name, upper=upper, column=column)
+            return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
 
     return memo("server", key, build).summary
 
