@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpsum_core import figures, limits
-from dpsum_ui import compute, explorer, present, state, widgets
+from dpsum_ui import compute, explorer, present, server_data, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
 
@@ -17,14 +17,37 @@ data_col, domain_col = st.columns([1, 1.15], gap="large")
 
 with data_col:
     st.header("1 · Dataset")
-    widget(
-        st.radio,
-        K.DATA_SOURCE,
-        "Use",
-        options=["sample", "upload"],
-        format_func={"sample": "a sample dataset", "upload": "an uploaded file"}.get,
-        horizontal=True,
-    )
+    root = server_data.data_dir()  # None unless the person running the server configured it
+    sources = {"sample": "a sample dataset", "upload": "an uploaded file"}
+    if root is not None:
+        sources["server"] = "a server dataset"
+    state.ensure_option(K.DATA_SOURCE, list(sources))
+    widget(st.radio, K.DATA_SOURCE, "Use", options=list(sources), format_func=sources.get,
+           horizontal=True, on_change=state.on_source)  # fmt: skip
+    if root is not None and get(K.DATA_SOURCE) == "server":
+        listed = server_data.list_datasets(root)
+        state.ensure_option(K.DATA_SERVER, listed)
+        widget(
+            st.selectbox,
+            K.DATA_SERVER,
+            "Server dataset (a Parquet/CSV file or a folder of them)",
+            options=listed,
+            on_change=state.on_server,
+            help="Only what lies inside the data directory chosen by whoever started the server.",
+        )
+        widget(
+            st.text_input,
+            K.DATA_SERVER_PATH,
+            "…or a path inside the data directory",
+            placeholder="e.g. census/2020",
+            on_change=state.on_server,
+            help="Relative to the data directory; paths leading outside it are refused.",
+        )
+        st.caption(
+            "🔒 Read on this server through DuckDB: only a summary (counts and exact sums at "
+            "the bin edges, the largest values) is computed, kept in this session only, and "
+            "the path is never put in a link."
+        )
     widget(
         st.selectbox,
         K.DATA_SAMPLE,

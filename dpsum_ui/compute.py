@@ -2,7 +2,8 @@
 
 Everything is memoised per session by plain keys (data fingerprint + config JSON, which holds
 the seed), so a rerun that is not a Run click never draws noise or recomputes anything. Every
-engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`).
+engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`) and, on a
+server dataset's summary, with second passes for what the summary lacks (``with_passes``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ from dpsum_core.experiment import (
     threshold_samples,
 )
 from dpsum_core.mechanisms import Inputs
+from dpsum_core.summary import DataSummary
 from dpsum_core.workloads import make_workload
 
 from . import state
+from .datasets import with_passes
 
 
 @contextmanager
@@ -56,7 +59,11 @@ def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], No
 
 
 def run(
-    data: Dataset, config: ExperimentConfig, *, label: str = "Running", kind: str = "result"
+    data: Dataset | DataSummary,
+    config: ExperimentConfig,
+    *,
+    label: str = "Running",
+    kind: str = "result",
 ) -> tuple:
     """Run (or fetch) one experiment; returns its memo key. Shows a progress bar if it runs.
 
@@ -67,7 +74,11 @@ def run(
         update, done = _progress(label)
         try:
             with _engine():
-                state.memo(kind, key, lambda: run_experiment(data, config, progress=update))
+                state.memo(
+                    kind,
+                    key,
+                    lambda: with_passes(data, lambda d: run_experiment(d, config, progress=update)),
+                )
         finally:
             done()
     return key
@@ -78,7 +89,7 @@ def result(key: tuple | None, *, kind: str = "result") -> ExperimentResult | Non
     return state.memo_get(kind, key)
 
 
-def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tuple:
+def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[float]) -> tuple:
     """Run (or fetch) an ε sweep; returns its memo key."""
     eps = tuple(sorted(float(e) for e in epsilons))
     key = (*state.result_key(data, config), eps)
@@ -86,7 +97,13 @@ def sweep(data: Dataset, config: ExperimentConfig, epsilons: list[float]) -> tup
         update, done = _progress("ε sweep")
         try:
             with _engine():
-                state.memo("sweep", key, lambda: epsilon_sweep(data, config, eps, progress=update))
+                state.memo(
+                    "sweep",
+                    key,
+                    lambda: with_passes(
+                        data, lambda d: epsilon_sweep(d, config, eps, progress=update)
+                    ),
+                )
         finally:
             done()
     return key
@@ -111,8 +128,11 @@ def curves(
         parts = state.memo(
             "curves",
             key,
-            lambda: theta_error_components(
-                data, config, thetas=np.asarray(grid), private_theta=private
+            lambda: with_passes(
+                data,
+                lambda d: theta_error_components(
+                    d, config, thetas=np.asarray(grid), private_theta=private
+                ),
             ),
         )
     return components_frame(parts, np.asarray(grid), query)
@@ -125,17 +145,17 @@ def bias_parts(
     grid = tuple(float(t) for t in thetas)
     key = (data.fingerprint, data.name, data.column, str(domain), tau, grid)
 
-    def build() -> tuple[np.ndarray, np.ndarray]:
+    def build(d) -> tuple[np.ndarray, np.ndarray]:
         single = make_workload(f"values:{tau!r}", domain)
-        inputs = Inputs(data, histogram(data, domain), single, domain,
-                        data.sum_at_most(single.thresholds))  # fmt: skip
+        inputs = Inputs(d, histogram(d, domain), single, domain,
+                        d.sum_at_most(single.thresholds))  # fmt: skip
         truncation, binning = expected.bias_parts(inputs, np.asarray(grid))
         return truncation[:, 0], binning[:, 0]
 
-    return state.memo("curves", key, build)
+    return state.memo("curves", key, lambda: with_passes(data, build))
 
 
-def decision_curves(data: Dataset, config: ExperimentConfig, epsilons: np.ndarray) -> Curves:
+def decision_curves(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray) -> Curves:
     """Expected relative error of every query at each ε (deterministic, memoised): they do
     not depend on the configured ε, trials or seed, so changing those recomputes nothing."""
     grid = tuple(float(e) for e in epsilons)
@@ -143,19 +163,21 @@ def decision_curves(data: Dataset, config: ExperimentConfig, epsilons: np.ndarra
     key = (*state.result_key(data, base), grid)
     with _engine():
         return state.memo(
-            "decide", key, lambda: relative_error_curves(data, config, np.asarray(grid))
+            "decide",
+            key,
+            lambda: with_passes(data, lambda d: relative_error_curves(d, config, np.asarray(grid))),
         )
 
 
 def decision_simulation_key(
-    data: Dataset, config: ExperimentConfig, epsilons: np.ndarray, above: float
+    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray, above: float
 ) -> tuple:
     """Memo key of a simulation check (its seed and trials included)."""
     return (*state.result_key(data, config), tuple(float(e) for e in epsilons), float(above))
 
 
 def decision_simulation(
-    data: Dataset, config: ExperimentConfig, epsilons: np.ndarray, above: float
+    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray, above: float
 ) -> pd.DataFrame:
     """Run (or fetch) the simulation check of the decision view, with a progress bar."""
     key = decision_simulation_key(data, config, epsilons, above)
@@ -163,18 +185,23 @@ def decision_simulation(
         update, done = _progress("Simulating")
         try:
             with _engine():
-                state.memo("decide_sim", key, lambda: simulated_error_vs_epsilon(
-                    data, config, epsilons, above=above, progress=update))  # fmt: skip
+                state.memo("decide_sim", key, lambda: with_passes(data, lambda d: (
+                    simulated_error_vs_epsilon(d, config, epsilons, above=above,
+                                               progress=update))))  # fmt: skip
         finally:
             done()
     return state.memo_get("decide_sim", key)
 
 
-def samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
+def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
     with _engine():
-        return state.memo("samples", key, lambda: threshold_samples(data, config, truncation))
+        return state.memo(
+            "samples",
+            key,
+            lambda: with_passes(data, lambda d: threshold_samples(d, config, truncation)),
+        )
 
 
 def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:

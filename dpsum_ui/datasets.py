@@ -1,8 +1,10 @@
-"""The current dataset and public domain: samples, uploads (kept in this session only)."""
+"""The current dataset and public domain: samples, uploads (kept in this session only) and
+server datasets summarised through DuckDB (only under the configured data directory)."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,11 +22,13 @@ from dpsum_core.data import (
     table_column,
 )
 from dpsum_core.errors import DataError, DpsumError, ParameterError
+from dpsum_core.summary import CutPoints, DataSummary, complete
 from dpsum_core.validation import check_positive
 
 from . import keys as K
+from . import server_data
 from .fields import DEFAULT_SAMPLE
-from .store import get, memo, put
+from .store import get, memo, memo_values, put
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 SAMPLES: dict[str, str] = {
@@ -83,8 +87,9 @@ def on_upload() -> None:
 
 
 def domain_pending() -> str | None:
-    """The uploaded file whose public U is still to be set (None once it is set or kept)."""
-    if get(K.DATA_SOURCE) != "upload" or not has_upload():
+    """The uploaded file or server dataset whose public U is still to be set (None once it is
+    set or kept)."""
+    if current_source() == "sample":
         return None
     return st.session_state.get(DOMAIN_PENDING)
 
@@ -99,21 +104,91 @@ def has_upload() -> bool:
     return _UPLOAD in st.session_state
 
 
+def current_source() -> str:
+    """The source in use: "upload" once a file is uploaded, "server" only while the data
+    directory is configured, else "sample"."""
+    choice = get(K.DATA_SOURCE)
+    if (choice == "upload" and has_upload()) or (
+        choice == "server" and server_data.data_dir() is not None
+    ):
+        return choice
+    return "sample"
+
+
 def upload_name() -> str | None:
     """File name of the current upload."""
     up = st.session_state.get(_UPLOAD)
     return up["name"] if up else None
 
 
+# --------------------------------------------------------------------------------------------
+# Server datasets (issue 11): summarised through DuckDB, the summary kept in this session only
+# --------------------------------------------------------------------------------------------
+class _ServerEntry:
+    """One summarised server dataset of this session: the first summary (``summary``, whose
+    fingerprint keys results), its latest extension by second passes, and the backend."""
+
+    def __init__(self, backend, summary: DataSummary):
+        self.backend = backend
+        self.summary = summary
+        self.latest = summary
+
+
+def on_server() -> None:
+    """Callback of the server dataset choice: like an upload, ask for U (never guess it)."""
+    put(K.DATA_SOURCE, "server")
+    st.session_state[DOMAIN_PENDING] = server_name() or "the server dataset"
+
+
+def on_source() -> None:
+    """Callback of the data source choice: choosing the server asks for U, as an upload does."""
+    if st.session_state.get(K.DATA_SOURCE) == "server":
+        on_server()
+
+
+def server_name() -> str | None:
+    """The chosen server dataset: a typed relative path, else the listed choice."""
+    typed = str(get(K.DATA_SERVER_PATH) or "").strip()
+    return typed or get(K.DATA_SERVER)
+
+
+def _server_files(root: Path, name: str | None) -> tuple[Path, tuple]:
+    """(path, signature): the checked dataset path and its files' (path, mtime, size), so that
+    a changed file is summarised again."""
+    if not name:
+        raise DataError("the data directory holds no Parquet/CSV file or folder")
+    files = server_data.dataset_files(root, name)
+    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    return server_data.resolve(root, name), signature
+
+
+def _duckdb(path: Path, name: str, *, upper: float, column: str | None):
+    from dpsum_core.backends.duckdb import DuckDBBackend
+
+    return DuckDBBackend(path, upper=upper, column=column, name=name)
+
+
+def with_passes(data, task: Callable):
+    """``task(data)``; for a server summary, with second passes over the files when the task
+    needs statistics the summary lacks (:func:`dpsum_core.summary.complete`). The extended
+    summary is kept for the next task; results stay keyed by the first summary."""
+    if isinstance(data, DataSummary):
+        for entry in memo_values("server"):
+            if entry.summary is data:
+                result, entry.latest = complete(entry.latest, task, entry.backend.extend)
+                return result
+    return task(data)
+
+
 @dataclass(frozen=True)
 class DataContext:
     """The current data and domain, or the message that says why they are not available."""
 
-    dataset: Dataset | None
+    dataset: Dataset | DataSummary | None  # a DataSummary for a server dataset
     domain: Domain | None
     columns: list[str]
     column: str | None
-    source: str  # "sample" or "upload"
+    source: str  # "sample", "upload" or "server"
     sample: str | None
     label: str
     data_error: str | None = None
@@ -133,8 +208,21 @@ class DataContext:
 
 def data_context() -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain."""
-    source = "upload" if get(K.DATA_SOURCE) == "upload" and has_upload() else "sample"
-    if source == "sample":
+    root = server_data.data_dir()
+    source = current_source()
+    server, data_error = None, None
+    if source == "server":
+        name = server_name()
+        label, sample = name or "server dataset", None
+        try:
+            server = _server_files(root, name)
+            columns = memo(
+                "server_columns", (name, server[1]),
+                lambda: _duckdb(server[0], label, upper=1.0, column=None).numeric_columns,
+            )  # fmt: skip
+        except DpsumError as exc:
+            columns, data_error = [], f"The server dataset cannot be used: {exc}"
+    elif source == "sample":
         sample = get(K.DATA_SAMPLE)
         if sample not in SAMPLES:
             sample = DEFAULT_SAMPLE
@@ -145,9 +233,9 @@ def data_context() -> DataContext:
         sample, columns, label = None, up["columns"], up["name"]
     column = get(K.DATA_COLUMN)
     if column not in columns:
-        column = columns[0]
+        column = columns[0] if columns else None
     domain, domain_error, note = None, None, None
-    dataset, data_error = None, None
+    dataset = None
     try:
         upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
     except DpsumError as exc:
@@ -163,6 +251,9 @@ def data_context() -> DataContext:
     try:
         if source == "sample":
             dataset = sample_dataset(sample, column, upper)
+        elif source == "server":
+            if server is not None and domain is not None:
+                dataset = _server_summary(server, label, column, upper, domain)
         else:
             up = st.session_state[_UPLOAD]
             dataset = memo(
@@ -178,6 +269,23 @@ def data_context() -> DataContext:
         dataset, domain, list(columns), column, source, sample, label, data_error,
         domain_error, note,
     )  # fmt: skip
+
+
+def _server_summary(
+    server: tuple[Path, tuple], name: str, column: str, upper: float, domain: Domain
+) -> DataSummary:
+    """The summary at the domain's bin edges, computed once per (files, column, U, edges) in
+    this session (private data: never a process-wide cache). Other cut points (SVT grid, θ)
+    come by second passes (:func:`with_passes`)."""
+    path, signature = server
+    key = (signature, column, upper, domain.upper, domain.bins)
+
+    def build() -> _ServerEntry:
+        with st.spinner(f"Summarising {name} through DuckDB…"):
+            backend = _duckdb(path, name, upper=upper, column=column)
+            return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
+
+    return memo("server", key, build).summary
 
 
 def _upper() -> float:

@@ -69,6 +69,8 @@ UI_DEFAULTS: dict[str, Any] = {
     K.DATA_SOURCE: "sample",
     K.DATA_SAMPLE: DEFAULT_SAMPLE,
     K.DATA_COLUMN: None,
+    K.DATA_SERVER: None,
+    K.DATA_SERVER_PATH: "",
     K.DOMAIN_BINS_MODE: "bins",
     K.DOMAIN_WIDTH: _CONFIG.upper / _CONFIG.bins,
     K.WORKLOAD_KIND: _CONFIG.workload,

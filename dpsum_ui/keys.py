@@ -7,9 +7,11 @@ Sidebar (app.py)
     (no widgets; a summary of the current dataset and settings, and the seed)
 
 Data page (app_pages/data.py)
-    ``data_source``        radio: ``"sample"`` or ``"upload"``
+    ``data_source``        radio: ``"sample"``, ``"upload"`` or (with a data directory) ``"server"``
     ``data_sample``        selectbox: sample file name (``incomes.csv``, ``incomes_small.csv``)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
+    ``data_server``        selectbox: a file or folder in the data directory (server datasets)
+    ``data_server_path``   text_input: or a relative path inside the data directory
     ``data_column``        selectbox: numeric column of the current table
     ``domain_upper``       number_input: public upper bound U
     ``domain_keep``        button: keep the current U after an upload (shown until U is set)
@@ -101,6 +103,8 @@ DATA_SOURCE = "data_source"
 DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
 DATA_COLUMN = "data_column"
+DATA_SERVER = "data_server"
+DATA_SERVER_PATH = "data_server_path"
 DOMAIN_UPPER = "domain_upper"
 DOMAIN_KEEP = "domain_keep"
 DOMAIN_BINS_MODE = "domain_bins_mode"

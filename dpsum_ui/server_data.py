@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dpsum_core.backends.duckdb import resolve_files
 from dpsum_core.errors import DataError
 
 _SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
@@ -64,3 +65,13 @@ def list_datasets(root: Path) -> list[str]:
         if entry.is_dir() or entry.suffix.lower() in _SUFFIXES:
             out.append(entry.name)
     return out
+
+
+def dataset_files(root: Path, name: str) -> list[Path]:
+    """The real paths of the files read for ``name`` (a file, or a folder of Parquet/CSV
+    files), each checked with :func:`resolve`: one link in a folder that leads outside ``root``
+    refuses the whole dataset."""
+    target = resolve(root, name)
+    if not target.is_dir():
+        return [target]
+    return [resolve(root, str(Path(name) / f.name)) for f in resolve_files(target)]

@@ -145,7 +145,11 @@ def sidebar_summary(*, publishing: bool = False) -> None:
     st.caption("Prefix sums under differential privacy")
     st.markdown("**Dataset**")
     if ctx.dataset is not None:
-        kind = "sample" if ctx.source == "sample" else "uploaded, kept for this session only"
+        kind = {
+            "sample": "sample",
+            "upload": "uploaded, kept for this session only",
+            "server": "server dataset, summarised for this session only",
+        }[ctx.source]
         st.markdown(f"{ctx.label} · `{ctx.dataset.column}`  \n*{kind}*")
         if not publishing:
             st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")

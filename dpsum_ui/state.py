@@ -30,6 +30,8 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     domain_from_settings,
     domain_pending,
     has_upload,
+    on_server,
+    on_source,
     on_upload,
     sample_columns,
     sample_dataset,

@@ -78,6 +78,7 @@ def ensure_option(key: str, options: list | tuple, fallback: Any = None) -> None
 # Memo (per session, bounded): results and figures keyed by plain values
 # --------------------------------------------------------------------------------------------
 _SIZES = {"result": 4, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
+_SIZES["server"] = 2  # each server dataset entry holds a DuckDB connection (datasets.py)
 
 
 def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:
@@ -98,6 +99,11 @@ def memo_get(kind: str, key: tuple | None) -> Any:
     if key is None:
         return None
     return st.session_state.get(_MEMO, {}).get(kind, {}).get(key)
+
+
+def memo_values(kind: str) -> list:
+    """The memoised values of one kind in this session."""
+    return list(st.session_state.get(_MEMO, {}).get(kind, {}).values())
 
 
 def notice(kind: str, text: str) -> None:

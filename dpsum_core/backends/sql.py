@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
@@ -167,8 +168,7 @@ class SQLBackend:
         if not kinds:
             raise DataError(f"{name} has no columns: add a header row and values.")
         if column is None:
-            counts = self._finite_counts(kinds)
-            ranked = rank_columns(list(kinds), counts)
+            ranked = self.numeric_columns
             if not ranked:
                 raise DataError(
                     f"{name} has no numeric column (columns: {', '.join(list(kinds)[:10])}): "
@@ -218,6 +218,13 @@ class SQLBackend:
                 "plain numbers only. Export the column with '.' decimals and no separators, or "
                 "use --engine memory, which reads and reports both forms."
             )
+
+    @cached_property
+    def numeric_columns(self) -> list[str]:
+        """Columns holding at least one finite number, most numeric first (one scan, kept), in
+        the order of :func:`dpsum_core.data.numeric_columns`."""
+        kinds = self.columns()
+        return rank_columns(list(kinds), self._finite_counts(kinds))
 
     def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
         parts = []

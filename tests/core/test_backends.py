@@ -197,3 +197,13 @@ def test_cli_engine_errors_are_one_line(tmp_path, capsys, args, message):
     assert main(["run", *args, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_duckdb_lists_numeric_columns_as_memory_does(tmp_path):
+    from dpsum_core.data import numeric_columns, read_table
+
+    path = tmp_path / "mixed.csv"
+    path.write_text("id,note,amount,ratio\n1,a,100,0.5\n2,b,x,1e3\n3,c,7,\n4,d,8,2\n")
+    backend = DuckDBBackend(path, upper=1000.0)
+    assert backend.numeric_columns == numeric_columns(read_table(path))
+    assert backend.column == backend.numeric_columns[0]
