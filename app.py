@@ -24,13 +24,13 @@ page = st.navigation(
         st.Page("app_pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
         st.Page(
             "app_pages/explorer.py",
-            title="Workload explorer",
+            title="Explorer",
             icon=":material/insights:",
             default=True,
         ),
         st.Page(
             "app_pages/single_query.py",
-            title="Single query (teaching)",
+            title="Single query",
             icon=":material/school:",
             url_path="single-query",
         ),

@@ -146,7 +146,7 @@ EXCEPTION = '[data-testid="stException"]'
 ERROR = '[data-testid="stAlertContentError"]'
 PAGE_TITLES = {
     "Data": "Data",
-    "Workload explorer": "Workload explorer",
+    "Explorer": "Workload explorer",
     "Single query": "Single query",
     "Compare": "Compare",
     "Decide": "Decide",

@@ -148,7 +148,7 @@ def test_main_flow_with_the_keyboard_only(page, server):
     wait_idle(page)
 
     # 2. set parameters on the explorer: workload Q3, ε one step up, 20 trials, seed 7
-    nav_by_keyboard(page, "Workload explorer", "Workload explorer")
+    nav_by_keyboard(page, "Explorer", "Workload explorer")
     choose_by_keyboard(page, "workload_kind", "Q3 · every 100th edge")
     sidebar_has(page, "Workload Q3")
     wait_idle(page)

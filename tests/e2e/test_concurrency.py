@@ -127,7 +127,7 @@ def test_many_sessions_each_see_only_their_own_data(browser):
             wait_idle(page, TIMEOUT)
             sidebar = page.locator(SIDEBAR).inner_text()  # app.py's frame, settings from link
             assert "∑ dpsum" in sidebar, sidebar
-            assert page.locator('[data-testid="stTopNavLink"]').count() == 6
+            assert page.locator('[data-testid="stTopNavLink"]').count() == 7
             assert "Workload Q3" in sidebar and f"{TRIALS} trials" in sidebar, sidebar
             assert f"seed {u['seed']}" in sidebar, sidebar
         phases["open_s"] = time.monotonic() - t0
@@ -150,7 +150,7 @@ def test_many_sessions_each_see_only_their_own_data(browser):
 
         t0 = time.monotonic()
         for page in pages:
-            page.locator('[data-testid="stTopNavLink"]', has_text="Workload explorer").click()
+            page.locator('[data-testid="stTopNavLink"]', has_text="Explorer").click()
         for page in pages:
             page.locator("h1", has_text="Workload explorer").wait_for()
             button(page, "explorer_run").wait_for()

@@ -61,7 +61,7 @@ def test_uploaded_csv_runs_in_the_explorer(page, server, tmp_path):
     goto_page(page, "Data")
     upload_and_check(page, tmp_path / "zorblax.csv", expect)
 
-    goto_page(page, "Workload explorer")
+    goto_page(page, "Explorer")
     sidebar_has(page, "zorblax.csv · zorblax_income")
     run_q3(page)
     assert "zorblax.csv · Q3" in chart_title(page, "explorer_answers")

@@ -166,7 +166,7 @@ def upload_and_run(page, sandbox: dict, name: str, body: bytes, expect: dict,
     page.locator('[data-testid="stAlert"]', has_text=f"{expect['read']:,} rows read").wait_for()
     sidebar_has(page, f"{name} · {expect['column']}")
     wait_idle(page)
-    goto_page(page, "Workload explorer")
+    goto_page(page, "Explorer")
     run_q3(page, seed=seed, trials=20)
     assert f"{name} · Q3" in chart_title(page, "explorer_answers")
     assert true_answers(page) == pytest.approx(expect["truth"], rel=1e-12)

@@ -20,7 +20,7 @@ from tests.e2e.conftest import (
 
 pytestmark = pytest.mark.e2e
 
-ROUND = ("Data", "Single query", "Compare", "About", "Workload explorer")
+ROUND = ("Data", "Single query", "Compare", "About", "Explorer")
 
 
 def test_first_load_and_page_switches_are_timed(browser):
