@@ -33,7 +33,7 @@ from pathlib import Path
 from bench.common import ROOT, emit, log, machine, parser, repeats, target
 
 TIMINGS = ROOT / "tests" / "e2e" / "artifacts" / "timings.json"
-PAGES = ("Data", "Single query", "Compare", "About", "Workload explorer")
+PAGES = ("Data", "Single query", "Compare", "About", "Explorer")
 LIMITS = {"first_load_cold_s": 4.0, "page_switch_s": 1.0, "click_to_figures_s": 1.0}
 TARGET_LOAD = 1  # the targets are read at this load level when it was measured
 
