@@ -134,7 +134,7 @@ def single_query_page() -> None:
         st.markdown("#### :material/pie_chart: Budget split")
         st.markdown(view.text["budget"])
 
-    with st.expander("All five algorithms at this query"):
+    with st.expander("All algorithms at this query"):
         widgets.chart(view.all_figure, "teach_all", stem=f"{view.stem}_all_algorithms")
         st.caption(
             "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "

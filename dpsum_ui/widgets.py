@@ -209,7 +209,7 @@ def svt_c_bound() -> float | None:
 
 
 def algorithms_control() -> None:
-    """Any subset of the five algorithms (paper names)."""
+    """Any subset of the algorithms (the paper's names, and RawSum)."""
     widget(
         st.pills,
         K.ALGORITHMS,
