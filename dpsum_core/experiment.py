@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import limits
-from .algorithms import POSTHOC, Algorithm, get
+from .algorithms import POSTHOC, ThetaRule, get
 from .budget import Budget, budget_split
 from .config import ExperimentConfig
 from .data import Dataset, histogram
@@ -38,6 +38,7 @@ __all__ = [
     "inputs_for",
     "run_experiment",
     "stream",
+    "threshold_choice",
     "threshold_samples",
 ]
 
@@ -91,18 +92,19 @@ def inputs_for(data: Dataset, config: ExperimentConfig) -> Inputs:
     )
 
 
-def _choose(
-    algorithm: Algorithm,
+def threshold_choice(
+    rule: ThetaRule,
     data: Dataset,
     config: ExperimentConfig,
     truncation: str,
     workload: Workload,
     noise: Noise | None = None,
 ) -> ThresholdChoice:
-    """θ for ``algorithm``'s rule under ``truncation`` (the shared θ uses THETA_STREAM, unless
-    a ``noise`` source is given)."""
+    """θ under ``truncation`` for an algorithm whose θ rule is ``rule`` (``shared``: one θ per
+    trial from THETA_STREAM; ``per_query``: θ_i per query with ε_θ/m from SQM_THETA_STREAM),
+    drawn from ``noise`` instead when it is given."""
     eps_theta, _ = budget_split(config.epsilon, config.rho, truncation)
-    per_query = algorithm.theta_rule == "per_query"
+    per_query = rule == "per_query"
     purpose = SQM_THETA_STREAM if per_query else THETA_STREAM
     rng = noise if noise is not None else stream(config.seed, truncation, purpose)
     return choose_theta(
@@ -169,10 +171,12 @@ def run_experiment(
         else:
             if alg.theta_rule == "shared":
                 if trunc not in shared:
-                    shared[trunc] = _choose(alg, data, config, trunc, workload, noise)
+                    shared[trunc] = threshold_choice(
+                        alg.theta_rule, data, config, trunc, workload, noise
+                    )
                 choice = shared[trunc]
             else:
-                choice = _choose(alg, data, config, trunc, workload, noise)
+                choice = threshold_choice(alg.theta_rule, data, config, trunc, workload, noise)
             per_query = alg.theta_rule == "per_query"
             eps_theta = choice.epsilon * (workload.size if per_query else 1)
         _, eps_m = budget_split(config.epsilon, config.rho, trunc)
@@ -217,7 +221,7 @@ def threshold_samples(data: Dataset, config: ExperimentConfig, truncation: str) 
     of the corresponding run.
     """
     workload = make_workload(config.workload, config.domain)
-    return _choose(get("identity"), data, config, truncation, workload).theta
+    return threshold_choice("shared", data, config, truncation, workload).theta
 
 
 def epsilon_sweep(

@@ -33,7 +33,7 @@ from .budget import budget_split
 from .config import ExperimentConfig
 from .data import Dataset
 from .errors import ParameterError
-from .experiment import _choose, inputs_for, run_experiment
+from .experiment import inputs_for, run_experiment, threshold_choice
 from .noise import Noise, OpenDPNoise, SimulatedNoise
 from .thresholds import TRUNCATION_METHODS
 from .workloads import make_workload
@@ -197,7 +197,7 @@ def expected_error(data: Dataset, plan: ReleasePlan) -> ReleaseEstimate:
         measured = alg.run(inputs, trials, epsilon=plan.epsilon_measure, rng=rng)
         theta = np.asarray(measured.theta, float)
     else:
-        theta = _choose(alg, data, config, trunc, inputs.workload).theta
+        theta = threshold_choice(alg.theta_rule, data, config, trunc, inputs.workload).theta
     if theta.ndim == 1:  # equal-probability points of θ's distribution (TaMM: one GreedyH each)
         probs = (np.arange(ESTIMATE_POINTS) + 0.5) / ESTIMATE_POINTS
         theta = np.quantile(theta, probs, method="inverted_cdf")
