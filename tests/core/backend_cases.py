@@ -79,3 +79,25 @@ def check_run_agrees(backend, path: Path, config: ExperimentConfig) -> None:
         np.testing.assert_array_equal(r0.theta, r1.theta)
         np.testing.assert_array_equal(r0.answers, r1.answers)
         np.testing.assert_array_equal(r0.expected_mse, r1.expected_mse)
+
+
+# Domains whose edges (k·U)/n are not round numbers, as for hourly or weekly amounts.
+AWKWARD_DOMAINS = [Domain(1e6 / 3, 37), Domain(123_456.789, 997), Domain(52.5, 7)]
+
+
+def near_points(domain: Domain, extra: np.ndarray) -> np.ndarray:
+    """Every edge and extra point, their neighbouring doubles, 0, −0, U and just above U: the
+    values where an engine's bin or interval could differ from numpy's by one."""
+    held = np.concatenate([domain.edges, extra])
+    near = [held, np.nextafter(held, 0.0), np.nextafter(held, np.inf)]
+    near.append(np.nextafter(np.nextafter(held, 0.0), 0.0))
+    near.append(held * (1 + 1e-12))
+    near.append(np.array([0.0, -0.0, 5e-324, domain.upper * 1.5, -1.0]))
+    return np.concatenate(near)
+
+
+def awkward_cuts(domain: Domain):
+    """Cut points with an SVT grid and a fixed θ that fall inside bins of ``domain``."""
+    return cut_points(
+        domain, svt_grid=svt_grid(domain.upper, s=domain.upper / 9, c=1.2), theta=domain.upper / 7
+    )

@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 
 from dpsum_core.backends import open_backend
 from dpsum_core.backends.duckdb import DuckDBBackend
+from dpsum_core.backends.memory import MemoryBackend
 from dpsum_core.errors import DataError
 from dpsum_core.experiment import ExperimentConfig
 
 from .backend_cases import (
+    AWKWARD_DOMAINS,
     BAD,
     BAD_COMMAS,
     BAD_ERROR,
@@ -24,9 +26,11 @@ from .backend_cases import (
     MANIFEST,
     ROOT,
     assert_same_summary,
+    awkward_cuts,
     check_error_agrees,
     check_run_agrees,
     memory_summary,
+    near_points,
 )
 
 SAMPLE = ROOT / "sample_data" / "incomes.csv"
@@ -207,3 +211,35 @@ def test_duckdb_lists_numeric_columns_as_memory_does(tmp_path):
     backend = DuckDBBackend(path, upper=1000.0)
     assert backend.numeric_columns == numeric_columns(read_table(path))
     assert backend.column == backend.numeric_columns[0]
+
+
+@pytest.mark.parametrize("domain", AWKWARD_DOMAINS, ids=str)
+def test_values_on_and_next_to_every_edge_and_point_agree(tmp_path, domain):
+    """Each value exactly on, or one double away from, an edge or an extra point lands in the
+    interval numpy puts it in, on domains whose edges are not round numbers."""
+    cuts = awkward_cuts(domain)
+    values = near_points(domain, cuts.extra)
+    path = tmp_path / "edges.parquet"
+    pd.DataFrame({"x": values}).to_parquet(path)
+    mem = MemoryBackend(path, upper=domain.upper, column="x").summarize(cuts)
+    got = DuckDBBackend(path, upper=domain.upper, column="x").summarize(cuts)
+    assert_same_summary(mem, got)
+    assert mem.report.clipped_below_zero == 1 and mem.report.clipped_above_upper > 0
+
+
+def test_the_top_k_read_above_the_last_intervals_agrees(tmp_path, monkeypatch):
+    """The top-k scan reads only records above the interval where the k largest begin; with
+    ties at that interval's lower point and clipped values it still returns the k largest."""
+    from dpsum_core import limits
+
+    rng = np.random.default_rng(5)
+    values = np.concatenate(
+        [rng.uniform(0, 7.5e5, 3000), np.full(40, 749_600.0), np.full(3, 800_000.0), [9e5, 1e7]]
+    )  # 749 600 is a bin edge; the k largest span several intervals for k ≥ 17
+    path = tmp_path / "top.parquet"
+    pd.DataFrame({"x": values}).to_parquet(path)
+    for k in (1, 5, 17, 60, 400, 4000):
+        monkeypatch.setattr(limits, "SUMMARY_TOP_K", k)
+        mem = MemoryBackend(path, upper=800_000.0, column="x").summarize(CUTS)
+        assert mem.top.size == min(k, values.size)
+        assert_same_summary(mem, duck(path, "x").summarize(CUTS))

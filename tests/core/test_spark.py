@@ -8,19 +8,23 @@ from __future__ import annotations
 import os
 import shutil
 
+import pandas as pd
 import pytest
 
 from dpsum_core.experiment import ExperimentConfig
 
 from .backend_cases import (
+    AWKWARD_DOMAINS,
     BAD,
     CUTS,
     MANIFEST,
     ROOT,
     assert_same_summary,
+    awkward_cuts,
     check_error_agrees,
     check_run_agrees,
     memory_summary,
+    near_points,
 )
 
 SAMPLE = ROOT / "sample_data" / "incomes.csv"
@@ -96,3 +100,18 @@ def test_a_table_and_a_full_run_agree(spark):
     table = SparkBackend(None, upper=800_000.0, column="income", spark=spark, table="incomes")
     config = ExperimentConfig(workload="Q3", truncations=("svt", "recursive"), trials=5, seed=1)
     check_run_agrees(table, SAMPLE, config)
+
+
+def test_values_on_and_next_to_every_edge_and_point_agree(spark, tmp_path):
+    """Spark's arithmetic bin and interval of each value next to an edge or extra point equal
+    numpy's (as DuckDB's, tests/core/test_backends.py), with the top-k read above its floor."""
+    from dpsum_core.backends.memory import MemoryBackend
+    from dpsum_core.backends.spark import SparkBackend
+
+    for domain in AWKWARD_DOMAINS[1:]:
+        cuts = awkward_cuts(domain)
+        path = tmp_path / f"edges{domain.bins}.parquet"
+        pd.DataFrame({"x": near_points(domain, cuts.extra)}).to_parquet(path)
+        mem = MemoryBackend(path, upper=domain.upper, column="x").summarize(cuts)
+        got = SparkBackend(path, upper=domain.upper, column="x", spark=spark).summarize(cuts)
+        assert_same_summary(mem, got)
