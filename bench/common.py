@@ -172,6 +172,24 @@ def write_data(
 # --------------------------------------------------------------------------------------------
 # Memory
 # --------------------------------------------------------------------------------------------
+def children_peak_rss_mib() -> float:
+    """Sum of the peak RSS (VmHWM) of this process's live child processes, MiB (Linux; 0
+    elsewhere): the JVM of a local Spark session is such a child, and its memory is the
+    driver's."""
+    total = 0
+    me = str(os.getpid())
+    for entry in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(
+                line.split(":", 1) for line in entry.read_text(encoding="ascii").splitlines()
+            )
+        except (OSError, ValueError):
+            continue
+        if fields.get("PPid", "").strip() == me and "VmHWM" in fields:
+            total += int(fields["VmHWM"].split()[0])
+    return round(total / 1024, 1)
+
+
 def peak_rss_mib() -> float:
     """Peak resident set size of this process so far, MiB.
 

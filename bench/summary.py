@@ -7,7 +7,7 @@ then times, each in a fresh subprocess so that its peak RSS is its own:
 - ``duckdb``: ``DuckDBBackend(...).summarize(cuts)`` over all rows (targets ≤ 15 s, ≤ 2 GiB);
 - ``memory``: the in-memory path on the largest size it accepts (``limits.MAX_ROWS``) — above
   that it refuses, so 3·10⁸ rows do not fit by design;
-- ``spark``: ``SparkBackend`` on ``local[2]`` over the first ``--spark-rows`` rows (driver RSS);
+- ``spark``: ``SparkBackend`` on ``local[2]`` over a ``--spark-rows`` dataset of its own (driver RSS);
 - ``click``: one explorer click (Q1 × 5 algorithms × 100 trials, SVT) from a cached summary of
   all rows, next to the same click on the 45 000-row sample.
 
@@ -26,7 +26,17 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, emit, log, machine, parser, peak_rss_mib, summarize, target
+from bench.common import (
+    ROOT,
+    children_peak_rss_mib,
+    emit,
+    log,
+    machine,
+    parser,
+    peak_rss_mib,
+    summarize,
+    target,
+)
 
 GENERATE = """
 COPY (
@@ -68,13 +78,15 @@ def child(kind: str, source: str, extra: str) -> dict:
 
         spark = session("local[2]")
         t0 = time.perf_counter()
-        frame = spark.read.parquet(source).limit(int(extra))
-        frame.createOrReplaceTempView("bench_rows")
-        summary = SparkBackend(None, upper=config.upper, spark=spark, table="bench_rows").summarize(
+        summary = SparkBackend(source, upper=config.upper, spark=spark, column="income").summarize(
             cuts
         )
         out = {"seconds": time.perf_counter() - t0, "with_session_s": time.perf_counter() - start}
-        out.update(records=summary.size, driver_peak_rss_mib=peak_rss_mib())
+        out.update(
+            records=summary.size,
+            driver_python_peak_rss_mib=peak_rss_mib(),
+            driver_jvm_peak_rss_mib=children_peak_rss_mib(),
+        )
         return out
     elif kind == "memory":
         from dpsum_core.backends.memory import MemoryBackend
@@ -145,7 +157,10 @@ def main() -> None:
                          "limits.MAX_ROWS = 20 000 000 rows; 3·10⁸ do not fit by design"}
     if not args.skip_spark:
         spark_rows = min(rows, 1_000_000 if args.quick else args.spark_rows)
-        results["spark_local2"] = {"rows": spark_rows, **run_child("spark", str(folder), str(spark_rows))}
+        spark_folder = Path(args.dir) / f"rows_{spark_rows}"
+        generate(spark_folder, spark_rows, args.files)  # its own files: a limit() would
+        # collapse the scan into one partition
+        results["spark_local2"] = {"rows": spark_rows, **run_child("spark", str(spark_folder))}
     emit({"benchmark": "summary", "machine": machine(), "results": results})
 
 

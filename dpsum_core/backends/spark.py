@@ -1,7 +1,7 @@
 """Spark backend (PySpark): the summary by Spark SQL aggregations on a path or a table.
 
 Runs on a session passed in (``spark=``), or one started on ``master`` (``local[*]`` by
-default, any master URL). The cleaning, bins, exact sums (DECIMAL(38,0)) and top-k are the SQL of
+default, any master URL). The cleaning, bins, exact sums (64-bit limb sums) and top-k are the SQL of
 :mod:`dpsum_core.backends.sql`; no ``collect()`` of records and no Python UDF: only grouped
 aggregates (one row per interval) and the top-k values reach the driver, as plain rows.
 

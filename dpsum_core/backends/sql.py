@@ -11,6 +11,7 @@ the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -26,6 +27,7 @@ from ..summary import CutPoints, DataSummary, MissingStatistics, from_intervals,
 # exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
 NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
 SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
+HALF = "CAST(67108864 AS DOUBLE)"  # 2²⁶: limbs are summed in halves (see keyed)
 
 
 def num(x: float) -> str:
@@ -55,12 +57,6 @@ class Dialect:
             return f"regexp_full_match({expr}, {self.lit(pattern)})"
         body = pattern.removeprefix("(?i)")
         return f"({expr} RLIKE {self.lit('(?i)^(?:' + body + ')$')})"
-
-    def big_sum(self, expr: str) -> str:
-        """An exact sum of 64-bit integers (DuckDB: HUGEINT; Spark: DECIMAL(38,0))."""
-        if self.name == "duckdb":
-            return f"sum(CAST({expr} AS BIGINT))"
-        return f"sum(CAST({expr} AS DECIMAL(38,0)))"
 
 
 DUCKDB = Dialect("duckdb")
@@ -110,7 +106,7 @@ MISSING, NON_NUMERIC, NON_FINITE, BELOW_ZERO, ABOVE_UPPER = -1, -2, -3, -4, -5
 
 
 def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.ndarray) -> str:
-    """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and limb inputs ``fl``, ``s1``.
+    """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs (``LIMBS``).
 
     ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
     :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
@@ -120,16 +116,22 @@ def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.nda
     Speed matters here (one evaluation per record, 3·10⁸ records at census scale), so every
     row costs a handful of vectorised arithmetic operations and no per-point comparison:
 
-    - the bin: k = round(v·n/U) is the edge nearest to v, so e_{k−1} < v ≤ e_{k+1} and
+    - the bin: k = ⌊v·n/U + ½⌋ is the edge nearest to v, so e_{k−1} < v ≤ e_{k+1} and
       bin = k − 1 + [v > e_k], with e_k = (k·U)/n computed as numpy computes ``Domain.edges``
       (a value exactly on an edge, common in rounded data, lands where numpy puts it);
     - the extra points (SVT grid, a fixed θ) are compared only inside the few bins that hold
       one (a membership test per row); :meth:`SQLBackend.summarize` maps (key, sub) to the
-      interval of the held points.
+      interval of the held points;
+    - exact sums: the three limbs (I, F₁, F₂) of :func:`dpsum_core.summary.limbs`, each split
+      into 26-bit halves, so every summand is < 2²⁷ and a 64-bit integer sum is exact for up
+      to 2³⁶ ≈ 6.9·10¹⁰ records per group (:func:`limb_units` checks the count). Spark's
+      DECIMAL(38,0) sums, the alternative, go through Java BigDecimal and cost ≈ 8 s per
+      10⁸ rows each.
     """
     n, upper = domain.bins, domain.upper
     inf = "CAST('Infinity' AS DOUBLE)"
-    k = f"round(v * {num(n / upper)})"
+    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
+    k = f"CAST(floor(v * {num(n / upper)} + {num(0.5)}) AS DOUBLE)"
     bin_ = (
         f"least(greatest(CAST({k} AS BIGINT) - 1 + "
         f"CAST(v > ({k} * {num(upper)}) / {num(n)} AS INTEGER), 0), {n - 1})"
@@ -148,11 +150,20 @@ def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.nda
     # v = min(max(p, 0), U) is finite for every non-NULL p (NaN is the largest double in both
     # engines, so least(NaN, U) = U): the limb casts never fail, and the limbs of rows with a
     # negative code other than ABOVE_UPPER are ignored.
+    halves = ", ".join(
+        f"CAST(floor({x} / {HALF}) AS BIGINT) AS {x}_hi, "
+        f"CAST({x} - floor({x} / {HALF}) * {HALF} AS BIGINT) AS {x}_lo"
+        for x in ("i", "f1", "f2")
+    )
     return f"""
-SELECT key, {sub} AS sub, v, floor(v) AS fl, (v - floor(v)) * {SCALE} AS s1
+SELECT key, sub, v, {halves}
+FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2
+FROM (SELECT key, sub, v, i, s1, floor(s1) AS f1
+FROM (SELECT key, {sub} AS sub, v, i, (v - i) * {SCALE} AS s1
+FROM (SELECT key, v, CAST(floor(v) AS DOUBLE) AS i
 FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {codes} END AS key, v
       FROM (SELECT raw, p, least(greatest(p, {num(0.0)}), {num(upper)}) AS v
-            FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3"""
+            FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3) r4) r5) r6) r7"""
 
 
 def extra_bins(domain: Domain, extra: np.ndarray) -> np.ndarray:
@@ -160,15 +171,26 @@ def extra_bins(domain: Domain, extra: np.ndarray) -> np.ndarray:
     return np.searchsorted(domain.edges, extra, side="left")
 
 
-def limb_sums(dialect: Dialect) -> str:
-    """Exact sums of the three limbs of summary.limbs over a group."""
-    return ", ".join(
-        [
-            dialect.big_sum("fl") + " AS si",
-            dialect.big_sum("floor(s1)") + " AS sf1",
-            dialect.big_sum(f"floor((s1 - floor(s1)) * {SCALE})") + " AS sf2",
-        ]
-    )
+LIMBS = ("i_hi", "i_lo", "f1_hi", "f1_lo", "f2_hi", "f2_lo")
+LIMB_SUMS = ", ".join(f"sum({c})" for c in LIMBS)
+"""Sums of the six half-limbs of a group, in ``LIMBS`` order (BIGINT in both engines)."""
+_HALF_BITS = 26
+_MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
+
+
+def limb_units(n: int, sums: Sequence) -> tuple[int, int, int]:
+    """(ΣI, ΣF₁, ΣF₂) of a group from its count and ``LIMB_SUMS`` (exact Python ints).
+
+    Raises DataError for a group too large for exact 64-bit sums (a Spark session without
+    ANSI mode would otherwise wrap around silently).
+    """
+    if n >= _MAX_GROUP:
+        raise DataError(
+            f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
+            f"({_MAX_GROUP:,}); use more bins or split the dataset"
+        )
+    v = [int(x or 0) for x in sums]
+    return tuple((v[2 * j] << _HALF_BITS) + v[2 * j + 1] for j in range(3))  # type: ignore[return-value]
 
 
 class SQLBackend:
@@ -266,7 +288,7 @@ class SQLBackend:
         if not math.isclose(domain.upper, self.upper):
             raise ParameterError("the cut points' domain must use the cleaning bound U")
         rows = self.query(
-            f"SELECT key, sub, count(*) AS n, {limb_sums(self.dialect)} "
+            f"SELECT key, sub, count(*) AS n, {LIMB_SUMS} "
             f"FROM ({self._keyed(cuts.extra)}) b GROUP BY key, sub"
         )
         points = cuts.all
@@ -287,8 +309,8 @@ class SQLBackend:
             else:
                 j = key + (sub if sub >= 0 else int(below[key]))
             counts[j] += n
-            for i, x in enumerate(sums):
-                limb[j][i] += int(x or 0)
+            for i, x in enumerate(limb_units(n, sums)):
+                limb[j][i] += x
         report = CleaningReport(
             rows_read=int(counts.sum())
             + sum(dropped[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
@@ -307,13 +329,17 @@ class SQLBackend:
                 f"{report.dropped_missing:,} empty): choose a column that holds numbers."
             )
         # The k largest values lie above the lowest interval start with ≥ k records above it:
-        # filtering on it first lets the engine skip sorting (almost) every record.
+        # filtering on the parsed value first (no cleaning report, no bins) lets the engine
+        # skip sorting — and mostly skip cleaning — (almost) every record. p > low and p < ∞
+        # keep exactly the finite values above low (NULL and NaN fail one of the two).
         above = np.cumsum(counts[::-1])[::-1]  # records in intervals ≥ j
         start = int(np.flatnonzero(above >= limits.SUMMARY_TOP_K).max(initial=0))
-        above_start = f" AND p > {num(points[start - 1])}" if start > 0 else ""
+        low = num(points[start - 1]) if start > 0 else "CAST('-Infinity' AS DOUBLE)"
         top = self.query(
-            f"SELECT v FROM ({self.cleaned}) c WHERE keep{above_start} ORDER BY v DESC "
-            f"LIMIT {limits.SUMMARY_TOP_K}"
+            f"SELECT least(greatest(p, {num(0.0)}), {num(self.upper)}) AS v "
+            f"FROM (SELECT {self._parse[1]} AS p FROM ({self._raw}) r) c "
+            f"WHERE p > {low} AND p < CAST('Infinity' AS DOUBLE) "
+            f"ORDER BY v DESC LIMIT {limits.SUMMARY_TOP_K}"
         )
         return from_intervals(
             name=self.name,
@@ -372,16 +398,16 @@ class SQLBackend:
             f"CASE WHEN key >= 0 THEN key WHEN key = {BELOW_ZERO} THEN 0 "
             f"WHEN key = {ABOVE_UPPER} THEN {domain.bins - 1} END"
         )
-        sql = f"SELECT {bin_} AS bin, v, fl, s1 FROM ({self._keyed(np.empty(0))}) k"
+        sql = f"SELECT {bin_} AS bin, v, {', '.join(LIMBS)} FROM ({self._keyed(np.empty(0))}) k"
         rows = (
             self.query(
-                f"SELECT x.i, count(*), {limb_sums(self.dialect)} FROM ({sql}) b "
+                f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({sql}) b "
                 f"JOIN (VALUES {values}) AS x(i, j, p) ON b.bin = x.j AND b.v <= x.p GROUP BY x.i"
             )
             if inside.size
             else []
         )
-        got = {int(r[0]): r[1:] for r in rows}
+        got = {int(r[0]): (int(r[1]), limb_units(int(r[1]), r[2:])) for r in rows}
         lower = np.concatenate(([0.0], domain.edges))[bins]
         base_counts = np.where(bins > 0, summary.count_at_most(lower), 0)
         base_units = [
@@ -389,7 +415,7 @@ class SQLBackend:
         ]
         counts, units = [], []
         for i in range(inside.size):
-            n, si, sf1, sf2 = got.get(i, (0, 0, 0, 0))
-            counts.append(int(base_counts[i]) + int(n))
-            units.append(base_units[i] + to_units(int(si), int(sf1), int(sf2)))
+            n, limb = got.get(i, (0, (0, 0, 0)))
+            counts.append(int(base_counts[i]) + n)
+            units.append(base_units[i] + to_units(*limb))
         return summary.with_points(inside, np.array(counts, np.int64), units)

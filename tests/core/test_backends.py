@@ -243,3 +243,13 @@ def test_the_top_k_read_above_the_last_intervals_agrees(tmp_path, monkeypatch):
         mem = MemoryBackend(path, upper=800_000.0, column="x").summarize(CUTS)
         assert mem.top.size == min(k, values.size)
         assert_same_summary(mem, duck(path, "x").summarize(CUTS))
+
+
+def test_limb_halves_recombine_exactly_and_a_group_too_large_is_refused():
+    from dpsum_core.backends.sql import limb_units
+
+    halves = (3, 2**26 - 1, 0, 7, 2**26 - 1, 2**26 - 1)
+    assert limb_units(10, halves) == (3 * 2**26 + 2**26 - 1, 7, 2**52 - 1)
+    assert limb_units(1, (None,) * 6) == (0, 0, 0)  # a group of NULL values sums to NULL
+    with pytest.raises(DataError, match="exact 64-bit sums"):
+        limb_units(2**36, halves)
