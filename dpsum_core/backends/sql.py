@@ -88,17 +88,6 @@ def parse_column(
     return missing, parsed
 
 
-def cleaned(source: str, missing: str, parsed: str, upper: float) -> str:
-    """SELECT with columns miss, p (parsed), keep, v (cleaned value, NULL unless kept)."""
-    inf = "CAST('Infinity' AS DOUBLE)"
-    return f"""
-SELECT miss, p,
-       (p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}) AS keep,
-       CASE WHEN p IS NOT NULL AND NOT isnan(p) AND abs(p) < {inf}
-            THEN least(greatest(p, {num(0.0)}), {num(upper)}) END AS v
-FROM (SELECT {missing} AS miss, {parsed} AS p FROM {source}) raw"""
-
-
 # Codes of the rows a summary's key does not place in a bin: the cleaning report is read off
 # the group sizes, so no per-row counter columns are needed. Clipped rows keep their value
 # (0 or U) and are merged into the first or last interval in Python.
@@ -223,8 +212,6 @@ class SQLBackend:
         self.domain = Domain(self.upper, 1)  # set by summarize()
         if kinds[column] == "text":
             self._refuse_commas(column)
-        missing, parsed = parse_column(self.quote(column), kinds[column], self.dialect, csv=csv)
-        self.cleaned = cleaned(self.relation(), missing, parsed, self.upper)
         # The key pass reads the column under an internal name, so that a column called "p"
         # or "key" cannot collide with the names of the intermediate columns.
         self._raw = f"SELECT {self.quote(column)} AS raw FROM {self.relation()}"
@@ -356,6 +343,15 @@ class SQLBackend:
         missing, parsed = self._parse
         return keyed(self._raw, missing, parsed, self.domain, extra)
 
+    def _binned(self) -> str:
+        """Kept records with their ``bin``, ``v`` and limbs (second passes join on the bin)."""
+        # Clipped records keep their bin (v = 0: the first, v = U: the last); dropped ones none.
+        bin_ = (
+            f"CASE WHEN key >= 0 THEN key WHEN key = {BELOW_ZERO} THEN 0 "
+            f"WHEN key = {ABOVE_UPPER} THEN {self.domain.bins - 1} END"
+        )
+        return f"SELECT {bin_} AS bin, v, {', '.join(LIMBS)} FROM ({self._keyed(np.empty(0))}) k"
+
     def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
         """Second pass: counts and exact sums at ``missing.points`` (records of each point's bin
         joined to it) and values at ``missing.positions`` (one scan)."""
@@ -365,14 +361,18 @@ class SQLBackend:
             asks = []
             for i, pos in enumerate(missing.positions.tolist()):
                 low, high, offset = summary.interval_of(pos)
-                asks.append(f"({i}, {num(low)}, {num(high)}, {offset})")
+                # (low, high] lies between consecutive held points, so inside one bin: an
+                # equality join on the bin (a hash join), not a range join over every record.
+                j = int(np.searchsorted(self.domain.edges, high, side="left"))
+                asks.append(f"({i}, {j}, {num(low)}, {num(high)}, {offset})")
             # One scan: each asked rank's interval (low, high] is joined to its records, which
             # are numbered in order inside the engine; only the asked values come back.
             rows = self.query(
-                "SELECT i, v FROM (SELECT q.i, q.off, c.v, row_number() OVER "
-                "(PARTITION BY q.i ORDER BY c.v) - 1 AS rn "
-                f"FROM ({self.cleaned}) c JOIN (VALUES {', '.join(asks)}) AS q(i, lo, hi, off) "
-                "ON c.v > q.lo AND c.v <= q.hi WHERE c.keep) r WHERE rn = off"
+                "SELECT i, v FROM (SELECT q.i, q.off, b.v, row_number() OVER "
+                "(PARTITION BY q.i ORDER BY b.v) - 1 AS rn "
+                f"FROM ({self._binned()}) b "
+                f"JOIN (VALUES {', '.join(asks)}) AS q(i, j, lo, hi, off) "
+                "ON b.bin = q.j AND b.v > q.lo AND b.v <= q.hi) r WHERE rn = off"
             )
             got = {int(i): float(v) for i, v in rows}
             values = np.array([got[i] for i in range(missing.positions.size)], float)
@@ -393,12 +393,7 @@ class SQLBackend:
         values = ", ".join(
             f"({i}, {int(b)}, {num(x)})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
         )
-        # Clipped records keep their bin (v = 0: the first, v = U: the last); dropped ones none.
-        bin_ = (
-            f"CASE WHEN key >= 0 THEN key WHEN key = {BELOW_ZERO} THEN 0 "
-            f"WHEN key = {ABOVE_UPPER} THEN {domain.bins - 1} END"
-        )
-        sql = f"SELECT {bin_} AS bin, v, {', '.join(LIMBS)} FROM ({self._keyed(np.empty(0))}) k"
+        sql = self._binned()
         rows = (
             self.query(
                 f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({sql}) b "
@@ -408,11 +403,16 @@ class SQLBackend:
             else []
         )
         got = {int(r[0]): (int(r[1]), limb_units(int(r[1]), r[2:])) for r in rows}
-        lower = np.concatenate(([0.0], domain.edges))[bins]
-        base_counts = np.where(bins > 0, summary.count_at_most(lower), 0)
-        base_units = [
-            u if b > 0 else 0 for u, b in zip(summary.units_at_most(lower), bins, strict=True)
-        ]
+        # Records of the bins below: held at the bin's lower edge (none below the first bin,
+        # whose lower end 0 is not a held point).
+        base_counts = np.zeros(inside.size, np.int64)
+        base_units = [0] * inside.size
+        later = np.flatnonzero(bins > 0)
+        if later.size:
+            lower = domain.edges[bins[later] - 1]
+            base_counts[later] = summary.count_at_most(lower)
+            for i, u in zip(later.tolist(), summary.units_at_most(lower), strict=True):
+                base_units[i] = u
         counts, units = [], []
         for i in range(inside.size):
             n, limb = got.get(i, (0, (0, 0, 0)))

@@ -101,3 +101,61 @@ def awkward_cuts(domain: Domain):
     return cut_points(
         domain, svt_grid=svt_grid(domain.upper, s=domain.upper / 9, c=1.2), theta=domain.upper / 7
     )
+
+
+def clipped_column(path: Path) -> Path:
+    """A Parquet column with values below 0, above U, on edges, NaN and ∞ (3 000 rows)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(11)
+    values = np.concatenate(
+        [
+            np.round(rng.lognormal(10.4, 0.9, 2900)),
+            -rng.uniform(1, 100, 30),
+            rng.uniform(8e5, 2e6, 30),
+            np.arange(1, 31) * 800.0,
+            [np.nan, np.inf, -np.inf],
+        ]
+    )
+    pd.DataFrame({"income": values}).to_parquet(path)
+    return path
+
+
+def check_second_passes_agree(backend, path: Path, monkeypatch) -> None:
+    """With a top-k of 20 the recursive θ needs counts at drawn points and SQM's per-query θ
+    order statistics below the top-k: both second passes run, and the run equals memory's."""
+    from dpsum_core import limits
+
+    monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
+    passes = []
+    extend = backend.extend
+
+    def counted(summary, missing):
+        passes.append((missing.points.size, missing.positions.size))
+        return extend(summary, missing)
+
+    monkeypatch.setattr(backend, "extend", counted)
+    config = ExperimentConfig(workload="Q2", truncations=("recursive",), trials=4, seed=9)
+    check_run_agrees(backend, path, config)
+    assert any(p for p, _ in passes) and any(q for _, q in passes), passes
+
+
+def check_extend_is_exact(backend, path: Path, monkeypatch) -> None:
+    """A second pass at points and ranks in every region — among the zeros that were negative,
+    in the first and last bins, next to an edge, inside a bin holding an extra point — returns
+    the exact counts, sums and values of the sorted records."""
+    from dpsum_core import limits
+    from dpsum_core.summary import MissingStatistics
+
+    monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
+    data = MemoryBackend(path, upper=DOMAIN.upper, column="income").data
+    values = data.values
+    points = np.array([0.25, 400.0, 800.0 - 1e-9, 24_000.5, 60_001.0, 799_999.5, 52_345.25])
+    positions = np.array([0, 3, 29, 31, values.size // 2, values.size - 21])
+    summary = backend.summarize(CUTS)
+    got = backend.extend(summary, MissingStatistics(points, positions))
+    np.testing.assert_array_equal(
+        got.count_at_most(points), np.searchsorted(values, points, side="right")
+    )
+    np.testing.assert_array_equal(got.sum_at_most(points), data.sum_at_most(points))
+    assert [got._value_at(int(p)) for p in positions] == values[positions].tolist()

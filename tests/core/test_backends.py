@@ -28,7 +28,10 @@ from .backend_cases import (
     assert_same_summary,
     awkward_cuts,
     check_error_agrees,
+    check_extend_is_exact,
     check_run_agrees,
+    check_second_passes_agree,
+    clipped_column,
     memory_summary,
     near_points,
 )
@@ -253,3 +256,13 @@ def test_limb_halves_recombine_exactly_and_a_group_too_large_is_refused():
     assert limb_units(1, (None,) * 6) == (0, 0, 0)  # a group of NULL values sums to NULL
     with pytest.raises(DataError, match="exact 64-bit sums"):
         limb_units(2**36, halves)
+
+
+def test_second_passes_on_clipped_and_dropped_values_agree(tmp_path, monkeypatch):
+    path = clipped_column(tmp_path / "c.parquet")
+    check_second_passes_agree(duck(path, "income"), path, monkeypatch)
+
+
+def test_second_pass_counts_sums_and_values_are_exact_everywhere(tmp_path, monkeypatch):
+    path = clipped_column(tmp_path / "c.parquet")
+    check_extend_is_exact(duck(path, "income"), path, monkeypatch)

@@ -22,7 +22,10 @@ from .backend_cases import (
     assert_same_summary,
     awkward_cuts,
     check_error_agrees,
+    check_extend_is_exact,
     check_run_agrees,
+    check_second_passes_agree,
+    clipped_column,
     memory_summary,
     near_points,
 )
@@ -115,3 +118,13 @@ def test_values_on_and_next_to_every_edge_and_point_agree(spark, tmp_path):
         mem = MemoryBackend(path, upper=domain.upper, column="x").summarize(cuts)
         got = SparkBackend(path, upper=domain.upper, column="x", spark=spark).summarize(cuts)
         assert_same_summary(mem, got)
+
+
+def test_second_passes_on_clipped_and_dropped_values_agree(spark, tmp_path, monkeypatch):
+    path = clipped_column(tmp_path / "c.parquet")
+    check_second_passes_agree(backend(spark, path, "income"), path, monkeypatch)
+
+
+def test_second_pass_counts_sums_and_values_are_exact_everywhere(spark, tmp_path, monkeypatch):
+    path = clipped_column(tmp_path / "c.parquet")
+    check_extend_is_exact(backend(spark, path, "income"), path, monkeypatch)
