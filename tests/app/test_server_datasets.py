@@ -130,9 +130,10 @@ def test_explorer_on_a_server_dataset_equals_the_in_memory_run(data_dir, truncat
     ]
     extended = entry.latest.points.size > entry.summary.points.size
     assert extended == (truncation == "recursive")
-    # the link names no path: server data is treated like an upload
-    assert at.query_params.get("data") in (None, "upload", ["upload"])
-    assert all("parts" not in str(v) for v in at.query_params.values())
+    # the link names the dataset inside the data directory, never a path on the server
+    assert at.query_params.get("data") == "server:parts"
+    assert at.query_params.get("column") == "income"
+    assert all(str(data_dir) not in str(v) for v in at.query_params.values())
 
 
 def test_the_summary_is_kept_per_session(data_dir) -> None:
