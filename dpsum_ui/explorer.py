@@ -145,7 +145,9 @@ def on_config_upload() -> None:
         )
         return
     state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
-    if shared.server is not None and not shell.open_server(shared, "settings file"):
+    if shared.server is not None and not shell.open_server(
+        shared.server, shared.column, "settings file"
+    ):
         return
     text = f"Settings restored from {file.name}. Press **Run** to compute the results."
     if shared.uploaded:

@@ -112,9 +112,9 @@ def config_to_query(
     parameters are left out to keep the link short). ``sample`` or ``server`` names the
     dataset; with neither the data was uploaded, and its ``column`` is left out."""
     c = config
-    name = _named(sample, server)
-    out: dict[str, str] = {"data": name or UPLOAD_MARKER}
-    if column and name:
+    dataset = _named(sample, server)
+    out: dict[str, str] = {"data": dataset or UPLOAD_MARKER}
+    if column and dataset:
         out["column"] = column
     for name, kind in _CONFIG_KINDS.items():
         value = getattr(c, name)
@@ -216,7 +216,7 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         raise ParameterError('the configuration must be a JSON object, e.g. {"epsilon": 0.01}')
     if isinstance(doc.get("config"), dict):
         config = _checked(ExperimentConfig.from_dict(doc["config"]))
-        ds = doc.get("dataset") if isinstance(doc.get("dataset"), dict) else {}
+        ds: dict = doc["dataset"] if isinstance(doc.get("dataset"), dict) else {}
         column = ds.get("column") if isinstance(ds.get("column"), str) else None
         iso = doc.get("isotonic")
         iso = iso if isinstance(iso, bool) else None

@@ -66,7 +66,7 @@ def restore_from_link(page: str) -> None:
             + ", then press Run.",
         )
         return
-    if shared.server is not None and not open_server(shared, "link"):
+    if shared.server is not None and not open_server(shared.server, shared.column, "link"):
         return
     _run_once(
         page,
@@ -78,15 +78,16 @@ def restore_from_link(page: str) -> None:
     )
 
 
-def open_server(shared: share.SharedSettings, where: str) -> bool:
-    """Select the server dataset a link or settings file (``where``) names, with its column.
+def open_server(name: str, column: str | None, where: str) -> bool:
+    """Select the server dataset ``name`` and its ``column``, named by a link or a settings
+    file (``where``).
 
     On refusal (no data directory configured; a name that is absolute, holds ``..``, leads
     outside or does not exist) the sample data stays in use, a notice says what was wrong and
     what to do, and the result is False. Call after :func:`state.apply_config`.
     """
     try:
-        state.select_server(shared.server, shared.column)
+        state.select_server(name, column)
     except DpsumError as exc:
         state.put(K.DATA_SOURCE, "sample")
         state.notice(
