@@ -91,7 +91,8 @@ with right:
   nothing.
 - **Uploaded data** stays in memory for your session only. dpsum does not write it to disk,
   never puts it in a URL or a settings file, and forgets it when the session ends. Shared
-  links carry only settings, the seed and a *sample* dataset's name.
+  links carry only settings, the seed and a *sample* or *server* dataset's name and column
+  (a server dataset's name is already listed to every user of that server).
 - Neighbouring datasets differ by adding or removing one person (unbounded DP); the number
   of records N is treated as private.
 """

@@ -45,8 +45,9 @@ with data_col:
         )
         st.caption(
             "🔒 Read on this server through DuckDB: only a summary (counts and exact sums at "
-            "the bin edges, the largest values) is computed, kept in this session only, and "
-            "the path is never put in a link."
+            "the bin edges, the largest values) is computed and kept in this session only. "
+            "Links and settings files carry the dataset's name inside the data directory and "
+            "its column (they open it on this server only), never the data."
         )
     widget(
         st.selectbox,

@@ -73,7 +73,8 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
         **share.config_to_query(
             plan.config,
             sample=ctx.sample,
-            column=ctx.column if ctx.sample else None,
+            server=ctx.server,
+            column=ctx.column,
             iso=bool(get(K.ISO)),
         ),
         **share.view_to_query("single-query", {k: get(k) for k in keys}),

@@ -19,7 +19,7 @@ VIEWS = {  # labels of fields.COMPARE_VIEWS
     "answers": "Small multiples: answers",
 }
 _SWEEP = "_sweep_meta"
-_GRID_SOURCE = "_grid_source"  # (sample name or None for an upload, column) of the grid
+_GRID_SOURCE = "_grid_source"  # (sample, server dataset, column) of the grid: names or None
 
 
 def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
@@ -40,7 +40,7 @@ def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
         st.error(str(exc))
         return
     st.session_state[state.COMPARE_RESULT] = key
-    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.dataset.column)
+    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.server, ctx.dataset.column)
 
 
 def grid() -> ExperimentResult | None:
@@ -96,6 +96,7 @@ def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -
         "config": plan.config,
         "name": ctx.dataset.name,
         "sample": ctx.sample,
+        "server": ctx.server,
         "column": ctx.dataset.column,
     }
 
@@ -150,9 +151,11 @@ def link_params(iso: bool) -> dict[str, str] | None:
     """
     result, item = grid(), sweep()
     if result is not None:
-        base, (sample, column) = result.config, st.session_state[_GRID_SOURCE]
+        base, (sample, server, column) = result.config, st.session_state[_GRID_SOURCE]
     elif item is not None:
-        base, sample, column = item["config"], item["sample"], item["column"]
+        base, sample, server, column = (
+            item["config"], item["sample"], item["server"], item["column"]
+        )  # fmt: skip
     else:
         return None
     values: dict = {}
@@ -166,6 +169,6 @@ def link_params(iso: bool) -> dict[str, str] | None:
             values[K.SWEEP_EPSILONS] = list(item["key"][-1])
             values[K.SWEEP_TRUNCATION] = item["config"].truncations[0]
     return {
-        **share.config_to_query(base, sample=sample, column=column if sample else None, iso=iso),
+        **share.config_to_query(base, sample=sample, server=server, column=column, iso=iso),
         **share.view_to_query("compare", values),
     }

@@ -152,6 +152,39 @@ def server_name() -> str | None:
     return typed or get(K.DATA_SERVER)
 
 
+def select_server(name: str, column: str | None) -> None:
+    """Select the server dataset ``name`` and its ``column``, as a link or a settings file
+    asks. U is the link's own (public: its author chose it), so it is not asked for again;
+    it is never derived from the data. Call from a callback or before any widget is drawn.
+
+    Raises
+    ------
+    DataError
+        No data directory is configured, or ``name`` is refused by
+        :func:`dpsum_ui.server_data.dataset_files` (absolute, ``..``, leading outside, missing);
+        then nothing was selected, read or listed.
+
+    Privacy
+    -------
+    Only names are checked here; the data is read later by :func:`data_context`, and only from
+    the files :func:`dpsum_ui.server_data.dataset_files` accepts.
+    """
+    root = server_data.data_dir()
+    if root is None:
+        raise DataError(
+            "this app has no server data directory (the server was started without "
+            "DPSUM_DATA_DIR), so it cannot open server datasets"
+        )
+    server_data.dataset_files(root, name)  # every check, before anything is selected
+    listed = name in server_data.list_datasets(root)
+    put(K.DATA_SOURCE, "server")
+    if listed:
+        put(K.DATA_SERVER, name)
+    put(K.DATA_SERVER_PATH, "" if listed else name)
+    put(K.DATA_COLUMN, column)
+    st.session_state.pop(DOMAIN_PENDING, None)
+
+
 def _server_files(root: Path, name: str | None) -> tuple[Path, tuple]:
     """(path, signature): the checked dataset path and its files' (path, mtime, size), so that
     a changed file is summarised again."""
@@ -194,6 +227,7 @@ class DataContext:
     data_error: str | None = None
     domain_error: str | None = None
     domain_note: str | None = None
+    server: str | None = None  # the server dataset's name (relative to the data directory)
 
     @property
     def ok(self) -> bool:
@@ -210,7 +244,7 @@ def data_context() -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain."""
     root = server_data.data_dir()
     source = current_source()
-    server, data_error = None, None
+    server, data_error, name = None, None, None
     if source == "server":
         name = server_name()
         label, sample = name or "server dataset", None
@@ -242,7 +276,7 @@ def data_context() -> DataContext:
         # One cause, one message: a bad U makes both the domain and the cleaning impossible.
         error = f"The upper bound U is not valid: {exc}"
         return DataContext(
-            None, None, list(columns), column, source, sample, label, None, error, None
+            None, None, list(columns), column, source, sample, label, None, error, None, name
         )
     try:
         domain, note = domain_from_settings()
@@ -267,7 +301,7 @@ def data_context() -> DataContext:
         )
     return DataContext(
         dataset, domain, list(columns), column, source, sample, label, data_error,
-        domain_error, note,
+        domain_error, note, name,
     )  # fmt: skip
 
 

@@ -191,7 +191,8 @@ def link_params(
         **share.config_to_query(
             plan.config,
             sample=ctx.sample,
-            column=ctx.column if ctx.sample else None,
+            server=ctx.server,
+            column=ctx.column,
             iso=bool(state.get(K.ISO)),
         ),
         **share.view_to_query("decide", values),

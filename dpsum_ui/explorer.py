@@ -39,6 +39,7 @@ class Shown:
     dataset: Dataset
     sample: str | None
     column: str
+    server: str | None = None  # the server dataset's name, for the link
 
 
 def show_notices() -> None:
@@ -73,6 +74,7 @@ def run(ctx: state.DataContext, plan: state.Plan) -> None:
         "key": key,
         "dataset": ctx.dataset,
         "sample": ctx.sample,
+        "server": ctx.server,
         "column": ctx.dataset.column,
     }
 
@@ -85,7 +87,9 @@ def shown() -> Shown | None:
     result = compute.result(item["key"])
     if result is None:
         return None
-    return Shown(item["key"], result, item["dataset"], item["sample"], item["column"])
+    return Shown(
+        item["key"], result, item["dataset"], item["sample"], item["column"], item["server"]
+    )
 
 
 def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
@@ -112,7 +116,11 @@ def link_params(item: Shown) -> dict[str, str]:
     """Query-string parameters reproducing the shown run (for uploaded data only a marker,
     see :func:`dpsum_ui.share.config_to_query`)."""
     return share.config_to_query(
-        item.result.config, sample=item.sample, column=item.column, iso=bool(state.get(K.ISO))
+        item.result.config,
+        sample=item.sample,
+        server=item.server,
+        column=item.column,
+        iso=bool(state.get(K.ISO)),
     )
 
 
@@ -137,6 +145,10 @@ def on_config_upload() -> None:
         )
         return
     state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
+    if shared.server is not None and not shell.open_server(
+        shared.server, shared.column, "settings file"
+    ):
+        return
     text = f"Settings restored from {file.name}. Press **Run** to compute the results."
     if shared.uploaded:
         text += (
@@ -154,17 +166,17 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
         st.caption("Run once to get a link.")
     else:
         st.code(shell.link_text(link_params(item)), language=None, wrap_lines=True)
-        st.caption(
-            "The link carries the settings, the seed and the sample dataset's name: opening "
-            "it reproduces these figures exactly. **Uploaded data is never put in a URL**; a "
-            "link made with an uploaded file asks for the file again."
-        )
+        st.caption(shell.LINK_CAPTION + " Opening it reproduces these figures exactly.")
     st.markdown("**Settings file (JSON)**")
     if plan.config is not None:
         st.download_button(
             "Download settings",
             data=share.settings_to_json(
-                plan.config, sample=ctx.sample, column=ctx.column, iso=bool(state.get(K.ISO))
+                plan.config,
+                sample=ctx.sample,
+                server=ctx.server,
+                column=ctx.column,
+                iso=bool(state.get(K.ISO)),
             ),
             file_name=figures.file_stem(
                 ctx.label,

@@ -1,10 +1,16 @@
-"""Sharing: an ExperimentConfig (+ sample dataset name) to and from a URL query string or a
-JSON file. Pure functions (no Streamlit), so they are easy to test; no mathematics here.
+"""Sharing: an ExperimentConfig (+ which dataset) to and from a URL query string or a JSON
+file. Pure functions (no Streamlit), so they are easy to test; no mathematics here.
 
-Uploaded data is never put in a link or a config file: only the *name* of a sample dataset
-(and its column) is, and for an uploaded file only the marker ``data=upload`` — not even the
-column's name, which may itself say something about the data — so whoever opens the link is
-told to upload the same file.
+What a link or a config file says about the data, by source:
+
+- a sample dataset: its name and column (``data=incomes.csv&column=income``);
+- a server dataset: its name relative to the server's data directory and its column
+  (``data=server:census/2020&column=income``). Anyone using that app already sees the name on
+  the Data page, and it means something only on that server; the app checks it with
+  :mod:`dpsum_ui.server_data` before anything is read;
+- an uploaded file: only the marker ``data=upload`` — not even the column's name, which may
+  itself say something about the data — so whoever opens the link is told to upload the same
+  file.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
 
 UPLOAD_MARKER = "upload"
+SERVER_PREFIX = "server:"  # data=server:<name relative to the server's data directory>
 
 
 def _kinds(cls) -> dict[str, str]:
@@ -80,6 +87,9 @@ class SharedSettings:
     uploaded: bool = False  # made with an uploaded file, which is never carried
     column: str | None = None
     iso: bool | None = None
+    # server dataset named by the link, relative to the data directory: not yet checked
+    # (absolute, "..", missing…), the app refuses it with server_data before reading anything
+    server: str | None = None
 
 
 def number_text(value: float | int) -> str:
@@ -96,13 +106,15 @@ def config_to_query(
     sample: str | None,
     column: str | None = None,
     iso: bool = True,
+    server: str | None = None,
 ) -> dict[str, str]:
     """Query-string parameters that reproduce ``config`` (defaults of the truncation
-    parameters are left out to keep the link short). ``sample=None`` marks uploaded data,
-    whose ``column`` is left out."""
+    parameters are left out to keep the link short). ``sample`` or ``server`` names the
+    dataset; with neither the data was uploaded, and its ``column`` is left out."""
     c = config
-    out: dict[str, str] = {"data": sample if sample else UPLOAD_MARKER}
-    if column and sample:
+    dataset = _named(sample, server)
+    out: dict[str, str] = {"data": dataset or UPLOAD_MARKER}
+    if column and dataset:
         out["column"] = column
     for name, kind in _CONFIG_KINDS.items():
         value = getattr(c, name)
@@ -152,27 +164,35 @@ def query_to_settings(
     if tp:
         data["truncation_params"] = tp
     config = _checked(ExperimentConfig.from_dict(data))
-    sample, uploaded = _dataset(flat.get("data"), samples)
+    sample, server, uploaded = _dataset(flat.get("data"), samples)
     iso = None
     if "iso" in flat:
         iso = flat["iso"].strip().lower() not in ("0", "false", "no", "off")
-    return SharedSettings(config, sample, uploaded, flat.get("column") or None, iso)
+    return SharedSettings(config, sample, uploaded, flat.get("column") or None, iso, server)
 
 
 def settings_to_json(
-    config: ExperimentConfig, *, sample: str | None, column: str | None = None, iso: bool = True
+    config: ExperimentConfig,
+    *,
+    sample: str | None,
+    column: str | None = None,
+    iso: bool = True,
+    server: str | None = None,
 ) -> str:
-    """The config file offered for download: the config plus which sample data it used
-    (for uploaded data only the fact, never its column)."""
-    dataset: dict = {"sample": sample} if sample else {"uploaded": True}
-    if column and sample:
-        dataset["column"] = column
+    """The config file offered for download: the config plus which sample or server dataset
+    it used (for uploaded data only the fact, never its column)."""
+    dataset: dict = {"uploaded": True}
+    if _named(sample, server):
+        dataset = {"sample": sample} if sample else {"server": server}
+        if column:
+            dataset["column"] = column
     doc = {
         "dpsum_version": __version__,
         "config": config.to_dict(),
         "dataset": dataset,
         "isotonic": bool(iso),
-        "note": "Uploaded data is never stored in this file; only a sample dataset's name is.",
+        "note": "Uploaded data is never stored in this file; only a sample or server "
+        "dataset's name is.",
     }
     return json.dumps(doc, indent=2, sort_keys=True)
 
@@ -196,15 +216,19 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         raise ParameterError('the configuration must be a JSON object, e.g. {"epsilon": 0.01}')
     if isinstance(doc.get("config"), dict):
         config = _checked(ExperimentConfig.from_dict(doc["config"]))
-        ds = doc.get("dataset") if isinstance(doc.get("dataset"), dict) else {}
+        ds: dict = doc["dataset"] if isinstance(doc.get("dataset"), dict) else {}
+        column = ds.get("column") if isinstance(ds.get("column"), str) else None
+        iso = doc.get("isotonic")
+        iso = iso if isinstance(iso, bool) else None
+        if "server" in ds:
+            server = ds["server"] if isinstance(ds["server"], str) else ""
+            return SharedSettings(
+                config, column=column, iso=iso, server=_server_name(server, "in the file")
+            )
         name = ds.get("sample") or ds.get("name")
         sample = name if name in samples else None
         uploaded = bool(ds.get("uploaded")) or (name is not None and sample is None)
-        column = ds.get("column") if isinstance(ds.get("column"), str) else None
-        iso = doc.get("isotonic")
-        return SharedSettings(
-            config, sample, uploaded, column, iso if isinstance(iso, bool) else None
-        )
+        return SharedSettings(config, sample, uploaded, column, iso)
     return SharedSettings(_checked(ExperimentConfig.from_dict(doc)))
 
 
@@ -215,16 +239,37 @@ def _checked(config: ExperimentConfig) -> ExperimentConfig:
     return config
 
 
-def _dataset(value: str | None, samples: tuple[str, ...]) -> tuple[str | None, bool]:
+def _named(sample: str | None, server: str | None) -> str | None:
+    """The dataset's name in a link: the sample's, ``server:<name>``, or None for an upload."""
+    if sample and server:
+        raise ValueError("a link names one dataset: a sample or a server dataset, not both")
+    return sample or (SERVER_PREFIX + server if server else None)
+
+
+def _dataset(value: str | None, samples: tuple[str, ...]) -> tuple[str | None, str | None, bool]:
+    """(sample, server dataset, uploaded) named by a link's ``data`` value."""
     if value is None or value == "":
-        return None, False
+        return None, None, False
     if value == UPLOAD_MARKER:
-        return None, True
+        return None, None, True
+    if value.startswith(SERVER_PREFIX):
+        return None, _server_name(value[len(SERVER_PREFIX) :], "in the link"), False
     if value not in samples:
         raise ParameterError(
             f"unknown sample dataset {value!r} in the link: choose one of {', '.join(samples)}"
         )
-    return value, False
+    return value, None, False
+
+
+def _server_name(name: str, where: str) -> str:
+    """A server dataset's name as written; only an empty one is refused here (whether it lies
+    inside the data directory is for :func:`dpsum_ui.server_data.resolve` to say)."""
+    if not name.strip():
+        raise ParameterError(
+            f"the server dataset {where} has no name: use {SERVER_PREFIX}<name inside the "
+            f"data directory>, e.g. {SERVER_PREFIX}census/2020"
+        )
+    return name
 
 
 def _parse(text: str, kind: str, name: str):

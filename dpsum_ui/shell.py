@@ -14,15 +14,22 @@ from . import keys as K
 from .widgets import TRUNCATION_LABELS
 
 _LINK_CHECKED = "_link_checked"
+# What a link holds, by source (dpsum_ui.share): shown next to every link.
+LINK_CAPTION = (
+    "The link carries the settings, the seed and which data: a sample's name, or a server "
+    "dataset's name inside this server's data directory (it opens only here), each with its "
+    "column. **Uploaded data is never put in a URL**, not even its column: a link made with "
+    "an uploaded file asks for the file again."
+)
 
 
 def restore_from_link(page: str) -> None:
     """Once per session: apply the configuration and view carried by the URL, if any.
 
     ``page`` is the url path of the page opened ("" for the explorer, "compare",
-    "single-query"). A valid link with a sample dataset is re-run once on its page (same seed,
-    so the same figures); a link whose settings cannot run says so once, and runs nothing.
-    Call before any widget is drawn.
+    "single-query"). A valid link with a sample or server dataset is re-run once on its page
+    (same seed, so the same figures); a link whose settings or data cannot be used says so
+    once, and runs nothing. Call before any widget is drawn.
     """
     ss = st.session_state
     if ss.get(_LINK_CHECKED):
@@ -59,22 +66,59 @@ def restore_from_link(page: str) -> None:
             + ", then press Run.",
         )
         return
+    if shared.server is not None and not open_server(shared.server, shared.column, "link"):
+        return
     _run_once(
         page,
         shared.config,
+        column=shared.column,
         grid=share.GRID_PARAM in params,
         sweep="sweep" in params,
         simulate=share.SIMULATE_PARAM in params,
     )
 
 
-def _run_once(page: str, config, *, grid: bool, sweep: bool, simulate: bool) -> None:
+def open_server(name: str, column: str | None, where: str) -> bool:
+    """Select the server dataset ``name`` and its ``column``, named by a link or a settings
+    file (``where``).
+
+    On refusal (no data directory configured; a name that is absolute, holds ``..``, leads
+    outside or does not exist) the sample data stays in use, a notice says what was wrong and
+    what to do, and the result is False. Call after :func:`state.apply_config`.
+    """
+    try:
+        state.select_server(name, column)
+    except DpsumError as exc:
+        state.put(K.DATA_SOURCE, "sample")
+        state.notice(
+            "warning",
+            f"This {where} names a server dataset that cannot be opened here: {exc}. Its "
+            "settings were restored on the sample data and nothing was run: open the "
+            f"{where} on the server it was made on, or choose data on the Data page and "
+            "press Run.",
+        )
+        return False
+    return True
+
+
+def _run_once(
+    page: str, config, *, column: str | None, grid: bool, sweep: bool, simulate: bool
+) -> None:
     """Queue the link's run for its page, or say once why it cannot run."""
+    ctx = state.data_context()
+    if column is not None and ctx.columns and column not in ctx.columns:
+        # Never show another column's figures under this link's name.
+        state.notice(
+            "error",
+            f"The link's settings were restored, but nothing was run: its column “{column}” is "
+            f"not a numeric column of {ctx.label}. Choose a column on the Data page, then "
+            "press Run.",
+        )
+        return
     if page == "single-query" or (page == "decide" and not simulate):
         what = "query, θ and curves" if page == "single-query" else "curves and target"
         state.notice("info", f"Settings restored from the link: the same {what}.")
         return
-    ctx = state.data_context()
     plan = state.plan(ctx, truncations=config.truncations)
     if plan.error or ctx.dataset is None:
         state.notice(
@@ -98,7 +142,7 @@ def _run_once(page: str, config, *, grid: bool, sweep: bool, simulate: bool) -> 
 
 def link_text(params: dict[str, str]) -> str:
     """The full link with ``params`` (or just the query string when the app's URL is unknown)."""
-    query = urlencode(params, safe=",:")
+    query = urlencode(params, safe=",:/")  # readable: data=server:census/2020
     try:
         base = st.context.url or ""
     except Exception:  # no browser context (tests, bare mode)
@@ -120,10 +164,7 @@ def share_panel(params: dict[str, str] | None, what: str) -> None:
         st.caption("Run once to get a link.")
         return
     st.code(link_text(params), language=None, wrap_lines=True)
-    st.caption(
-        "The link carries the settings, the seed and the sample dataset's name: opening it "
-        "reproduces this view. **Uploaded data is never put in a URL.**"
-    )
+    st.caption(LINK_CAPTION + " Opening it reproduces this view.")
 
 
 def show_notice() -> None:

@@ -35,6 +35,7 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     on_upload,
     sample_columns,
     sample_dataset,
+    select_server,
     upload_name,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401

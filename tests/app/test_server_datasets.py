@@ -7,12 +7,13 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, errors, new_app, run_explorer
+from app_helpers import array, assert_clean, charts, errors, new_app, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data import load_column
-from dpsum_core.experiment import run_experiment
+from dpsum_core.experiment import ExperimentConfig, run_experiment
 from dpsum_core.summary import DataSummary
+from dpsum_ui import share
 
 pytest.importorskip("duckdb")
 
@@ -130,9 +131,10 @@ def test_explorer_on_a_server_dataset_equals_the_in_memory_run(data_dir, truncat
     ]
     extended = entry.latest.points.size > entry.summary.points.size
     assert extended == (truncation == "recursive")
-    # the link names no path: server data is treated like an upload
-    assert at.query_params.get("data") in (None, "upload", ["upload"])
-    assert all("parts" not in str(v) for v in at.query_params.values())
+    # the link names the dataset inside the data directory, never a path on the server
+    assert at.query_params.get("data") == "server:parts"
+    assert at.query_params.get("column") == "income"
+    assert all(str(data_dir) not in str(v) for v in at.query_params.values())
 
 
 def test_the_summary_is_kept_per_session(data_dir) -> None:
@@ -141,3 +143,169 @@ def test_the_summary_is_kept_per_session(data_dir) -> None:
     assert first.session_state["_memo"]["server"]
     memo = other.session_state.get("_memo", {})
     assert not memo.get("server")
+
+
+# --------------------------------------------------------------------------------------------
+# Links and settings files naming a server dataset
+# --------------------------------------------------------------------------------------------
+LINKED = ExperimentConfig(workload="Q3", trials=20, seed=7, upper=1_000_000.0, bins=500)
+
+
+def server_link(name: str, column: str = "income") -> dict[str, str]:
+    return share.config_to_query(LINKED, sample=None, server=name, column=column)
+
+
+def nothing_read(at: AppTest) -> bool:
+    """No server dataset was summarised, nor its columns listed, in this session."""
+    memo = at.session_state["_memo"] if "_memo" in at.session_state else {}  # noqa: SIM401
+    return not memo.get("server") and not memo.get("server_columns")
+
+
+def selected(at: AppTest) -> tuple:
+    """(source, listed server dataset, typed path, column) chosen in the session."""
+    keys = ("data_source", "data_server", "data_server_path", "data_column")
+    return tuple(at.session_state[k] if k in at.session_state else None for k in keys)  # noqa: SIM401
+
+
+def test_a_link_reopens_the_server_dataset_and_reproduces_the_figures(data_dir) -> None:
+    at = server(data_page(), "parts")
+    at.number_input(key="domain_upper").set_value(1_000_000.0).run()
+    at.switch_page("app_pages/explorer.py").run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(20)
+    at.run()
+    run_explorer(at)
+    assert_clean(at)
+    link = {k: at.query_params[k] for k in at.query_params}
+    assert link["data"] == "server:parts" and link["column"] == "income"
+    assert any("data=server:parts&" in c.value for c in at.code)  # readable in the panel
+
+    opened = new_app(**link)
+    opened.run()  # opening the link selects the dataset and runs once, as a sample link does
+    assert_clean(opened)
+    assert any("run once with the same seed" in i.value for i in opened.info)
+    assert selected(opened) == ("server", "parts", "", "income")
+    ss = opened.session_state
+    assert ss["domain_upper"] == 1_000_000.0  # U from the link, not asked for again
+    assert "_domain_pending" not in ss
+    assert isinstance(ss["_explorer_result"]["dataset"], DataSummary)
+    before, after = charts(at)[0], charts(opened)[0]
+    assert title(after) == title(before)
+    for a, b in zip(before["data"], after["data"], strict=True):
+        np.testing.assert_array_equal(array(a["y"]), array(b["y"]))
+
+
+def test_a_link_to_a_path_inside_a_folder_types_it(data_dir) -> None:
+    opened = new_app(**server_link("parts/p1.parquet"))
+    opened.run()
+    assert_clean(opened)
+    source, _, typed, column = selected(opened)
+    assert (source, typed, column) == ("server", "parts/p1.parquet", "income")
+    ss = opened.session_state
+    item = ss["_explorer_result"]
+    assert item["dataset"].report.rows_kept == 15_000
+    result = ss["_memo"]["result"][item["key"]]
+    assert result.config == LINKED
+
+
+def test_a_link_whose_column_the_dataset_lacks_runs_nothing(data_dir) -> None:
+    opened = new_app(**server_link("incomes.parquet", column="wealth"))
+    opened.run()
+    assert not opened.exception
+    assert any("column “wealth” is not a numeric column" in e for e in errors(opened))
+    assert "_explorer_result" not in opened.session_state
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("../secret.parquet", "choose a dataset inside the data directory"),
+        ("parts/../../secret.parquet", "choose a dataset inside the data directory"),
+        ("ABS", "choose a dataset inside the data directory"),
+        ("escape.parquet", "leads outside the data directory"),  # a symlink to secret.parquet
+        ("leaky", "leads outside the data directory"),  # a folder holding such a link
+        ("missing.parquet", "does not exist in the data directory"),
+    ],
+)
+def test_a_link_to_a_refused_server_dataset_keeps_the_sample(data_dir, name, why) -> None:
+    name = str(data_dir / "incomes.parquet") if name == "ABS" else name
+    opened = new_app(**server_link(name))
+    opened.run()
+    assert not opened.exception and not opened.error
+    (warning,) = [w.value for w in opened.warning]
+    assert "names a server dataset that cannot be opened here" in warning and why in warning
+    assert "nothing was run" in warning and "Data page" in warning
+    ss = opened.session_state
+    assert ss["data_source"] == "sample" and "_explorer_result" not in ss
+    assert ss["seed"] == 7 and ss["domain_upper"] == 1_000_000.0  # the settings are restored
+    assert nothing_read(opened)
+    assert "incomes.csv" in " ".join(m.value for m in opened.sidebar.markdown)
+
+
+def test_a_link_to_a_server_dataset_without_a_data_directory_says_so(monkeypatch) -> None:
+    monkeypatch.delenv("DPSUM_DATA_DIR", raising=False)
+    opened = new_app(**server_link("incomes.parquet"))
+    opened.run()
+    assert not opened.exception and not opened.error
+    (warning,) = [w.value for w in opened.warning]
+    assert "no server data directory" in warning and "on the server it was made on" in warning
+    assert opened.session_state["data_source"] == "sample"
+    assert opened.session_state["seed"] == 7
+    assert "_explorer_result" not in opened.session_state
+
+
+def test_a_link_to_a_server_dataset_without_a_name_shows_the_defaults(data_dir) -> None:
+    opened = new_app(data="server:", workload="Q3", seed="7")
+    opened.run()
+    assert not opened.exception
+    (error,) = errors(opened)
+    assert "the server dataset in the link has no name" in error
+    assert opened.session_state["seed"] == 0 and nothing_read(opened)
+
+
+def test_a_settings_file_selects_the_server_dataset_or_says_why_not(data_dir) -> None:
+    at = new_app()
+    at.run()
+    good = share.settings_to_json(LINKED, sample=None, server="parts", column="income")
+    upload_settings(at, good)
+    assert_clean(at)
+    assert any("Settings restored from settings.json" in s.value for s in at.success)
+    assert selected(at) == ("server", "parts", "", "income")
+    run_explorer(at)
+    assert_clean(at)
+    assert isinstance(at.session_state["_explorer_result"]["dataset"], DataSummary)
+
+    fresh = new_app()
+    fresh.run()
+    upload_settings(fresh, share.settings_to_json(LINKED, sample=None, server="../secret.parquet"))
+    assert not fresh.exception and not fresh.error
+    assert any("This settings file names a server dataset" in w.value for w in fresh.warning)
+    assert fresh.session_state["data_source"] == "sample" and nothing_read(fresh)
+
+
+def upload_settings(at: AppTest, text: str) -> AppTest:
+    upload = ("settings.json", text.encode(), "application/json")
+    at.file_uploader(key="share_config_upload").set_value(upload)
+    return at.run()
+
+
+@pytest.mark.parametrize("page", ["app_pages/single_query.py", "app_pages/decide.py"])
+def test_links_of_other_pages_name_the_server_dataset(data_dir, page) -> None:
+    at = server(data_page(), "incomes.parquet")
+    at.switch_page(page).run()
+    assert_clean(at)
+    assert at.query_params["data"] == "server:incomes.parquet"
+    assert at.query_params["column"] == "income"
+
+
+def test_the_compare_link_names_the_server_dataset(data_dir) -> None:
+    at = server(data_page(), "incomes.parquet")
+    at.switch_page("app_pages/explorer.py").run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(10)
+    at.run()
+    at.switch_page("app_pages/compare.py").run()
+    at.button(key="compare_run").click().run()
+    assert_clean(at)
+    assert at.query_params["data"] == "server:incomes.parquet"
+    assert at.query_params["column"] == "income"

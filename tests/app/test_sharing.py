@@ -75,6 +75,46 @@ def test_nothing_about_uploaded_data_goes_into_a_link_or_a_settings_file() -> No
     assert sample_json["dataset"] == {"sample": "incomes.csv", "column": "income"}
 
 
+def test_a_server_dataset_round_trips_by_name_and_column() -> None:
+    """A server dataset's name inside the data directory and its column are carried (its
+    users see the name on the Data page; it means something only on that server)."""
+    params = share.config_to_query(CUSTOM, sample=None, server="census/2020", column="income")
+    assert params["data"] == "server:census/2020" and params["column"] == "income"
+    back = share.query_to_settings(params, samples=SAMPLE_NAMES)
+    assert back is not None and back.config == CUSTOM
+    assert (back.server, back.column, back.sample, back.uploaded) == (
+        "census/2020",
+        "income",
+        None,
+        False,
+    )
+    text = share.settings_to_json(CUSTOM, sample=None, server="census/2020", column="income")
+    assert json.loads(text)["dataset"] == {"server": "census/2020", "column": "income"}
+    back = share.json_to_settings(text, samples=SAMPLE_NAMES)
+    assert back.config == CUSTOM and (back.server, back.column) == ("census/2020", "income")
+    assert back.sample is None and not back.uploaded
+    # the name is passed on as written: whether it lies inside the data directory is for
+    # server_data to say when the link is opened (tests/app/test_server_datasets.py)
+    odd = share.query_to_settings({"data": "server:../x", "seed": "1"}, samples=SAMPLE_NAMES)
+    assert odd is not None and odd.server == "../x"
+
+
+@pytest.mark.parametrize("value", ["server:", "server:   "])
+def test_a_server_dataset_without_a_name_is_refused(value: str) -> None:
+    with pytest.raises(ParameterError, match="the server dataset in the link has no name"):
+        share.query_to_settings({"data": value, "seed": "1"}, samples=SAMPLE_NAMES)
+    for name in ("", " ", 5, None):
+        doc = json.dumps({"config": CUSTOM.to_dict(), "dataset": {"server": name}})
+        with pytest.raises(ParameterError, match="the server dataset in the file has no name"):
+            share.json_to_settings(doc, samples=SAMPLE_NAMES)
+
+
+def test_a_link_names_one_dataset_at_most() -> None:
+    for make in (share.config_to_query, share.settings_to_json):
+        with pytest.raises(ValueError, match="not both"):
+            make(CUSTOM, sample="incomes.csv", server="census/2020")
+
+
 def test_no_config_in_the_query_string_means_none() -> None:
     assert share.query_to_settings({}, samples=SAMPLE_NAMES) is None
     assert share.query_to_settings({"explorer_tab": "Answers"}, samples=SAMPLE_NAMES) is None
