@@ -140,8 +140,8 @@ def on_config_upload() -> None:
         shared = share.json_to_settings(file.getvalue(), samples=state.SAMPLE_NAMES)
     except DpsumError as exc:
         ss[_CONFIG_ERROR] = (
-            f"Could not restore settings from {file.name}: {exc}. Your current settings are "
-            "unchanged."
+            f"Could not restore settings from {shell.plain(file.name)}: {shell.plain(exc)}. Your "
+            "current settings are unchanged."
         )
         return
     state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
@@ -149,7 +149,7 @@ def on_config_upload() -> None:
         shared.server, shared.column, "settings file"
     ):
         return
-    text = f"Settings restored from {file.name}. Press **Run** to compute the results."
+    text = f"Settings restored from {shell.plain(file.name)}. Press **Run** to compute the results."
     if shared.uploaded:
         text += (
             " The file was made with uploaded data, which config files never hold: upload the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -14,6 +15,19 @@ from . import keys as K
 from .widgets import TRUNCATION_LABELS
 
 _LINK_CHECKED = "_link_checked"
+# What can turn text echoed mid-sentence into formatting, a link or an image, LaTeX, a coloured
+# span (":red[…]") or a table: escaping these keeps the text as typed.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>~$|])")
+
+
+def plain(text: object) -> str:
+    """``text`` with Markdown's special characters escaped: what a link, a settings file or
+    an error message echoes back (a dataset or column name, a value) is shown as typed, never
+    rendered — a crafted link cannot put an image (a request to another site) or a
+    formatted message in a notice."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
+
+
 # What a link holds, by source (dpsum_ui.share): shown next to every link.
 LINK_CAPTION = (
     "The link carries the settings, the seed and which data: a sample's name, or a server "
@@ -42,7 +56,7 @@ def restore_from_link(page: str) -> None:
     except DpsumError as exc:
         state.notice(
             "error",
-            f"The settings in this link could not be used: {exc}. "
+            f"The settings in this link could not be used: {plain(exc)}. "
             "The default settings are shown instead; fix the link or choose settings below.",
         )
         st.query_params.clear()
@@ -62,7 +76,7 @@ def restore_from_link(page: str) -> None:
             "This link was made with an uploaded file. Links never carry uploaded data, so "
             "the settings were restored but not the data: upload the same file on the Data "
             "page"
-            + (f" (column “{shared.column}”)" if shared.column else "")
+            + (f" (column “{plain(shared.column)}”)" if shared.column else "")
             + ", then press Run.",
         )
         return
@@ -92,7 +106,7 @@ def open_server(name: str, column: str | None, where: str) -> bool:
         state.put(K.DATA_SOURCE, "sample")
         state.notice(
             "warning",
-            f"This {where} names a server dataset that cannot be opened here: {exc}. Its "
+            f"This {where} names a server dataset that cannot be opened here: {plain(exc)}. Its "
             "settings were restored on the sample data and nothing was run: open the "
             f"{where} on the server it was made on, or choose data on the Data page and "
             "press Run.",
@@ -110,8 +124,8 @@ def _run_once(
         # Never show another column's figures under this link's name.
         state.notice(
             "error",
-            f"The link's settings were restored, but nothing was run: its column “{column}” is "
-            f"not a numeric column of {ctx.label}. Choose a column on the Data page, then "
+            f"The link's settings were restored, but nothing was run: its column “{plain(column)}” is "
+            f"not a numeric column of {plain(ctx.label)}. Choose a column on the Data page, then "
             "press Run.",
         )
         return
@@ -124,7 +138,7 @@ def _run_once(
         state.notice(
             "error",
             "The link's settings were restored, but nothing was run: "
-            f"{plan.error or ctx.error} Fix the setting below, then press Run.",
+            f"{plain(plan.error or ctx.error)} Fix the setting below, then press Run.",
         )
         return
     if page == "compare":

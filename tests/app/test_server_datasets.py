@@ -309,3 +309,16 @@ def test_the_compare_link_names_the_server_dataset(data_dir) -> None:
     assert_clean(at)
     assert at.query_params["data"] == "server:incomes.parquet"
     assert at.query_params["column"] == "income"
+
+
+def test_a_crafted_name_in_a_link_is_shown_as_typed_not_rendered(data_dir) -> None:
+    """Markdown in a link (an image would make the victim's browser fetch another site) is
+    escaped in the notice that echoes it."""
+    crafted = "![x](https://example.invalid/p.png)"
+    opened = new_app(**server_link(crafted))
+    opened.run()
+    assert not opened.exception
+    (warning,) = [w.value for w in opened.warning]
+    assert crafted not in warning and "](" not in warning.replace("\\](", "")
+    assert r"!\[x\](https://example.invalid/p.png)" in warning
+    assert nothing_read(opened)
