@@ -40,6 +40,10 @@ DOMAIN_CLIPPED_SHARE = 0.01
 SUMMARY_TOP_K = 8192
 # Second aggregation passes one run may ask for before it is refused (summary.complete).
 SUMMARY_MAX_PASSES = 64
+# Undecided steps of the crossover index's binary search one second pass fetches ahead (both
+# outcomes of each: at most 2^d − 1 ranks per search). SQM with a per-query recursive θ runs
+# m searches of ≈ log₂ N steps; fetching 4 levels at once cuts ≈ 21 passes to ≈ 6.
+SUMMARY_SPECULATIVE_PROBES = 4
 # Points one second pass may add (SQM with a per-query recursive θ asks for trials × m points).
 SUMMARY_MAX_EXTRA_POINTS = 20_000
 # The decision view's ε grid: DECIDE_EPSILON_POINTS log-spaced values from DECIDE_EPSILON_LOW to

@@ -318,42 +318,58 @@ class DataSummary:
         The same binary search; the value d at each probe comes from the top-k or a stored
         order statistic, or the probe is decided by the held points around d (d ∈ (p_{j−1},
         p_j] with log p_j < ln θ₀ + βi ⇒ true; log p_{j−1}⁺ ≥ ln θ₀ + βi ⇒ false; np.log is
-        monotone). Otherwise :class:`MissingStatistics` names the ranks to fetch.
+        monotone). Otherwise :class:`MissingStatistics` names the ranks to fetch: each search's
+        undecided probe and those it may reach in its next ``limits.SUMMARY_SPECULATIVE_PROBES``
+        − 1 undecided steps, whichever way each goes, so that a search through many undecided
+        probes takes a few passes, not one per probe.
         """
         c = np.atleast_1d(np.asarray(self.records if counts is None else counts, dtype=np.int64))
         log_t0 = math.log(theta0)
-        lo = np.zeros_like(c)
-        hi = c.copy()
-        while np.any(lo < hi):
-            mid = (lo + hi) // 2
-            ok = self._holds(mid, c, log_t0 + beta * mid, active=lo < hi)
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid + 1)
-        return lo
-
-    def _holds(self, i: np.ndarray, c: np.ndarray, bound: np.ndarray, active: np.ndarray):
-        out = np.ones(i.shape, dtype=bool)
-        missing = []
-        for n in np.flatnonzero(active & (i < c)):
-            pos = int(c[n] - 1 - i[n])
-            d = self._value_at(pos)
-            if d is not None:
-                arr = np.array([d])
-                with np.errstate(divide="ignore"):
-                    out[n] = bool(
-                        ((arr <= 0) | (np.log(np.where(arr > 0, arr, 1.0)) < bound[n]))[0]
-                    )
-                continue
-            low, high = self._bracket(pos)
-            if high <= 0 or np.log(np.array([high]))[0] < bound[n]:
-                out[n] = True
-            elif low >= 0 and np.log(np.array([np.nextafter(low, np.inf)]))[0] >= bound[n]:
-                out[n] = False
-            else:
-                missing.append(pos)
-        if missing:
-            raise MissingStatistics(np.empty(0), np.array(missing))
+        out = np.zeros_like(c)
+        wanted: set[int] = set()
+        depth = limits.SUMMARY_SPECULATIVE_PROBES
+        for n, count in enumerate(c.tolist()):
+            # Each search runs on until its own first undecided probe (searches in lockstep
+            # would stop at the first undecided probe of any of them: one pass per step).
+            found = self._search(0, count, count, log_t0, beta, depth, wanted)
+            out[n] = -1 if found is None else found
+        if wanted:
+            raise MissingStatistics(np.empty(0), np.array(sorted(wanted)))
         return out
+
+    def _decide(self, pos: int, bound: float) -> bool | None:
+        """Whether d (the value at ascending rank ``pos``) satisfies d ≤ 0 or log d < bound;
+        None when neither a known value nor the held points around d decide it."""
+        d = self._value_at(pos)
+        if d is not None:
+            arr = np.array([d])
+            with np.errstate(divide="ignore"):
+                return bool(((arr <= 0) | (np.log(np.where(arr > 0, arr, 1.0)) < bound))[0])
+        low, high = self._bracket(pos)
+        if high <= 0 or np.log(np.array([high]))[0] < bound:
+            return True
+        if low >= 0 and np.log(np.array([np.nextafter(low, np.inf)]))[0] >= bound:
+            return False
+        return None
+
+    def _search(
+        self, lo: int, hi: int, c: int, log_t0: float, beta: float, depth: int, wanted: set[int]
+    ) -> int | None:
+        """Binary search for i* on [lo, hi) among the ``c`` smallest records. At an undecided
+        probe: add its rank to ``wanted``, and those of the undecided probes of the next
+        ``depth − 1`` levels on both sides, and return None."""
+        while lo < hi:
+            mid = (lo + hi) // 2
+            # log θ₀ + β·i with i an int64: the double operations of the records' search.
+            decided = self._decide(c - 1 - mid, log_t0 + beta * np.int64(mid))
+            if decided is None:
+                wanted.add(c - 1 - mid)
+                if depth > 1:
+                    self._search(lo, mid, c, log_t0, beta, depth - 1, wanted)
+                    self._search(mid + 1, hi, c, log_t0, beta, depth - 1, wanted)
+                return None
+            lo, hi = (lo, mid) if decided else (mid + 1, hi)
+        return lo
 
     def _value_at(self, pos: int) -> float | None:
         rank = self.records - 1 - pos

@@ -358,21 +358,27 @@ class SQLBackend:
         if missing.points.size:
             summary = self._extend_points(summary, missing.points)
         if missing.positions.size:
+            intervals: dict[tuple[float, float], int] = {}
             asks = []
             for i, pos in enumerate(missing.positions.tolist()):
                 low, high, offset = summary.interval_of(pos)
-                # (low, high] lies between consecutive held points, so inside one bin: an
-                # equality join on the bin (a hash join), not a range join over every record.
-                j = int(np.searchsorted(self.domain.edges, high, side="left"))
-                asks.append(f"({i}, {j}, {num(low)}, {num(high)}, {offset})")
-            # One scan: each asked rank's interval (low, high] is joined to its records, which
-            # are numbered in order inside the engine; only the asked values come back.
+                iv = intervals.setdefault((low, high), len(intervals))
+                asks.append(f"({i}, {iv}, {offset})")
+            # (low, high] lies between consecutive held points, so inside one bin: records
+            # join their interval on the bin (a hash join, each record to at most one
+            # interval), are numbered in order once per interval, and only the asked ranks
+            # come back.
+            spans = ", ".join(
+                f"({iv}, {int(np.searchsorted(self.domain.edges, high, side='left'))}, "
+                f"{num(low)}, {num(high)})"
+                for (low, high), iv in intervals.items()
+            )
             rows = self.query(
-                "SELECT i, v FROM (SELECT q.i, q.off, b.v, row_number() OVER "
-                "(PARTITION BY q.i ORDER BY b.v) - 1 AS rn "
-                f"FROM ({self._binned()}) b "
-                f"JOIN (VALUES {', '.join(asks)}) AS q(i, j, lo, hi, off) "
-                "ON b.bin = q.j AND b.v > q.lo AND b.v <= q.hi) r WHERE rn = off"
+                "SELECT a.i, r.v FROM (SELECT q.iv, b.v, row_number() OVER "
+                "(PARTITION BY q.iv ORDER BY b.v) - 1 AS rn "
+                f"FROM ({self._binned()}) b JOIN (VALUES {spans}) AS q(iv, j, lo, hi) "
+                "ON b.bin = q.j AND b.v > q.lo AND b.v <= q.hi) r "
+                f"JOIN (VALUES {', '.join(asks)}) AS a(i, iv, off) ON r.iv = a.iv AND r.rn = a.off"
             )
             got = {int(i): float(v) for i, v in rows}
             values = np.array([got[i] for i in range(missing.positions.size)], float)
@@ -388,16 +394,23 @@ class SQLBackend:
             )
         # Missing points lie in (0, U): points ≥ the smallest top-k value are never missing.
         domain = self.domain
-        inside = points
+        inside = np.unique(points)
         bins = np.searchsorted(domain.edges, inside, side="left")
+        # Each point takes the records of its bin above the previous point of that bin (or
+        # above the bin's lower edge): every record joins at most one point, and the counts
+        # and sums up to each point are cumulated here, exactly.
+        first = np.r_[True, bins[1:] != bins[:-1]]
+        edge_below = np.where(bins > 0, domain.edges[np.maximum(bins - 1, 0)], -1.0)
+        low = np.where(first, edge_below, np.r_[-1.0, inside[:-1]])
         values = ", ".join(
-            f"({i}, {int(b)}, {num(x)})" for i, (b, x) in enumerate(zip(bins, inside, strict=True))
+            f"({i}, {int(b)}, {num(lo)}, {num(x)})"
+            for i, (b, lo, x) in enumerate(zip(bins, low, inside, strict=True))
         )
-        sql = self._binned()
         rows = (
             self.query(
-                f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({sql}) b "
-                f"JOIN (VALUES {values}) AS x(i, j, p) ON b.bin = x.j AND b.v <= x.p GROUP BY x.i"
+                f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({self._binned()}) b "
+                f"JOIN (VALUES {values}) AS x(i, j, lo, p) "
+                "ON b.bin = x.j AND b.v > x.lo AND b.v <= x.p GROUP BY x.i"
             )
             if inside.size
             else []
@@ -416,6 +429,9 @@ class SQLBackend:
         counts, units = [], []
         for i in range(inside.size):
             n, limb = got.get(i, (0, (0, 0, 0)))
-            counts.append(int(base_counts[i]) + n)
-            units.append(base_units[i] + to_units(*limb))
+            if first[i]:
+                count, unit = int(base_counts[i]), base_units[i]
+            count, unit = count + n, unit + to_units(*limb)
+            counts.append(count)
+            units.append(unit)
         return summary.with_points(inside, np.array(counts, np.int64), units)
