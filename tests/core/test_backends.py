@@ -266,3 +266,31 @@ def test_second_passes_on_clipped_and_dropped_values_agree(tmp_path, monkeypatch
 def test_second_pass_counts_sums_and_values_are_exact_everywhere(tmp_path, monkeypatch):
     path = clipped_column(tmp_path / "c.parquet")
     check_extend_is_exact(duck(path, "income"), path, monkeypatch)
+
+
+def test_crossover_searches_fetch_ahead_and_take_few_passes(monkeypatch):
+    """SQM's per-query recursive θ runs one binary search per query; with a tiny top-k most
+    probes are undecided. Each pass fetches every search's next undecided probes (4 levels
+    ahead), so the searches end in a few passes — with exactly the records' i*."""
+    from dpsum_core import limits
+    from dpsum_core.summary import MissingStatistics
+    from dpsum_core.thresholds import crossover_index
+
+    monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
+    backend = duck(SAMPLE)
+    data = MemoryBackend(SAMPLE, upper=800_000.0).data
+    counts = data.count_at_most(CUTS.domain.edges)
+    want = crossover_index(data, beta=4e-4, theta0=1e5, counts=counts)
+    passes = {}
+    for depth in (1, 4):
+        monkeypatch.setattr(limits, "SUMMARY_SPECULATIVE_PROBES", depth)
+        summary, passes[depth] = backend.summarize(CUTS), 0
+        while True:
+            try:
+                got = summary.crossover_index(beta=4e-4, theta0=1e5, counts=counts)
+                break
+            except MissingStatistics as missing:
+                passes[depth] += 1
+                summary = backend.extend(summary, missing)
+        np.testing.assert_array_equal(got, want)
+    assert passes[4] <= 2 < passes[1], passes
