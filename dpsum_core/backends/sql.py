@@ -285,11 +285,11 @@ class SQLBackend:
         interval = {BELOW_ZERO: 0, ABOVE_UPPER: points.size - 1}  # v = 0 and v = U
         counts = np.zeros(points.size + 1, np.int64)
         limb = [[0, 0, 0] for _ in range(points.size + 1)]
-        dropped = {MISSING: 0, NON_NUMERIC: 0, NON_FINITE: 0, BELOW_ZERO: 0, ABOVE_UPPER: 0}
+        tally = {MISSING: 0, NON_NUMERIC: 0, NON_FINITE: 0, BELOW_ZERO: 0, ABOVE_UPPER: 0}
         for key, sub, n, *sums in rows:
             key, sub, n = int(key), int(sub), int(n)
             if key < 0:
-                dropped[key] += n
+                tally[key] += n
                 if key not in interval:
                     continue  # dropped rows: their limbs are of a placeholder value
                 j = interval[key]
@@ -300,12 +300,12 @@ class SQLBackend:
                 limb[j][i] += x
         report = CleaningReport(
             rows_read=int(counts.sum())
-            + sum(dropped[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
-            dropped_missing=dropped[MISSING],
-            dropped_non_numeric=dropped[NON_NUMERIC],
-            dropped_non_finite=dropped[NON_FINITE],
-            clipped_below_zero=dropped[BELOW_ZERO],
-            clipped_above_upper=dropped[ABOVE_UPPER],
+            + sum(tally[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
+            dropped_missing=tally[MISSING],
+            dropped_non_numeric=tally[NON_NUMERIC],
+            dropped_non_finite=tally[NON_FINITE],
+            clipped_below_zero=tally[BELOW_ZERO],
+            clipped_above_upper=tally[ABOVE_UPPER],
         )
         if report.rows_read == 0:
             raise DataError(f"{self.name} has a header but no rows of data.")
