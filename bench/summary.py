@@ -8,6 +8,7 @@ then times, each in a fresh subprocess so that its peak RSS is its own:
 - ``memory``: the in-memory path on the largest size it accepts (``limits.MAX_ROWS``) — above
   that it refuses, so 3·10⁸ rows do not fit by design;
 - ``spark``: ``SparkBackend`` on ``local[2]`` over a ``--spark-rows`` dataset of its own (driver RSS);
+- ``passes``: a run needing second passes (SVT and recursive θ, 20 trials) over all rows;
 - ``click``: one explorer click (Q1 × 5 algorithms × 100 trials, SVT) from a cached summary of
   all rows, next to the same click on the 45 000-row sample.
 
@@ -88,6 +89,8 @@ def child(kind: str, source: str, extra: str) -> dict:
             driver_jvm_peak_rss_mib=children_peak_rss_mib(),
         )
         return out
+    elif kind == "passes":
+        return second_passes(source)
     elif kind == "memory":
         from dpsum_core.backends.memory import MemoryBackend
 
@@ -104,6 +107,41 @@ def child(kind: str, source: str, extra: str) -> dict:
             clicks.append(time.perf_counter() - t0)
         out["click"] = summarize(clicks)
     return out
+
+
+def second_passes(source: str) -> dict:
+    """A run that needs second passes (SVT and recursive θ, Q1, 20 trials: SQM's per-query
+    recursive θ asks for order statistics and trials × m points) from a DuckDB summary."""
+    from dpsum_core.backends.duckdb import DuckDBBackend
+    from dpsum_core.experiment import ExperimentConfig, run_experiment
+    from dpsum_core.summary import complete, run_cut_points
+
+    config = ExperimentConfig(truncations=("svt", "recursive"), trials=20)
+    start = time.perf_counter()
+    backend = DuckDBBackend(source, upper=config.upper, column="income")
+    summary = backend.summarize(run_cut_points(config))
+    summary_s = time.perf_counter() - start
+    passes = []
+
+    def extend(summary, missing):
+        t0 = time.perf_counter()
+        out = backend.extend(summary, missing)
+        passes.append(
+            {
+                "points": int(missing.points.size),
+                "ranks": int(missing.positions.size),
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
+        )
+        return out
+
+    complete(summary, lambda s: run_experiment(s, config), extend)
+    return {
+        "summary_s": round(summary_s, 3),
+        "passes": passes,
+        "total_s": round(time.perf_counter() - start, 3),
+        "peak_rss_mib": peak_rss_mib(),
+    }
 
 
 def run_child(kind: str, source: str, extra: str = "") -> dict:
@@ -124,6 +162,7 @@ def main() -> None:
     p.add_argument("--spark-rows", type=int, default=100_000_000)
     p.add_argument("--dir", default="/tmp/dpsum_bench_summary")
     p.add_argument("--skip-spark", action="store_true")
+    p.add_argument("--skip-passes", action="store_true", help="skip the second-pass run")
     p.add_argument("--child", nargs=3, help=argparse_hidden())
     args = p.parse_args()
     if args.child:
@@ -147,6 +186,8 @@ def main() -> None:
         "duckdb_seconds": target(results["duckdb"]["median_s"], 15.0),
         "duckdb_peak_rss_mib": target(results["duckdb"]["peak_rss_mib"], 2048.0, "MiB"),
     }
+    if not args.skip_passes:
+        results["second_passes_svt_recursive"] = {"rows": rows, **run_child("passes", str(folder))}
     sample = run_child("duckdb", str(ROOT / "sample_data" / "incomes.csv"), "click")
     results["click_on_45000_rows"] = sample["click"]
     mem_rows = min(rows, 10_000_000)
