@@ -356,9 +356,23 @@ class Dataset:
         return int(self.values.size)
 
     def sum_at_most(self, points: np.ndarray) -> np.ndarray:
-        """Σ_{t ≤ p} t for every p in ``points`` (any shape), exact on the cleaned values."""
+        """Σ_{t ≤ p} t for every p in ``points`` (any shape), correctly rounded: the sums of
+        a :class:`~dpsum_core.summary.DataSummary` of these records, from any engine."""
         idx = np.searchsorted(self.values, points, side="right")
-        return np.where(idx > 0, self.cumsum[np.maximum(idx - 1, 0)], 0.0)
+        if self._cumsum_is_exact:
+            return np.where(idx > 0, self.cumsum[np.maximum(idx - 1, 0)], 0.0)
+        # Running float sums of non-integer values drift in their last bits (and DuckDB or
+        # Spark add in another order): take the exact sums, rounded once, as summaries do.
+        from .summary import exact_prefix_sums
+
+        return exact_prefix_sums(self.values, idx)
+
+    @cached_property
+    def _cumsum_is_exact(self) -> bool:
+        """Whether every running sum is exact: integer values whose total is below 2⁵³, so
+        that each partial sum is a representable integer (incomes in whole units)."""
+        v = self.values
+        return bool(v.size == 0 or (self.cumsum[-1] < 2.0**53 and np.array_equal(v, np.floor(v))))
 
     def count_at_most(self, points: np.ndarray) -> np.ndarray:
         """#{t ≤ p} for every p in ``points``."""
@@ -632,13 +646,11 @@ def histogram(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
     return np.bincount(bin_index(values, domain), minlength=domain.bins).astype(float)
 
 
-def bin_sums(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
-    """Raw sums s_j = Σ_{t in bin j} t per bin (private); a summary answers from its sums at
-    the edges."""
-    if hasattr(dataset, "bin_sums"):
-        return dataset.bin_sums(domain)
-    values = dataset.values if isinstance(dataset, Dataset) else np.asarray(dataset, float)
-    return np.bincount(bin_index(values, domain), weights=values, minlength=domain.bins)
+def bin_sums(dataset: Dataset, domain: Domain) -> np.ndarray:
+    """Raw sums s_j = Σ_{t in bin j} t per bin (private), as differences of the correctly
+    rounded sums at the edges: the same numbers from a Dataset and from any engine's summary
+    (a per-bin float accumulation would depend on the order of the additions)."""
+    return np.diff(np.concatenate(([0.0], dataset.sum_at_most(domain.edges))))
 
 
 def domain_warnings(dataset: Dataset, domain: Domain) -> list[str]:

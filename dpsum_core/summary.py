@@ -69,6 +69,30 @@ def limbs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return whole.astype(np.int64), f1.astype(np.int64), f2.astype(np.int64)
 
 
+_HALF = 26  # limbs are split into 26-bit halves so that int64 prefix sums cannot overflow
+
+
+def prefix_limbs(values: np.ndarray, idx: np.ndarray) -> list[tuple[int, int, int]]:
+    """Exact (ΣI, ΣF₁, ΣF₂) of ``values[:i]`` for every i in ``idx`` (sorted values ≥ 0)."""
+    sums = []
+    for part in limbs(values):
+        hi = np.concatenate(([0], np.cumsum(part >> _HALF)))[idx]
+        lo = np.concatenate(([0], np.cumsum(part & ((1 << _HALF) - 1))))[idx]
+        sums.append(
+            [(int(h) << _HALF) + int(low) for h, low in zip(hi.tolist(), lo.tolist(), strict=True)]
+        )
+    return list(zip(*sums, strict=True))
+
+
+def exact_prefix_sums(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The correctly rounded Σ values[:i] for every i in ``idx`` (any shape; sorted values ≥ 0):
+    the sums every engine's summary holds, whatever the order of the additions."""
+    idx = np.asarray(idx, np.int64)
+    wanted, where = np.unique(idx, return_inverse=True)
+    sums = point_sums([to_units(*s) for s in prefix_limbs(values, wanted)])
+    return sums[where].reshape(idx.shape)
+
+
 def to_units(i: int, f1: int, f2: int) -> int:
     """Exact integer Σt·2¹⁰⁴ from the sums of the three limbs."""
     return (int(i) << 104) + (int(f1) << 52) + int(f2)
@@ -305,10 +329,6 @@ class DataSummary:
         at = np.concatenate(([0], self.count_at_most(domain.edges)))
         # Records equal to 0 sit in bin 1 with (0, e_1]: bin_index maps 0 to the first bin.
         return np.diff(at).astype(float)
-
-    def bin_sums(self, domain: Domain) -> np.ndarray:
-        """Σ of the values in each bin (private)."""
-        return np.diff(np.concatenate(([0.0], self.sum_at_most(domain.edges))))
 
     def crossover_index(
         self, *, beta: float, theta0: float, counts: np.ndarray | int | None = None

@@ -14,25 +14,14 @@ import numpy as np
 
 from .. import limits
 from ..data import Dataset, load_column
-from ..summary import CutPoints, DataSummary, MissingStatistics, from_intervals, limbs, to_units
-
-_HALF = 26  # limbs are split into 26-bit halves so that int64 prefix sums cannot overflow
-
-
-def prefix_limbs(values: np.ndarray, idx: np.ndarray) -> list[tuple[int, int, int]]:
-    """Exact (ΣI, ΣF₁, ΣF₂) of ``values[:i]`` for every i in ``idx`` (sorted values ≥ 0)."""
-    out = []
-    parts = limbs(values)
-    sums = []
-    for part in parts:
-        hi = np.concatenate(([0], np.cumsum(part >> _HALF)))[idx]
-        lo = np.concatenate(([0], np.cumsum(part & ((1 << _HALF) - 1))))[idx]
-        sums.append(
-            [(int(h) << _HALF) + int(low) for h, low in zip(hi.tolist(), lo.tolist(), strict=True)]
-        )
-    for a, b, c in zip(*sums, strict=True):
-        out.append((a, b, c))
-    return out
+from ..summary import (
+    CutPoints,
+    DataSummary,
+    MissingStatistics,
+    from_intervals,
+    prefix_limbs,
+    to_units,
+)
 
 
 def summarize_dataset(data: Dataset, cuts: CutPoints) -> DataSummary:

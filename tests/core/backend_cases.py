@@ -159,3 +159,18 @@ def check_extend_is_exact(backend, path: Path, monkeypatch) -> None:
     )
     np.testing.assert_array_equal(got.sum_at_most(points), data.sum_at_most(points))
     assert [got._value_at(int(p)) for p in positions] == values[positions].tolist()
+
+
+def cents_column(path: Path) -> Path:
+    """Hourly wages in dollars and cents (U = 200): float running sums drift on such values."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"wage": np.round(rng.lognormal(3, 0.6, 20_000), 2)}).to_parquet(path)
+    return path
+
+
+CENTS_CONFIG = ExperimentConfig(
+    upper=200.0, truncations=("none", "fixed", "svt", "recursive"), trials=4, seed=1,
+    truncation_params={"theta": 31.07},
+)  # fmt: skip

@@ -16,11 +16,13 @@ from dpsum_core.experiment import ExperimentConfig
 from .backend_cases import (
     AWKWARD_DOMAINS,
     BAD,
+    CENTS_CONFIG,
     CUTS,
     MANIFEST,
     ROOT,
     assert_same_summary,
     awkward_cuts,
+    cents_column,
     check_error_agrees,
     check_extend_is_exact,
     check_run_agrees,
@@ -128,3 +130,11 @@ def test_second_passes_on_clipped_and_dropped_values_agree(spark, tmp_path, monk
 def test_second_pass_counts_sums_and_values_are_exact_everywhere(spark, tmp_path, monkeypatch):
     path = clipped_column(tmp_path / "c.parquet")
     check_extend_is_exact(backend(spark, path, "income"), path, monkeypatch)
+
+
+def test_a_run_on_dollars_and_cents_equals_the_memory_run(spark, tmp_path):
+    path = cents_column(tmp_path / "wages.parquet")
+    from dpsum_core.backends.spark import SparkBackend
+
+    wages = SparkBackend(path, upper=CENTS_CONFIG.upper, column="wage", spark=spark)
+    check_run_agrees(wages, path, CENTS_CONFIG)

@@ -132,3 +132,20 @@ def test_cut_points_keep_edges_and_add_only_public_points():
     cuts = cut_points(Domain(1000.0, 10), svt_grid=np.array([150.0, 200.0, 5000.0]), theta=333.0)
     np.testing.assert_array_equal(cuts.extra, [150.0, 333.0])  # 200 is an edge, 5000 > U
     assert set(Domain(1000.0, 10).edges) <= set(cuts.all)
+
+
+def test_dataset_sums_are_correctly_rounded_on_non_integer_values():
+    """A Dataset's Σ_{t ≤ p} t is the correctly rounded exact sum (what summaries hold), not
+    a running float sum; on whole numbers the running sum is exact and is used as is."""
+    from fractions import Fraction
+
+    from dpsum_core.data import make_dataset
+
+    rng = np.random.default_rng(8)
+    cents = make_dataset(np.round(rng.lognormal(3, 0.6, 3000), 2), upper=200.0)
+    points = np.array([5.0, 17.35, 40.0, 200.0])
+    exact = [float(sum(Fraction(v) for v in cents.values[cents.values <= p])) for p in points]
+    assert cents.sum_at_most(points).tolist() == exact
+    assert np.cumsum(cents.values)[-1] != exact[-1]  # the running sum drifts here
+    whole = make_dataset(np.round(rng.lognormal(10, 1, 3000)), upper=8e5)
+    assert whole.sum_at_most(np.array([8e5]))[0] == float(sum(Fraction(v) for v in whole.values))
