@@ -69,9 +69,9 @@ def list_datasets(root: Path) -> list[str]:
 
 def dataset_files(root: Path, name: str) -> list[Path]:
     """The real paths of the files read for ``name`` (a file, or a folder of Parquet/CSV
-    files), each checked with :func:`resolve`: one link in a folder that leads outside ``root``
-    refuses the whole dataset."""
+    files, sub-folders included), each checked with :func:`resolve`: one link in a folder that
+    leads outside ``root`` refuses the whole dataset."""
     target = resolve(root, name)
     if not target.is_dir():
         return [target]
-    return [resolve(root, str(Path(name) / f.name)) for f in resolve_files(target)]
+    return [resolve(root, str(Path(name) / f.relative_to(target))) for f in resolve_files(target)]

@@ -24,16 +24,25 @@ _TEXT = (".csv", ".tsv", ".tab", ".txt")
 
 
 def resolve_files(source: str | os.PathLike) -> list[Path]:
-    """The files of ``source``: a file, a folder (its Parquet files, else its CSV/TSV files)
-    or a glob pattern. Raises DataError when nothing matches."""
+    """The files of ``source``: a file, a folder (its Parquet or its CSV/TSV files, in
+    sub-folders too, as in a Hive-partitioned dataset ``year=2020/part-0.parquet``) or a glob
+    pattern. Raises DataError when nothing matches, or when a folder mixes Parquet and CSV
+    (reading one kind only would silently leave out records)."""
     text = str(source)
     path = Path(text)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in _PARQUET)
-        files = files or sorted(p for p in path.iterdir() if p.suffix.lower() in _TEXT)
-        if not files:
-            raise DataError(f"{path} holds no .parquet or .csv files")
-        return files
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+        parquet = [p for p in inside if p.suffix.lower() in _PARQUET]
+        text_files = [p for p in inside if p.suffix.lower() in _TEXT]
+        if parquet and text_files:
+            raise DataError(
+                f"{path.name} holds both Parquet ({len(parquet)}) and CSV/TSV "
+                f"({len(text_files)}) files: one dataset is one format. Move one kind out, or "
+                f"name the files with a glob such as '{path.name}/**/*.parquet'."
+            )
+        if not (parquet or text_files):
+            raise DataError(f"{path.name} holds no .parquet or .csv files")
+        return parquet or text_files
     if path.is_file():
         return [path]
     if any(ch in text for ch in "*?["):
@@ -42,6 +51,11 @@ def resolve_files(source: str | os.PathLike) -> list[Path]:
             raise DataError(f"no file matches {text}")
         return files
     raise DataError(f"file not found: {path}")
+
+
+def _hidden(file: Path, root: Path) -> bool:
+    """Files and folders whose name starts with '.' or '_' (Spark's _SUCCESS, .crc files)."""
+    return any(part.startswith((".", "_")) for part in file.relative_to(root).parts)
 
 
 def is_parquet(files: list[Path]) -> bool:

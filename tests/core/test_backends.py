@@ -22,11 +22,13 @@ from .backend_cases import (
     BAD_COMMAS,
     BAD_ERROR,
     BAD_OK,
+    CENTS_CONFIG,
     CUTS,
     MANIFEST,
     ROOT,
     assert_same_summary,
     awkward_cuts,
+    cents_column,
     check_error_agrees,
     check_extend_is_exact,
     check_run_agrees,
@@ -294,3 +296,34 @@ def test_crossover_searches_fetch_ahead_and_take_few_passes(monkeypatch):
                 summary = backend.extend(summary, missing)
         np.testing.assert_array_equal(got, want)
     assert passes[4] <= 2 < passes[1], passes
+
+
+def test_a_run_on_dollars_and_cents_equals_the_memory_run(tmp_path):
+    """Non-integer values: true answers, every algorithm (RawSum's bin sums included) and
+    every truncation method agree bit for bit, because both paths use correctly rounded sums."""
+    path = cents_column(tmp_path / "wages.parquet")
+    backend = open_backend(path, upper=CENTS_CONFIG.upper, engine="duckdb")
+    check_run_agrees(backend, path, CENTS_CONFIG)
+
+
+def test_a_folder_mixing_parquet_and_csv_is_refused_not_half_read(tmp_path):
+    df = pd.read_csv(SAMPLE).head(100)
+    df.to_parquet(tmp_path / "a.parquet")
+    df.to_csv(tmp_path / "b.csv", index=False)
+    with pytest.raises(DataError, match=r"both Parquet \(1\) and CSV/TSV \(1\) files.*\*\*/\*\.parquet"):
+        duck(tmp_path, "income")
+    # The glob the message suggests reads the Parquet files only, as asked.
+    assert duck(str(tmp_path / "**" / "*.parquet"), "income").summarize(CUTS).size == 100
+
+
+def test_a_hive_partitioned_folder_is_read_with_its_sub_folders(tmp_path):
+    """year=2020/part-0.parquet, … as Spark and Hive write them; _SUCCESS and .crc skipped."""
+    df = pd.read_csv(SAMPLE)
+    for i, year in enumerate((2019, 2020, 2021)):
+        part = tmp_path / f"year={year}"
+        part.mkdir()
+        df.iloc[i * 15_000 : (i + 1) * 15_000].to_parquet(part / "part-0.parquet")
+        (part / ".part-0.parquet.crc").write_bytes(b"crc")
+    (tmp_path / "_SUCCESS").write_text("")
+    got = DuckDBBackend(tmp_path, upper=800_000.0, column="income").summarize(CUTS)
+    assert_same_summary(memory_summary(SAMPLE), got)
