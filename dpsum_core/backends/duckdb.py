@@ -66,6 +66,21 @@ def is_parquet(files: list[Path]) -> bool:
     return kinds.pop()
 
 
+def check_text_head(path: Path) -> bytes:
+    """The first 8 KiB of a CSV/TSV file; DataError for an empty or a binary file (as
+    :func:`dpsum_core.data.read_table`: Excel and other binary files are not CSV)."""
+    with path.open("rb") as fh:
+        head = fh.read(8192)
+    if not head.strip():
+        raise DataError(f"{path.name} is empty: add a header row and values.")
+    if b"\x00" in head:
+        raise DataError(
+            f"{path.name} looks like a binary file, not CSV/TSV text: "
+            "export the column as CSV and try again."
+        )
+    return head
+
+
 def _magic(path: Path) -> bytes:
     with path.open("rb") as fh:
         return fh.read(4)
@@ -113,14 +128,7 @@ class DuckDBBackend(SQLBackend):
         if parquet:
             self._source = f"read_parquet({listed})"
         else:
-            head = self.files[0].read_bytes()[:8192]
-            if not head.strip():
-                raise DataError(f"{self.files[0].name} is empty: add a header row and values.")
-            if b"\x00" in head:  # as data.read_table: binary files (Excel, …) are not CSV
-                raise DataError(
-                    f"{self.files[0].name} looks like a binary file, not CSV/TSV text: "
-                    "export the column as CSV and try again."
-                )
+            head = check_text_head(self.files[0])
             tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
             delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
             self._source = (

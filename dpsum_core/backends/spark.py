@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..data import _sniff_delimiter
 from ..errors import DataError
-from .duckdb import is_parquet, resolve_files
+from .duckdb import check_text_head, is_parquet, resolve_files
 from .sql import SPARK, SQLBackend
 
 _views = itertools.count()
@@ -80,27 +80,32 @@ class SparkBackend(SQLBackend):
         master: str | None = None,
         table: str | None = None,
     ):
+        # The files are checked before a session starts (a typo costs no JVM start-up).
+        files: list[str] = []
+        if not table:
+            if source is None:
+                raise DataError("give a path (--data) or a table name (--table) for Spark")
+            files = [str(f) for f in resolve_files(source)]
+            if not is_parquet([Path(f) for f in files]):
+                head = check_text_head(Path(files[0]))
         self.spark = spark or session(master)
         with quiet_pyspark():
+            from py4j.protocol import Py4JJavaError
             from pyspark.errors import PySparkException
 
-        self._spark_error = PySparkException
+        # Reading errors surface as either, often only when a query runs (lazy reads).
+        self._spark_error = (PySparkException, Py4JJavaError)
         self.view = f"dpsum_records_{next(_views)}"
         csv = False
         if table:
             frame = self._guard(lambda: self.spark.table(table))
             label = name or table
-        elif source is None:
-            raise DataError("give a path (--data) or a table name (--table) for Spark")
         else:
-            files = [str(f) for f in resolve_files(source)]
             label = name or (os.path.basename(files[0]) if len(files) == 1 else str(source))
             if is_parquet([Path(f) for f in files]):
                 frame = self._guard(lambda: self.spark.read.parquet(*files))
             else:
                 csv = True
-                with open(files[0], "rb") as fh:
-                    head = fh.read(8192)
                 tsv = files[0].lower().endswith((".tsv", ".tab"))
                 delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
                 frame = self._guard(
@@ -115,7 +120,8 @@ class SparkBackend(SQLBackend):
         try:
             return fn()
         except self._spark_error as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            text = str(getattr(exc, "java_exception", None) or exc)
+            first = text.splitlines()[0] if text.strip() else type(exc).__name__
             raise DataError(f"Spark could not read the data ({first[:200]})") from None
 
     def relation(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -138,3 +139,26 @@ def test_a_run_on_dollars_and_cents_equals_the_memory_run(spark, tmp_path):
 
     wages = SparkBackend(path, upper=CENTS_CONFIG.upper, column="wage", spark=spark)
     check_run_agrees(wages, path, CENTS_CONFIG)
+
+
+def test_a_binary_file_and_a_malformed_csv_are_data_errors(spark, tmp_path, monkeypatch):
+    """DataErrors, never an internal error: a binary file renamed .csv is refused before Spark
+    reads it; a corrupt Parquet file fails in the JVM only when the query runs (Py4JJavaError)."""
+    from dpsum_core.backends import spark as spark_backend
+    from dpsum_core.errors import DataError
+
+    binary = tmp_path / "b.csv"
+    binary.write_bytes(b"x\n" + bytes(range(256)) * 12)
+    with pytest.raises(DataError, match="looks like a binary file"):
+        backend(spark, binary)
+    corrupt = tmp_path / "corrupt.parquet"
+    pd.DataFrame({"x": np.arange(200_000, dtype=float)}).to_parquet(corrupt)
+    body = bytearray(corrupt.read_bytes())
+    body[1000:60_000] = b"Z" * 59_000  # data pages destroyed, footer intact
+    corrupt.write_bytes(bytes(body))
+    with pytest.raises(DataError, match="Spark could not read the data"):
+        backend(spark, corrupt, "x").summarize(CUTS)
+    # A missing path is refused before any session starts (no JVM start-up for a typo).
+    monkeypatch.setattr(spark_backend, "session", lambda master=None: pytest.fail("started"))
+    with pytest.raises(DataError, match="file not found"):
+        spark_backend.SparkBackend(tmp_path / "nope.csv", upper=800_000.0)
