@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from . import figures, ledger
+from . import figures, ledger, limits
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
 from .backends import ENGINES, open_backend
 from .data import WEIGHT_RULES, domain_warnings, load_column
@@ -63,18 +63,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c, tp = _CONFIG, _PARAMS
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(p: argparse.ArgumentParser, *, engines: bool = True) -> None:
+        """``engines=False``: --engine, --spark-master and --table are accepted only to be
+        refused with an explanation (argparse would say "unrecognized")."""
+        def shown(text: str) -> str:
+            return text if engines else argparse.SUPPRESS
+
         p.add_argument(
-            "--data", help="CSV, TSV or Parquet file; with duckdb/spark also a folder or a glob"
+            "--data",
+            help="CSV, TSV or Parquet file"
+            + ("; with duckdb/spark also a folder or a glob" if engines else ""),
         )
         p.add_argument(
             "--engine",
             choices=ENGINES,
             default="memory",
-            help="memory (default), duckdb (out of core) or spark: where the data summary is computed",
+            help=shown("memory (default), duckdb (out of core) or spark: where the data summary is computed"),
         )
-        p.add_argument("--spark-master", help="Spark master URL (default local[*])")
-        p.add_argument("--table", help="Spark table name (instead of --data)")
+        p.add_argument("--spark-master", help=shown("Spark master URL (default local[*])"))
+        p.add_argument("--table", help=shown("Spark table name (instead of --data)"))
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
         # None = "left at its default": the data is then checked against the default domain
         p.add_argument(
@@ -119,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "release",
         help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json",
     )
-    common(rel)
+    common(rel, engines=False)
     method(rel)
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
@@ -284,6 +291,14 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("a release is one trial: --trials is for run")
     if args.budget is not None and args.ledger is None:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
+    if args.engine != "memory" or args.table or args.spark_master:
+        # From a summary, a statistic found missing after θ is drawn would need a second
+        # pass and a second draw; a release draws once, so it reads the records in memory.
+        raise ParameterError(
+            "release reads one CSV, TSV or Parquet file in memory: --engine, --table and "
+            f"--spark-master are for run and reproduce. To release a folder or a table, "
+            f"export the column to one file first (up to {limits.MAX_ROWS:,} rows)"
+        )
     base = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,

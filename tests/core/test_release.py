@@ -234,6 +234,26 @@ def test_an_earlier_release_is_never_overwritten(tmp_path, capsys):
     assert (tmp_path / "answers.csv").read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "extra", [["--engine", "duckdb"], ["--engine", "spark", "--table", "t"], ["--spark-master", "x"]]
+)
+def test_release_refuses_engines_with_an_explanation_and_spends_nothing(tmp_path, capsys, extra):
+    """A release draws once, from records in memory: the engine flags of run are refused
+    (exit 2, one line) before the ledger is touched, and release --help does not offer them."""
+    from dpsum_core.cli import build_parser
+
+    ledger_file = tmp_path / "ledger.json"
+    code = _release_cli(
+        tmp_path / "out", "--algorithm", "tamm", "--truncation", "svt", "--ledger",
+        str(ledger_file), *extra,
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "release reads one CSV" in err
+    assert not ledger_file.exists() and not (tmp_path / "out").exists()
+    help_text = build_parser()._subparsers._group_actions[0].choices["release"].format_help()
+    assert "--engine" not in help_text and "--table" not in help_text
+
+
 # --------------------------------------------------------------------------------------------
 # Expected error (the confirmation step)
 # --------------------------------------------------------------------------------------------
