@@ -38,7 +38,9 @@ def _frames(at: AppTest) -> list:
 
 
 def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_error(page):
-    assert page.selectbox(key="release_algorithm").value == "sqm"  # the explorer's first
+    # TaMM first (a public default, never ranked on this data's errors), then the explorer's
+    assert page.selectbox(key="release_algorithm").options[:2] == ["TaMM", "SQM"]
+    assert page.selectbox(key="release_algorithm").value == "tamm"
     assert page.selectbox(key="release_truncation").value == "svt"
     text = " ".join(m.value for m in page.markdown)
     assert "Workload **Q3**" in text and "Expected error" in text
