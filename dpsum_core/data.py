@@ -101,9 +101,17 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.exists():
+            if any(ch in str(source) for ch in "*?["):
+                raise DataError(
+                    f"file not found: {path} (the memory engine reads one file; "
+                    "read a glob of files with --engine duckdb)"
+                )
             raise DataError(f"file not found: {path}")
         if path.is_dir():
-            raise DataError(f"{path} is a folder, not a file: pass a CSV/TSV/Parquet file.")
+            raise DataError(
+                f"{path} is a folder, not a file: pass a CSV/TSV/Parquet file, or read the "
+                "folder's files with --engine duckdb."
+            )
         size_mb = path.stat().st_size / 2**20
         if size_mb > limits.MAX_UPLOAD_MB * 8:
             raise DataError(
@@ -267,6 +275,11 @@ def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:
     return [name for *_, name in sorted(scores)]
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 value', '2 values', '1,234 values'."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 @dataclass(frozen=True)
 class CleaningReport:
     """What cleaning (SPEC §0) changed: nothing is ever dropped or clipped silently."""
@@ -313,15 +326,15 @@ class CleaningReport:
         """Plain-language sentences for the UI and the CLI."""
         out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept."]
         if self.dropped_missing:
-            out.append(f"{self.dropped_missing:,} empty or missing (NA) cells dropped.")
+            out.append(f"{_count(self.dropped_missing, 'empty or missing (NA) cell')} dropped.")
         if self.dropped_non_numeric:
-            out.append(f"{self.dropped_non_numeric:,} non-numeric cells dropped.")
+            out.append(f"{_count(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
         if self.dropped_non_finite:
-            out.append(f"{self.dropped_non_finite:,} infinite values dropped.")
+            out.append(f"{_count(self.dropped_non_finite, 'infinite value')} dropped.")
         if self.clipped_below_zero:
-            out.append(f"{self.clipped_below_zero:,} negative values set to 0.")
+            out.append(f"{_count(self.clipped_below_zero, 'negative value')} set to 0.")
         if self.clipped_above_upper:
-            out.append(f"{self.clipped_above_upper:,} values above U set to U.")
+            out.append(f"{_count(self.clipped_above_upper, 'value')} above U set to U.")
         if self.decimal_comma:
             out.append(
                 f"{self.decimal_comma:,} values read with a decimal comma "

@@ -198,6 +198,8 @@ class SQLBackend:
             raise DataError(f"{name} has no columns: add a header row and values.")
         if column is None:
             ranked = self.numeric_columns
+            if not ranked and not self.query(f"SELECT 1 FROM {self.relation()} LIMIT 1"):
+                raise DataError(f"{name} has a header but no rows of data.")
             if not ranked:
                 raise DataError(
                     f"{name} has no numeric column (columns: {', '.join(list(kinds)[:10])}): "

@@ -62,7 +62,7 @@ def test_upload_choose_column_configure_and_run(data_page: AppTest) -> None:
     report = " ".join(w.value for w in data_page.warning)
     assert "8 rows read, 5 kept." in report
     # one line per kind of change (the engine words them; only the facts are checked here)
-    for fact in ("1 empty", "1 non-numeric", "1 infinite", "1 negative", "1 values above U"):
+    for fact in ("1 empty", "1 non-numeric", "1 infinite", "1 negative", "1 value above U"):
         assert fact in report, (fact, report)
     assert "mydata.csv" in shown_dataset(data_page)
     # configure and run on the uploaded data

@@ -327,3 +327,10 @@ def test_a_hive_partitioned_folder_is_read_with_its_sub_folders(tmp_path):
     (tmp_path / "_SUCCESS").write_text("")
     got = DuckDBBackend(tmp_path, upper=800_000.0, column="income").summarize(CUTS)
     assert_same_summary(memory_summary(SAMPLE), got)
+
+
+def test_a_header_only_file_says_so(tmp_path):
+    path = tmp_path / "header.csv"
+    path.write_text("income,age\n")
+    with pytest.raises(DataError, match="has a header but no rows of data"):
+        duck(path)

@@ -179,7 +179,7 @@ def test_identifier_columns_are_not_the_default():
         (["1,234", "56,000"], True, [1.234, 56], "2 values read with a decimal comma"),
         (["1,234", "56,000"], False, [1234, 56000], "2 values read with thousands separators"),
         (["1.234.567", "3"], False, [3, 1234567], "1 values read with a decimal comma"),
-        (["1,2,3", "4"], False, [4], "1 non-numeric cells dropped"),
+        (["1,2,3", "4"], False, [4], "1 non-numeric cell dropped"),
     ],
 )
 def test_commas_are_read_by_the_columns_format_and_reported(cells, hint, values, line):
@@ -214,3 +214,23 @@ def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
     clipped = make_dataset(pd.Series(np.arange(1.0, 101.0)), upper=50, name="c", column="v")
     (message,) = domain_warnings(clipped, Domain(50, 10))
     assert "50 records (50.0%) were above U = 50" in message and "too small" in message
+
+
+def test_the_cleaning_report_counts_in_words():
+    from dpsum_core.data import CleaningReport
+
+    one = CleaningReport(5, 1, 1, 1, 1, 1).lines()
+    assert one[1:] == [
+        "1 empty or missing (NA) cell dropped.", "1 non-numeric cell dropped.",
+        "1 infinite value dropped.", "1 negative value set to 0.", "1 value above U set to U.",
+    ]  # fmt: skip
+    assert CleaningReport(2_000, 0, 0, 0, 1_234, 0).lines()[1] == "1,234 negative values set to 0."
+
+
+def test_memory_engine_errors_point_to_duckdb_for_folders_and_globs(tmp_path):
+    from dpsum_core.data import load_column
+
+    with pytest.raises(DataError, match=r"is a folder.*--engine duckdb"):
+        load_column(tmp_path, upper=1.0)
+    with pytest.raises(DataError, match=r"file not found.*glob of files with --engine duckdb"):
+        load_column(str(tmp_path / "*.parquet"), upper=1.0)

@@ -45,9 +45,9 @@ def upload_and_check(page, path: Path, expect: dict) -> None:
     sidebar_has(page, f"{expect['name']} · {expect['column']}")
     wait_idle(page)
     alert = page.locator('[data-testid="stAlert"]', has_text=report).inner_text()
-    assert "1 non-numeric cells dropped." in alert
-    assert "1 negative values set to 0." in alert
-    assert "1 values above U set to U." in alert
+    assert "1 non-numeric cell dropped." in alert
+    assert "1 negative value set to 0." in alert
+    assert "1 value above U set to U." in alert
     sidebar_has(page, f"{expect['kept']:,} records after cleaning")
     sidebar_has(page, "uploaded, kept for this session only")
     assert page.locator(f"{key('data_column')} input").input_value() == expect["column"]
