@@ -54,18 +54,8 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
         )
     if raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq")):
         return _read_parquet(raw, label)
-    head = raw[:8192]
-    if raw[:4] == b"PK\x03\x04" or raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
-        raise DataError(
-            f"{_base(label)} looks like an Excel workbook, not a text file: "
-            "save the sheet as CSV and upload that."
-        )
-    if b"\x00" in head:
-        raise DataError(
-            f"{_base(label)} looks like a binary file, not CSV/TSV text: "
-            "export the column as CSV (comma, semicolon or tab separated) and try again."
-        )
-    text_head = head.decode("utf-8", errors="replace")
+    check_text_head(raw, _base(label))
+    text_head = raw[:8192].decode("utf-8", errors="replace")
     sep = "\t" if str(label).lower().endswith((".tsv", ".tab")) else _sniff_delimiter(text_head)
     try:
         df = pd.read_csv(
@@ -95,6 +85,23 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
             "add one value per row below the header."
         )
     return df
+
+
+def check_text_head(head: bytes, name: str) -> None:
+    """Refuse a would-be CSV/TSV file that is empty, an Excel workbook or binary (judged on its
+    first 8 KiB), with a message saying what to do (every engine reads text this way)."""
+    if not head.strip():
+        raise DataError(f"{name} is empty: give a CSV/TSV/Parquet file with a header row.")
+    if head[:4] == b"PK\x03\x04" or head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise DataError(
+            f"{name} looks like an Excel workbook, not a text file: "
+            "save the sheet as CSV and upload that."
+        )
+    if b"\x00" in head[:8192]:
+        raise DataError(
+            f"{name} looks like a binary file, not CSV/TSV text: "
+            "export the column as CSV (comma, semicolon or tab separated) and try again."
+        )
 
 
 def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:

@@ -15,7 +15,7 @@ import glob
 import os
 from pathlib import Path
 
-from ..data import _sniff_delimiter
+from ..data import _sniff_delimiter, check_text_head
 from ..errors import DataError
 from .sql import DUCKDB, SQLBackend
 
@@ -66,18 +66,12 @@ def is_parquet(files: list[Path]) -> bool:
     return kinds.pop()
 
 
-def check_text_head(path: Path) -> bytes:
-    """The first 8 KiB of a CSV/TSV file; DataError for an empty or a binary file (as
-    :func:`dpsum_core.data.read_table`: Excel and other binary files are not CSV)."""
+def text_head(path: Path) -> bytes:
+    """The first 8 KiB of a CSV/TSV file, refused as :func:`dpsum_core.data.read_table`
+    refuses it when empty, an Excel workbook or binary."""
     with path.open("rb") as fh:
         head = fh.read(8192)
-    if not head.strip():
-        raise DataError(f"{path.name} is empty: add a header row and values.")
-    if b"\x00" in head:
-        raise DataError(
-            f"{path.name} looks like a binary file, not CSV/TSV text: "
-            "export the column as CSV and try again."
-        )
+    check_text_head(head, path.name)
     return head
 
 
@@ -128,7 +122,7 @@ class DuckDBBackend(SQLBackend):
         if parquet:
             self._source = f"read_parquet({listed})"
         else:
-            head = check_text_head(self.files[0])
+            head = text_head(self.files[0])
             tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
             delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
             self._source = (

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..data import _sniff_delimiter
 from ..errors import DataError
-from .duckdb import check_text_head, is_parquet, resolve_files
+from .duckdb import is_parquet, resolve_files, text_head
 from .sql import SPARK, SQLBackend
 
 _views = itertools.count()
@@ -87,7 +87,7 @@ class SparkBackend(SQLBackend):
                 raise DataError("give a path (--data) or a table name (--table) for Spark")
             files = [str(f) for f in resolve_files(source)]
             if not is_parquet([Path(f) for f in files]):
-                head = check_text_head(Path(files[0]))
+                head = text_head(Path(files[0]))
         self.spark = spark or session(master)
         with quiet_pyspark():
             from py4j.protocol import Py4JJavaError
