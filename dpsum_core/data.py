@@ -383,9 +383,13 @@ class Dataset:
             return np.where(idx > 0, self.cumsum[np.maximum(idx - 1, 0)], 0.0)
         # Running float sums of non-integer values drift in their last bits (and DuckDB or
         # Spark add in another order): take the exact sums, rounded once, as summaries do.
-        from .summary import exact_prefix_sums
+        return self._exact_sums(idx)
 
-        return exact_prefix_sums(self.values, idx)
+    @cached_property
+    def _exact_sums(self):
+        from .summary import ExactPrefixSums
+
+        return ExactPrefixSums(self.values)
 
     @cached_property
     def _cumsum_is_exact(self) -> bool:

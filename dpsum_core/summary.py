@@ -84,13 +84,43 @@ def prefix_limbs(values: np.ndarray, idx: np.ndarray) -> list[tuple[int, int, in
     return list(zip(*sums, strict=True))
 
 
-def exact_prefix_sums(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """The correctly rounded Σ values[:i] for every i in ``idx`` (any shape; sorted values ≥ 0):
-    the sums every engine's summary holds, whatever the order of the additions."""
-    idx = np.asarray(idx, np.int64)
-    wanted, where = np.unique(idx, return_inverse=True)
-    sums = point_sums([to_units(*s) for s in prefix_limbs(values, wanted)])
-    return sums[where].reshape(idx.shape)
+class ExactPrefixSums:
+    """The correctly rounded Σ values[:i] at any i (sorted values ≥ 0): the sums every engine's
+    summary holds, whatever the order of the additions.
+
+    The exact sums at every ``BLOCK``-th index are computed once (one O(N) pass); a call adds
+    the limbs of the < ``BLOCK`` values between a block start and each asked index, so repeated
+    calls (several per run) cost O(points · BLOCK), not O(N).
+    """
+
+    BLOCK = 1024
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+        starts = np.arange(0, values.size + 1, self.BLOCK)
+        self._blocks = [to_units(*s) for s in prefix_limbs(values, starts)]
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        idx = np.asarray(idx, np.int64)
+        wanted, where = np.unique(idx, return_inverse=True)
+        block = wanted // self.BLOCK
+        start = block * self.BLOCK
+        length = wanted - start
+        # Every value of every partial block, in order; each segment sums < BLOCK limbs of
+        # < 2⁵² each, so int64 segment sums are exact.
+        first = np.cumsum(length) - length
+        gathered = np.repeat(start - first, length) + np.arange(int(length.sum()))
+        parts = limbs(self.values[gathered])
+        nonempty = length > 0
+        partial = np.zeros((3, wanted.size), np.int64)
+        if nonempty.any():
+            for j, part in enumerate(parts):
+                partial[j, nonempty] = np.add.reduceat(part, first[nonempty])
+        units = [
+            self._blocks[b] + to_units(int(i), int(f1), int(f2))
+            for b, i, f1, f2 in zip(block.tolist(), *partial.tolist(), strict=True)
+        ]
+        return point_sums(units)[where].reshape(idx.shape)
 
 
 def to_units(i: int, f1: int, f2: int) -> int:

@@ -149,3 +149,18 @@ def test_dataset_sums_are_correctly_rounded_on_non_integer_values():
     assert np.cumsum(cents.values)[-1] != exact[-1]  # the running sum drifts here
     whole = make_dataset(np.round(rng.lognormal(10, 1, 3000)), upper=8e5)
     assert whole.sum_at_most(np.array([8e5]))[0] == float(sum(Fraction(v) for v in whole.values))
+
+
+def test_exact_prefix_sums_at_and_around_block_starts_equal_the_one_pass_sums():
+    """The block-cached exact sums equal exact sums computed from all values in one pass, at
+    0, N, every side of a block start and random indices, for any shape of index array."""
+    from dpsum_core.summary import ExactPrefixSums, point_sums, prefix_limbs, to_units
+
+    rng = np.random.default_rng(1)
+    values = np.sort(np.round(rng.lognormal(3, 1, 5000), 3))
+    block = ExactPrefixSums.BLOCK
+    idx = np.r_[0, 1, block - 1, block, block + 1, 2 * block, 4999, 5000, rng.integers(0, 5001, 300)]
+    want = point_sums([to_units(*s) for s in prefix_limbs(values, idx)])
+    sums = ExactPrefixSums(values)
+    np.testing.assert_array_equal(sums(idx), want)
+    np.testing.assert_array_equal(sums(idx.reshape(-1, 2)), want.reshape(-1, 2))
