@@ -1,0 +1,69 @@
+"""Re-record the golden outputs: ``python -m tests.golden.record`` (from the repository root).
+
+Re-recording is allowed ONLY when a change of behaviour is intended and has been reviewed:
+the goldens exist to prove that a refactoring (issue 15: moving the engine's modules into
+sub-packages) leaves every output bit for bit identical. If tests/core/test_golden.py fails
+after a change that was meant to be behaviour-neutral, the change is wrong, not the goldens.
+When a behaviour change is intended, re-record in its own commit, and let the reviewer read
+``git diff tests/golden/outputs`` (plain CSV/JSON/text) and say why each difference is right.
+
+The files are specific to the library versions and CPU they were recorded with (numpy's
+vectorised math may differ in the last bit elsewhere); ENVIRONMENT.json says which, for
+information only (it is not compared).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+
+from .cases import APP_CASES, CLI_CASES, GOLDEN, run_app, run_cli
+
+
+def produce_all() -> dict[str, str]:
+    """Every case's outputs, {path relative to outputs/: text}."""
+    files: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # subprocesses: the CLI cases overlap
+        for result in pool.map(run_cli, CLI_CASES):
+            files.update(result)
+    for case in APP_CASES:  # AppTest runs in this process, one case after the other
+        files.update(run_app(case))
+    return files
+
+
+def _environment() -> dict:
+    versions = {}
+    for name in ("numpy", "scipy", "pandas", "pyarrow", "plotly", "streamlit", "duckdb", "opendp"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "note": "informational only, not compared: where the goldens were recorded",
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "versions": versions,
+    }
+
+
+def main() -> None:
+    files = produce_all()
+    if GOLDEN.exists():
+        shutil.rmtree(GOLDEN)
+    for rel, text in sorted(files.items()):
+        path = GOLDEN / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    (GOLDEN.parent / "ENVIRONMENT.json").write_text(
+        json.dumps(_environment(), indent=2) + "\n", encoding="utf-8"
+    )
+    total = sum(len(t.encode()) for t in files.values())
+    print(f"wrote {len(files)} files ({total / 1024:.0f} KiB) under {GOLDEN}")
+
+
+if __name__ == "__main__":
+    main()
