@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from dpsum_core.results import headline_definition
-from dpsum_core.thresholds import TRUNCATION_METHODS
+from dpsum_core.simulate.results import headline_definition
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as truncation_label
 from dpsum_ui import compare, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
@@ -36,7 +37,7 @@ with st.container(border=True):
             K.COMPARE_TRUNCATIONS,
             "Truncation methods",
             options=list(TRUNCATION_METHODS),
-            format_func=widgets.TRUNCATION_LABELS.get,
+            format_func=truncation_label,
             help="The paper compares none, SVT and Recursive.",
         )
     with algorithms:
@@ -101,7 +102,7 @@ with st.container(border=True):
             K.SWEEP_TRUNCATION,
             "Truncation",
             options=list(TRUNCATION_METHODS),
-            format_func=widgets.TRUNCATION_LABELS.get,
+            format_func=truncation_label,
         )
     with c3:
         sweep_clicked = st.button(

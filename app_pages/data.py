@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from dpsum_core import figures, limits
+from dpsum_core import limits
+from dpsum_core.plots.data import data_histogram_figure
+from dpsum_core.plots.style import file_stem
 from dpsum_ui import compute, explorer, present, server_data, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
@@ -193,12 +195,12 @@ if ctx.ok:
     marks = present.theta_marks(last, plan.config if get(K.TRUNCATION) == "fixed" else None)
     fig = compute.figure(
         ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), tuple(marks)),
-        lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
+        lambda: data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
     )
     widgets.chart(
         fig,
         "data_histogram",
-        stem=figures.file_stem(
+        stem=file_stem(
             ctx.dataset.name, ctx.dataset.column, f"U{ctx.domain.upper:g}",
             f"bins{ctx.domain.bins}", "histogram",
         ),

@@ -5,8 +5,9 @@ the data."""
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
-from dpsum_core.results import headline_definition, headline_name
-from dpsum_core.thresholds import TRUNCATION_METHODS
+from dpsum_core.simulate.results import headline_definition, headline_name
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as truncation_label
 from dpsum_ui import decide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
@@ -49,7 +50,7 @@ def controls() -> tuple[list[str], object, object]:
                 K.DECIDE_TRUNCATIONS,
                 "Truncation methods",
                 options=list(TRUNCATION_METHODS),
-                format_func=widgets.TRUNCATION_LABELS.get,
+                format_func=truncation_label,
             )
             widgets.algorithms_control()
             if "fixed" in truncations:

@@ -2,7 +2,12 @@
 
 import streamlit as st
 
-from dpsum_core import figures
+from dpsum_core.plots.results import (
+    answers_figure,
+    expected_error_figure,
+    isotonic_figure,
+    relative_error_figure,
+)
 from dpsum_ui import explorer, present, state, widgets
 from dpsum_ui import keys as K
 
@@ -69,20 +74,20 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
                 "Mean noisy answer per query, its 5–95 % band, and the true answer (Fig. 2)."
             )
             fig = explorer.figure(
-                item, ("answers", iso), lambda: figures.answers_figure(result, trunc, iso=iso)
+                item, ("answers", iso), lambda: answers_figure(result, trunc, iso=iso)
             )
             widgets.chart(fig, "explorer_answers", stem=explorer.stem(item, f"answers_{tail}"))
     if error.open:
         with error:
             st.caption("Relative error |ŷ − y| / max(y, δ): mean and 5–95 % band (Fig. 3).")
             fig = explorer.figure(
-                item, ("error", iso), lambda: figures.relative_error_figure(result, trunc, iso=iso)
+                item, ("error", iso), lambda: relative_error_figure(result, trunc, iso=iso)
             )
             widgets.chart(fig, "explorer_error", stem=explorer.stem(item, f"error_{tail}"))
     if isotonic.open:
         with isotonic:
             st.caption("The same errors without and with isotonic regression (Fig. 4).")
-            fig = explorer.figure(item, "isotonic", lambda: figures.isotonic_figure(result, trunc))
+            fig = explorer.figure(item, "isotonic", lambda: isotonic_figure(result, trunc))
             widgets.chart(fig, "explorer_isotonic", stem=explorer.stem(item, f"isotonic_{trunc}"))
     if theta.open:
         with theta:
@@ -94,7 +99,7 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
                 f"{result.config.trials} trials (solid): they should agree."
             )
             fig = explorer.figure(
-                item, "expected", lambda: figures.expected_error_figure(result, trunc)
+                item, "expected", lambda: expected_error_figure(result, trunc)
             )
             widgets.chart(fig, "explorer_expected", stem=explorer.stem(item, f"expected_{trunc}"))
     if summary.open:

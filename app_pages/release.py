@@ -8,8 +8,8 @@ the released θ and the budget are shown.
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.algorithms import label
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.registry import label
 from dpsum_ui import keys as K
 from dpsum_ui import release, state
 

@@ -4,8 +4,8 @@ except the seeded θ samples; the chart's θ slider runs in the browser."""
 
 import streamlit as st
 
-from dpsum_core.algorithms import ALGORITHMS, label
-from dpsum_core.thresholds import START_FRACTION
+from dpsum_core.mechanisms.registry import ALGORITHMS, label
+from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import keys as K
 from dpsum_ui import present, share, shell, state, teaching, widgets
 from dpsum_ui.state import get, widget

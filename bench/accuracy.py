@@ -21,11 +21,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.columns import columns
-from dpsum_core.config import ExperimentConfig
-from dpsum_core.data import make_dataset
-from dpsum_core.experiment import run_experiment
-from dpsum_core.results import headline
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.simulate.results import headline
+from dpsum_core.truncation.params import TruncationParams
 
 EPSILONS = (0.01, 0.1, 1.0)
 

@@ -12,10 +12,12 @@ simulated ε, 100 trials) for comparison.
 from __future__ import annotations
 
 from bench.common import SAMPLE, emit, log, machine, measure, parser, repeats, target, timed
-from dpsum_core import limits, rawsum, strategies
-from dpsum_core.analytics import epsilon_grid, error_vs_epsilon, simulated_error_vs_epsilon
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core import limits
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.decision import epsilon_grid, error_vs_epsilon, simulated_error_vs_epsilon
 
 TARGET_S = 0.3
 

@@ -19,10 +19,12 @@ import numpy as np
 
 from bench import naive
 from bench.common import SAMPLE, emit, log, machine, measure, parser, ratio, repeats, target, timed
-from dpsum_core import rawsum, strategies
-from dpsum_core.algorithms import PAPER_ALGORITHMS
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 
 TARGETS = {"svt": 0.5, "recursive": 2.0}
 SPEEDUP_TARGET = 20.0

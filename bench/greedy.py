@@ -14,9 +14,9 @@ import numpy as np
 
 from bench import naive
 from bench.common import emit, log, machine, measure, parser, ratio, repeats, target, timed
-from dpsum_core import strategies
-from dpsum_core.data import Domain
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.workloads import make_workload
 
 THETA = 50_000 * 1.2**4
 """θ of the weighted case (SPEC §4's reference table)."""

@@ -30,7 +30,9 @@ from bench.common import (
     timed,
     write_data,
 )
-from dpsum_core.data import Domain, clean, histogram, load_column, numeric_columns, read_table
+from dpsum_core.data.cleaning import clean, numeric_columns
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.reading import load_column, read_table
 
 UPPER = 800_000.0
 TARGETS = {"histogram_1e7_s": 0.5, "parquet_load_1e7_s": 2.0, "csv_load_1e7_s": 10.0}

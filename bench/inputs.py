@@ -15,12 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from bench.common import SAMPLE, emit, log, machine, measure, parser, repeats, timed
-from dpsum_core import limits, strategies
-from dpsum_core.data import Domain, load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.mechanisms import tamm_strategy
-from dpsum_core.thresholds import TruncationParams, choose_theta, svt_c_min, svt_grid_size
-from dpsum_core.workloads import make_workload
+from dpsum_core import limits
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.matrix import tamm_strategy
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import choose_theta
+from dpsum_core.truncation.svt import svt_c_min, svt_grid_size
 
 
 def svt(data, repeat: int, trials: int) -> dict:

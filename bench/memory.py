@@ -32,8 +32,10 @@ BIG_LIMIT_MIB = 4096.0
 
 def child(path: Path, truncation: str, trials: int, workload: str, bins: int) -> dict:
     """Load ``path``, histogram it and run one explorer configuration; report peak RSS."""
-    from dpsum_core.data import Domain, histogram, load_column
-    from dpsum_core.experiment import ExperimentConfig, run_experiment
+    from dpsum_core.data.domain import Domain, histogram
+    from dpsum_core.data.reading import load_column
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_experiment
 
     rss = {"after_imports_mib": peak_rss_mib()}
     start = time.perf_counter()
@@ -62,17 +64,19 @@ def sqm_svt_theta(trials: int):
     """SQM's per-query SVT θ choice (Q1, sample data): trials × m × K noise draws."""
     import numpy as np
 
-    from dpsum_core import thresholds
-    from dpsum_core.data import Domain, load_column
-    from dpsum_core.workloads import make_workload
+    from dpsum_core.data.domain import Domain
+    from dpsum_core.data.reading import load_column
+    from dpsum_core.mechanisms.workloads import make_workload
+    from dpsum_core.truncation.params import TruncationParams
+    from dpsum_core.truncation.svt import svt_theta
 
     data = load_column(SAMPLE, upper=800_000)
     taus = make_workload("Q1", Domain()).thresholds
-    return thresholds.svt_theta(
+    return svt_theta(
         data,
         epsilon=0.001 / taus.size,
         upper=800_000.0,
-        params=thresholds.TruncationParams(),
+        params=TruncationParams(),
         trials=trials,
         rng=np.random.default_rng(0),
         tau=taus,
@@ -142,7 +146,7 @@ def main() -> None:
                 log(f"memory: {fmt} {rows:,} rows, {trunc}")
                 out["big"][f"{fmt}_{trunc}"] = measure_child(path, trunc)
     # SQM's per-query SVT holds trials × m × K draws unless they are drawn in chunks of trials
-    # (thresholds.svt_first_above, commit 5227b96): its peak should stay flat in trials.
+    # (svt_first_above, commit 5227b96): its peak should stay flat in trials.
     out["sqm_svt_theta"] = {}
     for trials in (300,) if args.quick else (1000, 3000, 6000):
         log(f"memory: SQM SVT θ alone, {trials} trials")

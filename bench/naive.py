@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpsum_core import experiment
-from dpsum_core.algorithms import get
-from dpsum_core.experiment import SQM_THETA_STREAM as _SQM_THETA_STREAM
-from dpsum_core.experiment import THETA_STREAM as _THETA_STREAM
-from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.workloads import make_workload
+from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate import experiment
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.streams import SQM_THETA_STREAM as _SQM_THETA_STREAM
+from dpsum_core.simulate.streams import THETA_STREAM as _THETA_STREAM
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ class _RecordingGenerator:
 def record_noise():
     """Record every Laplace draw ``run_experiment`` makes: yields {(truncation, stream): [draws]}.
 
-    Patches ``dpsum_core.experiment.stream`` for the duration (benchmark harness only).
+    Patches ``dpsum_core.simulate.experiment.stream`` for the duration (benchmark harness only).
     """
     tape: dict[tuple[str, int], list[np.ndarray]] = defaultdict(list)
     original = experiment.stream

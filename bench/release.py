@@ -3,7 +3,7 @@ truncation method, drawn with OpenDP's samplers.
 
     python -m bench.release [--quick] [--repeat 5]
 
-``release``: the library call (:func:`dpsum_core.release.release`: θ choice, measurement,
+``release``: the library call (:func:`dpsum_core.publish.release.release`: θ choice, measurement,
 isotonic regression), median of ``--repeat`` calls after one warm-up (which builds the public
 strategies and designs; ``first_call_s`` is that cold call). ``expected_error``: the
 confirmation step's estimate. ``cli``: the whole ``dpsum release`` command in a fresh process
@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import SAMPLE, emit, log, machine, measure, parser, repeats, target, timed
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.data.reading import load_column
 from dpsum_core.noise import OpenDPNoise
-from dpsum_core.release import expected_error, plan_release, release
+from dpsum_core.publish.release import expected_error, plan_release, release
+from dpsum_core.simulate.config import ExperimentConfig
 
 PAIRS = [(a, t) for a in ("sqm", "identity", "workload", "timm", "tamm")
          for t in ("none", "svt", "recursive")] + [("rawsum", None)]  # fmt: skip

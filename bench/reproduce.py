@@ -39,10 +39,11 @@ from bench.common import (
     target,
 )
 from bench.explorer import clear_caches
-from dpsum_core.algorithms import PAPER_ALGORITHMS
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.thresholds import PAPER
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.truncation.params import PAPER
 
 TARGET_S = 60.0
 

@@ -31,10 +31,12 @@ from bench.common import (
 )
 from bench.explorer import clear_caches
 from bench.memory import measure_child
-from dpsum_core import strategies
-from dpsum_core.data import Domain, histogram, load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 
 TRUNCATIONS = ("svt", "recursive")
 

@@ -64,18 +64,18 @@ def generate(folder: Path, rows: int, files: int) -> None:
 
 def child(kind: str, source: str, extra: str) -> dict:
     """One measurement in this process (called through a subprocess)."""
-    from dpsum_core.experiment import ExperimentConfig, run_experiment
-    from dpsum_core.summary import run_cut_points
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 
     config = ExperimentConfig(truncations=("svt",), trials=100)
     cuts = run_cut_points(config)
     start = time.perf_counter()
     if kind == "duckdb":
-        from dpsum_core.backends.duckdb import DuckDBBackend
+        from dpsum_core.data.backends.duckdb import DuckDBBackend
 
         summary = DuckDBBackend(source, upper=config.upper, column="income").summarize(cuts)
     elif kind == "spark":
-        from dpsum_core.backends.spark import SparkBackend, session
+        from dpsum_core.data.backends.spark import SparkBackend, session
 
         spark = session("local[2]")
         t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def child(kind: str, source: str, extra: str) -> dict:
     elif kind == "passes":
         return second_passes(source)
     elif kind == "memory":
-        from dpsum_core.backends.memory import MemoryBackend
+        from dpsum_core.data.backends.memory import MemoryBackend
 
         summary = MemoryBackend(source, upper=config.upper, column="income").summarize(cuts)
     else:
@@ -112,9 +112,10 @@ def child(kind: str, source: str, extra: str) -> dict:
 def second_passes(source: str) -> dict:
     """A run that needs second passes (SVT and recursive θ, Q1, 20 trials: SQM's per-query
     recursive θ asks for order statistics and trials × m points) from a DuckDB summary."""
-    from dpsum_core.backends.duckdb import DuckDBBackend
-    from dpsum_core.experiment import ExperimentConfig, run_experiment
-    from dpsum_core.summary import complete, run_cut_points
+    from dpsum_core.data.backends.duckdb import DuckDBBackend
+    from dpsum_core.data.summary import complete
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 
     config = ExperimentConfig(truncations=("svt", "recursive"), trials=20)
     start = time.perf_counter()

@@ -17,17 +17,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from . import figures, ledger, limits
-from .algorithms import ALGORITHMS, PAPER_ALGORITHMS
-from .backends import ENGINES, open_backend
-from .data import WEIGHT_RULES, domain_warnings, load_column
-from .errors import DpsumError, ParameterError
-from .experiment import ExperimentConfig, run_experiment
-from .notice import NOT_FOR_PUBLICATION, with_notice
-from .release import plan_release, release_paths, release_plan, write_release
-from .results import headline_definition, headline_name
-from .summary import complete, run_cut_points
-from .thresholds import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
+from dpsum_core import limits
+from dpsum_core.data.backends import ENGINES, open_backend
+from dpsum_core.data.domain import WEIGHT_RULES, domain_warnings
+from dpsum_core.data.reading import load_column
+from dpsum_core.data.summary import complete
+from dpsum_core.errors import DpsumError, ParameterError
+from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
+from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
+from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
+from dpsum_core.publish import ledger
+from dpsum_core.publish.release import plan_release, release_paths, release_plan, write_release
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_cut_points, run_experiment
+from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
+from dpsum_core.simulate.results import headline_definition, headline_name
+from dpsum_core.truncation.params import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -375,17 +380,17 @@ def _reproduce(args: argparse.Namespace) -> int:
                 (
                     f"Figure 2 — noisy answers, {tag}",
                     f"fig2_answers_{file_tag}",
-                    figures.small_multiples_figure(result, iso=True, kind="answers"),
+                    small_multiples_figure(result, iso=True, kind="answers"),
                 ),
                 (
                     f"Figure 3 — relative error, {tag}",
                     f"fig3_relative_error_{file_tag}",
-                    figures.small_multiples_figure(result, iso=True),
+                    small_multiples_figure(result, iso=True),
                 ),
                 (
                     f"Figure 4 — isotonic regression (SVT), {tag}",
                     f"fig4_isotonic_svt_{file_tag}",
-                    figures.isotonic_figure(result, "svt"),
+                    isotonic_figure(result, "svt"),
                 ),
             ]
     engine_seconds = time.perf_counter() - start
@@ -393,15 +398,15 @@ def _reproduce(args: argparse.Namespace) -> int:
     _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
     _write_notice(out)
     (out / "figures.html").write_text(
-        figures.report_html(
+        report_html(
             [(title, fig) for title, _, fig in figs], title=f"dpsum reproduction on {data.name}"
         )
     )
     png = 0
-    if not args.no_png and figures.browser_available():
-        with figures.image_export():
+    if not args.no_png and browser_available():
+        with image_export():
             for _, name, fig in figs:
-                (out / f"{name}.png").write_bytes(figures.to_image(fig))
+                (out / f"{name}.png").write_bytes(to_image(fig))
                 png += 1
     print(
         f"6 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, the paper's 15 configurations + RawSum "
@@ -417,7 +422,7 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
     """The data (a Dataset in memory, else a summary) and a function running a config on it.
 
     With duckdb/spark the run works on a data summary computed once; a configuration that needs
-    a statistic the summary lacks gets it by a second pass (dpsum_core.summary.complete)."""
+    a statistic the summary lacks gets it by a second pass (dpsum_core.data.summary.complete)."""
     if args.data is None and not (args.engine == "spark" and args.table):
         raise ParameterError("--data is required (or --table with --engine spark)")
     if args.engine == "memory":

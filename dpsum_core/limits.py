@@ -23,7 +23,6 @@ MAX_SVT_GRID = 200
 # [MIN_UPPER, MAX_UPPER] (≈ e^48), so a larger β only adds noise (scale β/ε_θ on ln θ); the
 # bound also keeps β·i* and β/ε_θ finite.
 MAX_RM_BETA = 100.0
-DELTA_MIN = 1e-9
 # A run keeps every noisy answer (with and without isotonic regression) in memory:
 # trials × queries × algorithms × truncation methods ≤ MAX_ANSWERS (≈ 0.5 GB of float64).
 MAX_ANSWERS = 30_000_000

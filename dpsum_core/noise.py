@@ -72,7 +72,7 @@ class OpenDPNoise:
     Privacy
     -------
     This is a sampler, not an accountant: the scale comes from dpsum's own sensitivity
-    analysis (the mechanisms, :mod:`dpsum_core.thresholds`, :mod:`dpsum_core.rawsum`). At the
+    analysis (:mod:`dpsum_core.mechanisms`, :mod:`dpsum_core.truncation`). At the
     default granularity OpenDP's privacy map of Lap(b) is exactly d_in/b, the ε the engine's
     ledger records for each step.
     """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from . import limits
-from .errors import ParameterError
+from dpsum_core import limits
+from dpsum_core.errors import ParameterError
 
 
 def check_epsilon(epsilon: float, *, name: str = "epsilon") -> float:

@@ -6,9 +6,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures
 from dpsum_core.errors import DpsumError
-from dpsum_core.experiment import ExperimentResult
+from dpsum_core.plots.results import (
+    comparison_heatmap,
+    epsilon_sweep_figure,
+    small_multiples_figure,
+)
+from dpsum_core.plots.style import file_stem, run_stem
+from dpsum_core.simulate.results import ExperimentResult
+from dpsum_core.truncation.registry import label as truncation_label
 
 from . import compute, present, share, state
 from . import keys as K
@@ -64,13 +70,13 @@ def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
     """The grid as a heatmap or as small multiples (built once per view)."""
     key = (st.session_state.get(state.COMPARE_RESULT), view, iso)
     if view == "heatmap":
-        return compute.figure(key, lambda: figures.comparison_heatmap(result, iso=iso))
-    return compute.figure(key, lambda: figures.small_multiples_figure(result, iso=iso, kind=view))
+        return compute.figure(key, lambda: comparison_heatmap(result, iso=iso))
+    return compute.figure(key, lambda: small_multiples_figure(result, iso=iso, kind=view))
 
 
 def stem(result: ExperimentResult, what: str) -> str:
     """File name of a grid download: dataset, workload, ε, seed and the view."""
-    return figures.run_stem(result, what)
+    return run_stem(result, what)
 
 
 def sweep_stem(item: dict, iso: bool) -> str:
@@ -78,7 +84,7 @@ def sweep_stem(item: dict, iso: bool) -> str:
     c = item["config"]
     eps = "-".join(f"{e:g}" for e in item["key"][-1])
     what = f"sweep_{c.truncations[0]}{'_iso' if iso else ''}"
-    return figures.file_stem(item["name"], c.workload, f"eps{eps}", f"seed{c.seed}", what)
+    return file_stem(item["name"], c.workload, f"eps{eps}", f"seed{c.seed}", what)
 
 
 def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
@@ -117,7 +123,7 @@ def sweep_caption(item: dict) -> str:
     c = item["config"]
     return (
         f"**Seed {c.seed}** · {c.trials} trials · {item['name']} · {c.workload} · "
-        f"ρ = {c.rho:g} · {figures.TRUNCATION_NAMES[c.truncations[0]]} · "
+        f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in item['key'][-1])}}}"
     )
 
@@ -128,13 +134,13 @@ def sweep_figure(item: dict, iso: bool) -> go.Figure:
     c = item["config"]
     trunc = c.truncations[0]
     title = (
-        f"Error versus ε, {figures.TRUNCATION_NAMES[trunc]}"
+        f"Error versus ε, {truncation_label(trunc)}"
         f"{' + isotonic' if iso else ''}<br><sup>{item['name']} · {c.workload} · "
         f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
     )
     return compute.figure(
         (item["key"], "sweep", iso),
-        lambda: figures.epsilon_sweep_figure(frame, trunc, iso=iso, title=title),
+        lambda: epsilon_sweep_figure(frame, trunc, iso=iso, title=title),
     )
 
 

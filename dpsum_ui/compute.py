@@ -17,25 +17,20 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import expected, figures, strategies
-from dpsum_core.analytics import (
-    Curves,
-    relative_error_curves,
-    simulated_error_vs_epsilon,
-    theta_error_components,
-)
-from dpsum_core.data import Dataset, Domain, histogram
-from dpsum_core.expected import components_frame
-from dpsum_core.experiment import (
-    ExperimentConfig,
-    ExperimentResult,
-    epsilon_sweep,
-    run_experiment,
-    threshold_samples,
-)
-from dpsum_core.mechanisms import Inputs
-from dpsum_core.summary import DataSummary
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.summary import DataSummary
+from dpsum_core.mechanisms import error as expected
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.error import components_frame
+from dpsum_core.mechanisms.measurement import Inputs
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.plots.export import browser_available, to_image
+from dpsum_core.simulate.analytics import theta_error_components
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
+from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
+from dpsum_core.simulate.results import ExperimentResult
 
 from . import state
 from .datasets import with_passes
@@ -44,7 +39,7 @@ from .datasets import with_passes
 @contextmanager
 def _engine() -> Iterator[None]:
     """Bind this session's strategy cache: TaMM's GreedyH(W·T_θ) depends on a private θ, and a
-    cache shared with other sessions would be a timing channel (dpsum_core.strategies)."""
+    cache shared with other sessions would be a timing channel (dpsum_core.mechanisms.greedy_h)."""
     with strategies.session_cache(state.strategy_cache()):
         yield
 
@@ -224,10 +219,10 @@ def _image_server() -> threading.Lock:
 @st.cache_data(show_spinner=False)
 def images_available() -> bool:
     """Whether server-side PNG/SVG export can work here (a Chromium is installed)."""
-    return figures.browser_available()
+    return browser_available()
 
 
 def image_bytes(fig: go.Figure, fmt: str) -> bytes:
     """PNG or SVG bytes of a figure (called only when the user clicks a download)."""
     with _image_server():
-        return figures.to_image(fig, fmt)
+        return to_image(fig, fmt)

@@ -12,17 +12,12 @@ import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.data import (
-    Dataset,
-    Domain,
-    domain_warnings,
-    numeric_columns,
-    read_numeric_table,
-    read_table,
-    table_column,
-)
+from dpsum_core.data.cleaning import numeric_columns
+from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.domain import Domain, domain_warnings
+from dpsum_core.data.reading import read_numeric_table, read_table, table_column
+from dpsum_core.data.summary import CutPoints, DataSummary, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
-from dpsum_core.summary import CutPoints, DataSummary, complete
 from dpsum_core.validation import check_positive
 
 from . import keys as K
@@ -196,14 +191,14 @@ def _server_files(root: Path, name: str | None) -> tuple[Path, tuple]:
 
 
 def _duckdb(path: Path, name: str, *, upper: float, column: str | None):
-    from dpsum_core.backends.duckdb import DuckDBBackend
+    from dpsum_core.data.backends.duckdb import DuckDBBackend
 
     return DuckDBBackend(path, upper=upper, column=column, name=name)
 
 
 def with_passes(data, task: Callable):
     """``task(data)``; for a server summary, with second passes over the files when the task
-    needs statistics the summary lacks (:func:`dpsum_core.summary.complete`). The extended
+    needs statistics the summary lacks (:func:`dpsum_core.data.summary.complete`). The extended
     summary is kept for the next task; results stay keyed by the first summary."""
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):

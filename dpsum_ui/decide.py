@@ -9,8 +9,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures, limits
-from dpsum_core.analytics import (
+from dpsum_core import limits
+from dpsum_core.errors import ParameterError
+from dpsum_core.plots.decision import decision_figure
+from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.simulate.decision import (
     Reach,
     decision_summary,
     epsilon_grid,
@@ -19,8 +22,7 @@ from dpsum_core.analytics import (
     smallest_epsilon,
     target_sentence,
 )
-from dpsum_core.errors import ParameterError
-from dpsum_core.results import headline_name
+from dpsum_core.simulate.results import configuration_name, headline_name, percent
 
 from . import compute, share, state
 from . import keys as K
@@ -124,8 +126,8 @@ def figure(
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     which = "all queries" if above == 0 else f"queries from the {above:g}th percentile of τ up"
     title = (
-        f"{headline_name().capitalize()} versus ε, target {figures.percent(target)}<br><sup>"
-        f"{ctx.dataset.name} · {c.workload} · {figures.domain_text(c.upper, c.bins)}{rho} · "
+        f"{headline_name().capitalize()} versus ε, target {percent(target)}<br><sup>"
+        f"{ctx.dataset.name} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
     key = (
@@ -134,14 +136,14 @@ def figure(
     )  # fmt: skip
     return compute.figure(
         key,
-        lambda: figures.decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+        lambda: decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
     )
 
 
 def stem(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> str:
     """File name of the view's downloads: dataset, workload, target and query percentile."""
     assert plan.config is not None and ctx.dataset is not None
-    return figures.file_stem(
+    return file_stem(
         ctx.dataset.name, plan.config.workload, f"target{100 * target:g}pct",
         f"above{above:g}", "error_vs_epsilon",
     )  # fmt: skip
@@ -151,13 +153,13 @@ def reach_table(d: Decision) -> pd.DataFrame:
     """Per configuration: the smallest ε meeting the target and the lowest error in range."""
     return pd.DataFrame(
         {
-            "Configuration": [figures.configuration_name(r.algorithm, r.truncation) for r in d.reaches],
+            "Configuration": [configuration_name(r.algorithm, r.truncation) for r in d.reaches],
             "Smallest ε meeting the target": [
                 "not reached" if r.epsilon is None
                 else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
                 for r in d.reaches
             ],
-            "Lowest error for ε ≤ 10": [figures.percent(r.best) for r in d.reaches],
+            "Lowest error for ε ≤ 10": [percent(r.best) for r in d.reaches],
         }
     )  # fmt: skip
 
@@ -169,7 +171,7 @@ def curve_table(d: Decision, sim) -> pd.DataFrame:
         out = pd.concat([out, sim.assign(kind="simulated")], ignore_index=True)
     out = out.assign(
         configuration=[
-            figures.configuration_name(a, t)
+            configuration_name(a, t)
             for a, t in zip(out["algorithm"], out["truncation"], strict=True)
         ]
     )

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures
-from dpsum_core.data import Dataset
+from dpsum_core.data.dataset import Dataset
 from dpsum_core.errors import DpsumError
-from dpsum_core.experiment import ExperimentResult
-from dpsum_core.notice import with_notice
-from dpsum_core.results import headline_definition
-from dpsum_core.workloads import Workload
+from dpsum_core.mechanisms.workloads import Workload
+from dpsum_core.plots.data import data_histogram_figure
+from dpsum_core.plots.results import theta_figure
+from dpsum_core.plots.style import file_stem, run_stem
+from dpsum_core.simulate.notice import with_notice
+from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
 from . import compute, present, share, shell, state, widgets
 from . import keys as K
@@ -101,7 +102,7 @@ def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
 
 def stem(item: Shown, what: str) -> str:
     """File name of a download of the shown run: dataset, workload, ε, seed and what."""
-    return figures.run_stem(item.result, what)
+    return run_stem(item.result, what)
 
 
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
@@ -178,7 +179,7 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
                 column=ctx.column,
                 iso=bool(state.get(K.ISO)),
             ),
-            file_name=figures.file_stem(
+            file_name=file_stem(
                 ctx.label,
                 plan.config.workload,
                 f"eps{plan.config.epsilon:g}",
@@ -222,7 +223,7 @@ def data_preview(ctx: state.DataContext) -> None:
             st.caption("θ is marked after a run (θ and data tab).")
             fig = compute.figure(
                 ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), ()),
-                lambda: figures.data_histogram_figure(ctx.dataset, ctx.domain),
+                lambda: data_histogram_figure(ctx.dataset, ctx.domain),
             )
             widgets.chart(fig, "explorer_data")
 
@@ -235,7 +236,7 @@ def theta_tab(item: Shown) -> None:
     with left:
         if present.has_batch_theta(result):
             st.caption("θ chosen in each trial (shared by Identity, Workload, TiMM and TaMM).")
-            fig = figure(item, "theta", lambda: figures.theta_figure(result))
+            fig = figure(item, "theta", lambda: theta_figure(result))
             widgets.chart(fig, "explorer_theta", stem=stem(item, "theta"))
         elif trunc == "none":
             st.info("No truncation: θ = ∞ in every trial, nothing is chosen.")
@@ -247,7 +248,7 @@ def theta_tab(item: Shown) -> None:
         fig = figure(
             item,
             ("data", tuple(marks)),
-            lambda: figures.data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
+            lambda: data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
         )
         widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dpsum_core.data import Domain
+from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
-from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.params import TruncationParams
 
 from . import keys as K
 

@@ -1,4 +1,4 @@
-"""Figures only the dashboard draws (the teaching page); styled like dpsum_core.figures.
+"""Figures only the dashboard draws (the teaching page); styled like dpsum_core.plots.
 
 They plot engine outputs (``theta_curves``, ``threshold_samples``) and compute nothing.
 """
@@ -12,9 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpsum_core.algorithms import ALGORITHMS, get
-from dpsum_core.algorithms import label as algorithm_label
-from dpsum_core.figures import TRUNCATION_NAMES, algorithm_style
+from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.registry import label as algorithm_label
+from dpsum_core.plots.style import algorithm_style
+from dpsum_core.truncation.registry import label as truncation_label
 
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
 _LAYOUT = dict(
@@ -105,10 +106,10 @@ def theta_curves_figure(
         fig.add_trace(
             go.Scatter(
                 x=np.asarray(values, float),
-                y=[TRUNCATION_NAMES.get(method, method)] * len(values),
+                y=[truncation_label(method)] * len(values),
                 mode="markers",
                 marker=dict(symbol="line-ns-open", size=16, color=SAMPLE_COLORS.get(method)),
-                name=f"θ chosen by {TRUNCATION_NAMES.get(method, method)} (one mark per trial)",
+                name=f"θ chosen by {truncation_label(method)} (one mark per trial)",
                 hovertemplate="θ = %{x:,.0f}<extra></extra>",
                 showlegend=False,  # the row is labelled on its axis
             ),

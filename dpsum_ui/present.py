@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsum_core.algorithms import get, label
-from dpsum_core.data import Domain
-from dpsum_core.experiment import ExperimentConfig, ExperimentResult
-from dpsum_core.figures import TRUNCATION_NAMES
-from dpsum_core.results import headline_name
+from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.algorithm import SHARED
+from dpsum_core.mechanisms.registry import get, label
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.results import ExperimentResult, headline_name
+from dpsum_core.truncation.registry import get as get_truncation
+from dpsum_core.truncation.registry import label as truncation_label
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 
@@ -29,7 +31,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Algorithm": ov["algorithm"].map(label),
-            "Truncation": ov["truncation"].map(TRUNCATION_NAMES),
+            "Truncation": ov["truncation"].map(truncation_label),
             HEADLINE: ov["median_rel_error"],
             "… with isotonic": ov["median_rel_error_iso"],
             "Median θ": [
@@ -54,15 +56,15 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
     rows = []
     for r in result.runs:
         how = THETA_SOURCES[r.truncation]
-        rule = get(r.algorithm).theta_rule
-        if rule == "per_query" and r.truncation in ("svt", "recursive"):
+        alg, private = get(r.algorithm), get_truncation(r.truncation).spends_rho
+        if alg.per_query and private:
             how += f", one θ per query (ε_θ/{m} each)"
-        elif rule == "shared" and r.truncation in ("svt", "recursive"):
+        elif alg.theta_rule == SHARED and private:
             how += ", one θ per trial"
         rows.append(
             {
                 "Algorithm": label(r.algorithm),
-                "Truncation": TRUNCATION_NAMES[r.truncation],
+                "Truncation": truncation_label(r.truncation),
                 "ε_θ (choose θ)": r.budget.epsilon_theta,
                 "ε_m (measure)": r.budget.epsilon_measure,
                 "ε total": r.budget.total,
@@ -81,8 +83,8 @@ def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None
         ov = result.overview()
         for _, row in ov.iterrows():
             t = row["truncation"]
-            if t in ("svt", "recursive") and get(row["algorithm"]).theta_rule == "shared":
-                label = f"median {TRUNCATION_NAMES[t]} θ (last run)"
+            if get_truncation(t).spends_rho and get(row["algorithm"]).theta_rule == SHARED:
+                label = f"median {truncation_label(t)} θ (last run)"
                 if all(lbl != label for lbl, _ in marks):
                     marks.append((label, float(row["median_theta"])))
     return marks
@@ -91,14 +93,14 @@ def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None
 def has_batch_theta(result: ExperimentResult) -> bool:
     """Whether θ-per-trial can be drawn (a batch algorithm with some truncation ran)."""
     return any(
-        get(r.algorithm).theta_rule == "shared" and r.truncation != "none" for r in result.runs
+        get(r.algorithm).theta_rule == SHARED and r.truncation != "none" for r in result.runs
     )
 
 
 def run_caption(result: ExperimentResult) -> str:
     """One line that says exactly which run the figures show (seed included)."""
     c = result.config
-    truncs = ", ".join(TRUNCATION_NAMES[t] for t in c.truncations)
+    truncs = ", ".join(truncation_label(t) for t in c.truncations)
     # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
@@ -165,7 +167,7 @@ def teaching_text(
     """Plain-language explanations for the single-query page, with this query's numbers.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
-    (:func:`dpsum_core.mechanisms.sqm_scale` with m = 1).
+    (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1).
     """
     cap = min(theta, tau)
     truncation = (

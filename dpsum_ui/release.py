@@ -3,7 +3,7 @@ release per confirmation, and what may be downloaded.
 
 Everything per user lives in ``st.session_state``: the ledger (downloadable, and re-uploadable
 to continue spending against the same total) and the last release. The release itself is
-:func:`dpsum_core.release.release_plan`, drawn with OpenDP's samplers.
+:func:`dpsum_core.publish.release.release_plan`, drawn with OpenDP's samplers.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import json
 
 import streamlit as st
 
-from dpsum_core import ledger as ledgers
-from dpsum_core import strategies
-from dpsum_core.algorithms import ALGORITHMS, POSTHOC, get
 from dpsum_core.errors import DpsumError
-from dpsum_core.release import (
+from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.publish import ledger as ledgers
+from dpsum_core.publish.release import (
     Release,
     ReleaseEstimate,
     ReleasePlan,
@@ -24,7 +25,7 @@ from dpsum_core.release import (
     plan_release,
     release_plan,
 )
-from dpsum_core.thresholds import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
 from . import state
@@ -51,7 +52,7 @@ def algorithm_options() -> list[str]:
 
 def truncation_options(algorithm: str) -> list[str]:
     """``posthoc`` alone for RawSum; the four methods, the explorer's first, otherwise."""
-    if get(algorithm).theta_rule == POSTHOC:
+    if get(algorithm).posthoc:
         return [POSTHOC]
     current = state.get(K.TRUNCATION)
     return [current] + [t for t in TRUNCATION_METHODS if t != current]

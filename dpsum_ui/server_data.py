@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dpsum_core.backends.duckdb import resolve_files
+from dpsum_core.data.backends.duckdb import resolve_files
 from dpsum_core.errors import DataError
 
 _SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")

@@ -20,11 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from dpsum_core import __version__
-from dpsum_core.algorithms import ALGORITHMS
 from dpsum_core.errors import ParameterError
-from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
-from dpsum_core.workloads import make_workload
+from dpsum_core.mechanisms.registry import ALGORITHMS
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID

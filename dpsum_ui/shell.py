@@ -7,12 +7,12 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dpsum_core.algorithms import label
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.registry import label
+from dpsum_core.truncation.registry import label as truncation_label
 
 from . import compute, share, state
 from . import keys as K
-from .widgets import TRUNCATION_LABELS
 
 _LINK_CHECKED = "_link_checked"
 # What can turn text echoed mid-sentence into formatting, a link or an image, LaTeX, a coloured
@@ -217,7 +217,7 @@ def sidebar_summary(*, publishing: bool = False) -> None:
 
     st.markdown("**Settings**")
     algorithms = ", ".join(label(a) for a in state.get(K.ALGORITHMS) or []) or "none"
-    truncation = TRUNCATION_LABELS.get(state.get(K.TRUNCATION), "?")
+    truncation = truncation_label(state.get(K.TRUNCATION) or "?")
     try:
         workload = state.workload_spec()
     except DpsumError:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpsum_core.data import Dataset, Domain
+from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.domain import Domain
 from dpsum_core.errors import DpsumError
-from dpsum_core.experiment import ExperimentConfig, check_run_size
-from dpsum_core.workloads import Workload, make_workload
+from dpsum_core.mechanisms.workloads import Workload, make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import check_run_size
 
 from . import fields
 from . import keys as K

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from dpsum_core.strategies import SESSION_CACHE_SIZE, StrategyCache
+from dpsum_core.mechanisms.greedy_h import SESSION_CACHE_SIZE, StrategyCache
 
 from .fields import defaults
 
@@ -113,7 +113,7 @@ def notice(kind: str, text: str) -> None:
 
 def strategy_cache() -> StrategyCache:
     """This session's cache of θ-dependent GreedyH strategies (see
-    :func:`dpsum_core.strategies.cached_greedy_h`: a cache shared by sessions would let one
+    :func:`dpsum_core.mechanisms.greedy_h.cached_greedy_h`: a cache shared by sessions would let one
     session time another's private θ)."""
     cache = st.session_state.get(_STRATEGIES)
     if cache is None:

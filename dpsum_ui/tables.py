@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-BAND_SUFFIX = " 5–95%"  # dpsum_core.figures names a band "<series> 5–95%"
+BAND_SUFFIX = " 5–95%"  # dpsum_core.plots names a band "<series> 5–95%"
 
 
 def figure_name(fig: go.Figure) -> str:

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpsum_core import figures
-from dpsum_core.algorithms import label
-from dpsum_core.budget import budget_split
-from dpsum_core.mechanisms import sqm_scale
-from dpsum_core.workloads import make_workload
+from dpsum_core.mechanisms.registry import label
+from dpsum_core.mechanisms.sqm import sqm_scale
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.simulate.budget import budget_split
 
 from . import compute, figs, present, state
 from . import keys as K
@@ -83,7 +83,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     at = int(np.argmin(np.abs(grid - theta)))
     title_tail = (
         f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
-        f"{figures.domain_text(domain.upper, domain.bins)} · ε = {config.epsilon:g}"
+        f"{domain_text(domain.upper, domain.bins)} · ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")
         + "</sup>"
     )
@@ -109,7 +109,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
         ),
     )
     row = table.iloc[at]
-    stem = figures.file_stem(
+    stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
     )
     return TeachingView(

@@ -11,10 +11,14 @@ import secrets
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core import figures, limits
-from dpsum_core.algorithms import ALGORITHMS, label
+from dpsum_core import limits
 from dpsum_core.errors import DpsumError
-from dpsum_core.thresholds import START_FRACTION, SVT_VARIANTS, TRUNCATION_METHODS, svt_c_min
+from dpsum_core.mechanisms.registry import ALGORITHMS, label
+from dpsum_core.plots.export import to_html
+from dpsum_core.truncation.params import START_FRACTION, SVT_VARIANTS
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as truncation_label
+from dpsum_core.truncation.svt import svt_c_min
 from dpsum_core.validation import check_positive, check_upper
 
 from . import compute, state, tables
@@ -108,7 +112,7 @@ def truncation_choice() -> str:
         K.TRUNCATION,
         "Truncation θ",
         options=list(TRUNCATION_METHODS),
-        format_func=TRUNCATION_LABELS.get,
+        format_func=truncation_label,
         required=True,
         wrap=True,
         help="Values above θ count as θ: less noise (lower sensitivity), some bias. "
@@ -264,7 +268,7 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | N
     its numbers as a table (the text alternative: a chart alone is not accessible).
 
     ``stem``: the downloads' file name, saying what they show (see
-    :func:`dpsum_core.figures.file_stem`); ``dpsum_<name>`` if not given.
+    :func:`dpsum_core.plots.style.file_stem`); ``dpsum_<name>`` if not given.
     """
     stem = stem or f"dpsum_{name}"
     if height is not None:
@@ -306,7 +310,7 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             "HTML",
-            data=lambda: figures.to_html(fig),
+            data=lambda: to_html(fig),
             file_name=f"{stem}.html",
             mime="text/html",
             key=K.download_key(name, "html"),

@@ -9,10 +9,21 @@ import pytest
 from app_helpers import assert_clean, run_explorer
 from streamlit.testing.v1 import AppTest
 
-from dpsum_core import figures
-from dpsum_core.algorithms import ALGORITHMS, REGISTRY
-from dpsum_core.data import Domain, histogram, load_column
-from dpsum_core.experiment import ExperimentConfig, epsilon_sweep, run_experiment
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms.registry import ALGORITHMS, REGISTRY
+from dpsum_core.plots.data import data_histogram_figure
+from dpsum_core.plots.results import (
+    answers_figure,
+    comparison_heatmap,
+    epsilon_sweep_figure,
+    expected_error_figure,
+    isotonic_figure,
+    relative_error_figure,
+    theta_figure,
+)
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment
 from dpsum_ui import figs
 from dpsum_ui.tables import figure_name, figure_table
 
@@ -49,21 +60,21 @@ def _assert_not_colour_alone(fig) -> None:
 
 def test_algorithms_differ_by_symbol_and_dash_in_every_figure(result, data) -> None:
     for fig in (
-        figures.answers_figure(result, "svt", iso=True),
-        figures.relative_error_figure(result, "svt"),
-        figures.epsilon_sweep_figure(
+        answers_figure(result, "svt", iso=True),
+        relative_error_figure(result, "svt"),
+        epsilon_sweep_figure(
             epsilon_sweep(data, result.config.with_(trials=5), [0.01, 1.0]), "svt"
         ),
     ):
         _assert_not_colour_alone(fig)
-    expected = figures.expected_error_figure(result, "svt")
+    expected = expected_error_figure(result, "svt")
     analytic = [t for t in expected.data if t.name.endswith("analytic")]
     simulated = [t for t in expected.data if t.name.endswith("simulated")]
     assert {t.line.dash for t in analytic} == {"dot"} and {t.line.dash for t in simulated} == {
         "solid"
     }
     assert len({t.marker.symbol for t in simulated}) == len(ALGORITHMS)
-    theta = figures.theta_figure(result)
+    theta = theta_figure(result)
     assert len({t.marker.pattern.shape for t in theta.data}) == len(theta.data)
 
 
@@ -80,7 +91,7 @@ def test_teaching_figure_lines_differ_by_symbol(data) -> None:
 
 
 def test_answers_table_holds_the_drawn_numbers(result) -> None:
-    fig = figures.answers_figure(result, "svt", iso=False)
+    fig = answers_figure(result, "svt", iso=False)
     table = figure_table(fig)
     m = len(result.workload.thresholds)
     assert len(table) == (len(ALGORITHMS) + 1) * m
@@ -99,20 +110,20 @@ def test_answers_table_holds_the_drawn_numbers(result) -> None:
 
 
 def test_tables_are_named_after_their_chart(result) -> None:
-    assert figure_name(figures.relative_error_figure(result, "svt")) == "Relative error, SVT"
+    assert figure_name(relative_error_figure(result, "svt")) == "Relative error, SVT"
 
 
 def test_subplot_heatmap_and_histogram_tables(result, data) -> None:
-    iso = figure_table(figures.isotonic_figure(result, "svt"))
+    iso = figure_table(isotonic_figure(result, "svt"))
     assert set(iso["panel"]) == {"without isotonic regression", "with isotonic regression"}
-    heat = figure_table(figures.comparison_heatmap(result))
+    heat = figure_table(comparison_heatmap(result))
     # RawSum runs once, in its own "θ after measuring" column (empty cells are left out)
     assert len(heat) == (len(ALGORITHMS) - 1) * 2 + 1
     assert set(heat["column"]) == {"no truncation", "SVT", "θ after measuring"}
     values = heat.iloc[:, 2]
     assert values.notna().all() and (values > 0).all()
     domain = Domain(800_000, 100, "upper")
-    hist = figure_table(figures.data_histogram_figure(data, domain))
+    hist = figure_table(data_histogram_figure(data, domain))
     assert len(hist) == 100
     counts = hist["records (log scale)"].to_numpy()
     np.testing.assert_array_equal(counts, histogram(data, domain))  # empty bins are 0, not NaN

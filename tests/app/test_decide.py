@@ -8,8 +8,8 @@ from app_helpers import array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 from test_sharing import _open, flat
 
-from dpsum_core.analytics import decision_summary, error_vs_epsilon, smallest_epsilon
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.decision import decision_summary, error_vs_epsilon, smallest_epsilon
 from dpsum_ui import datasets
 
 

@@ -204,7 +204,7 @@ def test_sessions_do_not_share_strategies_built_from_a_private_theta(small: AppT
     strategies stay in the session that drew θ; only θ-free strategies are shared."""
     from app_helpers import new_app
 
-    from dpsum_core import strategies
+    from dpsum_core.mechanisms import greedy_h as strategies
 
     strategies.clear_caches()
     other = new_app()
@@ -228,7 +228,8 @@ def test_method_parameter_inputs_have_the_engines_bounds(app: AppTest) -> None:
     """c's minimum is the smallest grid ratio that fits MAX_SVT_GRID for this U and s; when a
     change of s makes the current c too small, c keeps its value and the engine says why."""
     from dpsum_core import limits
-    from dpsum_core.thresholds import START_FRACTION, svt_c_min
+    from dpsum_core.truncation.params import START_FRACTION
+    from dpsum_core.truncation.svt import svt_c_min
 
     c_min = svt_c_min(800_000.0, s=800_000.0 * START_FRACTION)  # s empty: the default U/8
     assert app.number_input(key="svt_c").min == pytest.approx(c_min)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from app_helpers import array, assert_clean, charts, run_explorer
 from streamlit.testing.v1 import AppTest
 
-from dpsum_core.figures import ANSWER_AXIS_MARGIN, CLIPPED_NOTE
+from dpsum_core.plots.results import ANSWER_AXIS_MARGIN, CLIPPED_NOTE
 
 FACTOR = (1 + 2 * ANSWER_AXIS_MARGIN) * 1.1  # axis span / true answers' span, at most
 

@@ -7,9 +7,10 @@ import pytest
 from app_helpers import assert_clean, errors, new_app
 from streamlit.testing.v1 import AppTest
 
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, inputs_for
-from dpsum_core.ledger import Ledger
+from dpsum_core.data.reading import load_column
+from dpsum_core.publish.ledger import Ledger
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import inputs_for
 
 PAGE = "app_pages/release.py"
 

@@ -10,9 +10,10 @@ import pytest
 from app_helpers import array, assert_clean, charts, errors, new_app, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.summary import DataSummary
+from dpsum_core.data.reading import load_column
+from dpsum_core.data.summary import DataSummary
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 from dpsum_ui import share
 
 pytest.importorskip("duckdb")

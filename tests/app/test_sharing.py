@@ -10,8 +10,8 @@ from app_helpers import array, assert_clean, charts, errors, new_app, run_explor
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.errors import ParameterError
-from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.params import TruncationParams
 from dpsum_ui import share
 from dpsum_ui.state import SAMPLE_NAMES
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from dpsum_core.backends.memory import MemoryBackend
-from dpsum_core.data import Domain
+from dpsum_core.data.backends.memory import MemoryBackend
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.summary import DataSummary, complete, cut_points
 from dpsum_core.errors import DataError
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.summary import DataSummary, complete, cut_points, run_cut_points
-from dpsum_core.thresholds import svt_grid
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_cut_points, run_experiment
+from dpsum_core.truncation.svt import svt_grid
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = ROOT / "tests" / "data" / "bad"
@@ -145,7 +146,7 @@ def check_extend_is_exact(backend, path: Path, monkeypatch) -> None:
     in the first and last bins, next to an edge, inside a bin holding an extra point — returns
     the exact counts, sums and values of the sorted records."""
     from dpsum_core import limits
-    from dpsum_core.summary import MissingStatistics
+    from dpsum_core.data.summary import MissingStatistics
 
     monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
     data = MemoryBackend(path, upper=DOMAIN.upper, column="income").data

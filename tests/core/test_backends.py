@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpsum_core.backends import open_backend
-from dpsum_core.backends.duckdb import DuckDBBackend
-from dpsum_core.backends.memory import MemoryBackend
+from dpsum_core.data.backends import open_backend
+from dpsum_core.data.backends.duckdb import DuckDBBackend
+from dpsum_core.data.backends.memory import MemoryBackend
 from dpsum_core.errors import DataError
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.simulate.config import ExperimentConfig
 
 from .backend_cases import (
     AWKWARD_DOMAINS,
@@ -209,7 +209,8 @@ def test_cli_engine_errors_are_one_line(tmp_path, capsys, args, message):
 
 
 def test_duckdb_lists_numeric_columns_as_memory_does(tmp_path):
-    from dpsum_core.data import numeric_columns, read_table
+    from dpsum_core.data.cleaning import numeric_columns
+    from dpsum_core.data.reading import read_table
 
     path = tmp_path / "mixed.csv"
     path.write_text("id,note,amount,ratio\n1,a,100,0.5\n2,b,x,1e3\n3,c,7,\n4,d,8,2\n")
@@ -251,7 +252,7 @@ def test_the_top_k_read_above_the_last_intervals_agrees(tmp_path, monkeypatch):
 
 
 def test_limb_halves_recombine_exactly_and_a_group_too_large_is_refused():
-    from dpsum_core.backends.sql import limb_units
+    from dpsum_core.data.backends.sql import limb_units
 
     halves = (3, 2**26 - 1, 0, 7, 2**26 - 1, 2**26 - 1)
     assert limb_units(10, halves) == (3 * 2**26 + 2**26 - 1, 7, 2**52 - 1)
@@ -275,8 +276,8 @@ def test_crossover_searches_fetch_ahead_and_take_few_passes(monkeypatch):
     probes are undecided. Each pass fetches every search's next undecided probes (4 levels
     ahead), so the searches end in a few passes — with exactly the records' i*."""
     from dpsum_core import limits
-    from dpsum_core.summary import MissingStatistics
-    from dpsum_core.thresholds import crossover_index
+    from dpsum_core.data.summary import MissingStatistics
+    from dpsum_core.truncation.recursive import crossover_index
 
     monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
     backend = duck(SAMPLE)

@@ -13,7 +13,7 @@ import pytest
 
 from dpsum_core import limits
 from dpsum_core.cli import main
-from dpsum_core.data import load_column
+from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bad"

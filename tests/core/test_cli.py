@@ -9,8 +9,8 @@ import sys
 import pandas as pd
 import pytest
 
-from dpsum_core import figures
 from dpsum_core.cli import main
+from dpsum_core.plots.export import browser_available
 
 SMALL = "sample_data/incomes_small.csv"
 
@@ -169,8 +169,8 @@ def test_sample_data_on_the_default_domain_gives_no_warning(tmp_path):
 
 def test_cli_defaults_are_the_engine_defaults():
     from dpsum_core.cli import build_parser
-    from dpsum_core.experiment import ExperimentConfig
-    from dpsum_core.thresholds import TruncationParams
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.truncation.params import TruncationParams
 
     args = build_parser().parse_args(["run", "--data", "x.csv", "--out", "o"])
     c, tp = ExperimentConfig(), TruncationParams()
@@ -183,7 +183,7 @@ def test_cli_defaults_are_the_engine_defaults():
     assert args.upper is None  # left at its default: resolved to ExperimentConfig().upper
 
 
-@pytest.mark.skipif(not figures.browser_available(), reason="PNG export needs Chromium")
+@pytest.mark.skipif(not browser_available(), reason="PNG export needs Chromium")
 def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "dpsum_core", "reproduce", "--data", SMALL, "--trials", "2",

@@ -11,16 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpsum_core.data import (
-    Domain,
-    bin_index,
-    clean,
-    histogram,
-    load_column,
-    make_dataset,
-    numeric_columns,
-    read_table,
-)
+from dpsum_core.data.cleaning import clean, numeric_columns
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, bin_index, histogram
+from dpsum_core.data.reading import load_column, read_table
 from dpsum_core.errors import DataError, ParameterError
 
 SAMPLE = "sample_data/incomes.csv"
@@ -205,7 +199,8 @@ def test_a_column_of_unclear_number_format_is_refused(cells, message):
 
 
 def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
-    from dpsum_core.data import Domain, domain_warnings, make_dataset
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.data.domain import Domain, domain_warnings
 
     hourly = make_dataset(pd.Series(np.arange(10.0, 60.0)), upper=800_000, name="h", column="w")
     (crowded,) = domain_warnings(hourly, Domain(800_000, 1000))
@@ -217,7 +212,7 @@ def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
 
 
 def test_the_cleaning_report_counts_in_words():
-    from dpsum_core.data import CleaningReport
+    from dpsum_core.data.cleaning import CleaningReport
 
     one = CleaningReport(5, 1, 1, 1, 1, 1).lines()
     assert one[1:] == [
@@ -228,7 +223,7 @@ def test_the_cleaning_report_counts_in_words():
 
 
 def test_memory_engine_errors_point_to_duckdb_for_folders_and_globs(tmp_path):
-    from dpsum_core.data import load_column
+    from dpsum_core.data.reading import load_column
 
     with pytest.raises(DataError, match=r"is a folder.*--engine duckdb"):
         load_column(tmp_path, upper=1.0)

@@ -7,8 +7,13 @@ import pandas as pd
 import pytest
 
 from dpsum_core import limits
-from dpsum_core.algorithms import ALGORITHMS, get
-from dpsum_core.analytics import (
+from dpsum_core.data.reading import load_column
+from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.error import expected_abs_error
+from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.decision import (
     Reach,
     decision_summary,
     epsilon_grid,
@@ -18,20 +23,11 @@ from dpsum_core.analytics import (
     smallest_epsilon,
     target_sentence,
 )
-from dpsum_core.data import load_column
-from dpsum_core.errors import ParameterError
-from dpsum_core.expected import expected_abs_error
-from dpsum_core.experiment import ExperimentConfig, inputs_for, run_plan
-from dpsum_core.thresholds import (
-    TruncationParams,
-    recursive_theta,
-    svt_first_above,
-    svt_gaps,
-    svt_index_probabilities,
-    svt_scales,
-    theta_law,
-)
-from dpsum_core.workloads import make_workload
+from dpsum_core.simulate.experiment import inputs_for, run_plan
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.recursive import recursive_theta
+from dpsum_core.truncation.registry import theta_law
+from dpsum_core.truncation.svt import svt_first_above, svt_gaps, svt_index_probabilities, svt_scales
 
 
 @pytest.fixture(scope="module")

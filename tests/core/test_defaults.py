@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from dpsum_core.cli import main
-from dpsum_core.config import ExperimentConfig
-from dpsum_core.data import make_dataset
-from dpsum_core.experiment import run_experiment
-from dpsum_core.thresholds import PAPER, START_FRACTION, TruncationParams
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.truncation.params import PAPER, START_FRACTION, TruncationParams
 
 
 def _column(median: float, upper: float, n: int = 20_000, seed: int = 1):

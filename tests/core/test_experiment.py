@@ -10,12 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpsum_core.algorithms import ALGORITHMS, get
-from dpsum_core.data import load_column
+from dpsum_core.data.reading import load_column
 from dpsum_core.errors import ParameterError
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.postprocess import isotonic
-from dpsum_core.thresholds import TRUNCATION_METHODS, TruncationParams
+from dpsum_core.mechanisms.isotonic import isotonic
+from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as truncation_label
 
 SUMMARY_COLUMNS = [
     "algorithm", "truncation", "query", "threshold", "true_answer", "binned_answer",
@@ -84,7 +87,7 @@ def test_budget_ledger_sums_to_epsilon(small):
     cfg = _cfg(epsilon=0.37, rho=0.25)
     result = run_experiment(small, cfg)
     # Every θ-choosing algorithm under every method, and each post-hoc algorithm once.
-    posthoc = [a for a in ALGORITHMS if get(a).theta_rule == "posthoc"]
+    posthoc = [a for a in ALGORITHMS if get(a).posthoc]
     assert posthoc == ["rawsum"]
     assert len(result.runs) == (len(ALGORITHMS) - 1) * len(TRUNCATION_METHODS) + 1
     for r in result.runs:
@@ -148,7 +151,7 @@ def test_runs_too_big_for_memory_are_refused(small):
 
 
 def test_theta_curves_slice_the_all_query_components(small):
-    from dpsum_core.analytics import theta_curves, theta_error_components
+    from dpsum_core.simulate.analytics import theta_curves, theta_error_components
 
     cfg = _cfg(truncations=("svt",))
     grid = np.geomspace(1e3, 8e5, 7)
@@ -165,9 +168,9 @@ def test_theta_curves_slice_the_all_query_components(small):
 
 
 def test_bias_splits_into_truncation_and_binning_bias(small):
-    from dpsum_core.algorithms import get
-    from dpsum_core.expected import bias_parts
-    from dpsum_core.experiment import inputs_for
+    from dpsum_core.mechanisms.error import bias_parts
+    from dpsum_core.mechanisms.registry import get
+    from dpsum_core.simulate.experiment import inputs_for
 
     inputs = inputs_for(small, ExperimentConfig(workload="Q3"))
     thetas = np.array([5_000.0, 40_000.0, 200_000.0, 800_000.0])
@@ -184,20 +187,20 @@ def test_bias_splits_into_truncation_and_binning_bias(small):
 def test_one_headline_metric_everywhere(small):
     """The explorer table, the Compare heatmap, the ε sweep and the CLI summary show the same
     number for the same run, under the same name."""
-    from dpsum_core import figures
-    from dpsum_core.experiment import epsilon_sweep
-    from dpsum_core.results import headline, headline_name
+    from dpsum_core.plots.results import comparison_heatmap
+    from dpsum_core.simulate.experiment import epsilon_sweep
+    from dpsum_core.simulate.results import headline, headline_name
 
     cfg = _cfg(truncations=("svt",), algorithms=("identity", "tamm", "rawsum"))
     result = run_experiment(small, cfg)
     ov = result.overview().set_index(["algorithm", "truncation"])
-    heat = figures.comparison_heatmap(result, iso=True).data[0]
+    heat = comparison_heatmap(result, iso=True).data[0]
     sweep = epsilon_sweep(small, cfg, [cfg.epsilon]).set_index(["algorithm", "truncation"])
     for r in result.runs:
         value = headline(result.relative_errors(r, iso=True))
         assert ov.loc[(r.algorithm, r.truncation), "median_rel_error_iso"] == value
         assert sweep.loc[(r.algorithm, r.truncation), "median_rel_error_iso"] == value
         row = list(heat.y).index(get(r.algorithm).label)
-        col = list(heat.x).index(figures.TRUNCATION_NAMES[r.truncation])
+        col = list(heat.x).index(truncation_label(r.truncation))
         assert heat.text[row][col] == f"{value:.3g}"
-    assert headline_name() in figures.comparison_heatmap(result).layout.title.text.lower()
+    assert headline_name() in comparison_heatmap(result).layout.title.text.lower()

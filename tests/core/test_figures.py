@@ -5,13 +5,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core import figures
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.data.reading import load_column
+from dpsum_core.plots.results import (
+    ANSWER_AXIS_MARGIN,
+    CLIPPED_NOTE,
+    FLOOR_NOTE,
+    answers_axis_range,
+    answers_figure,
+    isotonic_figure,
+    relative_error_figure,
+    small_multiples_figure,
+)
+from dpsum_core.plots.style import ERROR_FLOOR, file_stem, run_stem
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 
 # "within a small factor of the true answers": the axis may extend past the true answers by
 # at most this share of their span on each side (plus the small padding).
-FACTOR = (1 + 2 * figures.ANSWER_AXIS_MARGIN) * 1.1
+FACTOR = (1 + 2 * ANSWER_AXIS_MARGIN) * 1.1
 
 
 @pytest.fixture(scope="module")
@@ -33,28 +44,28 @@ def _notes(fig) -> list[str]:
 
 def test_answers_axis_is_led_by_the_true_answers_and_says_when_it_clips(result):
     truth = result.true_answers
-    fig = figures.answers_figure(result, "none", iso=False)
+    fig = answers_figure(result, "none", iso=False)
     low, high = fig.layout.yaxis.range
     assert low <= truth.min() and high >= truth.max()
     assert high - low <= FACTOR * _span(truth)
     # at ε = 0.01 without truncation some band reaches far beyond: the figure says it clips
     drawn_max = max(float(np.nanmax(t.y)) for t in fig.data)
     assert drawn_max > high
-    assert figures.CLIPPED_NOTE in _notes(fig)
+    assert CLIPPED_NOTE in _notes(fig)
 
 
 def test_answers_axis_does_not_clip_or_note_when_everything_fits():
     truth = np.array([0.0, 10.0, 20.0])
-    yrange, clipped = figures.answers_axis_range(truth, [truth + 1.0, truth - 1.0])
+    yrange, clipped = answers_axis_range(truth, [truth + 1.0, truth - 1.0])
     assert not clipped
     assert yrange[0] < -1.0 and yrange[1] > 21.0 and yrange[1] - yrange[0] < 1.2 * 22.0
     # a band 100× the largest answer is cut at the margin
-    yrange, clipped = figures.answers_axis_range(truth, [truth * 100])
-    assert clipped and yrange[1] <= 20.0 + figures.ANSWER_AXIS_MARGIN * 20.0 + 1.0
+    yrange, clipped = answers_axis_range(truth, [truth * 100])
+    assert clipped and yrange[1] <= 20.0 + ANSWER_AXIS_MARGIN * 20.0 + 1.0
 
 
 def test_compare_small_multiples_of_answers_share_the_true_answers_axis(result):
-    fig = figures.small_multiples_figure(result, iso=True, kind="answers")
+    fig = small_multiples_figure(result, iso=True, kind="answers")
     low, high = fig.layout.yaxis.range
     truth = result.true_answers
     assert low <= truth.min() and high >= truth.max()
@@ -66,31 +77,31 @@ def test_exact_zero_errors_sit_on_a_labelled_floor(result):
     run = next(r for r in result.runs if r.algorithm == "sqm")
     assert (result.relative_errors(run, iso=True) == 0).any(), "fixture must contain zeros"
     for fig in (
-        figures.relative_error_figure(result, "svt", iso=True),
-        figures.isotonic_figure(result, "svt"),
-        figures.small_multiples_figure(result, iso=True),
+        relative_error_figure(result, "svt", iso=True),
+        isotonic_figure(result, "svt"),
+        small_multiples_figure(result, iso=True),
     ):
-        assert figures.FLOOR_NOTE in _notes(fig)
-        assert any(s.y0 == figures.ERROR_FLOOR for s in fig.layout.shapes)
+        assert FLOOR_NOTE in _notes(fig)
+        assert any(s.y0 == ERROR_FLOOR for s in fig.layout.shapes)
 
 
 def test_no_floor_label_without_exact_answers(result):
     # without isotonic regression and without truncation no answer is exact
     run = next(r for r in result.runs if r.algorithm == "identity" and r.truncation == "none")
-    assert (result.relative_errors(run) > figures.ERROR_FLOOR).all()
-    fig = figures.relative_error_figure(result, "none", algorithms=["identity"])
-    assert figures.FLOOR_NOTE not in _notes(fig) and not fig.layout.shapes
+    assert (result.relative_errors(run) > ERROR_FLOOR).all()
+    fig = relative_error_figure(result, "none", algorithms=["identity"])
+    assert FLOOR_NOTE not in _notes(fig) and not fig.layout.shapes
 
 
 def test_subtitles_carry_the_domain(result):
-    fig = figures.answers_figure(result, "svt")
+    fig = answers_figure(result, "svt")
     assert "U = 800,000, 1,000 bins" in fig.layout.title.text
 
 
 def test_download_names_say_what_they_show(result):
-    assert figures.run_stem(result, "answers_svt_iso") == (
+    assert run_stem(result, "answers_svt_iso") == (
         "dpsum_incomes_Q1_eps0.01_seed0_answers_svt_iso"
     )
-    assert figures.file_stem("my data (2024).csv", "values:1000,2000", "x") == (
+    assert file_stem("my data (2024).csv", "values:1000,2000", "x") == (
         "dpsum_my-data-2024-_values-1000-2000_x"
     )

@@ -9,9 +9,13 @@ import numpy as np
 import pytest
 
 from dpsum_core import limits
-from dpsum_core.data import Domain, clean, load_column, make_dataset
+from dpsum_core.data.cleaning import clean
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
-from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 
 
 def test_epsilon_edges():
@@ -99,7 +103,7 @@ def test_upper_minimum():
 
 
 def _grid_size(upper, s, c):
-    from dpsum_core.thresholds import svt_grid
+    from dpsum_core.truncation.svt import svt_grid
 
     return svt_grid(upper, s=s, c=c).size
 
@@ -109,7 +113,7 @@ def test_svt_grid_size_edge():
     that fit, and both do."""
     import re
 
-    from dpsum_core.thresholds import START_FRACTION, TruncationParams
+    from dpsum_core.truncation.params import START_FRACTION, TruncationParams
 
     U, s, K = 800_000.0, 800_000.0 * START_FRACTION, limits.MAX_SVT_GRID  # the default s = U/8
     c_edge = (U / s) ** (1 / (K - 1))

@@ -5,19 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core.algorithms import get
-from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.mechanisms import (
-    Inputs,
-    identity_sensitivity,
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.mechanisms.baselines import identity_sensitivity, workload_sensitivity
+from dpsum_core.mechanisms.matrix import (
     tamm_sensitivity,
     tamm_strategy,
     timm_sensitivity,
     timm_strategy,
-    truncated_weights,
-    workload_sensitivity,
 )
-from dpsum_core.workloads import make_workload
+from dpsum_core.mechanisms.measurement import Inputs, truncated_weights
+from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.workloads import make_workload
 
 
 @pytest.fixture(params=[(7, "Q1"), (16, "every:3"), (64, "every:5")])

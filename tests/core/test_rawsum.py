@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core import rawsum
-from dpsum_core.data import Domain, bin_sums, histogram, make_dataset
-from dpsum_core.mechanisms import Inputs
-from dpsum_core.strategies import greedy_h
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, bin_sums, histogram
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.greedy_h import greedy_h
+from dpsum_core.mechanisms.measurement import Inputs
+from dpsum_core.mechanisms.workloads import make_workload
 
 
 def _inputs(n: int, spec: str, seed: int = 0, size: int = 400) -> Inputs:

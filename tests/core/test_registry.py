@@ -8,13 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from dpsum_core import algorithms
-from dpsum_core.algorithms import ALGORITHMS, REGISTRY, get
-from dpsum_core.config import ExperimentConfig
-from dpsum_core.data import load_column, make_dataset
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.reading import load_column
 from dpsum_core.errors import ParameterError
-from dpsum_core.experiment import SQM_THETA_STREAM, THETA_STREAM, run_experiment
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.mechanisms.registry import ALGORITHMS, REGISTRY, get
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.simulate.streams import SQM_THETA_STREAM, THETA_STREAM
+from dpsum_core.truncation.params import TruncationParams
 
 SMALL = "sample_data/incomes_small.csv"
 
@@ -52,8 +53,8 @@ def test_adding_a_new_registry_record_changes_no_existing_stream(small, monkeypa
     """A new algorithm gets its own stream id: registering one leaves existing draws alone."""
     before = run_experiment(small, ExperimentConfig(workload="Q3", trials=10, seed=3))
     twin = dataclasses.replace(get("identity"), name="identity2", label="Identity 2", stream_id=99)
-    monkeypatch.setitem(algorithms.REGISTRY, "identity2", twin)
-    monkeypatch.setattr("dpsum_core.config.ALGORITHMS", (*ALGORITHMS, "identity2"))
+    monkeypatch.setitem(REGISTRY, "identity2", twin)
+    monkeypatch.setattr("dpsum_core.simulate.config.ALGORITHMS", (*ALGORITHMS, "identity2"))
     after = run_experiment(
         small, ExperimentConfig(workload="Q3", trials=10, seed=3, algorithms=(*ALGORITHMS, "identity2"))
     )
@@ -96,13 +97,13 @@ def test_ledger_matches_a_noise_scale_measured_from_the_answers():
 def test_ledger_is_refused_when_a_step_spends_the_wrong_amount(small, monkeypatch):
     """The runner checks ε_θ + ε_m = ε from what was spent: a mechanism that drew half the
     noise it should (and so bought 2ε_m) is caught, not reported as ε."""
-    from dpsum_core import mechanisms
+    from dpsum_core.mechanisms.baselines import workload_mechanism
 
-    honest = mechanisms.workload_mechanism
+    honest = workload_mechanism
 
     def greedy(inputs, theta, *, epsilon, rng):
         return honest(inputs, theta, epsilon=2 * epsilon, rng=rng)
 
-    monkeypatch.setitem(algorithms.REGISTRY, "workload", dataclasses.replace(get("workload"), measure=greedy))
+    monkeypatch.setitem(REGISTRY, "workload", dataclasses.replace(get("workload"), measure=greedy))
     with pytest.raises(RuntimeError, match="ledger of workload/svt"):
         run_experiment(small, ExperimentConfig(workload="Q3", trials=5, algorithms=("workload",)))

@@ -15,13 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsum_core import ledger
 from dpsum_core.cli import main
-from dpsum_core.data import histogram, load_column
+from dpsum_core.data.domain import histogram
+from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
-from dpsum_core.experiment import ExperimentConfig, inputs_for, run_experiment
 from dpsum_core.noise import SimulatedNoise
-from dpsum_core.release import expected_error, plan_release, release, write_release
+from dpsum_core.publish import ledger
+from dpsum_core.publish.release import expected_error, plan_release, release, write_release
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import inputs_for, run_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = str(ROOT / "sample_data" / "incomes_small.csv")

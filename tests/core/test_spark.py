@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.simulate.config import ExperimentConfig
 
 from .backend_cases import (
     AWKWARD_DOMAINS,
@@ -44,7 +44,7 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (requirements-de
 
 @pytest.fixture(scope="session")
 def spark():
-    from dpsum_core.backends.spark import quiet_pyspark
+    from dpsum_core.data.backends.spark import quiet_pyspark
 
     with quiet_pyspark():
         from pyspark.sql import SparkSession
@@ -63,7 +63,7 @@ def spark():
 
 
 def backend(spark, path, column=None):
-    from dpsum_core.backends.spark import SparkBackend
+    from dpsum_core.data.backends.spark import SparkBackend
 
     return SparkBackend(path, upper=800_000.0, column=column, spark=spark)
 
@@ -101,7 +101,7 @@ def test_a_refused_file_is_refused(spark):
 
 def test_a_table_and_a_full_run_agree(spark):
     spark.read.csv(str(SAMPLE), header=True).createOrReplaceTempView("incomes")
-    from dpsum_core.backends.spark import SparkBackend
+    from dpsum_core.data.backends.spark import SparkBackend
 
     table = SparkBackend(None, upper=800_000.0, column="income", spark=spark, table="incomes")
     config = ExperimentConfig(workload="Q3", truncations=("svt", "recursive"), trials=5, seed=1)
@@ -111,8 +111,8 @@ def test_a_table_and_a_full_run_agree(spark):
 def test_values_on_and_next_to_every_edge_and_point_agree(spark, tmp_path):
     """Spark's arithmetic bin and interval of each value next to an edge or extra point equal
     numpy's (as DuckDB's, tests/core/test_backends.py), with the top-k read above its floor."""
-    from dpsum_core.backends.memory import MemoryBackend
-    from dpsum_core.backends.spark import SparkBackend
+    from dpsum_core.data.backends.memory import MemoryBackend
+    from dpsum_core.data.backends.spark import SparkBackend
 
     for domain in AWKWARD_DOMAINS[1:]:
         cuts = awkward_cuts(domain)
@@ -135,7 +135,7 @@ def test_second_pass_counts_sums_and_values_are_exact_everywhere(spark, tmp_path
 
 def test_a_run_on_dollars_and_cents_equals_the_memory_run(spark, tmp_path):
     path = cents_column(tmp_path / "wages.parquet")
-    from dpsum_core.backends.spark import SparkBackend
+    from dpsum_core.data.backends.spark import SparkBackend
 
     wages = SparkBackend(path, upper=CENTS_CONFIG.upper, column="wage", spark=spark)
     check_run_agrees(wages, path, CENTS_CONFIG)
@@ -144,7 +144,7 @@ def test_a_run_on_dollars_and_cents_equals_the_memory_run(spark, tmp_path):
 def test_a_binary_file_and_a_malformed_csv_are_data_errors(spark, tmp_path, monkeypatch):
     """DataErrors, never an internal error: a binary file renamed .csv is refused before Spark
     reads it; a corrupt Parquet file fails in the JVM only when the query runs (Py4JJavaError)."""
-    from dpsum_core.backends import spark as spark_backend
+    from dpsum_core.data.backends import spark as spark_backend
     from dpsum_core.errors import DataError
 
     binary = tmp_path / "b.csv"

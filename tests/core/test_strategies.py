@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core.data import Domain
-from dpsum_core.strategies import greedy_h
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.greedy_h import greedy_h
+from dpsum_core.mechanisms.workloads import make_workload
 from tests.core.greedy_reference import greedy_h_dense
 
 CASES = [
@@ -115,10 +115,11 @@ def test_theta_dependent_strategies_never_reach_the_process_wide_cache():
     mechanism choose from the data, and is cached per session only."""
     import numpy as np
 
-    from dpsum_core import strategies
-    from dpsum_core.data import make_dataset
-    from dpsum_core.experiment import ExperimentConfig, run_experiment
-    from dpsum_core.mechanisms import tamm_strategy
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.mechanisms import greedy_h as strategies
+    from dpsum_core.mechanisms.matrix import tamm_strategy
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_experiment
 
     strategies.clear_caches()
     data = make_dataset(np.random.default_rng(0).lognormal(10.5, 1, 2000), upper=800_000)

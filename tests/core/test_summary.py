@@ -11,18 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpsum_core import limits
-from dpsum_core.backends.memory import MemoryBackend, summarize_dataset
-from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.experiment import ExperimentConfig
-from dpsum_core.summary import (
-    MissingStatistics,
-    complete,
-    cut_points,
-    limbs,
-    to_units,
-    units_to_float,
-)
-from dpsum_core.thresholds import crossover_index
+from dpsum_core.data.backends.memory import MemoryBackend, summarize_dataset
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.exact import limbs, to_units, units_to_float
+from dpsum_core.data.summary import MissingStatistics, complete, cut_points
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.recursive import crossover_index
 
 from .backend_cases import CUTS, DOMAIN, ROOT
 
@@ -139,7 +134,7 @@ def test_dataset_sums_are_correctly_rounded_on_non_integer_values():
     a running float sum; on whole numbers the running sum is exact and is used as is."""
     from fractions import Fraction
 
-    from dpsum_core.data import make_dataset
+    from dpsum_core.data.dataset import make_dataset
 
     rng = np.random.default_rng(8)
     cents = make_dataset(np.round(rng.lognormal(3, 0.6, 3000), 2), upper=200.0)
@@ -154,7 +149,8 @@ def test_dataset_sums_are_correctly_rounded_on_non_integer_values():
 def test_exact_prefix_sums_at_and_around_block_starts_equal_the_one_pass_sums():
     """The block-cached exact sums equal exact sums computed from all values in one pass, at
     0, N, every side of a block start and random indices, for any shape of index array."""
-    from dpsum_core.summary import ExactPrefixSums, point_sums, prefix_limbs, to_units
+    from dpsum_core.data.exact import ExactPrefixSums, prefix_limbs, to_units
+    from dpsum_core.data.summary import point_sums
 
     rng = np.random.default_rng(1)
     values = np.sort(np.round(rng.lognormal(3, 1, 5000), 3))

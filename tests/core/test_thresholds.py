@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 
 from dpsum_core import limits
-from dpsum_core.data import make_dataset
+from dpsum_core.data.dataset import make_dataset
 from dpsum_core.errors import ParameterError
-from dpsum_core.thresholds import (
-    TruncationParams,
-    choose_theta,
-    crossover_index,
-    svt_grid,
-    svt_scales,
-)
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.recursive import crossover_index
+from dpsum_core.truncation.registry import choose_theta
+from dpsum_core.truncation.svt import svt_grid, svt_scales
 
 
 def test_svt_grid_covers_the_domain():
@@ -110,12 +107,12 @@ def test_truncation_params_validation(kwargs, message):
 
 def test_svt_draws_in_chunks_give_the_same_answers(monkeypatch):
     """Chunking the draw over trials bounds memory and changes nothing else."""
-    from dpsum_core import thresholds
+    from dpsum_core.truncation import svt
 
     vals = np.concatenate([np.full(999, 10_000.0), [700_000.0]])
     data = make_dataset(vals, upper=800_000)
     params = TruncationParams(svt_r=0.99, svt_s=50_000.0)
-    monkeypatch.setattr(thresholds, "_SVT_CHUNK", 40)  # 17 grid points → 2 trials per chunk
+    monkeypatch.setattr(svt, "_SVT_CHUNK", 40)  # 17 grid points → 2 trials per chunk
     tau = np.array([20_000.0, 60_000.0, 800_000.0])
     choice = choose_theta(data, "svt", epsilon=1e4, upper=800_000, params=params, trials=9,
                           rng=np.random.default_rng(0), tau=tau)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core.data import Domain
+from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
-from dpsum_core.workloads import make_workload
+from dpsum_core.mechanisms.workloads import make_workload
 
 
 @pytest.mark.parametrize(("spec", "m"), [("Q1", 1000), ("q2", 100), ("Q3", 10), ("every:7", 142)])

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dpsum_core.data import load_column
-from dpsum_core.experiment import ExperimentConfig, run_experiment
+from dpsum_core.data.reading import load_column
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 from tests.e2e.conftest import (
     ROOT,
     assert_clean,

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pandas as pd
 import pytest
 
-from dpsum_core.experiment import ExperimentConfig
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui import share
 from tests.e2e.conftest import (
     SIDEBAR,

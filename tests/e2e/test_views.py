@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpsum_core.figures import ANSWER_AXIS_MARGIN
+from dpsum_core.plots.results import ANSWER_AXIS_MARGIN
 from tests.e2e.conftest import (
     ARTIFACTS,
     assert_clean,

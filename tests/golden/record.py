@@ -43,7 +43,7 @@ def _environment() -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {
-        "note": "informational only, not compared: where the goldens were recorded",
+        "note": "where the goldens were recorded: with other library versions tests/core/test_golden.py skips (and says why)",
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "versions": versions,

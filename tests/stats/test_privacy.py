@@ -11,27 +11,16 @@ import math
 import numpy as np
 import pytest
 
-from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.mechanisms import (
-    Inputs,
-    identity,
-    sqm,
-    tamm_measure,
-    tamm_strategy,
-    timm_measure,
-    timm_strategy,
-    workload_mechanism,
-)
-from dpsum_core.thresholds import (
-    TruncationParams,
-    crossover_index,
-    recursive_theta,
-    svt_first_above,
-    svt_grid,
-    svt_scales,
-    svt_theta,
-)
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.mechanisms.baselines import identity, workload_mechanism
+from dpsum_core.mechanisms.matrix import tamm_measure, tamm_strategy, timm_measure, timm_strategy
+from dpsum_core.mechanisms.measurement import Inputs
+from dpsum_core.mechanisms.sqm import sqm
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.recursive import crossover_index, recursive_theta
+from dpsum_core.truncation.svt import svt_first_above, svt_grid, svt_scales, svt_theta
 from tests.stats.harness import audit
 
 TRIALS = 200_000
@@ -260,7 +249,7 @@ def test_rawsum_measurement_and_half_scale_control(scale, violated):
     """RawSum's noisy vector (shell sums and GreedyH rows on scaled raw sums; everything after
     it is post-processing) on D and D plus a record at the top edge of a shell, the worst bin:
     the audit passes at ε and flags half the noise."""
-    from dpsum_core import rawsum
+    from dpsum_core.mechanisms import rawsum
 
     eps = 1.0
     domain = Domain(1000.0, 10)
@@ -288,7 +277,7 @@ def test_rawsum_measurement_and_half_scale_control(scale, violated):
 def test_rawsum_release_through_the_engine_matches_the_audited_measurement():
     """The engine's measurement is exactly the audited one: same noisy vector for the same
     stream (so the audit above covers what rawsum.reconstruct draws)."""
-    from dpsum_core import rawsum
+    from dpsum_core.mechanisms import rawsum
 
     domain = Domain(1000.0, 10)
     w = make_workload("Q1", domain)

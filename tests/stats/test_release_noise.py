@@ -13,13 +13,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpsum_core import experiment, rawsum, thresholds
-from dpsum_core.algorithms import get
-from dpsum_core.data import Domain, histogram, make_dataset
-from dpsum_core.experiment import ExperimentConfig, inputs_for
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.registry import get
 from dpsum_core.noise import OpenDPNoise, SimulatedNoise
-from dpsum_core.release import release
-from dpsum_core.thresholds import TruncationParams
+from dpsum_core.publish.release import release
+from dpsum_core.simulate import experiment
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import inputs_for
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.recursive import recursive_theta
+from dpsum_core.truncation.svt import svt_scales, svt_theta
 
 ALPHA = 1e-4
 DRAWS = 20_000
@@ -102,8 +107,8 @@ def test_svt_threshold_and_query_noise(small):
     data, config = small
     spy = Spy()
     params = TruncationParams(svt_s=400.0, svt_c=3.0)  # K = 4 grid points
-    thresholds.svt_theta(data, epsilon=0.3, upper=config.upper, params=params, trials=DRAWS, rng=spy)
-    b_eta, b_nu = thresholds.svt_scales(0.3, r=params.svt_r, variant="paper")
+    svt_theta(data, epsilon=0.3, upper=config.upper, params=params, trials=DRAWS, rng=spy)
+    b_eta, b_nu = svt_scales(0.3, r=params.svt_r, variant="paper")
     (eta_vals, eta_scale, _), (gap_vals, nu_scale, _) = spy.calls
     assert np.all(eta_vals == 0) and np.all(eta_scale == b_eta)
     assert np.all(nu_scale == b_nu) and gap_vals.shape[0] == DRAWS
@@ -115,7 +120,7 @@ def test_recursive_mechanism_noise(small):
     data, config = small
     spy = Spy()
     params = TruncationParams(rm_beta=0.1)
-    thresholds.recursive_theta(data, epsilon=0.2, upper=config.upper, params=params,
+    recursive_theta(data, epsilon=0.2, upper=config.upper, params=params,
                                trials=DRAWS, rng=spy)  # fmt: skip
     (_, scale, _), = spy.calls
     assert np.all(scale == 0.1 / 0.2)

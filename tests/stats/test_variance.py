@@ -11,12 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpsum_core import rawsum
-from dpsum_core.algorithms import get
-from dpsum_core.data import Domain, histogram, load_column, make_dataset
-from dpsum_core.experiment import ExperimentConfig, run_experiment
-from dpsum_core.mechanisms import Inputs, truncated_weights
-from dpsum_core.workloads import make_workload
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.measurement import Inputs, truncated_weights
+from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import run_experiment
 
 TRIALS = 4000
 EPS = 0.5

@@ -1,0 +1,169 @@
+"""DuckDB backend: embedded, out-of-core and multi-threaded SQL over CSV/Parquet files.
+
+A file, a folder of CSV/Parquet files or a glob is read as one relation; cleaning, bins, exact
+sums and the top-k are SQL aggregations (:mod:`dpsum_core.data.backends.sql`); no record is fetched
+into Python, only aggregates and the top-k values.
+
+Privacy
+-------
+The summary returned is private data; nothing is released.
+"""
+
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+from dpsum_core.data.backends.sql import DUCKDB, SQLBackend
+from dpsum_core.data.reading import _sniff_delimiter, check_text_head
+from dpsum_core.errors import DataError
+
+_PARQUET = (".parquet", ".pq")
+_TEXT = (".csv", ".tsv", ".tab", ".txt")
+
+
+def resolve_files(source: str | os.PathLike) -> list[Path]:
+    """The files of ``source``: a file, a folder (its Parquet or its CSV/TSV files, in
+    sub-folders too, as in a Hive-partitioned dataset ``year=2020/part-0.parquet``) or a glob
+    pattern. Raises DataError when nothing matches, or when a folder mixes Parquet and CSV
+    (reading one kind only would silently leave out records)."""
+    text = str(source)
+    path = Path(text)
+    if path.is_dir():
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+        parquet = [p for p in inside if p.suffix.lower() in _PARQUET]
+        text_files = [p for p in inside if p.suffix.lower() in _TEXT]
+        if parquet and text_files:
+            raise DataError(
+                f"{path.name} holds both Parquet ({len(parquet)}) and CSV/TSV "
+                f"({len(text_files)}) files: one dataset is one format. Move one kind out, or "
+                f"name the files with a glob such as '{path.name}/**/*.parquet'."
+            )
+        if not (parquet or text_files):
+            raise DataError(f"{path.name} holds no .parquet or .csv files")
+        return parquet or text_files
+    if path.is_file():
+        return [path]
+    if any(ch in text for ch in "*?["):
+        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        if not files:
+            raise DataError(f"no file matches {text}")
+        return files
+    raise DataError(f"file not found: {path}")
+
+
+def _hidden(file: Path, root: Path) -> bool:
+    """Files and folders whose name starts with '.' or '_' (Spark's _SUCCESS, .crc files)."""
+    return any(part.startswith((".", "_")) for part in file.relative_to(root).parts)
+
+
+def is_parquet(files: list[Path]) -> bool:
+    """True for Parquet files (by name or magic bytes); mixing formats is refused."""
+    kinds = {f.suffix.lower() in _PARQUET or _magic(f) == b"PAR1" for f in files}
+    if len(kinds) > 1:
+        raise DataError("mixing Parquet and CSV files in one dataset is not supported")
+    return kinds.pop()
+
+
+def text_head(path: Path) -> bytes:
+    """The first 8 KiB of a CSV/TSV file, refused as :func:`dpsum_core.data.reading.read_table`
+    refuses it when empty, an Excel workbook or binary."""
+    with path.open("rb") as fh:
+        head = fh.read(8192)
+    check_text_head(head, path.name)
+    return head
+
+
+def _magic(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(4)
+
+
+class DuckDBBackend(SQLBackend):
+    """Summary passes run by an in-process DuckDB connection.
+
+    Parameters
+    ----------
+    source
+        A file, a folder of Parquet/CSV files, or a glob.
+    upper
+        Public U.
+    column
+        Column name (default: the most numeric, as :func:`dpsum_core.data.cleaning.numeric_columns`).
+    threads, memory_limit
+        DuckDB settings (defaults: all cores, DuckDB's default memory limit).
+    """
+
+    engine = "duckdb"
+    dialect = DUCKDB
+
+    def __init__(
+        self,
+        source: str | os.PathLike,
+        *,
+        upper: float,
+        column: str | None = None,
+        name: str | None = None,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+    ):
+        import duckdb
+
+        self.files = resolve_files(source)
+        self.con = duckdb.connect()
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        if memory_limit:
+            self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        self._duckdb_error = duckdb.Error
+        parquet = is_parquet(self.files)
+        listed = "[" + ", ".join(DUCKDB.lit(str(f)) for f in self.files) + "]"
+        if parquet:
+            self._source = f"read_parquet({listed})"
+        else:
+            head = text_head(self.files[0])
+            tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
+            delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
+            self._source = (
+                f"read_csv({listed}, header = true, all_varchar = true, delim = {DUCKDB.lit(delim)}, "
+                "quote = '\"', escape = '\"', null_padding = false, strict_mode = true"
+            )
+            try:  # pandas replaces undecodable bytes; their cells are non-numeric either way
+                self.con.execute(f"DESCRIBE SELECT * FROM {self._source})")
+                self._source += ")"
+            except duckdb.Error as exc:
+                if "unicode" not in str(exc).lower():
+                    raise self._error(exc) from None
+                self._source += ", encoding = 'latin-1')"
+        label = name or (self.files[0].name if len(self.files) == 1 else str(source))
+        self.query(f"CREATE VIEW records AS SELECT * FROM {self._source}")
+        super().__init__(upper=upper, column=column, name=label, csv=not parquet)
+
+    def relation(self) -> str:
+        return "records"
+
+    def columns(self) -> dict[str, str]:
+        rows = self.query("DESCRIBE records")
+        return {str(r[0]): _kind(str(r[1])) for r in rows}
+
+    def query(self, sql: str) -> list[tuple]:
+        try:
+            return self.con.execute(sql).fetchall()
+        except self._duckdb_error as exc:
+            raise self._error(exc) from None
+
+    def _error(self, exc: Exception) -> DataError:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return DataError(f"{self.files[0].name}: DuckDB could not read the data ({first})")
+
+
+def _kind(sql_type: str) -> str:
+    t = sql_type.upper()
+    if t in ("VARCHAR", "TEXT", "STRING") or t.startswith("VARCHAR"):
+        return "text"
+    numeric = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "REAL")
+    if t.startswith(("DECIMAL", "U")) or t in numeric:
+        return "number"
+    return "other"

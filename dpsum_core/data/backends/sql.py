@@ -1,0 +1,442 @@
+"""SQL text shared by the DuckDB and Spark backends: SPEC §0 cleaning, bins, exact-sum limbs.
+
+The expressions restate :func:`dpsum_core.data.cleaning.clean` and :func:`dpsum_core.data.cleaning.to_numeric`
+(missing: empty, whitespace or pandas' NA strings in CSV; text such as ``"1,234"`` or ``" $5 "``
+parsed after removing ``, $ _`` and whitespace; NaN is missing in a numeric column and
+non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.domain.bin_index` and
+:func:`dpsum_core.data.exact.limbs` with the same IEEE double operations, so every engine computes
+the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
+"""
+
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from pandas._libs.parsers import STR_NA_VALUES
+
+from dpsum_core import limits
+from dpsum_core.data.cleaning import CleaningReport, rank_columns
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.exact import to_units
+from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
+from dpsum_core.errors import DataError, ParameterError
+
+# What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
+# exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
+NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
+SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
+HALF = "CAST(67108864 AS DOUBLE)"  # 2²⁶: limbs are summed in halves (see keyed)
+
+
+def num(x: float) -> str:
+    """A double literal both engines parse to the same double (Spark reads 1.5 as a DECIMAL)."""
+    return f"CAST('{float(x)!r}' AS DOUBLE)"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The few spellings that differ between DuckDB and Spark SQL."""
+
+    name: str
+
+    def lit(self, text: str) -> str:
+        """A string literal (Spark SQL processes backslash escapes, DuckDB does not)."""
+        body = text.replace("'", "''")
+        if self.name == "spark":
+            body = body.replace("\\", "\\\\")
+        return f"'{body}'"
+
+    def replace_all(self, expr: str, pattern: str, by: str = "") -> str:
+        flag = ", 'g'" if self.name == "duckdb" else ""
+        return f"regexp_replace({expr}, {self.lit(pattern)}, {self.lit(by)}{flag})"
+
+    def full_match(self, expr: str, pattern: str) -> str:
+        if self.name == "duckdb":
+            return f"regexp_full_match({expr}, {self.lit(pattern)})"
+        body = pattern.removeprefix("(?i)")
+        return f"({expr} RLIKE {self.lit('(?i)^(?:' + body + ')$')})"
+
+
+DUCKDB = Dialect("duckdb")
+SPARK = Dialect("spark")
+
+
+def parse_column(
+    col: str, kind: str, dialect: Dialect, *, csv: bool, commas: bool = False
+) -> tuple[str, str]:
+    """(missing, parsed) SQL for one raw column; ``kind`` is ``text``, ``number`` or ``other``.
+
+    ``commas``: also strip commas — only to rank columns by how many numbers they hold (as
+    data.numeric_columns does); a chosen column with commas is refused, never read this way.
+    """
+    if kind == "number":
+        return f"({col} IS NULL OR isnan(CAST({col} AS DOUBLE)))", f"CAST({col} AS DOUBLE)"
+    if kind != "text":
+        return f"({col} IS NULL)", "CAST(NULL AS DOUBLE)"
+    blank = dialect.replace_all(col, r"\s") + " = ''"
+    missing = f"({col} IS NULL OR {blank}"
+    if csv:  # pandas.read_csv turns its NA strings into NaN (after skipinitialspace)
+        na = ", ".join(dialect.lit(v) for v in sorted(STR_NA_VALUES) if v)
+        missing += f" OR ltrim({col}) IN ({na})"
+    missing += ")"
+    stripped = dialect.replace_all(col, r"[,\s$_]" if commas else r"[\s$_]")
+    parsed = (
+        f"CASE WHEN {dialect.full_match(stripped, NUMBER)} THEN TRY_CAST({stripped} AS DOUBLE) END"
+    )
+    return missing, parsed
+
+
+# Codes of the rows a summary's key does not place in a bin: the cleaning report is read off
+# the group sizes, so no per-row counter columns are needed. Clipped rows keep their value
+# (0 or U) and are merged into the first or last interval in Python.
+MISSING, NON_NUMERIC, NON_FINITE, BELOW_ZERO, ABOVE_UPPER = -1, -2, -3, -4, -5
+
+
+def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.ndarray) -> str:
+    """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs (``LIMBS``).
+
+    ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
+    :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
+    :func:`dpsum_core.data.domain.bin_index` computes it, for 0 ≤ p ≤ U, else one of the codes above.
+    ``sub`` = #{extra points < v} for rows of the bins holding an extra point, else −1.
+
+    Speed matters here (one evaluation per record, 3·10⁸ records at census scale), so every
+    row costs a handful of vectorised arithmetic operations and no per-point comparison:
+
+    - the bin: k = ⌊v·n/U + ½⌋ is the edge nearest to v, so e_{k−1} < v ≤ e_{k+1} and
+      bin = k − 1 + [v > e_k], with e_k = (k·U)/n computed as numpy computes ``Domain.edges``
+      (a value exactly on an edge, common in rounded data, lands where numpy puts it);
+    - the extra points (SVT grid, a fixed θ) are compared only inside the few bins that hold
+      one (a membership test per row); :meth:`SQLBackend.summarize` maps (key, sub) to the
+      interval of the held points;
+    - exact sums: the three limbs (I, F₁, F₂) of :func:`dpsum_core.data.exact.limbs`, each split
+      into 26-bit halves, so every summand is < 2²⁷ and a 64-bit integer sum is exact for up
+      to 2³⁶ ≈ 6.9·10¹⁰ records per group (:func:`limb_units` checks the count). Spark's
+      DECIMAL(38,0) sums, the alternative, go through Java BigDecimal and cost ≈ 8 s per
+      10⁸ rows each.
+    """
+    n, upper = domain.bins, domain.upper
+    inf = "CAST('Infinity' AS DOUBLE)"
+    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
+    k = f"CAST(floor(v * {num(n / upper)} + {num(0.5)}) AS DOUBLE)"
+    bin_ = (
+        f"least(greatest(CAST({k} AS BIGINT) - 1 + "
+        f"CAST(v > ({k} * {num(upper)}) / {num(n)} AS INTEGER), 0), {n - 1})"
+    )
+    codes = (
+        f"CASE WHEN p IS NULL OR isnan(p) THEN CASE WHEN {missing} THEN {MISSING} "
+        f"ELSE {NON_NUMERIC} END WHEN abs(p) = {inf} THEN {NON_FINITE} "
+        f"WHEN p < {num(0.0)} THEN {BELOW_ZERO} ELSE {ABOVE_UPPER} END"
+    )
+    if extra.size:
+        bins = ", ".join(str(int(j)) for j in np.unique(extra_bins(domain, extra)))
+        above = " + ".join(f"CAST(v > {num(x)} AS INTEGER)" for x in extra)
+        sub = f"CASE WHEN key IN ({bins}) THEN {above} ELSE -1 END"
+    else:
+        sub = "-1"
+    # v = min(max(p, 0), U) is finite for every non-NULL p (NaN is the largest double in both
+    # engines, so least(NaN, U) = U): the limb casts never fail, and the limbs of rows with a
+    # negative code other than ABOVE_UPPER are ignored.
+    halves = ", ".join(
+        f"CAST(floor({x} / {HALF}) AS BIGINT) AS {x}_hi, "
+        f"CAST({x} - floor({x} / {HALF}) * {HALF} AS BIGINT) AS {x}_lo"
+        for x in ("i", "f1", "f2")
+    )
+    return f"""
+SELECT key, sub, v, {halves}
+FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2
+FROM (SELECT key, sub, v, i, s1, floor(s1) AS f1
+FROM (SELECT key, {sub} AS sub, v, i, (v - i) * {SCALE} AS s1
+FROM (SELECT key, v, CAST(floor(v) AS DOUBLE) AS i
+FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {codes} END AS key, v
+      FROM (SELECT raw, p, least(greatest(p, {num(0.0)}), {num(upper)}) AS v
+            FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3) r4) r5) r6) r7"""
+
+
+def extra_bins(domain: Domain, extra: np.ndarray) -> np.ndarray:
+    """0-based bin of each extra point (its interval (e_{j−1}, e_j])."""
+    return np.searchsorted(domain.edges, extra, side="left")
+
+
+LIMBS = ("i_hi", "i_lo", "f1_hi", "f1_lo", "f2_hi", "f2_lo")
+LIMB_SUMS = ", ".join(f"sum({c})" for c in LIMBS)
+"""Sums of the six half-limbs of a group, in ``LIMBS`` order (BIGINT in both engines)."""
+_HALF_BITS = 26
+_MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
+
+
+def limb_units(n: int, sums: Sequence) -> tuple[int, int, int]:
+    """(ΣI, ΣF₁, ΣF₂) of a group from its count and ``LIMB_SUMS`` (exact Python ints).
+
+    Raises DataError for a group too large for exact 64-bit sums (a Spark session without
+    ANSI mode would otherwise wrap around silently).
+    """
+    if n >= _MAX_GROUP:
+        raise DataError(
+            f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
+            f"({_MAX_GROUP:,}); use more bins or split the dataset"
+        )
+    v = [int(x or 0) for x in sums]
+    return tuple((v[2 * j] << _HALF_BITS) + v[2 * j + 1] for j in range(3))  # type: ignore[return-value]
+
+
+class SQLBackend:
+    """Summary passes written once in SQL; subclasses say how to run a query and name the
+    source relation (a view over the files or table), its columns and their kinds."""
+
+    engine = "sql"
+    dialect: Dialect = DUCKDB
+
+    def __init__(self, *, upper: float, column: str | None, name: str, csv: bool):
+        self.upper = float(upper)
+        self.name = name
+        self.csv = csv
+        kinds = self.columns()
+        if not kinds:
+            raise DataError(f"{name} has no columns: add a header row and values.")
+        if column is None:
+            ranked = self.numeric_columns
+            if not ranked and not self.query(f"SELECT 1 FROM {self.relation()} LIMIT 1"):
+                raise DataError(f"{name} has a header but no rows of data.")
+            if not ranked:
+                raise DataError(
+                    f"{name} has no numeric column (columns: {', '.join(list(kinds)[:10])}): "
+                    "choose data with a column of numbers."
+                )
+            column = ranked[0]
+        if column not in kinds:
+            raise DataError(
+                f"no column named {column!r} in {name}; columns are: {', '.join(list(kinds)[:10])}."
+            )
+        self.column = column
+        self.domain = Domain(self.upper, 1)  # set by summarize()
+        if kinds[column] == "text":
+            self._refuse_commas(column)
+        # The key pass reads the column under an internal name, so that a column called "p"
+        # or "key" cannot collide with the names of the intermediate columns.
+        self._raw = f"SELECT {self.quote(column)} AS raw FROM {self.relation()}"
+        self._parse = parse_column("raw", kinds[column], self.dialect, csv=csv)
+
+    # -- to implement -------------------------------------------------------------------------
+    def query(self, sql: str) -> list[tuple]:  # pragma: no cover - abstract
+        """Run ``sql`` and return its (aggregate) rows as tuples of plain Python values."""
+        raise NotImplementedError
+
+    def relation(self) -> str:  # pragma: no cover - abstract
+        """SQL name of the source relation."""
+        raise NotImplementedError
+
+    def columns(self) -> dict[str, str]:  # pragma: no cover - abstract
+        """Column name → ``text`` | ``number`` | ``other``, in file order."""
+        raise NotImplementedError
+
+    def quote(self, name: str) -> str:
+        """A quoted identifier."""
+        q = "`" if self.dialect.name == "spark" else '"'
+        return q + name.replace(q, q + q) + q
+
+    # -- passes -------------------------------------------------------------------------------
+    def _refuse_commas(self, column: str) -> None:
+        """Refuse a text column with commas in its cells: whether '1,234' is a thousands
+        separator or a decimal comma depends on the whole column (data.clean reads and reports
+        both); these engines read plain numbers only, and never change a value silently."""
+        col = self.quote(column)
+        (n,) = self.query(f"SELECT count(*) FROM {self.relation()} WHERE {col} LIKE '%,%'")[0]
+        if n:
+            raise DataError(
+                f"column {column!r} of {self.name} has {int(n):,} numbers written with commas "
+                "(thousands separators or decimal commas): the duckdb and spark engines read "
+                "plain numbers only. Export the column with '.' decimals and no separators, or "
+                "use --engine memory, which reads and reports both forms."
+            )
+
+    @cached_property
+    def numeric_columns(self) -> list[str]:
+        """Columns holding at least one finite number, most numeric first (one scan, kept), in
+        the order of :func:`dpsum_core.data.cleaning.numeric_columns`."""
+        kinds = self.columns()
+        return rank_columns(list(kinds), self._finite_counts(kinds))
+
+    def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
+        parts = []
+        for col, kind in kinds.items():
+            _, parsed = parse_column(self.quote(col), kind, self.dialect, csv=self.csv, commas=True)
+            parts.append(
+                f"sum(CASE WHEN abs({parsed}) < CAST('Infinity' AS DOUBLE) THEN 1 ELSE 0 END)"
+            )
+        row = self.query(f"SELECT {', '.join(parts)} FROM {self.relation()}")[0]
+        return [int(v or 0) for v in row]
+
+    def summarize(self, cuts: CutPoints) -> DataSummary:
+        """First pass: one scan grouped by (key, sub) gives the cleaning report, the counts and
+        exact sums of every interval between held points; a second, filtered scan reads the
+        top-k (only the records above the interval where the k largest begin)."""
+        domain = self.domain = cuts.domain
+        if not math.isclose(domain.upper, self.upper):
+            raise ParameterError("the cut points' domain must use the cleaning bound U")
+        rows = self.query(
+            f"SELECT key, sub, count(*) AS n, {LIMB_SUMS} "
+            f"FROM ({self._keyed(cuts.extra)}) b GROUP BY key, sub"
+        )
+        points = cuts.all
+        # Interval of (bin j, sub): #held points < v = j + #extra points < v; outside the
+        # bins holding an extra point that is the number of extra points below e_j.
+        below = np.searchsorted(cuts.extra, domain.edges, side="left")
+        interval = {BELOW_ZERO: 0, ABOVE_UPPER: points.size - 1}  # v = 0 and v = U
+        counts = np.zeros(points.size + 1, np.int64)
+        limb = [[0, 0, 0] for _ in range(points.size + 1)]
+        tally = {MISSING: 0, NON_NUMERIC: 0, NON_FINITE: 0, BELOW_ZERO: 0, ABOVE_UPPER: 0}
+        for key, sub, n, *sums in rows:
+            key, sub, n = int(key), int(sub), int(n)
+            if key < 0:
+                tally[key] += n
+                if key not in interval:
+                    continue  # dropped rows: their limbs are of a placeholder value
+                j = interval[key]
+            else:
+                j = key + (sub if sub >= 0 else int(below[key]))
+            counts[j] += n
+            for i, x in enumerate(limb_units(n, sums)):
+                limb[j][i] += x
+        report = CleaningReport(
+            rows_read=int(counts.sum())
+            + sum(tally[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
+            dropped_missing=tally[MISSING],
+            dropped_non_numeric=tally[NON_NUMERIC],
+            dropped_non_finite=tally[NON_FINITE],
+            clipped_below_zero=tally[BELOW_ZERO],
+            clipped_above_upper=tally[ABOVE_UPPER],
+        )
+        if report.rows_read == 0:
+            raise DataError(f"{self.name} has a header but no rows of data.")
+        if report.rows_kept == 0:
+            raise DataError(
+                "no numeric values left after cleaning "
+                f"({report.rows_read:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
+                f"{report.dropped_missing:,} empty): choose a column that holds numbers."
+            )
+        # The k largest values lie above the lowest interval start with ≥ k records above it:
+        # filtering on the parsed value first (no cleaning report, no bins) lets the engine
+        # skip sorting — and mostly skip cleaning — (almost) every record. p > low and p < ∞
+        # keep exactly the finite values above low (NULL and NaN fail one of the two).
+        above = np.cumsum(counts[::-1])[::-1]  # records in intervals ≥ j
+        start = int(np.flatnonzero(above >= limits.SUMMARY_TOP_K).max(initial=0))
+        low = num(points[start - 1]) if start > 0 else "CAST('-Infinity' AS DOUBLE)"
+        top = self.query(
+            f"SELECT least(greatest(p, {num(0.0)}), {num(self.upper)}) AS v "
+            f"FROM (SELECT {self._parse[1]} AS p FROM ({self._raw}) r) c "
+            f"WHERE p > {low} AND p < CAST('Infinity' AS DOUBLE) "
+            f"ORDER BY v DESC LIMIT {limits.SUMMARY_TOP_K}"
+        )
+        return from_intervals(
+            name=self.name,
+            column=self.column,
+            upper=self.upper,
+            report=report,
+            points=points,
+            counts=counts,
+            limb_sums=[tuple(x) for x in limb],  # type: ignore[misc]
+            top=np.array([r[0] for r in top], dtype=float),
+        )
+
+    def _keyed(self, extra: np.ndarray) -> str:
+        missing, parsed = self._parse
+        return keyed(self._raw, missing, parsed, self.domain, extra)
+
+    def _binned(self) -> str:
+        """Kept records with their ``bin``, ``v`` and limbs (second passes join on the bin)."""
+        # Clipped records keep their bin (v = 0: the first, v = U: the last); dropped ones none.
+        bin_ = (
+            f"CASE WHEN key >= 0 THEN key WHEN key = {BELOW_ZERO} THEN 0 "
+            f"WHEN key = {ABOVE_UPPER} THEN {self.domain.bins - 1} END"
+        )
+        return f"SELECT {bin_} AS bin, v, {', '.join(LIMBS)} FROM ({self._keyed(np.empty(0))}) k"
+
+    def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
+        """Second pass: counts and exact sums at ``missing.points`` (records of each point's bin
+        joined to it) and values at ``missing.positions`` (one scan)."""
+        if missing.points.size:
+            summary = self._extend_points(summary, missing.points)
+        if missing.positions.size:
+            intervals: dict[tuple[float, float], int] = {}
+            asks = []
+            for i, pos in enumerate(missing.positions.tolist()):
+                low, high, offset = summary.interval_of(pos)
+                iv = intervals.setdefault((low, high), len(intervals))
+                asks.append(f"({i}, {iv}, {offset})")
+            # (low, high] lies between consecutive held points, so inside one bin: records
+            # join their interval on the bin (a hash join, each record to at most one
+            # interval), are numbered in order once per interval, and only the asked ranks
+            # come back.
+            spans = ", ".join(
+                f"({iv}, {int(np.searchsorted(self.domain.edges, high, side='left'))}, "
+                f"{num(low)}, {num(high)})"
+                for (low, high), iv in intervals.items()
+            )
+            rows = self.query(
+                "SELECT a.i, r.v FROM (SELECT q.iv, b.v, row_number() OVER "
+                "(PARTITION BY q.iv ORDER BY b.v) - 1 AS rn "
+                f"FROM ({self._binned()}) b JOIN (VALUES {spans}) AS q(iv, j, lo, hi) "
+                "ON b.bin = q.j AND b.v > q.lo AND b.v <= q.hi) r "
+                f"JOIN (VALUES {', '.join(asks)}) AS a(i, iv, off) ON r.iv = a.iv AND r.rn = a.off"
+            )
+            got = {int(i): float(v) for i, v in rows}
+            values = np.array([got[i] for i in range(missing.positions.size)], float)
+            summary = summary.with_order_statistics(missing.positions, values)
+        return summary
+
+    def _extend_points(self, summary: DataSummary, points: np.ndarray) -> DataSummary:
+        if points.size > limits.SUMMARY_MAX_EXTRA_POINTS:
+            raise DataError(
+                f"this run needs counts at {points.size:,} data-dependent points (more than "
+                f"{limits.SUMMARY_MAX_EXTRA_POINTS:,} in one extra pass), as SQM with a per-query "
+                "recursive θ does: use SVT or a fixed θ for SQM, or the in-memory engine"
+            )
+        # Missing points lie in (0, U): points ≥ the smallest top-k value are never missing.
+        domain = self.domain
+        inside = np.unique(points)
+        bins = np.searchsorted(domain.edges, inside, side="left")
+        # Each point takes the records of its bin above the previous point of that bin (or
+        # above the bin's lower edge): every record joins at most one point, and the counts
+        # and sums up to each point are cumulated here, exactly.
+        first = np.r_[True, bins[1:] != bins[:-1]]
+        edge_below = np.where(bins > 0, domain.edges[np.maximum(bins - 1, 0)], -1.0)
+        low = np.where(first, edge_below, np.r_[-1.0, inside[:-1]])
+        values = ", ".join(
+            f"({i}, {int(b)}, {num(lo)}, {num(x)})"
+            for i, (b, lo, x) in enumerate(zip(bins, low, inside, strict=True))
+        )
+        rows = (
+            self.query(
+                f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({self._binned()}) b "
+                f"JOIN (VALUES {values}) AS x(i, j, lo, p) "
+                "ON b.bin = x.j AND b.v > x.lo AND b.v <= x.p GROUP BY x.i"
+            )
+            if inside.size
+            else []
+        )
+        got = {int(r[0]): (int(r[1]), limb_units(int(r[1]), r[2:])) for r in rows}
+        # Records of the bins below: held at the bin's lower edge (none below the first bin,
+        # whose lower end 0 is not a held point).
+        base_counts = np.zeros(inside.size, np.int64)
+        base_units = [0] * inside.size
+        later = np.flatnonzero(bins > 0)
+        if later.size:
+            lower = domain.edges[bins[later] - 1]
+            base_counts[later] = summary.count_at_most(lower)
+            for i, u in zip(later.tolist(), summary.units_at_most(lower), strict=True):
+                base_units[i] = u
+        counts, units = [], []
+        for i in range(inside.size):
+            n, limb = got.get(i, (0, (0, 0, 0)))
+            if first[i]:
+                count, unit = int(base_counts[i]), base_units[i]
+            count, unit = count + n, unit + to_units(*limb)
+            counts.append(count)
+            units.append(unit)
+        return summary.with_points(inside, np.array(counts, np.int64), units)

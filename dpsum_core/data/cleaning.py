@@ -1,0 +1,283 @@
+"""Cleaning one column per SPEC §0, with its report: number formats, column choice, [0, U].
+
+Cleaning is a fixed per-record rule, so it costs no privacy budget; the report is for the data
+holder's eyes (it counts records).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from dpsum_core import limits
+from dpsum_core.errors import DataError
+from dpsum_core.validation import check_upper
+
+DELIMITER = "delimiter"  # key of DataFrame.attrs: the delimiter a text table was read with
+WeightRule = Literal["upper", "midpoint"]
+
+
+# --------------------------------------------------------------------------------------------
+# Columns and cleaning
+# --------------------------------------------------------------------------------------------
+# Number formats of a text cell (after removing spaces, "$" and "_"). A comma is a thousands
+# separator only in US_THOUSANDS; EU_DECIMAL has a decimal comma (dots between thousands);
+# "1,234" matches both. EU_INTEGER is "1.234" read with dots between thousands, which only a
+# decimal-comma column can mean; with two dots or more ("1.234.567") nothing else can.
+_US_THOUSANDS = r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?"
+_EU_DECIMAL = r"[+-]?(?:\d+|[1-9]\d{0,2}(?:\.\d{3})+),\d+"
+_EU_INTEGER = r"[+-]?[1-9]\d{0,2}(?:\.\d{3})+"
+_EU_INTEGER_ONLY = r"[+-]?[1-9]\d{0,2}(?:\.\d{3}){2,}"
+
+
+@dataclass(frozen=True, eq=False)
+class _Numbers:
+    values: pd.Series  # float64, NaN where a cell is not a number
+    decimal_comma: int = 0  # cells read with a decimal comma (European format)
+    thousands_separator: int = 0  # cells read with commas between thousands
+
+
+def to_numeric(
+    series: pd.Series, *, decimal_comma: bool = False, column: str | None = None
+) -> pd.Series:
+    """Parse a column to float64; text cells such as ``"1,234"``, ``"1.234,5"`` or ``" $5 "``
+    are understood (see :func:`clean` for how commas are read).
+
+    Cells that cannot be parsed become NaN (they are counted as non-numeric by :func:`clean`).
+
+    Raises
+    ------
+    DataError
+        If the column mixes decimal commas with thousands separators or decimal points.
+    """
+    return _read_numbers(series, decimal_comma=decimal_comma, column=column).values
+
+
+def _read_numbers(
+    series: pd.Series, *, decimal_comma: bool, column: str | None, strict: bool = True
+) -> _Numbers:
+    if pd.api.types.is_bool_dtype(series):
+        return _Numbers(pd.Series(np.nan, index=series.index, dtype="float64"))
+    if pd.api.types.is_numeric_dtype(series):
+        return _Numbers(series.astype("float64"))
+    text = series.astype("string").str.strip().str.replace(r"[\s$_]", "", regex=True)
+    comma = text.str.contains(",", regex=False).fillna(False)
+    eu_only = text.str.fullmatch(_EU_INTEGER_ONLY).fillna(False)
+    if not (comma.any() or eu_only.any()):
+        return _Numbers(_parse(text))
+    plain = _parse(text)
+    us = comma & text.str.fullmatch(_US_THOUSANDS).fillna(False)
+    eu = comma & text.str.fullmatch(_EU_DECIMAL).fillna(False)
+    eu_integer = text.str.fullmatch(_EU_INTEGER).fillna(False)
+    point = text.str.contains(".", regex=False).fillna(False) & plain.notna() & ~eu_integer
+    # One format per column: cells that only one format reads decide ("1,5", "1.234.567" a
+    # decimal comma; "1,234.5", "2.5" a decimal point); "1,234" (either) then follows the
+    # delimiter; a column with cells of both formats is refused.
+    eu_evidence, us_evidence = (eu & ~us) | eu_only, (us & ~eu) | point
+    if strict and eu_evidence.any() and us_evidence.any():
+        separators = (us & ~eu).any()
+        raise DataError(
+            f"{f'column {column!r}' if column else 'the column'} mixes decimal commas (e.g. "
+            f"{_first(text, eu_evidence)!r}) and "
+            + (
+                f"thousands separators (e.g. {_first(text, us & ~eu)!r})"
+                if separators
+                else f"decimal points (e.g. {_first(text, point)!r})"
+            )
+            + ", so its numbers cannot be read consistently: use one number format in the column"
+        )
+    if eu_evidence.any() or (decimal_comma and not us_evidence.any()):
+        european = eu | eu_integer
+        converted = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        return _Numbers(_parse(text.mask(european, converted)), decimal_comma=int(european.sum()))
+    return _Numbers(
+        _parse(text.mask(us, text.str.replace(",", "", regex=False))),
+        thousands_separator=int(us.sum()),
+    )
+
+
+def _parse(text: pd.Series) -> pd.Series:
+    return pd.to_numeric(text, errors="coerce").astype("float64")
+
+
+def _first(text: pd.Series, where: pd.Series) -> str:
+    return str(text[where.to_numpy()].iloc[0])
+
+
+def decimal_comma_hint(df: pd.DataFrame) -> bool:
+    """Whether a table was read from ';'-separated text, the format that writes decimal commas."""
+    return df.attrs.get(DELIMITER) == ";"
+
+
+_ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
+
+
+def numeric_columns(df: pd.DataFrame) -> list[str]:
+    """Names of the columns holding at least one numeric value: most numeric first, columns
+    named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
+    hint = decimal_comma_hint(df)
+    counts = []
+    for i in range(df.shape[1]):
+        # Lenient: a column of mixed number formats is still listed (choosing it says why not).
+        parsed = _read_numbers(df.iloc[:, i], decimal_comma=hint, column=None, strict=False).values
+        counts.append(int(np.isfinite(parsed.to_numpy()).sum()))
+    return rank_columns([str(c) for c in df.columns], counts)
+
+
+def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:
+    """Columns with at least one finite number, in the order of :func:`numeric_columns`."""
+    scores = [
+        (bool(_ID_LIKE.search(name.strip())), -count, i, name)
+        for i, (name, count) in enumerate(zip(names, finite_counts, strict=True))
+        if count
+    ]
+    return [name for *_, name in sorted(scores)]
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 value', '2 values', '1,234 values'."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What cleaning (SPEC §0) changed: nothing is ever dropped or clipped silently."""
+
+    rows_read: int
+    dropped_missing: int
+    dropped_non_numeric: int
+    dropped_non_finite: int
+    clipped_below_zero: int
+    clipped_above_upper: int
+    decimal_comma: int = 0
+    thousands_separator: int = 0
+
+    @property
+    def rows_kept(self) -> int:
+        """Records left after dropping."""
+        return (
+            self.rows_read
+            - self.dropped_missing
+            - self.dropped_non_numeric
+            - self.dropped_non_finite
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict, for JSON and tables."""
+        return {
+            "rows_read": self.rows_read,
+            "rows_kept": self.rows_kept,
+            "dropped_missing": self.dropped_missing,
+            "dropped_non_numeric": self.dropped_non_numeric,
+            "dropped_non_finite": self.dropped_non_finite,
+            "clipped_below_zero": self.clipped_below_zero,
+            "clipped_above_upper": self.clipped_above_upper,
+            "decimal_comma": self.decimal_comma,
+            "thousands_separator": self.thousands_separator,
+        }
+
+    @property
+    def changed(self) -> bool:
+        """Whether cleaning dropped, clipped or re-read anything (the UI then warns)."""
+        return any(v for k, v in self.as_dict().items() if k not in ("rows_read", "rows_kept"))
+
+    def lines(self) -> list[str]:
+        """Plain-language sentences for the UI and the CLI."""
+        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept."]
+        if self.dropped_missing:
+            out.append(f"{_count(self.dropped_missing, 'empty or missing (NA) cell')} dropped.")
+        if self.dropped_non_numeric:
+            out.append(f"{_count(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
+        if self.dropped_non_finite:
+            out.append(f"{_count(self.dropped_non_finite, 'infinite value')} dropped.")
+        if self.clipped_below_zero:
+            out.append(f"{_count(self.clipped_below_zero, 'negative value')} set to 0.")
+        if self.clipped_above_upper:
+            out.append(f"{_count(self.clipped_above_upper, 'value')} above U set to U.")
+        if self.decimal_comma:
+            out.append(
+                f"{self.decimal_comma:,} values read with a decimal comma "
+                "(European format: 1.234,5 = 1234.5)."
+            )
+        if self.thousands_separator:
+            out.append(
+                f"{self.thousands_separator:,} values read with thousands separators "
+                "(1,234 = 1234)."
+            )
+        return out
+
+
+def clean(
+    raw: pd.Series | np.ndarray,
+    *,
+    upper: float,
+    decimal_comma: bool = False,
+    column: str | None = None,
+) -> tuple[np.ndarray, CleaningReport]:
+    """Apply SPEC §0 cleaning: drop missing/non-numeric/non-finite, clip to [0, U].
+
+    Returns the cleaned float64 values (unsorted, input order) and the report.
+
+    Text cells are read in one number format per column, so that no number is read as
+    another: a comma is a thousands separator only where it sits between groups of three
+    digits (``1,234``, ``1,234,567.5``), and a decimal comma in a European column (``1,5``,
+    ``1.234,5``; there ``2.500`` is 2500). A cell only one format reads decides the column
+    (``1,5`` or ``1.234.567``: decimal comma; ``1,234.5`` or ``2.5``: decimal point), and a
+    column with cells of both is refused; a cell either reads (``1,234``) follows
+    ``decimal_comma`` (true for a ';'-separated file, see :func:`decimal_comma_hint`), else
+    the thousands reading. Every value read with a comma is counted in the report.
+
+    Parameters
+    ----------
+    decimal_comma
+        Read cells that could be either format with a decimal comma.
+    column
+        Column name, for messages.
+
+    Raises
+    ------
+    DataError
+        If nothing numeric is left, or the column mixes number formats.
+    """
+    upper = check_upper(upper)
+    series = pd.Series(raw) if not isinstance(raw, pd.Series) else raw
+    rows = len(series)
+    if rows > limits.MAX_ROWS:
+        raise DataError(
+            f"{rows:,} rows is more than the {limits.MAX_ROWS:,} this tool handles: sample the data."
+        )
+    missing = series.isna().to_numpy()
+    if pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series):
+        blank = series.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        missing = missing | blank
+    numbers = _read_numbers(series, decimal_comma=decimal_comma, column=column)
+    parsed = numbers.values.to_numpy(dtype=float, copy=True)
+    nan = np.isnan(parsed)
+    non_numeric = nan & ~missing
+    non_finite = np.isinf(parsed)
+    keep = ~(nan | non_finite)
+    values = parsed[keep]
+    below = values < 0
+    above = values > upper
+    np.clip(values, 0.0, upper, out=values)
+    report = CleaningReport(
+        rows_read=rows,
+        dropped_missing=int((missing & nan).sum()),
+        dropped_non_numeric=int(non_numeric.sum()),
+        dropped_non_finite=int(non_finite.sum()),
+        clipped_below_zero=int(below.sum()),
+        clipped_above_upper=int(above.sum()),
+        decimal_comma=numbers.decimal_comma,
+        thousands_separator=numbers.thousands_separator,
+    )
+    if values.size == 0:
+        raise DataError(
+            "no numeric values left after cleaning "
+            f"({rows:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
+            f"{report.dropped_missing:,} empty): choose a column that holds numbers."
+        )
+    return values, report

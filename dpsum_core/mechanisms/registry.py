@@ -1,0 +1,34 @@
+"""The algorithm registry: every family module's RECORDS, looked up by name everywhere.
+
+The engine, the CLI, the figures and the pages read an algorithm's label, colour, θ rule, noise
+and expected error from its record; adding an algorithm is one module (exporting ``RECORDS``)
+and one entry in :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms import baselines, matrix, rawsum, sqm
+from dpsum_core.mechanisms.algorithm import Algorithm
+
+# Registry order is the order of figures, tables and runs (streams are keyed by stream_id).
+FAMILIES = (sqm, baselines, matrix, rawsum)
+
+REGISTRY: dict[str, Algorithm] = {a.name: a for family in FAMILIES for a in family.RECORDS}
+ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
+PAPER_ALGORITHMS: tuple[str, ...] = ("sqm", "identity", "workload", "timm", "tamm")
+
+
+def get(name: str) -> Algorithm:
+    """The record of ``name``; a clear error for an unknown name."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ParameterError(
+            f"unknown algorithm {name!r}: choose from {', '.join(ALGORITHMS)}"
+        ) from None
+
+
+def label(name: str) -> str:
+    """Display name of an algorithm (the name itself if unknown)."""
+    return REGISTRY[name].label if name in REGISTRY else name

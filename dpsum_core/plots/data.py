@@ -1,0 +1,60 @@
+"""The histogram of the data with θ marked (the data holder's view; never published).
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.domain import Domain, histogram
+from dpsum_core.plots.style import _LAYOUT, domain_text
+
+if TYPE_CHECKING:  # analytics imports this module
+    pass
+
+
+def data_histogram_figure(
+    data: Dataset, domain: Domain, *, thetas: Sequence[tuple[str, float]] = ()
+) -> go.Figure:
+    """Histogram of the cleaned data on the domain's bins (log counts), with θ values marked."""
+    counts = histogram(data, domain)
+    lower = domain.edges - domain.width
+    fig = go.Figure(
+        go.Bar(
+            x=lower + domain.width / 2,
+            y=np.where(counts > 0, counts, np.nan),
+            width=domain.width,
+            marker_color="#56B4E9",
+            name="records per bin",
+            hovertemplate="bin (%{customdata[0]:,.0f}, %{customdata[1]:,.0f}]: %{y:,} records<extra></extra>",
+            customdata=np.column_stack([lower, domain.edges]),
+        )
+    )
+    for label, value in thetas:
+        if np.isfinite(value):
+            fig.add_vline(
+                x=value,
+                line=dict(color="#D55E00", width=2, dash="dash"),
+                annotation_text=label,
+                annotation_position="top right",
+            )
+    # The title's main line stays short (a long one was cut off in narrow columns); the domain
+    # goes to the subtitle.
+    fig.update_layout(
+        title=f"{data.name}: {data.column}<br><sup>{domain_text(domain.upper, domain.bins)} "
+        f"(width {domain.width:,.6g}) · records per bin, log scale</sup>",
+        bargap=0,
+        **_LAYOUT,
+    )
+    fig.update_layout(hovermode="closest", showlegend=False)
+    # Start the axis a little left of 0, so that the first bin (where zeros fall) is not
+    # hidden behind the y axis line.
+    pad = 0.015 * domain.upper
+    fig.update_xaxes(title="value", range=[-pad, domain.upper + pad])
+    fig.update_yaxes(title="records (log scale)", type="log")
+    return fig

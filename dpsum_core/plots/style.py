@@ -1,0 +1,88 @@
+"""Plot style shared by every figure: Okabe–Ito colours fixed per algorithm, names, dashes, titles,
+file stems. Colour is never the only cue (WCAG 1.4.1): each algorithm also has a marker and dash.
+"""
+
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dpsum_core.mechanisms.registry import REGISTRY
+from dpsum_core.simulate.results import ExperimentResult
+
+if TYPE_CHECKING:  # analytics imports this module
+    pass
+
+
+# Non-colour cues per algorithm live in its registry record (dash, symbol); "dash" is left to
+# the true answers and "dot" to analytic curves.
+MARKERS_PER_LINE = 12  # enough to tell the lines apart, few enough not to hide them
+TRUE_COLOR = "#000000"
+ERROR_FLOOR = 1e-6
+_LAYOUT = dict(
+    template="plotly_white",
+    font=dict(size=14),
+    legend=dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.02),
+    margin=dict(l=60, r=20, t=90, b=60),
+    hovermode="x unified",
+)
+
+
+def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:
+    """``mode``, ``line`` and ``marker`` of an algorithm's line: its colour, its dash pattern
+    (or ``dash``) and a few of its marker symbols, so that lines differ without colour."""
+    record = REGISTRY.get(algorithm)
+    color = record.color if record else "#777777"
+    return dict(
+        mode="lines+markers",
+        line=dict(color=color, width=width, dash=dash or (record.dash if record else "solid")),
+        marker=dict(
+            symbol=record.symbol if record else "circle",
+            size=8,
+            color=color,
+            maxdisplayed=MARKERS_PER_LINE,
+        ),
+    )
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+
+
+
+
+def domain_text(upper: float, bins: int) -> str:
+    """The public domain in a subtitle: ``U = 800,000, 1,000 bins``."""
+    return f"U = {upper:,.6g}, {bins:,} bins"
+
+
+def _title(text: str, result: ExperimentResult) -> str:
+    c = result.config
+    # ρ only matters when θ is chosen privately (SVT, Recursive)
+    rho = f", ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
+    return (
+        f"{text}<br><sup>{result.dataset_name} · {result.workload.spec} · "
+        f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
+        f"{c.trials} trials · seed {c.seed}</sup>"
+    )
+
+
+def file_stem(dataset: str, *parts: str) -> str:
+    """A download's file name without extension, saying what it shows:
+    ``file_stem("incomes.csv", "Q1", "eps0.01", "seed0", "answers")`` →
+    ``dpsum_incomes_Q1_eps0.01_seed0_answers`` (characters unsafe in file names become -)."""
+    text = "_".join(["dpsum", Path(dataset).stem, *parts])
+    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def run_stem(result: ExperimentResult, what: str) -> str:
+    """File name of a download of one run: dataset, workload, ε, seed and ``what``."""
+    c = result.config
+    return file_stem(
+        result.dataset_name, result.workload.spec, f"eps{c.epsilon:g}", f"seed{c.seed}", what
+    )

@@ -1,0 +1,36 @@
+"""The privacy ledger: what the threshold step and the measurement of each run spent."""
+
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from dpsum_core.truncation.registry import get as get_truncation
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Privacy ledger of one (algorithm, truncation), recorded from what was spent: ε_θ is what
+    the threshold step's noise bought (all m choices for SQM), ε_m what the measurement's noise
+    bought (sensitivity / scale). The runner checks ε_θ + ε_m = ε."""
+
+    algorithm: str
+    truncation: str
+    epsilon_theta: float
+    epsilon_measure: float
+
+    @property
+    def total(self) -> float:
+        """ε_θ + ε_m."""
+        return self.epsilon_theta + self.epsilon_measure
+
+    def as_dict(self) -> dict:
+        """Plain dict with the total."""
+        return {**asdict(self), "total": self.total}
+
+
+def budget_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:
+    """(ε_θ, ε_m): ε_θ = ρ·ε when the truncation method chooses θ from the data (its record's
+    ``spends_rho``: SVT, recursive), else 0; ε_m = ε − ε_θ. Every ledger sums to ε."""
+    eps_theta = rho * epsilon if get_truncation(truncation).spends_rho else 0.0
+    return eps_theta, epsilon - eps_theta

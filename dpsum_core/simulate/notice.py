@@ -1,0 +1,21 @@
+"""The notice carried by every simulation output (run.json, the CSVs' NOTICE.txt, the CLI).
+
+A run shows true answers next to noisy ones and draws its noise with numpy from a recorded
+seed: good for choosing a configuration, wrong for publishing. Releases are a separate command.
+"""
+
+
+from __future__ import annotations
+
+NOT_FOR_PUBLICATION = (
+    "NOT FOR PUBLICATION. These files are a simulation for choosing a configuration: they hold "
+    "true answers and other statistics computed from the data without noise, and noise drawn "
+    "with numpy from a recorded seed (reproducible, and not hardened against floating-point "
+    "attacks). To publish private answers, make a release with "
+    "python -m dpsum_core release (one trial, OpenDP's samplers, a kept privacy budget)."
+)
+
+
+def with_notice(info: dict) -> dict:
+    """``info`` (a run record for JSON) with the not-for-publication notice as its first key."""
+    return {"notice": NOT_FOR_PUBLICATION, **info}

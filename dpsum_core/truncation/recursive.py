@@ -1,0 +1,140 @@
+"""The recursive mechanism's first stage for θ (SPEC §2.2): the crossover index, the draw for
+many trials at once, and the law of θ.
+"""
+
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dpsum_core.data.dataset import Dataset
+from dpsum_core.noise import Noise, as_noise
+from dpsum_core.truncation.choice import (
+    LAW_POINTS,
+    ThetaLaw,
+    ThresholdChoice,
+    _laplace_quantile_midpoints,
+)
+
+if TYPE_CHECKING:  # annotations only: params.py checks SVT grids with this module
+    from dpsum_core.truncation.params import TruncationParams
+
+
+
+# --------------------------------------------------------------------------------------------
+# Recursive mechanism (first stage)
+# --------------------------------------------------------------------------------------------
+def crossover_index(
+    data: Dataset, *, beta: float, theta0: float, counts: np.ndarray | int | None = None
+) -> np.ndarray:
+    """i* = min{i ≥ 0 : d_i < θ₀·e^{β·i}} with d the values sorted descending, d_N = 0.
+
+    ``counts`` restricts to the ``c`` smallest records (SQM's {t ≤ τ}); one i* per entry. The
+    predicate is monotone in i (d falls, θ₀e^{βi} rises), so a vectorised binary search finds it.
+    """
+    if not isinstance(data, Dataset):  # a DataSummary answers from its top-k (summary.py)
+        return data.crossover_index(beta=beta, theta0=theta0, counts=counts)
+    vals = data.values
+    c = np.atleast_1d(np.asarray(data.size if counts is None else counts, dtype=np.int64))
+    log_t0 = math.log(theta0)
+
+    def holds(i: np.ndarray) -> np.ndarray:
+        inside = i < c
+        d = vals[np.clip(c - 1 - i, 0, max(vals.size - 1, 0))]
+        with np.errstate(divide="ignore"):
+            return ~inside | (d <= 0) | (np.log(np.where(d > 0, d, 1.0)) < log_t0 + beta * i)
+
+    lo = np.zeros_like(c)
+    hi = c.copy()  # holds(c) is always true
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        ok = holds(mid)
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid + 1)
+    return lo
+
+
+def recursive_theta(
+    data: Dataset,
+    *,
+    epsilon: float,
+    upper: float,
+    params: TruncationParams,
+    trials: int,
+    rng: np.random.Generator | Noise,
+    tau: np.ndarray | None = None,
+) -> ThresholdChoice:
+    """θ by the first stage of the recursive mechanism specialised to sums (SPEC §2.3).
+
+    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ), then θ = min(θ, U).
+
+    This is this project's reading of Chen & Zhou (2013)'s first stage (their exact formula
+    could not be recovered); it is ε_θ-DP for any public β > 0, θ₀ > 0, μ ∈ (0, ½].
+
+    Privacy
+    -------
+    Adding one record moves i* by 0 or +1 (removing: 0 or −1), so β·i* has sensitivity β and
+    Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it. So is clamping ln θ at the
+    public ln U: every value is ≤ U after cleaning, so any θ ≥ U truncates nothing and θ = U
+    gives the same answers, while a large β (noise of scale β/ε_θ on ln θ) no longer
+    overflows exp to ∞.
+    """
+    beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
+    counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
+    theta0 = params.start(upper)[1]
+    i_star = crossover_index(data, beta=beta, theta0=theta0, counts=counts)
+    scale = beta / epsilon
+    shift = scale * math.log(1.0 / (2.0 * params.rm_mu))
+    center = math.log(theta0) + beta * i_star.astype(float) + shift
+    shape = (trials,) if tau is None else (trials, i_star.size)
+    log_theta = as_noise(rng).add_laplace(
+        np.broadcast_to(center if tau is not None else center[0], shape), scale
+    )
+    # Clamping ln θ at ln U is post-processing; it keeps a large β from overflowing θ.
+    log_upper = math.log(upper)
+    # exp(ln U) may round below U: a clamped θ is U exactly, so "θ ≥ U" still reads as inactive.
+    theta = np.where(
+        log_theta >= log_upper, upper, np.minimum(np.exp(np.minimum(log_theta, log_upper)), upper)
+    )
+    return ThresholdChoice("recursive", theta, beta / scale)
+
+
+def recursive_law(
+    data: Dataset, epsilon: float, *, upper: float, params: TruncationParams, tau: np.ndarray | None
+) -> ThetaLaw:
+    """LAW_POINTS quantile midpoints of the recursive mechanism's θ (see :func:`recursive_theta`)."""
+    m = None if tau is None else np.asarray(tau).size
+    beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
+    counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
+    theta0 = params.start(upper)[1]
+    i_star = crossover_index(data, beta=beta, theta0=theta0, counts=counts)
+    scale = beta / epsilon
+    center = (
+        math.log(theta0) + beta * i_star.astype(float) + scale * math.log(1 / (2 * params.rm_mu))
+    )
+    log_theta = (center if m is not None else center[:1])[None, :] + scale * (
+        _laplace_quantile_midpoints(LAW_POINTS)[:, None]
+    )
+    # as recursive_theta: a clamped θ is U exactly
+    log_upper = math.log(upper)
+    support = np.where(log_theta >= log_upper, upper, np.exp(np.minimum(log_theta, log_upper)))
+    support = support[:, 0] if m is None else support
+    return ThetaLaw(support, np.full(support.shape, 1.0 / LAW_POINTS))
+
+
+def recursive_laws(
+    data: Dataset,
+    *,
+    epsilons: np.ndarray,
+    upper: float,
+    params: TruncationParams,
+    tau: np.ndarray | None = None,
+) -> list[ThetaLaw]:
+    """:func:`recursive_law` at each ε_θ in ``epsilons``."""
+    return [
+        recursive_law(data, float(e), upper=upper, params=params, tau=tau)
+        for e in np.atleast_1d(epsilons)
+    ]
