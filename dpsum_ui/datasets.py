@@ -115,12 +115,6 @@ def current_source() -> str:
     return "sample"
 
 
-def upload_name() -> str | None:
-    """File name of the current upload."""
-    up = st.session_state.get(_UPLOAD)
-    return up["name"] if up else None
-
-
 # --------------------------------------------------------------------------------------------
 # Server datasets (issue 11): summarised through DuckDB, the summary kept in this session only
 # --------------------------------------------------------------------------------------------

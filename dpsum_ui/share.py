@@ -54,7 +54,6 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
     *(_QUERY_NAMES.get(f, f) for f in _CONFIG_KINDS),
     *_PARAM_KINDS,
 )
-SHOWN_QUERY_KEYS: tuple[str, ...] = ("data", "column", "iso")
 
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
 SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)

@@ -36,7 +36,6 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     sample_columns,
     sample_dataset,
     select_server,
-    upload_name,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
@@ -46,7 +45,6 @@ from .store import (  # noqa: F401
     DECIDE_AUTORUN,
     EXPLORER_RESULT,
     NOTICE,
-    SWEEP_RESULT,
     ensure_option,
     get,
     memo,
