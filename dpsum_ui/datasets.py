@@ -7,6 +7,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar, cast
 
 import pandas as pd
 import streamlit as st
@@ -39,6 +40,7 @@ SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"
 DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
+T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -179,9 +181,11 @@ def select_server(name: str, column: str | None) -> None:
     st.session_state.pop(DOMAIN_PENDING, None)
 
 
-def _server_files(root: Path, name: str | None) -> tuple[Path, tuple]:
+def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
     """(path, signature): the checked dataset path and its files' (path, mtime, size), so that
     a changed file is summarised again."""
+    if root is None:
+        raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
     if not name:
         raise DataError("the data directory holds no Parquet/CSV file or folder")
     files = server_data.dataset_files(root, name)
@@ -195,16 +199,29 @@ def _duckdb(path: Path, name: str, *, upper: float, column: str | None):
     return DuckDBBackend(path, upper=upper, column=column, name=name)
 
 
-def with_passes(data, task: Callable):
+def with_passes(data: Dataset | DataSummary, task: Callable[[Dataset], T]) -> T:
     """``task(data)``; for a server summary, with second passes over the files when the task
     needs statistics the summary lacks (:func:`dpsum_core.summary.complete`). The extended
     summary is kept for the next task; results stay keyed by the first summary."""
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                result, entry.latest = complete(entry.latest, task, entry.backend.extend)
+                result, entry.latest = complete(
+                    entry.latest, lambda s: task(as_dataset(s)), entry.backend.extend
+                )
                 return result
-    return task(data)
+    return task(as_dataset(data))
+
+
+def as_dataset(data: Dataset | DataSummary) -> Dataset:
+    """``data`` for an engine function annotated ``Dataset`` that also takes a summary.
+
+    A :class:`~dpsum_core.summary.DataSummary` answers every question those functions ask of a
+    Dataset (same method names: ``histogram``, ``sum_at_most``, ``report``, …); the engine's
+    annotations still say Dataset. This only informs the type checker: drop it when they
+    accept a summary.
+    """
+    return cast(Dataset, data)
 
 
 @dataclass(frozen=True)
@@ -238,7 +255,10 @@ def data_context() -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain."""
     root = server_data.data_dir()
     source = current_source()
-    server, data_error, name = None, None, None
+    server: tuple[Path, tuple] | None = None
+    data_error: str | None = None
+    name: str | None = None
+    sample: str | None
     if source == "server":
         name = server_name()
         label, sample = name or "server dataset", None
@@ -262,8 +282,10 @@ def data_context() -> DataContext:
     column = get(K.DATA_COLUMN)
     if column not in columns:
         column = columns[0] if columns else None
-    domain, domain_error, note = None, None, None
-    dataset = None
+    domain: Domain | None = None
+    domain_error: str | None = None
+    note: str | None = None
+    dataset: Dataset | DataSummary | None = None
     try:
         upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
     except DpsumError as exc:
@@ -277,7 +299,7 @@ def data_context() -> DataContext:
     except DpsumError as exc:
         domain_error = f"The domain is not valid: {exc}"
     try:
-        if source == "sample":
+        if sample is not None:  # the source is a sample
             dataset = sample_dataset(sample, column, upper)
         elif source == "server":
             if server is not None and domain is not None:
@@ -325,10 +347,11 @@ def _upper() -> float:
 
 def domain_fit_warnings(ctx: DataContext) -> list[str]:
     """The engine's domain-fit warnings for the current data (for this user's eyes only)."""
-    if not ctx.ok:
+    data, domain = ctx.dataset, ctx.domain
+    if data is None or domain is None:
         return []
-    key = (ctx.dataset.fingerprint, str(ctx.domain))
-    return memo("fit", key, lambda: domain_warnings(ctx.dataset, ctx.domain))
+    key = (data.fingerprint, str(domain))
+    return memo("fit", key, lambda: domain_warnings(as_dataset(data), domain))
 
 
 def domain_from_settings() -> tuple[Domain, str | None]:

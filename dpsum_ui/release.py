@@ -28,6 +28,7 @@ from dpsum_core.thresholds import TRUNCATION_METHODS
 
 from . import keys as K
 from . import state
+from .datasets import as_dataset
 
 _LEDGER = "_release_ledger"
 _LAST = "_release_last"
@@ -73,10 +74,11 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
     -------
     Computed from the private data; shown to the custodian before confirming, never released.
     """
-    assert ctx.dataset is not None
-    key = (ctx.dataset.fingerprint, json.dumps(plan.record(), sort_keys=True))
+    data = ctx.dataset
+    assert data is not None
+    key = (data.fingerprint, json.dumps(plan.record(), sort_keys=True))
     with strategies.session_cache(state.strategy_cache()):
-        return state.memo("release_estimate", key, lambda: expected_error(ctx.dataset, plan))
+        return state.memo("release_estimate", key, lambda: expected_error(as_dataset(data), plan))
 
 
 def ledger() -> ledgers.Ledger:
@@ -121,7 +123,7 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
         book.check(plan.epsilon, total)
         ss[_LEDGER] = book.with_release(plan.ledger_entry(ctx.dataset.name), total)
         with strategies.session_cache(state.strategy_cache()):
-            ss[_LAST] = release_plan(ctx.dataset, plan)
+            ss[_LAST] = release_plan(as_dataset(ctx.dataset), plan)
     except DpsumError as exc:
         ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return

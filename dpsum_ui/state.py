@@ -13,6 +13,7 @@ from typing import Any
 from dpsum_core.data import Dataset, Domain
 from dpsum_core.errors import DpsumError
 from dpsum_core.experiment import ExperimentConfig, check_run_size
+from dpsum_core.summary import DataSummary
 from dpsum_core.workloads import Workload, make_workload
 
 from . import fields
@@ -105,7 +106,7 @@ def plan(ctx: DataContext, **overrides: Any) -> Plan:
     return Plan(config, workload, None)
 
 
-def result_key(dataset: Dataset, config: ExperimentConfig) -> tuple:
+def result_key(dataset: Dataset | DataSummary, config: ExperimentConfig) -> tuple:
     """Cache key of a run: data fingerprint + where it came from + the full config (with seed)."""
     return (dataset.fingerprint, dataset.name, dataset.column, config.to_json())
 
