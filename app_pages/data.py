@@ -3,7 +3,6 @@
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.style import file_stem
 from dpsum_ui import compute, explorer, present, server_data, state, widgets
 from dpsum_ui import keys as K
@@ -188,21 +187,18 @@ with domain_col:
             )
 
 st.header("3 · Histogram")
-if ctx.ok:
+dataset, domain = ctx.dataset, ctx.domain
+if dataset is not None and domain is not None:
     plan = state.plan(ctx)
     item = explorer.shown()
-    last = item.result if item and item.key[0] == ctx.dataset.fingerprint else None
+    last = item.result if item and item.key[0] == dataset.fingerprint else None
     marks = present.theta_marks(last, plan.config if get(K.TRUNCATION) == "fixed" else None)
-    fig = compute.figure(
-        ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), tuple(marks)),
-        lambda: data_histogram_figure(ctx.dataset, ctx.domain, thetas=marks),
-    )
+    fig = compute.data_histogram(dataset, domain, marks)
     widgets.chart(
         fig,
         "data_histogram",
         stem=file_stem(
-            ctx.dataset.name, ctx.dataset.column, f"U{ctx.domain.upper:g}",
-            f"bins{ctx.domain.bins}", "histogram",
+            dataset.name, dataset.column, f"U{domain.upper:g}", f"bins{domain.bins}", "histogram",
         ),
     )  # fmt: skip
     if not marks:

@@ -19,7 +19,7 @@ st.caption(
 )
 
 
-def controls() -> tuple[list[str], object, object]:
+def controls() -> tuple[list[str], str, float]:
     """Target, query subset, workload, ρ, truncation methods and algorithms."""
     with st.container(border=True):
         target, workload, methods = st.columns([1.0, 1.0, 1.5], gap="medium")
@@ -108,6 +108,7 @@ def decide_page() -> None:
         widgets.chart(fig, "decide", stem=decide.stem(ctx, plan, target, float(above)))
         if sim is not None:
             c = plan.config
+            assert c is not None  # the page returned on a plan error
             st.caption(f"Open markers: simulated, {c.trials} trials, seed {c.seed}, no isotonic "
                        "regression (as the lines); the table has the values with it too.")  # fmt: skip
     with st.expander("Data table (the chart's values)", key=K.DECIDE_TABLE):

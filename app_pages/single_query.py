@@ -19,6 +19,8 @@ st.caption(
 
 def controls(ctx: state.DataContext, plan: state.Plan) -> None:
     """Algorithm, query τ and the θ of the numbers and the link (left of the chart)."""
+    domain, workload = ctx.domain, plan.workload
+    assert domain is not None and workload is not None  # the page returned on any error
     widget(
         st.segmented_control,
         K.TEACH_ALGORITHM,
@@ -28,7 +30,7 @@ def controls(ctx: state.DataContext, plan: state.Plan) -> None:
         required=True,
         wrap=True,
     )
-    taus = [float(t) for t in plan.workload.thresholds]
+    taus = [float(t) for t in workload.thresholds]
     state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
     widget(
         st.select_slider,
@@ -37,8 +39,8 @@ def controls(ctx: state.DataContext, plan: state.Plan) -> None:
         options=taus,
         format_func=lambda t: f"{t:,.0f}",
     )
-    grid = present.theta_grid(ctx.domain)
-    start = get(K.TEACH_THETA) or ctx.domain.upper * START_FRACTION
+    grid = present.theta_grid(domain)
+    start = get(K.TEACH_THETA) or domain.upper * START_FRACTION
     state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
     widget(
         st.select_slider,
@@ -69,6 +71,7 @@ def budget_controls() -> bool:
 def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
     """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
+    assert plan.config is not None  # the page returned on a plan error
     return {
         **share.config_to_query(
             plan.config,

@@ -9,7 +9,7 @@ server dataset's summary, with second passes for what the summary lacks (``with_
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.summary import DataSummary
 from dpsum_core.mechanisms import error as expected
@@ -25,6 +25,7 @@ from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.error import components_frame
 from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
@@ -44,7 +45,8 @@ def _engine() -> Iterator[None]:
         yield
 
 
-def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], None]]:
+def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], object]]:
+    """(update, done): advance the bar, and remove it."""
     bar = st.progress(0.0, text=label)
 
     def update(fraction: float, message: str) -> None:
@@ -96,7 +98,7 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
                     "sweep",
                     key,
                     lambda: with_passes(
-                        data, lambda d: epsilon_sweep(d, config, eps, progress=update)
+                        data, lambda d: epsilon_sweep(d, config, list(eps), progress=update)
                     ),
                 )
         finally:
@@ -110,7 +112,12 @@ def sweep_frame(key: tuple | None) -> pd.DataFrame | None:
 
 
 def curves(
-    data: Dataset, config: ExperimentConfig, *, query: int, thetas: np.ndarray, private: bool
+    data: Dataset | DataSummary,
+    config: ExperimentConfig,
+    *,
+    query: int,
+    thetas: np.ndarray,
+    private: bool,
 ) -> pd.DataFrame:
     """θ curves (bias², variance, total) of one query for every algorithm (deterministic).
 
@@ -134,13 +141,13 @@ def curves(
 
 
 def bias_parts(
-    data: Dataset, domain: Domain, tau: float, thetas: np.ndarray
+    data: Dataset | DataSummary, domain: Domain, tau: float, thetas: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Truncation and binning bias of the query q_τ at each θ (deterministic, memoised)."""
     grid = tuple(float(t) for t in thetas)
     key = (data.fingerprint, data.name, data.column, str(domain), tau, grid)
 
-    def build(d) -> tuple[np.ndarray, np.ndarray]:
+    def build(d: Statistics) -> tuple[np.ndarray, np.ndarray]:
         single = make_workload(f"values:{tau!r}", domain)
         inputs = Inputs(d, histogram(d, domain), single, domain,
                         d.sum_at_most(single.thresholds))  # fmt: skip
@@ -202,6 +209,16 @@ def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: s
 def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:
     """A figure built once per key in this session (figures are never mutated after)."""
     return state.memo("figure", key, build)
+
+
+def data_histogram(
+    data: Dataset | DataSummary, domain: Domain, marks: Sequence[tuple[str, float]] = ()
+) -> go.Figure:
+    """The data on the domain's bins with the θ ``marks`` (built once per data, domain, marks)."""
+    return figure(
+        ("data_histogram", data.fingerprint, str(domain), tuple(marks)),
+        lambda: data_histogram_figure(data, domain, thetas=marks),
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,13 +7,14 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.data.cleaning import numeric_columns
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_numeric_table, read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, complete
@@ -34,6 +35,7 @@ SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
 _UPLOAD = "_upload"
 UPLOAD_ERROR = "_upload_error"
 DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
+T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -110,12 +112,6 @@ def current_source() -> str:
     return "sample"
 
 
-def upload_name() -> str | None:
-    """File name of the current upload."""
-    up = st.session_state.get(_UPLOAD)
-    return up["name"] if up else None
-
-
 # --------------------------------------------------------------------------------------------
 # Server datasets (issue 11): summarised through DuckDB, the summary kept in this session only
 # --------------------------------------------------------------------------------------------
@@ -180,9 +176,11 @@ def select_server(name: str, column: str | None) -> None:
     st.session_state.pop(DOMAIN_PENDING, None)
 
 
-def _server_files(root: Path, name: str | None) -> tuple[Path, tuple]:
+def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
     """(path, signature): the checked dataset path and its files' (path, mtime, size), so that
     a changed file is summarised again."""
+    if root is None:
+        raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
     if not name:
         raise DataError("the data directory holds no Parquet/CSV file or folder")
     files = server_data.dataset_files(root, name)
@@ -196,16 +194,19 @@ def _duckdb(path: Path, name: str, *, upper: float, column: str | None):
     return DuckDBBackend(path, upper=upper, column=column, name=name)
 
 
-def with_passes(data, task: Callable):
+def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) -> T:
     """``task(data)``; for a server summary, with second passes over the files when the task
     needs statistics the summary lacks (:func:`dpsum_core.data.summary.complete`). The extended
     summary is kept for the next task; results stay keyed by the first summary."""
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                result, entry.latest = complete(entry.latest, task, entry.backend.extend)
+                result, entry.latest = complete(
+                    entry.latest, lambda s: task(s), entry.backend.extend
+                )
                 return result
     return task(data)
+
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,10 @@ def data_context() -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain."""
     root = server_data.data_dir()
     source = current_source()
-    server, data_error, name = None, None, None
+    server: tuple[Path, tuple] | None = None
+    data_error: str | None = None
+    name: str | None = None
+    sample: str | None
     if source == "server":
         name = server_name()
         label, sample = name or "server dataset", None
@@ -263,8 +267,10 @@ def data_context() -> DataContext:
     column = get(K.DATA_COLUMN)
     if column not in columns:
         column = columns[0] if columns else None
-    domain, domain_error, note = None, None, None
-    dataset = None
+    domain: Domain | None = None
+    domain_error: str | None = None
+    note: str | None = None
+    dataset: Dataset | DataSummary | None = None
     try:
         upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
     except DpsumError as exc:
@@ -278,7 +284,7 @@ def data_context() -> DataContext:
     except DpsumError as exc:
         domain_error = f"The domain is not valid: {exc}"
     try:
-        if source == "sample":
+        if sample is not None:  # the source is a sample
             dataset = sample_dataset(sample, column, upper)
         elif source == "server":
             if server is not None and domain is not None:
@@ -326,10 +332,11 @@ def _upper() -> float:
 
 def domain_fit_warnings(ctx: DataContext) -> list[str]:
     """The engine's domain-fit warnings for the current data (for this user's eyes only)."""
-    if not ctx.ok:
+    data, domain = ctx.dataset, ctx.domain
+    if data is None or domain is None:
         return []
-    key = (ctx.dataset.fingerprint, str(ctx.domain))
-    return memo("fit", key, lambda: domain_warnings(ctx.dataset, ctx.domain))
+    key = (data.fingerprint, str(domain))
+    return memo("fit", key, lambda: domain_warnings(data, domain))
 
 
 def domain_from_settings() -> tuple[Domain, str | None]:

@@ -210,7 +210,8 @@ def data_preview(ctx: state.DataContext) -> None:
     """Before the first run: the data on the domain's bins (deterministic, no noise), drawn
     only when opened. Closed, the app's first page holds no chart, so opening the app does not
     wait for the browser to load the chart library (about 1 s of a busy machine)."""
-    if not ctx.ok:
+    data, domain = ctx.dataset, ctx.domain
+    if data is None or domain is None:
         return
     box = st.expander(
         "Your data on the domain's bins, before any noise",
@@ -221,10 +222,7 @@ def data_preview(ctx: state.DataContext) -> None:
     if box.open:
         with box:
             st.caption("θ is marked after a run (θ and data tab).")
-            fig = compute.figure(
-                ("data_histogram", ctx.dataset.fingerprint, str(ctx.domain), ()),
-                lambda: data_histogram_figure(ctx.dataset, ctx.domain),
-            )
+            fig = compute.data_histogram(data, domain)
             widgets.chart(fig, "explorer_data")
 
 

@@ -74,10 +74,11 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
     -------
     Computed from the private data; shown to the custodian before confirming, never released.
     """
-    assert ctx.dataset is not None
-    key = (ctx.dataset.fingerprint, json.dumps(plan.record(), sort_keys=True))
+    data = ctx.dataset
+    assert data is not None
+    key = (data.fingerprint, json.dumps(plan.record(), sort_keys=True))
     with strategies.session_cache(state.strategy_cache()):
-        return state.memo("release_estimate", key, lambda: expected_error(ctx.dataset, plan))
+        return state.memo("release_estimate", key, lambda: expected_error(data, plan))
 
 
 def ledger() -> ledgers.Ledger:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from dpsum_core import __version__
 from dpsum_core.errors import ParameterError
@@ -55,7 +56,6 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
     *(_QUERY_NAMES.get(f, f) for f in _CONFIG_KINDS),
     *_PARAM_KINDS,
 )
-SHOWN_QUERY_KEYS: tuple[str, ...] = ("data", "column", "iso")
 
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
 SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)
@@ -148,8 +148,8 @@ def query_to_settings(
         A value is not a number, a key is malformed, or the config is invalid; the message
         names the parameter.
     """
-    flat = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
-    flat = {k: str(v) for k, v in flat.items() if v is not None}
+    last = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
+    flat = {k: str(v) for k, v in last.items() if v is not None}
     if not has_config(flat):
         return None
     data: dict = {}
@@ -281,17 +281,18 @@ def _parse(text: str, kind: str, name: str):
     return text
 
 
-def view_to_query(page: str, values: Mapping[str, object]) -> dict[str, str]:
-    """Query-string parameters of what ``page`` shows (``values``: widget key → value)."""
+def view_to_query(page: str, values: Mapping[str, Any]) -> dict[str, str]:
+    """Query-string parameters of what ``page`` shows (``values``: widget key → value, as
+    stored in the session: numbers for ``number``, a list of numbers for ``numbers``)."""
     out = {}
     for name, (key, kind, _) in VIEW_PARAMS.get(page, {}).items():
         value = values.get(key)
         if value is None:
             continue
         if kind == "numbers":
-            out[name] = ",".join(number_text(v) for v in value)  # type: ignore[attr-defined]
+            out[name] = ",".join(number_text(v) for v in value)
         elif kind == "number":
-            out[name] = number_text(value)  # type: ignore[arg-type]
+            out[name] = number_text(value)
         elif kind == "flag":
             out[name] = "1" if value else "0"
         else:
@@ -314,9 +315,10 @@ def query_to_view(page: str, params: Mapping[str, str | list[str]]) -> dict[str,
             continue
         text = str(flat[name])
         value: object
+        bad: list[object]
         if kind == "numbers":
             value = [_number(t, name, "in the link") for t in text.split(",") if t.strip()]
-            bad = [v for v in value if allowed is not None and v not in allowed]  # type: ignore[union-attr]
+            bad = [v for v in value if allowed is not None and v not in allowed]
         elif kind == "number":
             value, bad = _number(text, name, "in the link"), []
         elif kind == "flag":
@@ -324,8 +326,8 @@ def query_to_view(page: str, params: Mapping[str, str | list[str]]) -> dict[str,
         else:
             value = text
             bad = [] if allowed is None or text in allowed else [text]
-        if bad:
-            choices = ", ".join(number_text(a) if not isinstance(a, str) else a for a in allowed)  # type: ignore[union-attr]
+        if bad and allowed is not None:  # only a list of allowed values can refuse one
+            choices = ", ".join(number_text(a) if not isinstance(a, str) else a for a in allowed)
             raise ParameterError(f"{name}={text!r} in the link: choose from {choices}")
         out[key] = value
     return out

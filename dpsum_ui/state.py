@@ -12,6 +12,7 @@ from typing import Any
 
 from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain
+from dpsum_core.data.summary import DataSummary
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.simulate.config import ExperimentConfig
@@ -38,7 +39,6 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     sample_columns,
     sample_dataset,
     select_server,
-    upload_name,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
@@ -48,7 +48,6 @@ from .store import (  # noqa: F401
     DECIDE_AUTORUN,
     EXPLORER_RESULT,
     NOTICE,
-    SWEEP_RESULT,
     ensure_option,
     get,
     memo,
@@ -109,7 +108,7 @@ def plan(ctx: DataContext, **overrides: Any) -> Plan:
     return Plan(config, workload, None)
 
 
-def result_key(dataset: Dataset, config: ExperimentConfig) -> tuple:
+def result_key(dataset: Dataset | DataSummary, config: ExperimentConfig) -> tuple:
     """Cache key of a run: data fingerprint + where it came from + the full config (with seed)."""
     return (dataset.fingerprint, dataset.name, dataset.column, config.to_json())
 

@@ -24,7 +24,6 @@ _MEMO = "_memo"
 _STRATEGIES = "_strategies"
 EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
 COMPARE_RESULT = "_compare_result"
-SWEEP_RESULT = "_sweep_result"
 NOTICE = "_notice"  # (kind, text) shown once on the page a link opened (link / config restored)
 AUTORUN = "_autorun"  # set by a link: run the explorer once
 COMPARE_AUTORUN = "_compare_autorun"  # set by a link: run the grid and/or the sweep once

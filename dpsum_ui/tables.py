@@ -69,12 +69,13 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
         if t.type == "histogram":  # the raw values are the data (e.g. θ of each trial)
             frame = pd.DataFrame({x_name: x if x is not None else y})
         else:
-            if t.type == "bar":  # an empty bin is drawn as no bar (NaN on a log axis): 0
+            # An empty bin is drawn as no bar (NaN on a log axis): 0.
+            if t.type == "bar" and y is not None:
                 y = np.nan_to_num(y.astype(float), nan=0.0)
             frame = pd.DataFrame({x_name: x, y_name: y})
             if (axis, t.name) in bands:
                 bx, low, high = bands[(axis, t.name)]
-                if len(bx) == len(x) and np.array_equal(bx, x):
+                if x is not None and len(bx) == len(x) and np.array_equal(bx, x):
                     frame["5th percentile"], frame["95th percentile"] = low, high
         frame.insert(0, "series", t.name or "")
         if panels:

@@ -63,17 +63,19 @@ def readout(row: pd.Series, scale: float) -> str:
 
 def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> TeachingView:
     """Curves over θ for the chosen query, θ samples of SVT/Recursive, and the explanations."""
-    data, domain, config = ctx.dataset, ctx.domain, plan.config
-    taus = [float(t) for t in plan.workload.thresholds]
+    data, domain, config, workload = ctx.dataset, ctx.domain, plan.config, plan.workload
+    # The page returned on ctx.error and plan.error, so none of these is None here.
+    assert data is not None and domain is not None and config is not None and workload is not None
+    taus = [float(t) for t in workload.thresholds]
     tau = float(state.get(K.TEACH_QUERY))
     query = taus.index(tau)
     theta = float(state.get(K.TEACH_THETA))
     algorithm = state.get(K.TEACH_ALGORITHM) or "identity"
-    grid = np.asarray(present.theta_grid(domain))
+    grid = np.asarray(present.theta_grid(domain), dtype=float)
     curves = compute.curves(data, config, query=query, thetas=grid, private=private)
     parts = compute.bias_parts(data, domain, tau, grid)
     table = components(curves, parts, algorithm)
-    samples = {}
+    samples: dict[str, np.ndarray] = {}
     if private:
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
     best = float(grid[int(np.argmin(table["truncation_bias2"] + table["variance"]))])

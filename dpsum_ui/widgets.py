@@ -7,6 +7,7 @@ Each control is drawn with a stable key (see :mod:`dpsum_ui.keys`) through
 from __future__ import annotations
 
 import secrets
+from functools import partial
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -334,7 +335,7 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
                 st.download_button(
                     fmt.upper(),
-                    data=lambda fmt=fmt: compute.image_bytes(fig, fmt),
+                    data=partial(compute.image_bytes, fig, fmt),
                     file_name=f"{stem}.{fmt}",
                     mime=mime,
                     key=K.download_key(name, fmt),

@@ -13,7 +13,7 @@ import numpy as np
 
 from dpsum_core import limits
 from dpsum_core.data.cleaning import WeightRule
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.validation import check_choice, check_int, check_upper
 
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -86,7 +86,7 @@ def bin_index(values: np.ndarray, domain: Domain) -> np.ndarray:
     return idx
 
 
-def histogram(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
+def histogram(dataset: Statistics | np.ndarray, domain: Domain) -> np.ndarray:
     """Counts x_j of records per bin (private); a summary answers from its counts at the edges."""
     if hasattr(dataset, "histogram"):
         return dataset.histogram(domain)
@@ -94,14 +94,14 @@ def histogram(dataset: Dataset | np.ndarray, domain: Domain) -> np.ndarray:
     return np.bincount(bin_index(values, domain), minlength=domain.bins).astype(float)
 
 
-def bin_sums(dataset: Dataset, domain: Domain) -> np.ndarray:
+def bin_sums(dataset: Statistics, domain: Domain) -> np.ndarray:
     """Raw sums s_j = Σ_{t in bin j} t per bin (private), as differences of the correctly
     rounded sums at the edges: the same numbers from a Dataset and from any engine's summary
     (a per-bin float accumulation would depend on the order of the additions)."""
     return np.diff(np.concatenate(([0.0], dataset.sum_at_most(domain.edges))))
 
 
-def domain_warnings(dataset: Dataset, domain: Domain) -> list[str]:
+def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     """Plain-language warnings when the domain fits the data badly (empty-looking histogram).
 
     Two checks: most records (``limits.DOMAIN_CROWDED_RECORDS``) fall in a few bins (at most

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.workloads import Workload
 
@@ -22,7 +22,7 @@ class Inputs:
     """What a mechanism may read: the private data and its histogram, the public workload and
     domain. True answers are for expected-error (bias) evaluation only, never for answers."""
 
-    data: Dataset
+    data: Statistics
     x: np.ndarray
     workload: Workload
     domain: Domain

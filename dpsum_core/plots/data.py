@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.plots.style import _LAYOUT, domain_text
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # analytics imports this module
 
 
 def data_histogram_figure(
-    data: Dataset, domain: Domain, *, thetas: Sequence[tuple[str, float]] = ()
+    data: Statistics, domain: Domain, *, thetas: Sequence[tuple[str, float]] = ()
 ) -> go.Figure:
     """Histogram of the cleaned data on the domain's bins (log counts), with θ values marked."""
     counts = histogram(data, domain)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import __version__
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import POSTHOC
 from dpsum_core.mechanisms.registry import get
@@ -175,7 +175,7 @@ class ReleaseEstimate:
         )
 
 
-def expected_error(data: Dataset, plan: ReleasePlan) -> ReleaseEstimate:
+def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
     """The analytic expected error of what ``plan`` will release, before any noise is drawn.
 
     The error given θ is analytic (SPEC §6). A fixed θ or no truncation is one θ; a θ chosen
@@ -281,7 +281,7 @@ def hardened(noise: Noise | None = None) -> Noise:
 
 
 def release(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     algorithm: str,
@@ -317,7 +317,7 @@ def release(
     return release_plan(data, plan, noise=noise)
 
 
-def release_plan(data: Dataset, plan: ReleasePlan, *, noise: Noise | None = None) -> Release:
+def release_plan(data: Statistics, plan: ReleasePlan, *, noise: Noise | None = None) -> Release:
     """:func:`release` of an already validated plan (the app confirms a plan, then releases it).
 
     Privacy

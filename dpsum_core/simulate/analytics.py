@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.error import Components, components_frame
 from dpsum_core.mechanisms.registry import get
@@ -21,7 +21,7 @@ from dpsum_core.simulate.experiment import inputs_for
 
 
 def theta_error_components(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     thetas: np.ndarray,
@@ -55,7 +55,7 @@ def theta_error_components(
 
 
 def theta_curves(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     query: int,

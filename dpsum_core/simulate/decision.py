@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.mechanisms.error import Components, expected_abs_error
@@ -76,7 +76,7 @@ def _laws(
 
 
 def relative_error_curves(
-    data: Dataset, config: ExperimentConfig, epsilons: Sequence[float] | np.ndarray
+    data: Statistics, config: ExperimentConfig, epsilons: Sequence[float] | np.ndarray
 ) -> Curves:
     """Expected relative error E|ŷ_i − y_i| / max(y_i, δ) of every query at each ε, for every
     (algorithm, truncation) that :func:`~dpsum_core.simulate.experiment.run_experiment` would run.
@@ -173,7 +173,7 @@ def headline_vs_epsilon(
 
 
 def error_vs_epsilon(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     epsilons: Sequence[float] | np.ndarray | None = None,
     *,
@@ -195,7 +195,7 @@ def error_vs_epsilon(
 
 
 def simulated_error_vs_epsilon(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     epsilons: Sequence[float] | np.ndarray,
     *,

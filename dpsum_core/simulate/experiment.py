@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import histogram
 from dpsum_core.data.summary import CutPoints
 from dpsum_core.errors import ParameterError
@@ -72,7 +72,7 @@ def run_plan(config: ExperimentConfig) -> list[tuple[str, str]]:
     return plan + [(POSTHOC, a) for a in config.algorithms if get(a).posthoc]
 
 
-def inputs_for(data: Dataset, config: ExperimentConfig) -> Inputs:
+def inputs_for(data: Statistics, config: ExperimentConfig) -> Inputs:
     """The private inputs of every mechanism: histogram, workload and true answers."""
     domain = config.domain
     workload = make_workload(config.workload, domain)
@@ -87,7 +87,7 @@ def inputs_for(data: Dataset, config: ExperimentConfig) -> Inputs:
 
 def threshold_choice(
     rule: ThetaRule,
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     truncation: str,
     workload: Workload,
@@ -126,7 +126,7 @@ def run_cut_points(config: ExperimentConfig) -> CutPoints:
 
 
 def run_experiment(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     progress: Callable[[float, str], None] | None = None,
@@ -220,7 +220,7 @@ def run_experiment(
     )
 
 
-def threshold_samples(data: Dataset, config: ExperimentConfig, truncation: str) -> np.ndarray:
+def threshold_samples(data: Statistics, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """The θ each trial of ``config`` draws for the batch algorithms under ``truncation``.
 
     Uses the same random stream as :func:`run_experiment`, so these are exactly the θ values
@@ -231,7 +231,7 @@ def threshold_samples(data: Dataset, config: ExperimentConfig, truncation: str) 
 
 
 def epsilon_sweep(
-    data: Dataset,
+    data: Statistics,
     config: ExperimentConfig,
     epsilons: list[float] | np.ndarray,
     *,

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.summary import DataSummary
 from dpsum_core.noise import Noise, as_noise
 from dpsum_core.truncation.choice import (
     LAW_POINTS,
@@ -28,15 +29,17 @@ if TYPE_CHECKING:  # annotations only: params.py checks SVT grids with this modu
 # Recursive mechanism (first stage)
 # --------------------------------------------------------------------------------------------
 def crossover_index(
-    data: Dataset, *, beta: float, theta0: float, counts: np.ndarray | int | None = None
+    data: Statistics, *, beta: float, theta0: float, counts: np.ndarray | int | None = None
 ) -> np.ndarray:
     """i* = min{i ≥ 0 : d_i < θ₀·e^{β·i}} with d the values sorted descending, d_N = 0.
 
     ``counts`` restricts to the ``c`` smallest records (SQM's {t ≤ τ}); one i* per entry. The
     predicate is monotone in i (d falls, θ₀e^{βi} rises), so a vectorised binary search finds it.
     """
-    if not isinstance(data, Dataset):  # a DataSummary answers from its top-k (summary.py)
+    if isinstance(data, DataSummary):  # a summary answers from its top-k (summary.py)
         return data.crossover_index(beta=beta, theta0=theta0, counts=counts)
+    if not isinstance(data, Dataset):
+        raise TypeError(f"crossover_index reads a Dataset or a DataSummary, not {type(data)}")
     vals = data.values
     c = np.atleast_1d(np.asarray(data.size if counts is None else counts, dtype=np.int64))
     log_t0 = math.log(theta0)
@@ -58,7 +61,7 @@ def crossover_index(
 
 
 def recursive_theta(
-    data: Dataset,
+    data: Statistics,
     *,
     epsilon: float,
     upper: float,
@@ -103,7 +106,7 @@ def recursive_theta(
 
 
 def recursive_law(
-    data: Dataset, epsilon: float, *, upper: float, params: TruncationParams, tau: np.ndarray | None
+    data: Statistics, epsilon: float, *, upper: float, params: TruncationParams, tau: np.ndarray | None
 ) -> ThetaLaw:
     """LAW_POINTS quantile midpoints of the recursive mechanism's θ (see :func:`recursive_theta`)."""
     m = None if tau is None else np.asarray(tau).size
@@ -126,7 +129,7 @@ def recursive_law(
 
 
 def recursive_laws(
-    data: Dataset,
+    data: Statistics,
     *,
     epsilons: np.ndarray,
     upper: float,

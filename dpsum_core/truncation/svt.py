@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpsum_core import limits
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.noise import Noise, as_noise
 from dpsum_core.truncation.choice import (
@@ -144,7 +144,7 @@ def svt_first_above(
 
 
 def svt_gaps(
-    data: Dataset, *, upper: float, params: TruncationParams, tau: np.ndarray | None = None
+    data: Statistics, *, upper: float, params: TruncationParams, tau: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """SVT's public grid u (K,) and its private test statistics g_k = f_k − r·N: shape (K,), or
     (m, K) on each query's records {t ≤ τ_i} when ``tau`` is given (see :func:`svt_theta`)."""
@@ -159,7 +159,7 @@ def svt_gaps(
 
 
 def svt_theta(
-    data: Dataset,
+    data: Statistics,
     *,
     epsilon: float,
     upper: float,
@@ -220,7 +220,7 @@ def svt_index_probabilities(
 
 
 def svt_laws(
-    data: Dataset,
+    data: Statistics,
     *,
     epsilons: np.ndarray,
     upper: float,
