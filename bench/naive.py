@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import csv
-import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from dpsum_core.simulate import experiment
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.streams import SQM_THETA_STREAM as _SQM_THETA_STREAM
 from dpsum_core.simulate.streams import THETA_STREAM as _THETA_STREAM
+from tests.core.greedy_reference import greedy_h_dense
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,50 +98,10 @@ def histogram(values: list[float], edges: list[float]) -> np.ndarray:
 # GreedyH: the dense recursion on the Gram matrix (SPEC §4, written out literally)
 # --------------------------------------------------------------------------------------------
 def greedy_h(gram: np.ndarray, *, branch: int = 2, granularity: int = 100):
-    """Rows [(start, end, weight)] sorted by (start, end), and (AᵀA)⁻¹ as a dense matrix."""
-    _err, inv, rows = _greedy_node(gram, 0, gram.shape[0], 0, branch, granularity)
-    return sorted((r for r in rows if r[2] > 0), key=lambda r: (r[0], r[1])), inv
-
-
-def _greedy_node(G, a, b, depth, branch, g):
-    size = b - a
-    if size == 1:
-        return float(G[:, a] @ G[:, a]), np.ones((1, 1)), [(a, b, 1.0)]
-    cols = G[:, a:b]
-    if np.all(cols == cols[:, :1]):  # identical columns: collapse to one row
-        return float(G[:, a] @ G[:, a]), np.full((size, size), 1.0 / size**2), [(a, b, 1.0)]
-    if size <= branch:
-        sizes = [1] * size
-    else:
-        r = size % branch
-        q = (size - r) // branch
-        sizes = [q] * (branch - r) + [q + 1] * r
-    bounds = np.concatenate(([a], a + np.cumsum(sizes)))
-    kids = [_greedy_node(G, lo, hi, depth + 1, branch, g) for lo, hi in itertools.pairwise(bounds)]
-    inv_b = np.zeros((size, size))
-    u_parts = []
-    for (lo, hi), (_e, inv_c, _r) in zip(itertools.pairwise(bounds), kids, strict=True):
-        inv_b[lo - a : hi - a, lo - a : hi - a] = inv_c
-        u_parts.append(inv_c.sum(axis=1))
-    u = np.concatenate(u_parts)
-    k = u.sum()
-    E = sum(kid[0] for kid in kids)
-    m_full = float(np.sum((cols @ u) ** 2))
-    m_in = sum(
-        float(np.sum((G[:, lo:hi] @ uc) ** 2))
-        for (lo, hi), uc in zip(itertools.pairwise(bounds), u_parts, strict=True)
-    )
-    decay = 1.0 / branch ** (depth / 2.0)
-    best_i, best = 0, math.inf
-    for i in range(g):  # p = 1 − i/g, in ektelo's integer form: same rounding, same argmin
-        e1, e2 = (g - i) ** 2, i**2 * decay
-        f = (E - ((m_full - m_in) * decay + m_in) * e2 / (e1 + e2 * k)) / e1
-        if f < best:
-            best_i, best = i, f
-    p = 1.0 - best_i / g
-    inv = (inv_b - (1 - p) ** 2 / (p**2 + k * (1 - p) ** 2) * np.outer(u, u)) / p**2
-    rows = [(a, b, 1 - p)] + [(lo, hi, p * w) for kid in kids for lo, hi, w in kid[2]]
-    return best * g**2, inv, rows
+    """Rows [(start, end, weight)] sorted by (start, end), and (AᵀA)⁻¹ as a dense matrix: the
+    tests' dense reference (tests/core/greedy_reference.py, one reference for tests and bench)."""
+    rows, inv = greedy_h_dense(gram, branch, granularity)
+    return sorted(rows, key=lambda r: (r[0], r[1])), inv
 
 
 def pinv(A: np.ndarray) -> np.ndarray:

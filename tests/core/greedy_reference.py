@@ -1,5 +1,5 @@
 """A straightforward dense port of ektelo's GreedyH recursion (SPEC §4), the reference that the
-structured implementation in dpsum_core.mechanisms.greedy_h must agree with. Tests only."""
+structured implementation in dpsum_core.mechanisms.greedy_h must agree with; bench/naive.py times it as the naive port."""
 
 from __future__ import annotations
 
