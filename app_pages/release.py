@@ -50,7 +50,8 @@ if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
 with middle:
     truncation = st.selectbox(
         "Truncation", truncations, key=K.RELEASE_TRUNCATION,
-        help="RawSum chooses θ after measuring (post-processing), so it has no method to pick.",
+        help="RawSum (after measuring) and ClampShells (with its own share of ε) choose θ "
+        "themselves, so they have no method to pick.",
     )  # fmt: skip
 with right:
     if K.RELEASE_ISO not in st.session_state:
