@@ -101,6 +101,7 @@ def decide_page() -> None:
     summary, chart = st.columns([1, 2.2], gap="medium")
     with summary:
         st.markdown(f"**{view.target_text}**")
+        st.markdown(view.recommendation)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
         st.caption(decide.MODEL_NOTE)
     with chart:

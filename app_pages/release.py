@@ -33,7 +33,9 @@ if pending := state.domain_pending():
 
 # ---- 1. What will be released --------------------------------------------------------------
 st.subheader("1. What will be released")
-algorithms = release.algorithm_options()
+algorithms = release.algorithm_options(ctx)
+if (rec := release.recommended(ctx)) is not None:
+    st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
 if st.session_state.get(K.RELEASE_ALGORITHM) not in algorithms:
     st.session_state[K.RELEASE_ALGORITHM] = algorithms[0]
 left, middle, right = st.columns(3)
@@ -48,7 +50,8 @@ if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
 with middle:
     truncation = st.selectbox(
         "Truncation", truncations, key=K.RELEASE_TRUNCATION,
-        help="RawSum chooses θ after measuring (post-processing), so it has no method to pick.",
+        help="RawSum (after measuring) and ClampShells (with its own share of ε) choose θ "
+        "themselves, so they have no method to pick.",
     )  # fmt: skip
 with right:
     if K.RELEASE_ISO not in st.session_state:

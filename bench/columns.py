@@ -60,3 +60,39 @@ def columns(seed: int = 11) -> list[Column]:
         Column("hourly", "dollars per hour", 200.0, hourly),
         Column("top-coded", "dollars per year, top-coded at 150 000", 200_000.0, topcoded),
     ]
+
+
+def _heap(rng, values, step, share):
+    """Round a ``share`` of the values to multiples of ``step`` (reported round amounts)."""
+    return np.where(rng.random(values.size) < share, np.rint(values / step) * step, values)
+
+
+def clampshells_columns(seed: int = 2024) -> list[Column]:
+    """Fresh columns for the ClampShells study (CLAMPSHELLS.md): weekly wages (28 000 rows,
+    U = 20 000), hourly (60 000, U = 100), annual earnings (5 000 rows, U = 250 000, and
+    30 000 rows, U = 800 000) and annual earnings top-coded at U = 30 000 (16 000 rows).
+
+    Log-normal bodies with exact zeros, Pareto tails, heaping on round amounts and point masses
+    (minimum wage, top codes). Constants are tuned on one seed and reported on another.
+    """
+    rng = np.random.default_rng(seed)
+    weekly = _lognormal_with_zeros(rng, 28_000, median=780, sigma=0.75, zeros=0.04,
+                                   tail_share=0.015, tail_scale=3_000, alpha=2.3, cap=60_000)
+    weekly = np.rint(_heap(rng, weekly, 50, 0.35))
+    weekly[rng.random(weekly.size) < 0.02] = 2_884.0  # a survey's weekly top code
+    hourly = _lognormal_with_zeros(rng, 60_000, median=19, sigma=0.55, zeros=0.0,
+                                   tail_share=0.01, tail_scale=60, alpha=2.5, cap=400)
+    hourly = np.round(_heap(rng, hourly, 1, 0.4), 2)
+    hourly[rng.random(hourly.size) < 0.04] = 7.25  # the federal minimum wage
+    small = np.rint(_heap(rng, make_incomes(5_000, rng=rng).astype(float), 1_000, 0.3))
+    annual = np.rint(_heap(rng, make_incomes(30_000, rng=rng).astype(float), 1_000, 0.3))
+    top = _lognormal_with_zeros(rng, 16_000, median=11_000, sigma=0.7, zeros=0.06,
+                                tail_share=0.0, tail_scale=1, alpha=2, cap=1)
+    top = np.minimum(np.rint(_heap(rng, top, 500, 0.3)), 30_000.0)  # ~8 % sit at the top code
+    return [
+        Column("weekly", "dollars per week", 20_000.0, weekly),
+        Column("hourly", "dollars per hour", 100.0, hourly),
+        Column("annual-5k", "dollars per year", 250_000.0, small),
+        Column("annual-30k", "dollars per year", 800_000.0, annual),
+        Column("top-coded", "dollars per year, top-coded at 30 000", 30_000.0, top),
+    ]

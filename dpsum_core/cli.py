@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
         "--truncation",
-        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc)",
+        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc; clampshells: leave out, or inside)",
     )
     rel.add_argument(
         "--isotonic",
@@ -349,12 +349,12 @@ def _release(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
-    # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum as an
-    # extra beside the paper's 15 configurations.
+    # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum and
+    # ClampShells as extras beside the paper's 15 configurations.
     base = ExperimentConfig(
         epsilon=0.01,
         truncations=("none", "svt", "recursive"),
-        algorithms=(*PAPER_ALGORITHMS, "rawsum"),
+        algorithms=(*PAPER_ALGORITHMS, "rawsum", "clampshells"),
         truncation_params=PAPER,
         trials=args.trials,
         seed=args.seed,
@@ -410,7 +410,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                 png += 1
     print(
         f"6 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, the paper's 15 configurations + RawSum "
-        f"each) in {engine_seconds:.1f} s; "
+        f"and ClampShells each) in {engine_seconds:.1f} s; "
         f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"
         + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
     )

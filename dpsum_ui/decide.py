@@ -11,8 +11,11 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.recommend import recommend
+from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.decision import (
     Reach,
     decision_summary,
@@ -76,6 +79,7 @@ class Decision:
     lines: list[str]
     target_text: str
     selected: int
+    recommendation: str  # the engine's pick from public inputs only, with its one-line why
 
 
 def decide(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> Decision:
@@ -98,6 +102,19 @@ def decide(ctx: state.DataContext, plan: state.Plan, target: float, above: float
         lines=decision_summary(reaches, target, eps),
         target_text=target_sentence(target, above, int(mask.sum()), mask.size),
         selected=int(mask.sum()),
+        recommendation=recommendation_line(plan.config),
+    )
+
+
+def recommendation_line(config: ExperimentConfig) -> str:
+    """One sentence naming the recommended algorithm at the explorer's ε and why (public inputs
+    only: ε, U, n, workload; never the curves above, which are computed from the data)."""
+    rec = recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    )
+    return (
+        f"Recommended at ε = {config.epsilon:g} from public inputs only: "
+        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
     )
 
 

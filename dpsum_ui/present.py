@@ -21,6 +21,7 @@ THETA_SOURCES = {
     "svt": "SVT (AboveThreshold)",
     "recursive": "recursive mechanism",
     "posthoc": "after measuring, from the noisy sums (post-processing, costs nothing)",
+    "inside": "located by the algorithm from noisy shell sums, with its own share of ε",
 }
 
 

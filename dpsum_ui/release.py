@@ -14,7 +14,8 @@ import streamlit as st
 
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms import greedy_h as strategies
-from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.algorithm import RUNS_ONCE
+from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish.release import (
@@ -35,25 +36,40 @@ _LAST = "_release_last"
 _MESSAGE = "_release_message"  # (kind, text) to show after the release callback
 
 
-# The algorithm offered first. A public, data-independent choice — the paper's most accurate
-# on its datasets — on purpose: ranking the algorithms by their simulated error on this data
-# (computed without noise) would make the released mechanism depend on the data unnoised.
-DEFAULT_ALGORITHM = "tamm"
+def recommended(ctx: state.DataContext) -> Recommendation | None:
+    """The engine's recommendation for the current public settings (ε, U, n, workload), or
+    ``None`` while they are invalid.
+
+    A public, data-independent choice on purpose: ranking the algorithms by their simulated
+    error on this data (computed without noise) would make the released mechanism depend on
+    the data unnoised.
+    """
+    if ctx.domain is None:
+        return None
+    try:
+        config = state.build_config(ctx.domain, truncations=("none",))
+    except DpsumError:
+        return None
+    return recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    )
 
 
-def algorithm_options() -> list[str]:
-    """Every algorithm dpsum offers: TaMM first when the explorer runs it, then the
-    explorer's chosen ones, then the others."""
-    chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS]
-    if DEFAULT_ALGORITHM in chosen:
-        chosen = [DEFAULT_ALGORITHM] + [a for a in chosen if a != DEFAULT_ALGORITHM]
-    return chosen + [a for a in ALGORITHMS if a not in chosen]
+def algorithm_options(ctx: state.DataContext) -> list[str]:
+    """Every algorithm dpsum offers: the recommended one first (from public inputs only), then
+    the explorer's chosen ones, then the others."""
+    rec = recommended(ctx)
+    first = [rec.algorithm] if rec is not None else []
+    chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS and a not in first]
+    return first + chosen + [a for a in ALGORITHMS if a not in first + chosen]
 
 
 def truncation_options(algorithm: str) -> list[str]:
-    """``posthoc`` alone for RawSum; the four methods, the explorer's first, otherwise."""
-    if get(algorithm).posthoc:
-        return [POSTHOC]
+    """Its own θ rule alone for an algorithm that chooses θ itself (``posthoc`` for RawSum,
+    ``inside`` for ClampShells); the four methods, the explorer's first, otherwise."""
+    alg = get(algorithm)
+    if alg.runs_once:
+        return [alg.theta_rule]
     current = state.get(K.TRUNCATION)
     return [current] + [t for t in TRUNCATION_METHODS if t != current]
 
@@ -62,7 +78,7 @@ def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool
     """The plan of a release from the explorer's current settings (raises DpsumError)."""
     if ctx.domain is None:
         raise DpsumError(ctx.domain_error or "the domain is not set")
-    trunc = None if truncation == POSTHOC else truncation
+    trunc = None if truncation in RUNS_ONCE else truncation
     base = state.build_config(ctx.domain, truncations=(trunc or "none",))
     return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
 

@@ -17,13 +17,15 @@ from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.noise import Noise
 
-ThetaRule = Literal["shared", "per_query", "posthoc"]
+ThetaRule = Literal["shared", "per_query", "posthoc", "inside"]
 SHARED: ThetaRule = "shared"  # one θ per trial, chosen with ρε and shared by the batch algorithms
 PER_QUERY: ThetaRule = "per_query"  # θ_i per query with ρε/m each (SQM)
 Measure = Callable[..., Measurement]  # (inputs, theta, *, epsilon, rng) -> Measurement
 ErrorComponents = Callable[[Inputs, np.ndarray, float], tuple[np.ndarray, np.ndarray]]
 
 POSTHOC: ThetaRule = "posthoc"  # θ chosen after measuring; also the label of their runs
+INSIDE: ThetaRule = "inside"  # θ located by the algorithm with its own share of ε; its runs' label
+RUNS_ONCE: tuple[ThetaRule, ...] = (POSTHOC, INSIDE)  # θ rules that ignore truncation methods
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,10 @@ class Algorithm:
     theta_rule
         ``shared``: one θ per trial chosen with ε_θ = ρε and shared by the batch algorithms;
         ``per_query``: θ_i per query with ρε/m each (SQM); ``posthoc``: θ chosen after measuring,
-        as post-processing (spends nothing on θ; runs once whatever truncation is listed).
+        as post-processing (spends nothing on θ; runs once whatever truncation is listed);
+        ``inside``: θ located by the mechanism itself with its own share ``theta_share`` of ε
+        (ClampShells; runs once, under the label ``inside``; its measurement reports the ε it
+        spent on θ in ``epsilon_theta``).
     measure
         ``measure(inputs, theta, *, epsilon, rng) -> Measurement``.
     error
@@ -54,7 +59,20 @@ class Algorithm:
         rely on it).
     posthoc_theta
         Post-hoc algorithms only: ``posthoc_theta(inputs, epsilons)``, the θ its rule picks on
-        the noise-free measurement at each ε (for analytic error without drawing noise).
+        the noise-free measurement at each ε (for analytic error without drawing noise);
+        ``inside`` algorithms: the most likely θ at each ε.
+    theta_share
+        ``inside`` algorithms only: the share of ε spent locating θ (for plans, before any
+        draw; the ledger records what the draws actually bought). 0 for every other rule.
+    theta_law
+        ``inside`` algorithms: ``theta_law(inputs, epsilon) -> (θ values, probabilities)``, the
+        exact law of the θ it locates at total budget ε.
+    error_rescales
+        Whether ``error`` at ε is ``error`` at 1 with the variance divided by ε² (false when
+        the design itself depends on ε, as ClampShells' does).
+    default
+        Whether a configuration runs it when no algorithms are listed (a new algorithm is
+        opt-in until the dashboard's views and the golden outputs are checked with it).
     """
 
     name: str
@@ -68,6 +86,10 @@ class Algorithm:
     error: ErrorComponents
     stream_id: int
     posthoc_theta: Callable[[Inputs, np.ndarray], np.ndarray] | None = None
+    theta_share: float = 0.0
+    theta_law: Callable[[Inputs, float], tuple[np.ndarray, np.ndarray]] | None = None
+    error_rescales: bool = True
+    default: bool = True
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
@@ -79,6 +101,12 @@ class Algorithm:
     def posthoc(self) -> bool:
         """Whether θ is chosen after measuring (spends nothing on θ; runs once)."""
         return self.theta_rule == POSTHOC
+
+    @property
+    def runs_once(self) -> bool:
+        """Whether θ is the algorithm's own (chosen after measuring or located inside): it runs
+        once, under the label of its θ rule, whatever truncation methods are listed."""
+        return self.theta_rule in RUNS_ONCE
 
     @property
     def per_query(self) -> bool:

@@ -33,11 +33,14 @@ class Inputs:
 class Measurement:
     """Noisy answers of all trials (trials × m) and the ε the noise bought in each trial
     (the largest over trials; every trial spends the same by construction). An algorithm that
-    chooses θ after measuring (post-processing) reports it in ``theta`` (trials,)."""
+    chooses θ after measuring (post-processing) reports it in ``theta`` (trials,); one that
+    locates θ inside, with its own share of the budget (ClampShells), also reports that share
+    in ``epsilon_theta`` (``epsilon`` is then the measurement's share alone)."""
 
     answers: np.ndarray
     epsilon: float
     theta: np.ndarray | None = None
+    epsilon_theta: float = 0.0
 
 
 def _spent(sensitivity: np.ndarray, scale: np.ndarray) -> float:

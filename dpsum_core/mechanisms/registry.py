@@ -8,14 +8,16 @@ and one entry in :data:`FAMILIES`.
 from __future__ import annotations
 
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms import baselines, matrix, rawsum, sqm
+from dpsum_core.mechanisms import baselines, clampshells, matrix, rawsum, sqm
 from dpsum_core.mechanisms.algorithm import Algorithm
 
 # Registry order is the order of figures, tables and runs (streams are keyed by stream_id).
-FAMILIES = (sqm, baselines, matrix, rawsum)
+FAMILIES = (sqm, baselines, matrix, rawsum, clampshells)
 
 REGISTRY: dict[str, Algorithm] = {a.name: a for family in FAMILIES for a in family.RECORDS}
 ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
+# What a configuration runs when no algorithms are listed (a new algorithm is opt-in first).
+DEFAULT_ALGORITHMS: tuple[str, ...] = tuple(a.name for a in REGISTRY.values() if a.default)
 PAPER_ALGORITHMS: tuple[str, ...] = ("sqm", "identity", "workload", "timm", "tamm")
 
 

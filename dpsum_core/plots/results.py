@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC, RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, REGISTRY, get
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.style import (
@@ -86,7 +86,7 @@ def _runs(result: ExperimentResult, truncation: str, algorithms: Iterable[str] |
     return [
         r
         for r in result.runs
-        if r.truncation in (truncation, POSTHOC) and (wanted is None or r.algorithm in wanted)
+        if (r.truncation == truncation or r.truncation in RUNS_ONCE) and (wanted is None or r.algorithm in wanted)
     ]
 
 
@@ -94,7 +94,7 @@ def truncation_views(result: ExperimentResult) -> list[str]:
     """Truncation methods that get a view (panel, tab): the listed ones, or ``posthoc`` alone
     when only post-hoc algorithms ran."""
     truncs = list(dict.fromkeys(r.truncation for r in result.runs))
-    listed = [t for t in truncs if t != POSTHOC]
+    listed = [t for t in truncs if t not in RUNS_ONCE]
     return listed or truncs
 
 
@@ -306,8 +306,9 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         "fixed": "#555555",
         "none": "#999999",
         POSTHOC: "#E69F00",
+        INSIDE: "#000000",
     }
-    patterns = {"svt": "", "recursive": "/", "fixed": "x", "none": ".", POSTHOC: "+"}  # not colour alone
+    patterns = {"svt": "", "recursive": "/", "fixed": "x", "none": ".", POSTHOC: "+", INSIDE: "-"}  # not colour alone
     seen: set[str] = set()
     for r in result.runs:
         if get(r.algorithm).per_query or r.truncation in seen | {"none"}:
@@ -418,7 +419,7 @@ def epsilon_sweep_figure(
     frame: the median over queries of each query's mean relative error (robust to the few
     tiny queries that dominate a plain mean)."""
     column = "median_rel_error_iso" if iso else "median_rel_error"
-    part = sweep[sweep["truncation"].isin((truncation, POSTHOC))]
+    part = sweep[sweep["truncation"].isin((truncation, *RUNS_ONCE))]
     fig = go.Figure()
     for alg in ALGORITHMS:
         pts = part[part["algorithm"] == alg].sort_values("epsilon")

@@ -31,7 +31,7 @@ import pandas as pd
 from dpsum_core import __version__
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
@@ -119,13 +119,19 @@ def plan_release(
     """
     alg = get(str(algorithm).strip().lower())
     trunc = None if truncation is None else str(truncation).strip().lower()
-    if alg.posthoc:
-        if trunc not in (None, POSTHOC):
-            raise ParameterError(
-                f"{alg.label} chooses θ after measuring (post-processing, no budget on θ): "
-                f"leave the truncation out or use {POSTHOC!r}, not {trunc!r}"
+    if alg.runs_once:
+        own = alg.theta_rule  # posthoc (RawSum) or inside (ClampShells)
+        if trunc not in (None, own):
+            how = (
+                "after measuring (post-processing, no budget on θ)"
+                if alg.posthoc
+                else f"itself, with {alg.theta_share:.0%} of ε"
             )
-        trunc, engine_trunc = POSTHOC, "none"
+            raise ParameterError(
+                f"{alg.label} chooses θ {how}: "
+                f"leave the truncation out or use {own!r}, not {trunc!r}"
+            )
+        trunc, engine_trunc = own, "none"
     else:
         if trunc is None:
             raise ParameterError(
@@ -136,10 +142,13 @@ def plan_release(
             raise ParameterError(
                 f"unknown truncation {trunc!r} for {alg.label}: choose one of {allowed}"
                 + (" (posthoc is RawSum's own)" if trunc == POSTHOC else "")
+                + (" (inside is ClampShells' own)" if trunc == INSIDE else "")
             )
         engine_trunc = trunc
     one = config.with_(truncations=(engine_trunc,), algorithms=(alg.name,), trials=1)
     eps_theta, eps_m = budget_split(one.epsilon, one.rho, trunc)
+    if alg.theta_share:  # θ located inside the mechanism with its own share (ClampShells)
+        eps_theta, eps_m = alg.theta_share * one.epsilon, (1 - alg.theta_share) * one.epsilon
     return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m)
 
 
@@ -194,16 +203,18 @@ def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
     trunc = config.truncations[0]
     rng = np.random.default_rng(ESTIMATE_SEED)
     theta: np.ndarray
-    if alg.posthoc:
+    # An algorithm that chooses θ itself gets its whole ε (it splits it internally).
+    eps_m = plan.epsilon if alg.runs_once else plan.epsilon_measure
+    if alg.runs_once:
         trials = np.zeros(ESTIMATE_TRIALS)
-        measured = alg.run(inputs, trials, epsilon=plan.epsilon_measure, rng=rng)
+        measured = alg.run(inputs, trials, epsilon=eps_m, rng=rng)
         theta = np.asarray(measured.theta, float)
     else:
         theta = threshold_choice(alg.theta_rule, data, config, trunc, inputs.workload).theta
     if theta.ndim == 1:  # equal-probability points of θ's distribution (TaMM: one GreedyH each)
         probs = (np.arange(ESTIMATE_POINTS) + 0.5) / ESTIMATE_POINTS
         theta = np.quantile(theta, probs, method="inverted_cdf")
-    bias2, var = alg.error(inputs, theta, plan.epsilon_measure)
+    bias2, var = alg.error(inputs, theta, eps_m)
     return ReleaseEstimate(
         inputs.workload.thresholds.copy(),
         np.sqrt(np.mean(bias2 + var, axis=0)),

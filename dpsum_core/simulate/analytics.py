@@ -48,8 +48,8 @@ def theta_error_components(
     out = {}
     for name in config.algorithms:
         alg = get(name)
-        # A post-hoc θ costs nothing, so its measurement always has the whole ε.
-        trunc = "fixed" if not private_theta or alg.posthoc else "svt"
+        # An algorithm's own θ costs ρε nothing, so it always gets the whole ε.
+        trunc = "fixed" if not private_theta or alg.runs_once else "svt"
         out[name] = alg.error(inputs, thetas, budget_split(config.epsilon, config.rho, trunc)[1])
     return out
 

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.registry import ALGORITHMS
+from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.validation import check_epsilon, check_int, check_positive, check_rho
@@ -26,7 +26,7 @@ class ExperimentConfig:
     epsilon: float = 0.01
     rho: float = 0.1
     truncations: tuple[str, ...] = ("svt",)
-    algorithms: tuple[str, ...] = ALGORITHMS
+    algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
     trials: int = 100
     delta: float = 100.0
     seed: int = 0

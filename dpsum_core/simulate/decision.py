@@ -58,7 +58,9 @@ def _laws(
     alg: Algorithm, inputs: Inputs, config: ExperimentConfig, truncation: str, eps: np.ndarray
 ) -> list[ThetaLaw]:
     """The law of ``alg``'s θ under ``truncation`` at each total budget in ``eps``."""
-    if alg.posthoc:
+    if alg.theta_law is not None:  # θ located inside the mechanism: its exact law
+        return [ThetaLaw(*alg.theta_law(inputs, float(e))) for e in eps]
+    if alg.runs_once:
         if alg.posthoc_theta is None:
             raise RuntimeError(f"{alg.name} has no posthoc_theta (a bug in the registry)")
         return [ThetaLaw(t[None], np.ones(1)) for t in alg.posthoc_theta(inputs, eps)]
@@ -106,7 +108,7 @@ def relative_error_curves(
     laws: dict[tuple[str, str], list[ThetaLaw]] = {}  # one shared θ law for the batch algorithms
     for truncation, name in run_plan(config):
         alg = get(name)
-        key = (alg.theta_rule if not alg.posthoc else name, truncation)
+        key = (name if alg.runs_once else alg.theta_rule, truncation)
         if key not in laws:
             laws[key] = _laws(alg, inputs, config, truncation, eps)
         eps_m = np.array([budget_split(float(e), config.rho, truncation)[1] for e in eps])
@@ -132,6 +134,10 @@ def _expected_abs(
     for law, e in zip(laws, eps_m, strict=True):
         weights = law.weights if law.weights.ndim == 2 else law.weights[:, None]
         used = np.flatnonzero(weights.max(axis=1) > NEGLIGIBLE)
+        if not alg.error_rescales:  # the design itself depends on ε (ClampShells)
+            bias2, var = alg.error(inputs, law.support[used], float(e))
+            rows.append(np.sum(weights[used] * expected_abs_error(bias2, var), axis=0))
+            continue
         if shared:
             at = np.searchsorted(union, law.support[used])
             bias2, var_at_1 = bias2_all[at], var_all[at]

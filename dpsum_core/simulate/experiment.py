@@ -19,7 +19,7 @@ from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import histogram
 from dpsum_core.data.summary import CutPoints
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.algorithm import PER_QUERY, POSTHOC, SHARED, ThetaRule
+from dpsum_core.mechanisms.algorithm import PER_QUERY, SHARED, ThetaRule
 from dpsum_core.mechanisms.isotonic import isotonic
 from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.registry import get
@@ -62,14 +62,15 @@ def check_run_size(config: ExperimentConfig, workload: Workload) -> None:
 
 def run_plan(config: ExperimentConfig) -> list[tuple[str, str]]:
     """(truncation, algorithm) pairs in run order: every θ-choosing algorithm under every listed
-    truncation method, then each post-hoc algorithm once under the label ``posthoc``."""
+    truncation method, then each algorithm with its own θ once, under the label of its θ rule
+    (``posthoc``: chosen after measuring; ``inside``: located with its own share of ε)."""
     plan = [
         (trunc, alg)
         for trunc in config.truncations
         for alg in config.algorithms
-        if not get(alg).posthoc
+        if not get(alg).runs_once
     ]
-    return plan + [(POSTHOC, a) for a in config.algorithms if get(a).posthoc]
+    return plan + [(get(a).theta_rule, a) for a in config.algorithms if get(a).runs_once]
 
 
 def inputs_for(data: Statistics, config: ExperimentConfig) -> Inputs:
@@ -171,8 +172,8 @@ def run_experiment(
         t0 = time.perf_counter()
         if progress:
             progress(done / len(plan), f"{alg.label} with {trunc} truncation")
-        if alg.posthoc:
-            choice = ThresholdChoice(POSTHOC, np.full(config.trials, np.inf), 0.0)
+        if alg.runs_once:
+            choice = ThresholdChoice(trunc, np.full(config.trials, np.inf), 0.0)
             eps_theta = 0.0
         else:
             if alg.theta_rule == SHARED:
@@ -189,7 +190,8 @@ def run_experiment(
         rng = noise if noise is not None else stream(config.seed, trunc, alg.stream_id)
         measured = alg.run(inputs, choice.theta, epsilon=eps_m, rng=rng)
         theta = measured.theta if measured.theta is not None else choice.theta
-        budget = Budget(name, trunc, eps_theta, measured.epsilon)
+        # An algorithm that locates θ itself reports that share (ClampShells' stage 1).
+        budget = Budget(name, trunc, eps_theta + measured.epsilon_theta, measured.epsilon)
         if not math.isclose(budget.total, config.epsilon, rel_tol=1e-9):
             raise RuntimeError(f"ledger of {name}/{trunc} sums to {budget.total!r}, not ε (a bug)")
         runs.append(

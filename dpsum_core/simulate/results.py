@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import __version__
-from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.simulate.budget import Budget
@@ -250,8 +250,8 @@ class ExperimentResult:
 
 def configuration_name(algorithm: str, truncation: str) -> str:
     """``TaMM with SVT``, ``SQM with no truncation``, ``RawSum (θ after measuring)``."""
-    if truncation == POSTHOC:
-        return f"{algorithm_label(algorithm)} ({truncation_label(POSTHOC)})"
+    if truncation in RUNS_ONCE:
+        return f"{algorithm_label(algorithm)} ({truncation_label(truncation)})"
     return f"{algorithm_label(algorithm)} with {truncation_label(truncation)}"
 
 

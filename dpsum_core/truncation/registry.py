@@ -16,7 +16,7 @@ import numpy as np
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.algorithm import POSTHOC
+from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.noise import Noise
 from dpsum_core.truncation import fixed, recursive, svt
 from dpsum_core.truncation.choice import ThetaLaw, ThresholdChoice
@@ -46,7 +46,8 @@ class Truncation:
         Whether θ is chosen from the data, spending ε_θ = ρε (the ledger's first line).
     choose, laws, cut_points
         θ for many trials; the law of θ at each ε_θ (analytic error, no noise); the public points
-        a data summary must hold for it. ``None`` for ``posthoc``, whose θ the algorithm chooses.
+        a data summary must hold for it. ``None`` for ``posthoc`` and ``inside``, whose θ the
+        algorithm chooses.
     """
 
     name: str
@@ -69,6 +70,8 @@ _RECORDS = (
                recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points),
     # Not a method one chooses: the label of runs whose algorithm picks θ after measuring.
     Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None),
+    # Nor this: the label of runs whose algorithm locates θ itself with its own share of ε.
+    Truncation(INSIDE, "θ located by the algorithm", "solid", 5, False, None, None, None),
 )  # fmt: skip
 
 REGISTRY: dict[str, Truncation] = {t.name: t for t in _RECORDS}

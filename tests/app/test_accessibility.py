@@ -117,9 +117,13 @@ def test_subplot_heatmap_and_histogram_tables(result, data) -> None:
     iso = figure_table(isotonic_figure(result, "svt"))
     assert set(iso["panel"]) == {"without isotonic regression", "with isotonic regression"}
     heat = figure_table(comparison_heatmap(result))
-    # RawSum runs once, in its own "θ after measuring" column (empty cells are left out)
-    assert len(heat) == (len(ALGORITHMS) - 1) * 2 + 1
-    assert set(heat["column"]) == {"no truncation", "SVT", "θ after measuring"}
+    # RawSum and ClampShells run once, each in its own column ("θ after measuring", "θ located
+    # by the algorithm"); empty cells are left out
+    once = sum(REGISTRY[a].runs_once for a in ALGORITHMS)
+    assert len(heat) == (len(ALGORITHMS) - once) * 2 + once
+    assert set(heat["column"]) == {
+        "no truncation", "SVT", "θ after measuring", "θ located by the algorithm"
+    }
     values = heat.iloc[:, 2]
     assert values.notna().all() and (values > 0).all()
     domain = Domain(800_000, 100, "upper")

@@ -39,9 +39,13 @@ def _frames(at: AppTest) -> list:
 
 
 def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_error(page):
-    # TaMM first (a public default, never ranked on this data's errors), then the explorer's
-    assert page.selectbox(key="release_algorithm").options[:2] == ["TaMM", "SQM"]
-    assert page.selectbox(key="release_algorithm").value == "tamm"
+    # The engine's recommendation from public inputs first (ClampShells at ε = 0.01, never
+    # ranked on this data's errors), then the explorer's
+    assert page.selectbox(key="release_algorithm").options[:2] == ["ClampShells", "SQM"]
+    assert page.selectbox(key="release_algorithm").value == "clampshells"
+    assert page.selectbox(key="release_truncation").value == "inside"
+    assert any("Recommended from public inputs only" in c.value for c in page.caption)
+    page.selectbox(key="release_algorithm").set_value("tamm").run()
     assert page.selectbox(key="release_truncation").value == "svt"
     text = " ".join(m.value for m in page.markdown)
     assert "Workload **Q3**" in text and "Expected error" in text

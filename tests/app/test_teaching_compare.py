@@ -12,6 +12,7 @@ from app_helpers import array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core import limits
+from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_ui import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     assert any("total error" in n for n in names)
     assert {"truncation bias²", "binning bias²", "variance"} <= set(names)
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
-    assert len(everyone["data"]) == 6
+    assert len(everyone["data"]) == len(ALGORITHMS)  # the page compares every algorithm
     text = " ".join(m.value for m in teach.markdown)
     for word in ("Truncation bias", "Binning bias", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
         assert word in text

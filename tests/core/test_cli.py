@@ -107,8 +107,8 @@ def test_reproduce_small(tmp_path, capsys):
     _assert_not_for_publication(tmp_path, info, capsys.readouterr().out)
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary.workload) == {"Q1", "Q2", "Q3"} and set(summary.rho) == {0.1, 0.5}
-    # The paper's 15 configurations plus RawSum as an extra, at the paper's constants.
-    assert len(summary) == 2 * 16 * (1000 + 100 + 10)
+    # The paper's 15 configurations plus RawSum and ClampShells as extras, at the paper's constants.
+    assert len(summary) == 2 * 17 * (1000 + 100 + 10)
     html = (tmp_path / "figures.html").read_text()
     assert html.count("Figure 2") == 6 and "plotly" in html
 

@@ -84,16 +84,20 @@ def test_results_do_not_depend_on_which_other_algorithms_run(small):
 
 
 def test_budget_ledger_sums_to_epsilon(small):
-    cfg = _cfg(epsilon=0.37, rho=0.25)
+    cfg = _cfg(epsilon=0.37, rho=0.25, algorithms=ALGORITHMS)
     result = run_experiment(small, cfg)
-    # Every θ-choosing algorithm under every method, and each post-hoc algorithm once.
-    posthoc = [a for a in ALGORITHMS if get(a).posthoc]
-    assert posthoc == ["rawsum"]
-    assert len(result.runs) == (len(ALGORITHMS) - 1) * len(TRUNCATION_METHODS) + 1
+    # Every θ-choosing algorithm under every method, and each algorithm with its own θ once,
+    # under the label of its θ rule.
+    once = [a for a in ALGORITHMS if get(a).runs_once]
+    assert once == ["rawsum", "clampshells"]
+    assert len(result.runs) == (len(ALGORITHMS) - len(once)) * len(TRUNCATION_METHODS) + len(once)
+    assert {r.truncation for r in result.runs if r.algorithm in once} == {"posthoc", "inside"}
     for r in result.runs:
         assert math.isclose(r.budget.total, 0.37, rel_tol=1e-12)
         private = r.truncation in ("svt", "recursive")
-        assert r.budget.epsilon_theta == pytest.approx(0.25 * 0.37 if private else 0.0)
+        # ClampShells locates θ* itself with its own share pε (nothing from ρ)
+        own = get(r.algorithm).theta_share * 0.37
+        assert r.budget.epsilon_theta == pytest.approx(0.25 * 0.37 if private else own)
     info = json.loads(json.dumps(result.run_info()))
     assert {b["algorithm"] for b in info["budget"]} == set(ALGORITHMS)
     assert all(math.isclose(b["total"], 0.37) for b in info["budget"])

@@ -31,7 +31,9 @@ def test_records_are_frozen_complete_and_uniquely_keyed():
     assert not {THETA_STREAM, SQM_THETA_STREAM} & set(ids)  # θ streams are separate
     for name, alg in REGISTRY.items():
         assert alg.name == name and alg.label and alg.color.startswith("#") and alg.measures
-        assert alg.theta_rule in ("shared", "per_query", "posthoc")
+        assert alg.theta_rule in ("shared", "per_query", "posthoc", "inside")
+        assert alg.runs_once == (alg.theta_rule in ("posthoc", "inside"))
+        assert (alg.theta_share > 0) == (alg.theta_rule == "inside")
         with pytest.raises(dataclasses.FrozenInstanceError):
             alg.label = "x"  # type: ignore[misc]
     with pytest.raises(ParameterError, match="unknown algorithm 'nope'"):

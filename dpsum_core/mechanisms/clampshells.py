@@ -1,0 +1,527 @@
+"""ClampShells: locate a clamp point θ* privately from geometric shells, then measure clamped
+shell sums below it (the design note is CLAMPSHELLS.md in the project's shared material).
+
+Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used):
+
+1. *Stage 1, pε (p = 0.25).* Ratio-2 shells of bins over the whole domain; a record with cleaned
+   value t ≤ U lies in exactly one shell k (t ≤ g_k, its top value) and moves only that shell's
+   raw sum, by t: with Lap(g_k/(pε)) the loss is t·pε/g_k ≤ pε.
+2. *Stage 2, (1−p)ε, for every J* stage 1 can output.* J* (and θ* = e_{J*}) is a function of
+   stage 1's noisy output only, so stage 2 is a fixed Laplace mechanism given J*: every record
+   is clamped, c = min(t, θ*), and lies in exactly one ratio-2 shell of bins 1..J*. Inside a
+   shell, a public tree (depth chosen from the public ε only; depth 0 is the plain design) has
+   λ distinct levels; the record lies in one node per level and moves it by c ≤ g_node: with
+   Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
+3. Adaptive sequential composition: ε. Least squares inside each shell, the tail scan,
+   cumulative sums, interpolation, the clamped total above θ*, isotonic regression and
+   clipping are post-processing.
+
+Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
+(integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
+belongs to, bit for bit (never a difference of rounded running totals).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from itertools import pairwise
+
+import numpy as np
+from scipy import sparse
+
+from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
+from dpsum_core.data.summary import DataSummary, MissingStatistics
+from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
+from dpsum_core.mechanisms.measurement import Inputs, Measurement
+from dpsum_core.mechanisms.rawsum import shell_edges
+from dpsum_core.noise import Noise, as_noise
+
+LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
+LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
+MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
+TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
+# The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
+# bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
+# ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
+# over its distinct levels, leaves reconstructed by least squares; answers interpolate inside
+# leaves. L = round(log_B(ε / TREE_FROM)), clipped to [0, TREE_MAX]: L = 0 (the plain design)
+# up to ε ≈ 0.035, 1 (8 leaves per shell) around ε = 0.1, 2 (64) around ε = 1. Swept on
+# synthetic columns (bench/columns.py, seed 1; B ∈ {2, 4, 6, 8, 12, 16, 32}, L ∈ 0..10,
+# p ∈ {0.1, 0.15, 0.25}), never on sample_data.
+TREE_FROM = 0.0125
+TREE_BRANCH = 8
+TREE_MAX = 3
+
+
+def levels_for(epsilon: float) -> int:
+    """Tree depth L inside every shell at total budget ``epsilon`` (public: ε only)."""
+    if epsilon <= TREE_FROM:
+        return 0
+    return int(min(TREE_MAX, max(0, round(math.log(epsilon / TREE_FROM, TREE_BRANCH)))))
+
+
+@dataclass(frozen=True, eq=False)
+class ClampShellsDesign:
+    """Everything ClampShells needs that depends on public inputs only (U, n, the tree depth).
+
+    ``shells`` are stage 1's bin-index edges 0, 1, 2, 4, …, n. Stage 2 measures *nodes*: for
+    each shell its distinct partitions into min(2^ℓ, width) equal parts, ℓ = 0..L; the finest
+    are the *cells* (leaves). A shell with λ distinct levels gives each node
+    Lap(g_node·λ/((1−p)ε)): a record lies in one node per level, so its loss is ≤ (1−p)ε.
+    The partitions for any J* stage 1 outputs are *prefixes* of these (whole shells), because
+    J* is always a shell edge (a power of two ≥ jmin, or n).
+
+    Scales and (co)variances are stored at ε = 1 (they scale as 1/ε and 1/ε²).
+    """
+
+    domain: Domain
+    levels: int
+    shells: np.ndarray  # (K + 1,) bin-index edges
+    shell_top: np.ndarray  # g_k (K,)
+    node_lo: np.ndarray  # (N,) bin-index edges: node covers bins lo+1..hi
+    node_hi: np.ndarray
+    node_shell: np.ndarray  # (N,)
+    node_scale: np.ndarray  # (N,) Laplace scale at ε = 1
+    cells: np.ndarray  # (C + 1,) leaf edges, a refinement of ``shells``
+    cell_shell: np.ndarray  # (C,)
+    reconstruct: sparse.csr_matrix  # (C × N): least-squares leaves from the nodes of each shell
+    leaf_cov: tuple[np.ndarray, ...]  # per shell, Cov of its leaf estimates at ε = 1
+
+    @property
+    def min_clamp_bin(self) -> int:
+        """jmin, capped at n."""
+        return min(MIN_CLAMP_BIN, self.domain.bins)
+
+    def clamp_bins(self) -> np.ndarray:
+        """Every J* stage 1 can output, ascending: the shell edges ≥ jmin (n included)."""
+        edges = self.shells[1:]
+        return edges[edges >= self.min_clamp_bin]
+
+    def shells_below(self, j_star: np.ndarray | int) -> np.ndarray:
+        """Number of shells covering bins 1..J*."""
+        return np.searchsorted(self.shells, np.asarray(j_star), side="left")
+
+    @cached_property
+    def shell_var(self) -> np.ndarray:
+        """Var of each shell's estimated total at ε = 1."""
+        return np.array([c.sum() for c in self.leaf_cov])
+
+    @cached_property
+    def _leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per leaf c, at ε = 1: Var(Σ of the earlier leaves of its shell), Cov(that sum, x̂_c),
+        Var(x̂_c) and Var(Σ of the leaves of its shell from c on)."""
+        before, cov, var, suffix = [], [], [], []
+        for V in self.leaf_cov:
+            P = np.cumsum(np.cumsum(V, axis=0), axis=1)
+            r = V.shape[0]
+            before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
+            cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
+            var.append(np.diagonal(V).copy())
+            S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
+            suffix.append(np.diagonal(S)[::-1].copy())
+        return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
+
+    def loss_per_bin(self, epsilon: float) -> np.ndarray:
+        """Exact stage-2 loss of a record at e_j (its worst value in bin j), Σ_{nodes ∋ j} e_j/b,
+        at total budget ``epsilon``, for every bin j (the same for every J* ≥ j: a clamped
+        record above θ* sits at θ* = e_{J*}, the top of bin J*)."""
+        n = self.domain.bins
+        inv = np.zeros(n + 1)
+        np.add.at(inv, self.node_lo, epsilon / self.node_scale)
+        np.add.at(inv, self.node_hi, -epsilon / self.node_scale)
+        return np.cumsum(inv)[:n] * self.domain.edges
+
+
+def _shell_tree(a: int, b: int, levels: int, branch: int) -> list[np.ndarray]:
+    """Distinct nested partitions of bins a+1..b into min(B^ℓ, b − a) equal parts, ℓ = 0..L."""
+    w = b - a
+    parts = sorted({min(branch**ell, w) for ell in range(levels + 1)})
+    return [np.array([a + round(i * w / m) for i in range(m + 1)], dtype=np.int64) for m in parts]
+
+
+@lru_cache(maxsize=32)
+def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
+    """The :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public inputs only."""
+    e = domain.edges
+    shells = shell_edges(domain.bins)
+    lo, hi, shell_of, scale, cells, cell_shell = [], [], [], [], [0], []
+    blocks, covs = [], []
+    for k, (a, b) in enumerate(pairwise(shells.tolist())):
+        tree = _shell_tree(a, b, levels, branch)
+        leaves = tree[-1]
+        n_lo = np.concatenate([t[:-1] for t in tree])
+        n_hi = np.concatenate([t[1:] for t in tree])
+        b1 = e[n_hi - 1] * len(tree) / (1.0 - LOCATE_SHARE)
+        # node × leaf incidence (leaves nest in every node), weighted least squares
+        A = ((n_lo[:, None] <= leaves[None, :-1]) & (leaves[None, 1:] <= n_hi[:, None])).astype(float)
+        Wt = 1.0 / (2.0 * b1**2)
+        normal = A.T @ (A * Wt[:, None])
+        inverse = np.linalg.inv(normal)
+        blocks.append(inverse @ (A.T * Wt[None, :]))
+        covs.append(inverse)  # Cov(x̂) = (AᵀΣ⁻¹A)⁻¹ with Σ = diag(2b²)
+        lo.append(n_lo)
+        hi.append(n_hi)
+        shell_of.append(np.full(n_lo.size, k))
+        scale.append(b1)
+        cells.extend(leaves[1:].tolist())
+        cell_shell.append(np.full(leaves.size - 1, k))
+    node_lo, node_hi, node_shell, node_scale = (np.concatenate(x) for x in (lo, hi, shell_of, scale))
+    cell_arr = np.array(cells, dtype=np.int64)
+    for arr in (shells, cell_arr, node_lo, node_hi, node_shell, node_scale):
+        arr.setflags(write=False)
+    op = sparse.csr_matrix(sparse.block_diag(blocks, format="csr"))
+    op.sort_indices()
+    return ClampShellsDesign(
+        domain, levels, shells, e[shells[1:] - 1], node_lo, node_hi, node_shell, node_scale, cell_arr,
+        np.concatenate(cell_shell), op, tuple(covs),
+    )
+
+
+def design_for(domain: Domain, epsilon: float) -> ClampShellsDesign:
+    """The design used at total budget ``epsilon``."""
+    return design(domain, levels_for(epsilon), TREE_BRANCH)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact statistics of the data: the only reads of the records
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class EdgeStatistics:
+    """Σ_{t ≤ e_j} t exactly (Python ints, units of 2⁻¹⁰⁴) and #{t ≤ e_j}, for j = 0..n (e_0 = 0
+    stands for "nothing": both 0). Private."""
+
+    units: list[int]
+    counts: np.ndarray
+
+    def interval_sums(self, edges: np.ndarray) -> np.ndarray:
+        """Correctly rounded exact sums of the records in bins (edges[i], edges[i+1]]."""
+        u = self.units
+        idx = np.asarray(edges).tolist()
+        return np.array([units_to_float(u[b] - u[a]) for a, b in pairwise(idx)])
+
+    def clamped_sums(self, lo: np.ndarray, hi: np.ndarray, domain: Domain, j_star: int) -> np.ndarray:
+        """Σ min(t, θ*) over the records of bins lo+1..hi of each interval (hi ≤ J*, θ* =
+        e_{J*}), exact then rounded once: a raw sum, plus θ* for every record above θ* when the
+        interval ends at J* (clamped records sit at θ*, the top of bin J*)."""
+        above = int(self.counts[-1] - self.counts[j_star])
+        extra = value_units(np.array([float(domain.edges[j_star - 1])]))[0] * above
+        u = self.units
+        return np.array(
+            [
+                units_to_float(u[b] - u[a] + (extra if b == j_star else 0))
+                for a, b in zip(np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True)
+            ]
+        )
+
+
+def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
+    """:class:`EdgeStatistics` of a :class:`~dpsum_core.data.dataset.Dataset` or a
+    :class:`~dpsum_core.data.summary.DataSummary`.
+
+    What ClampShells needs from the data: counts and exact sums at every bin edge (a summary
+    holds both at its cut points, which always include the edges). Clamped sums follow: the sum
+    clamped at e_J is Σ_{t ≤ e_J} t + e_J·#{t > e_J}.
+
+    Privacy
+    -------
+    Private statistics, read before any noise; never shown.
+    """
+    edges = domain.edges
+    counts = np.concatenate(([0], np.asarray(data.count_at_most(edges), np.int64)))
+    if isinstance(data, DataSummary):  # exact sums at held points
+        held = np.searchsorted(data.points, edges)
+        ok = (held < data.points.size) & (data.points[np.minimum(held, data.points.size - 1)] == edges)
+        if not ok.all():
+            raise MissingStatistics(edges[~ok], np.empty(0))
+        units = [0, *data.units_at_most(edges)]
+    elif isinstance(data, Dataset):
+        idx = np.searchsorted(data.values, edges, side="right")
+        units = [0, *(to_units(*s) for s in prefix_limbs(data.values, idx))]
+    else:
+        raise TypeError(f"ClampShells reads a Dataset or a DataSummary, got {type(data).__name__}")
+    return EdgeStatistics(units, counts)
+
+
+# --------------------------------------------------------------------------------------------
+# The mechanism
+# --------------------------------------------------------------------------------------------
+def locate(
+    stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
+) -> tuple[np.ndarray, float]:
+    """Stage 1: J* per trial (trials,) and the ε spent (pε).
+
+    Privacy
+    -------
+    pε: one Lap(g_k/(pε)) per shell on the raw shell sums; a record moves one shell by t ≤ g_k.
+    """
+    exact = stats.interval_sums(d.shells)
+    scale = d.shell_top / (LOCATE_SHARE * epsilon)
+    z = rng.add_laplace(np.broadcast_to(exact, (trials, exact.size)), scale[None, :])
+    significant = z > LOCATE_Z * math.sqrt(2.0) * scale[None, :]
+    K = exact.size
+    k_hat = K - 1 - np.argmax(significant[:, ::-1], axis=1)
+    j_star = np.where(
+        significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
+    )
+    return j_star.astype(np.int64), float(np.max(d.shell_top / scale))
+
+
+def stage2_exact(stats: EdgeStatistics, d: ClampShellsDesign, j_star: int) -> np.ndarray:
+    """Exact clamped sums of the stage-2 nodes of J* (the nodes of the shells below J*)."""
+    nodes = d.node_shell < d.shells_below(j_star)
+    return stats.clamped_sums(d.node_lo[nodes], d.node_hi[nodes], d.domain, j_star)
+
+
+def measure_clamped(
+    stats: EdgeStatistics,
+    d: ClampShellsDesign,
+    j_star: np.ndarray,
+    *,
+    epsilon: float,
+    rng: Noise,
+) -> tuple[np.ndarray, float]:
+    """Stage 2: noisy clamped node sums (trials × N, zero in the shells above each trial's
+    J*) and the ε spent ((1−p)ε). One draw over the active nodes of all trials.
+
+    Privacy
+    -------
+    (1−p)ε given J*: a clamped record c = min(t, θ*) lies in one node per level of its shell
+    (λ levels) and moves each by c ≤ g_node, with Lap(g_node·λ/((1−p)ε)):
+    :meth:`ClampShellsDesign.loss_per_bin` computes the exact sum, returned as the ε spent.
+    """
+    trials, N = j_star.size, d.node_scale.size
+    active = d.node_shell[None, :] < d.shells_below(j_star)[:, None]
+    exact = np.zeros((trials, N))
+    for j in np.unique(j_star).tolist():
+        rows = np.flatnonzero(j_star == j)
+        sums = stage2_exact(stats, d, int(j))
+        exact[rows[:, None], np.arange(sums.size)[None, :]] = sums
+    cols = np.broadcast_to(np.arange(N), (trials, N))[active]
+    z = np.zeros((trials, N))
+    z[active] = rng.add_laplace(exact[active], d.node_scale[cols] / epsilon)
+    spent = float(d.loss_per_bin(epsilon)[: int(j_star.max())].max()) if trials else 0.0
+    return z, spent
+
+
+def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
+    """Keep leaves up to the last whose tail mass Σ_{c′ ≥ c} x̂_c′ exceeds TAIL_Z times its
+    standard deviation; zero the rest (post-processing of the reconstructed leaves x̂)."""
+    _, _, _, suffix = d._leaf_moments
+    k2 = d.shells_below(j_star)
+    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
+    # Var of the tail from leaf c: the rest of its shell + the later active shells (independent)
+    tail_var = (suffix[None, :] + S[k2][:, None] - S[d.cell_shell + 1][None, :]) / epsilon**2
+    active = d.cell_shell[None, :] < k2[:, None]
+    tail = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
+    keep = active & (tail > TAIL_Z * np.sqrt(np.maximum(tail_var, 0.0)))
+    C = x.shape[1]
+    last = np.where(keep.any(axis=1), C - 1 - np.argmax(keep[:, ::-1], axis=1), -1)
+    return np.where(np.arange(C)[None, :] <= last[:, None], x, 0.0)
+
+
+def query_cells(d: ClampShellsDesign, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each query's bin count J_i: the leaf c holding bin J_i and the interpolation
+    fraction (J_i − a_c)/(b_c − a_c) of that leaf below τ_i (public)."""
+    c = np.clip(np.searchsorted(d.cells, counts, side="left") - 1, 0, d.cells.size - 2)
+    a, b = d.cells[c], d.cells[c + 1]
+    return c, np.clip((counts - a) / (b - a), 0.0, 1.0)
+
+
+def answers_from_cells(
+    d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
+    """Cumulative sums at leaf edges, linear interpolation inside a leaf, the clamped total for
+    queries at or above θ* (trials × m)."""
+    c, frac = query_cells(d, counts)
+    before = np.cumsum(x, axis=1) - x
+    inside = before[:, c] + x[:, c] * frac[None, :]
+    total = x.sum(axis=1)
+    return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
+
+
+def clampshells(
+    inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
+) -> Measurement:
+    """ClampShells for ``len(theta)`` trials (``theta`` only gives the trial count: θ* is located
+    inside, with the algorithm's own share of ``epsilon``).
+
+    Parameters
+    ----------
+    inputs
+        Data (a Dataset or a DataSummary: counts and exact sums at the bin edges), workload,
+        domain.
+    theta
+        Ignored but for its length (the trial count).
+    epsilon
+        The algorithm's whole budget ε: pε locates θ*, (1−p)ε measures.
+    rng
+        A numpy Generator (simulation) or a :class:`~dpsum_core.noise.Noise` source (release).
+
+    Returns
+    -------
+    Measurement
+        Answers (trials × m, before isotonic regression), θ* per trial, ε spent on the
+        measurement ((1−p)ε) and on locating θ* (pε, ``epsilon_theta``).
+
+    Privacy
+    -------
+    ε-DP under add/remove-one (CLAMPSHELLS.md § Privacy; see the module docstring): stage 1
+    spends pε, stage 2 (1−p)ε for every J* stage 1 can output; both spends are computed from
+    the scales actually drawn. N is never used; all else is post-processing.
+    """
+    trials = int(np.asarray(theta).shape[0])
+    noise = as_noise(rng)
+    d = design_for(inputs.domain, epsilon)
+    stats = edge_statistics(inputs.data, inputs.domain)
+    j_star, spent_locate = locate(stats, d, trials, epsilon=epsilon, rng=noise)
+    z, spent_measure = measure_clamped(stats, d, j_star, epsilon=epsilon, rng=noise)
+    # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
+    leaves = np.asarray(d.reconstruct @ z.T).T
+    kept = tail_scan(d, leaves, j_star, epsilon)
+    answers = answers_from_cells(d, kept, j_star, inputs.workload.counts)
+    theta_star = inputs.domain.edges[j_star - 1]
+    return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
+
+
+# --------------------------------------------------------------------------------------------
+# Expected error, analytic
+# --------------------------------------------------------------------------------------------
+def _laplace_sf(x: np.ndarray) -> np.ndarray:
+    """P(Lap(0, 1) > x)."""
+    return np.where(x >= 0, 0.5 * np.exp(-np.abs(x)), 1.0 - 0.5 * np.exp(-np.abs(x)))
+
+
+def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The exact law of J*: (support (ascending J* values), probabilities).
+
+    The shells' noises are independent, so P[k̂ = k] = P[Z_k significant]·Π_{k′>k} P[Z_k′ not
+    significant], with P[S_k + Lap(b_k) > z₁√2·b_k] a Laplace tail; no significant shell gives
+    J* = n.
+    """
+    s = stats.interval_sums(d.shells)
+    b = d.shell_top / (LOCATE_SHARE * epsilon)
+    p = _laplace_sf(LOCATE_Z * math.sqrt(2.0) - s / b)
+    none_above = np.concatenate((np.cumprod((1.0 - p)[::-1])[::-1][1:], [1.0]))
+    p_k = p * none_above
+    j = np.maximum(d.shells[1:], d.min_clamp_bin)
+    support = d.clamp_bins()
+    probs = np.array([p_k[j == v].sum() for v in support])
+    probs[-1] += float(np.prod(1.0 - p))  # nothing significant: J* = n
+    return support, probs
+
+
+def _components_at(
+    stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """bias² and variance of every query given J*, without the tail scan (least squares is
+    unbiased: E[x̂] = the exact clamped leaf sums)."""
+    counts = inputs.workload.counts
+    k2 = int(d.shells_below(j_star))
+    nc = int(np.searchsorted(d.cells, j_star, side="left"))
+    sums = stats.clamped_sums(d.cells[:nc], d.cells[1 : nc + 1], d.domain, j_star)
+    before_var, cov, leaf_var, _ = d._leaf_moments
+    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
+    c, frac = query_cells(d, counts)
+    c = np.minimum(c, nc - 1)
+    before = np.cumsum(sums) - sums
+    above = counts >= j_star
+    mean = np.where(above, sums.sum(), before[c] + sums[c] * frac)
+    inside = S[d.cell_shell[c]] + before_var[c] + 2 * frac * cov[c] + frac**2 * leaf_var[c]
+    var = np.where(above, S[k2], inside) / epsilon**2
+    return (mean - inputs.true_answers) ** 2, var
+
+
+def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Squared bias and variance of every query if θ* were each of ``theta`` (k × m), at total
+    budget ``epsilon`` (stage 2 gets (1−p)ε; the design, sub-cells included, is the one used at
+    ``epsilon``).
+
+    θ is mapped to J* = the bin whose upper edge is the smallest ≥ θ (∞ → n). The tail scan is
+    left out (documented approximation): it only drops cells whose tail mass is within one
+    noise sd of zero, so it changes the error where the top cells are nearly empty; the
+    Monte Carlo test bounds the effect. Unlike the paper's algorithms the bias depends on ε (the
+    sub-cells do), so callers must not rescale a variance computed at another ε.
+
+    Privacy
+    -------
+    Read from the exact data: for the data holder's analysis only, never a release.
+    """
+    d = design_for(inputs.domain, epsilon)
+    stats = edge_statistics(inputs.data, inputs.domain)
+    th = np.asarray(theta, float)
+    j = np.minimum(np.searchsorted(inputs.domain.edges, th, side="left") + 1, inputs.domain.bins)
+    j = np.maximum(j, d.min_clamp_bin)
+    out_b, out_v = [], []
+    cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for jj in j.tolist():
+        if jj not in cache:
+            cache[jj] = _components_at(stats, d, int(jj), inputs, epsilon)
+        out_b.append(cache[jj][0])
+        out_v.append(cache[jj][1])
+    m = inputs.workload.size
+    shape = (th.size, m)
+    return (np.array(out_b).reshape(shape), np.array(out_v).reshape(shape))
+
+
+def theta_law(inputs: Inputs, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The exact law of θ* at total budget ``epsilon``: (θ values, probabilities).
+
+    Privacy
+    -------
+    Read from the exact data: for the data holder's analysis only.
+    """
+    d = design_for(inputs.domain, epsilon)
+    support, probs = clamp_law(edge_statistics(inputs.data, inputs.domain), d, epsilon)
+    return inputs.domain.edges[support - 1], probs
+
+
+def expected_theta(inputs: Inputs, epsilons: np.ndarray) -> np.ndarray:
+    """The most likely θ* at each budget in ``epsilons`` (the registry's ``posthoc_theta``).
+
+    Privacy
+    -------
+    Read from the exact data: for the data holder's analysis only.
+    """
+    out = []
+    for eps in np.asarray(epsilons, float).tolist():
+        values, probs = theta_law(inputs, eps)
+        out.append(values[int(np.argmax(probs))])
+    return np.array(out)
+
+
+def expected_mse(inputs: Inputs, epsilon: float) -> np.ndarray:
+    """E(ŷ_i − y_i)² per query over the exact law of θ* (before isotonic regression, tail
+    scan left out: see :func:`clampshells_error`).
+
+    Privacy
+    -------
+    Read from the exact data: for the data holder's analysis only.
+    """
+    theta, probs = theta_law(inputs, epsilon)
+    bias2, var = clampshells_error(inputs, theta, epsilon)
+    return probs @ (bias2 + var)
+
+
+RECORDS = (
+    Algorithm(
+        name="clampshells",
+        label="ClampShells",
+        color="#000000",
+        dash="8px,2px,2px,2px",
+        symbol="hexagon",
+        measures="raw shell sums to locate θ*, then clamped shell sums below θ*",
+        theta_rule=INSIDE,
+        measure=clampshells,
+        error=clampshells_error,
+        stream_id=8,  # 7 is RawSum's; never reused
+        posthoc_theta=expected_theta,
+        theta_share=LOCATE_SHARE,
+        theta_law=theta_law,
+        error_rescales=False,
+        default=False,
+    ),
+)
