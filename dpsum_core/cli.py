@@ -150,7 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument(
         "--budget",
         type=_number(float),
-        help="total ε this dataset may spend: a release that would go over it is refused",
+        help="total ε this dataset may spend: a release that would go over it is refused "
+        "(set once: a ledger's total changes only with --raise-budget)",
+    )
+    rel.add_argument(
+        "--raise-budget",
+        action="store_true",
+        help="raise the ledger's total to --budget (recorded in the ledger: old, new, time)",
     )
     # Accepted only to be refused with an explanation (argparse would say "unrecognized").
     rel.add_argument("--seed", help=argparse.SUPPRESS)
@@ -283,9 +289,11 @@ def _release(args: argparse.Namespace) -> int:
     Privacy
     -------
     stdout and the output folder get only what may be published; the cleaning report and
-    domain warnings (computed from the data without noise) go to stderr, marked. The ledger
-    entry is written *before* any noise is drawn: a crash after it over-counts the spend
-    (safe), never under-counts it.
+    domain warnings (computed from the data without noise) go to stderr, marked. Under the
+    ledger's lock: bind to the data file's hash, settle the total, check the budget, draw in
+    memory, save the charge; only then are the answers written. Nothing drawn is shown or
+    written before its charge is saved, and every check that can refuse comes before the
+    charge; a crash after it over-counts the spend (safe), never under-counts it.
     """
     if args.seed is not None:
         raise ParameterError(
@@ -296,6 +304,8 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("a release is one trial: --trials is for run")
     if args.budget is not None and args.ledger is None:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
+    if args.raise_budget and args.budget is None:
+        raise ParameterError("--raise-budget needs --budget: the new total ε")
     if args.engine != "memory" or args.table or args.spark_master:
         # From a summary, a statistic found missing after θ is drawn would need a second
         # pass and a second draw; a release draws once, so it reads the records in memory.
@@ -327,16 +337,23 @@ def _release(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
-        with ledger.locked(args.ledger):
-            book = ledger.load(args.ledger)
-            book.check(plan.epsilon, args.budget)
-            book = book.with_release(plan.ledger_entry(data.name), args.budget)
-            ledger.save(args.ledger, book)
+        path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
+        fingerprint = ledger.file_fingerprint(args.data)
+        with ledger.locked(path):
+            book = ledger.load(path)
+            book = book.bound_to(fingerprint, data.name)
+            book = book.with_total(args.budget, raise_total=args.raise_budget)
+            book.check(plan.epsilon)
+            # Drawn in memory under the lock, published only once the charge is saved: every
+            # check that can refuse comes before the charge, so a charged release is published.
+            rel = release_plan(data, plan)
+            book = book.with_release(plan.ledger_entry(data.name))
+            ledger.save(path, book)
         spent = f"ledger {args.ledger}: ε spent {book.spent:g}"
         ledger_note = spent + ("" if book.total is None else f" of {book.total:g}")
     else:
         ledger_note = "no ledger kept (--ledger FILE keeps one)"
-    rel = release_plan(data, plan)
+        rel = release_plan(data, plan)
     write_release(rel, out)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
