@@ -27,7 +27,13 @@ from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
 from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
 from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import plan_release, release_paths, release_plan, write_release
+from dpsum_core.publish.release import (
+    decimal_text,
+    plan_release,
+    release_paths,
+    release_plan,
+    write_release,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
@@ -129,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rel = sub.add_parser(
         "release",
-        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json",
+        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json, "
+        "report.html, report.md",
     )
     common(rel, engines=False)
     method(rel)
@@ -349,17 +356,24 @@ def _release(args: argparse.Namespace) -> int:
             rel = release_plan(data, plan)
             book = book.with_release(plan.ledger_entry(data.name))
             ledger.save(path, book)
-        spent = f"ledger {args.ledger}: ε spent {book.spent:g}"
-        ledger_note = spent + ("" if book.total is None else f" of {book.total:g}")
+        spent = f"ledger {args.ledger}: ε spent {decimal_text(book.spent)}"
+        ledger_note = spent + ("" if book.total is None else f" of {decimal_text(book.total)}")
     else:
         ledger_note = "no ledger kept (--ledger FILE keeps one)"
         rel = release_plan(data, plan)
-    write_release(rel, out)
+    # The report names the ledger file, never the custodian's folders.
+    line = (
+        ledger_note
+        if args.ledger is None
+        else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
+    )
+    write_release(rel, out, dataset=data.name, ledger_line=line)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
-        f"({plan.algorithm}, truncation {plan.truncation}, ε = {plan.epsilon:g}: "
-        f"ε_θ = {rel.budget['epsilon_theta']:g} + ε_m = {rel.budget['epsilon_measure']:g}) "
-        f"→ {out}/answers.csv, {out}/release.json; {ledger_note}"
+        f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
+        f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
+        f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "
+        f"→ {out}/answers.csv, {out}/release.json, {out}/report.html; {ledger_note}"
     )
     return 0
 
