@@ -1,4 +1,4 @@
-"""Command line: ``dpsum run|release|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
+"""Command line: ``dpsum run|release|reproduce|app …`` or ``python -m dpsum_core …`` (a stable contract; see README).
 
 Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
 else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
@@ -169,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--seed", help=argparse.SUPPRESS)
     rel.add_argument("--trials", help=argparse.SUPPRESS)
 
+    # Listed for --help only: main() hands `dpsum app …` to the dashboard's launcher unparsed.
+    sub.add_parser("app", help="open the dashboard (Streamlit's options pass through)")
     rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
     common(rep)
     rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
@@ -200,6 +202,9 @@ def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["app"]:
+        return _app(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         if args.command == "run":
@@ -227,6 +232,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BUG
+
+
+def _app(argv: list[str]) -> int:
+    """``dpsum app …``: the dashboard's launcher (which imports neither dpsum_core nor
+    streamlit; streamlit runs in its own process)."""
+    try:
+        from dpsum_dashboard.launch import main as launch
+    except ImportError:
+        print("dpsum: error: the dashboard is not installed (pip install dpsum)", file=sys.stderr)
+        return EXIT_USAGE
+    return launch(argv)
 
 
 def _out_dir(path: str) -> Path:

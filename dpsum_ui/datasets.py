@@ -27,7 +27,15 @@ from . import server_data
 from .fields import DEFAULT_SAMPLE
 from .store import get, memo, memo_values, put
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+
+def _sample_dir() -> Path:
+    """sample_data/ of the checkout, or of the installed dashboard (dpsum_dashboard)."""
+    root = Path(__file__).resolve().parent.parent
+    checkout = root / "sample_data"
+    return checkout if checkout.is_dir() else root / "dpsum_dashboard" / "sample_data"
+
+
+SAMPLE_DIR = _sample_dir()
 SAMPLES: dict[str, str] = {
     "incomes.csv": "Synthetic incomes, 45,000 people (paper scale)",
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",

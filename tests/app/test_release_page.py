@@ -161,3 +161,16 @@ def test_the_report_is_offered_with_the_other_files(page):
     assert stem == f"incomes_{rel.created[:10]}_report"
     assert b"<script" not in html and b"http" not in html  # self-contained, offline
     assert b"incomes.csv" in markdown and b"one row = one person" in markdown
+
+
+def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.file_uploader(key="data_upload").set_value(
+        ("hours.csv", b"hours\n" + b"\n".join(str(i).encode() for i in range(1, 60)), "text/csv")
+    ).run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
+    assert "still the sample's" in note and "hours.csv" in note and "No total ε" in note
