@@ -10,8 +10,19 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
+from dpsum_core.publish.ledger import Ledger
+from dpsum_core.publish.release import decimal_text
 from dpsum_ui import keys as K
 from dpsum_ui import release, state
+
+
+def _fits(book: Ledger, epsilon: float) -> bool:
+    try:
+        book.check(epsilon)
+    except DpsumError:
+        return False
+    return True
+
 
 st.title("Release")
 st.caption(
@@ -27,8 +38,10 @@ if ctx.error or not ctx.ok:
     st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
     st.stop()
-if pending := state.domain_pending():
-    st.warning(f"Set the public upper bound U for {pending} on the Data page before releasing.")
+if state.domain_pending():
+    todo = release.missing(ctx)
+    st.warning("Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo))
+    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
     st.stop()
 
 # ---- 1. What will be released --------------------------------------------------------------
@@ -100,10 +113,21 @@ with upload:
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
         on_change=release.on_ledger_upload,
     )  # fmt: skip
-remaining = book.remaining(total) if total is not None else None
+if book.total is not None and total is not None and total != book.total:
+    st.checkbox(
+        f"Raise this ledger's total from ε = {decimal_text(book.total)} to "
+        f"{decimal_text(total)} (recorded in the ledger: old total, new total, time)",
+        key=K.RELEASE_RAISE,
+    )  # fmt: skip
+shown_total = book.total if book.total is not None else total
+remaining = book.remaining(shown_total) if shown_total is not None else None
 st.markdown(
-    f"Spent so far: **ε = {book.spent:g}** in {len(book.releases)} release(s)"
-    + (f" · remaining **{remaining:g}** of {total:g}" if remaining is not None else "")
+    f"Spent so far: **ε = {decimal_text(book.spent)}** in {len(book.releases)} release(s)"
+    + (
+        f" · remaining **{decimal_text(remaining)}** of {decimal_text(shown_total)}"
+        if remaining is not None and shown_total is not None
+        else ""
+    )
 )
 if book.releases:
     st.dataframe(
@@ -120,15 +144,24 @@ st.download_button(
 # ---- 3. Confirm and release ------------------------------------------------------------------
 st.subheader("3. Confirm and release")
 over = None
-if total is None:
-    over = "Set the dataset's total ε above before releasing."
+if todo := release.missing(ctx):
+    over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
     st.info(over)
 else:
     try:
-        book.check(plan.epsilon, total)
-    except DpsumError as exc:
+        settled = release.settled(ctx)
+    except DpsumError as exc:  # another dataset's ledger, a lowered total, a raise not ticked
         over = f"{str(exc)[0].upper()}{str(exc)[1:]}."
         st.error(over)
+    else:
+        budget_left = settled.remaining()
+        if budget_left is not None and not _fits(settled, plan.epsilon):
+            over = (
+                f"Not enough budget left for this release: ε = {decimal_text(plan.epsilon)} "
+                f"asked, {decimal_text(budget_left)} of {decimal_text(settled.total or 0)} left. "
+                "Lower ε on the Workload explorer page, or raise the total above."
+            )
+            st.warning(over)
 confirmed = st.checkbox(
     f"I understand that this spends ε = {plan.epsilon:g} of this dataset's budget, once, "
     "and cannot be undone.",
@@ -152,10 +185,15 @@ if rel is not None:
     )  # fmt: skip
     st.markdown(
         f"{label(c['algorithm'])}, truncation {c['truncation']}, workload {c['workload']}, "
-        f"ε = {rel.budget['total']:g} · released θ: {shown_theta} · created {rel.created}"
+        f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
+        f"created {rel.created}"
     )
     st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
-    a, b = st.columns(2)
+    st.caption(
+        "noise_halfwidth_95: the ± of a 95 % interval of each answer's noise, from public "
+        "inputs and the released θ; the truncation bias is not included."
+    )
+    a, b, r1, r2 = st.columns(4)
     a.download_button(
         "answers.csv", release.answers_csv(rel), file_name="answers.csv", mime="text/csv",
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
@@ -163,4 +201,13 @@ if rel is not None:
     b.download_button(
         "release.json", release.record_json(rel), file_name="release.json",
         mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
+    )  # fmt: skip
+    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label)
+    r1.download_button(
+        "report.html", page, file_name=f"{stem}.html", mime="text/html",
+        key=K.RELEASE_REPORT_HTML, icon=":material/download:",
+    )  # fmt: skip
+    r2.download_button(
+        "report.md", text, file_name=f"{stem}.md", mime="text/markdown",
+        key=K.RELEASE_REPORT_MD, icon=":material/download:",
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""Command line: ``dpsum run|release|reproduce …`` or ``python -m dpsum_core …`` (a stable contract; see README).
+"""Command line: ``dpsum run|release|reproduce|app …`` or ``python -m dpsum_core …`` (a stable contract; see README).
 
 Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
 else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
@@ -27,7 +27,13 @@ from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
 from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
 from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import plan_release, release_paths, release_plan, write_release
+from dpsum_core.publish.release import (
+    decimal_text,
+    plan_release,
+    release_paths,
+    release_plan,
+    write_release,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
@@ -129,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rel = sub.add_parser(
         "release",
-        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json",
+        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json, "
+        "report.html, report.md",
     )
     common(rel, engines=False)
     method(rel)
@@ -150,12 +157,20 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument(
         "--budget",
         type=_number(float),
-        help="total ε this dataset may spend: a release that would go over it is refused",
+        help="total ε this dataset may spend: a release that would go over it is refused "
+        "(set once: a ledger's total changes only with --raise-budget)",
+    )
+    rel.add_argument(
+        "--raise-budget",
+        action="store_true",
+        help="raise the ledger's total to --budget (recorded in the ledger: old, new, time)",
     )
     # Accepted only to be refused with an explanation (argparse would say "unrecognized").
     rel.add_argument("--seed", help=argparse.SUPPRESS)
     rel.add_argument("--trials", help=argparse.SUPPRESS)
 
+    # Listed for --help only: main() hands `dpsum app …` to the dashboard's launcher unparsed.
+    sub.add_parser("app", help="open the dashboard (Streamlit's options pass through)")
     rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
     common(rep)
     rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
@@ -187,6 +202,9 @@ def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["app"]:
+        return _app(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         if args.command == "run":
@@ -214,6 +232,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BUG
+
+
+def _app(argv: list[str]) -> int:
+    """``dpsum app …``: the dashboard's launcher (which imports neither dpsum_core nor
+    streamlit; streamlit runs in its own process)."""
+    try:
+        from dpsum_dashboard.launch import main as launch
+    except ImportError:
+        print("dpsum: error: the dashboard is not installed (pip install dpsum)", file=sys.stderr)
+        return EXIT_USAGE
+    return launch(argv)
 
 
 def _out_dir(path: str) -> Path:
@@ -283,9 +312,11 @@ def _release(args: argparse.Namespace) -> int:
     Privacy
     -------
     stdout and the output folder get only what may be published; the cleaning report and
-    domain warnings (computed from the data without noise) go to stderr, marked. The ledger
-    entry is written *before* any noise is drawn: a crash after it over-counts the spend
-    (safe), never under-counts it.
+    domain warnings (computed from the data without noise) go to stderr, marked. Under the
+    ledger's lock: bind to the data file's hash, settle the total, check the budget, draw in
+    memory, save the charge; only then are the answers written. Nothing drawn is shown or
+    written before its charge is saved, and every check that can refuse comes before the
+    charge; a crash after it over-counts the spend (safe), never under-counts it.
     """
     if args.seed is not None:
         raise ParameterError(
@@ -296,6 +327,8 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("a release is one trial: --trials is for run")
     if args.budget is not None and args.ledger is None:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
+    if args.raise_budget and args.budget is None:
+        raise ParameterError("--raise-budget needs --budget: the new total ε")
     if args.engine != "memory" or args.table or args.spark_master:
         # From a summary, a statistic found missing after θ is drawn would need a second
         # pass and a second draw; a release draws once, so it reads the records in memory.
@@ -327,22 +360,36 @@ def _release(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
-        with ledger.locked(args.ledger):
-            book = ledger.load(args.ledger)
-            book.check(plan.epsilon, args.budget)
-            book = book.with_release(plan.ledger_entry(data.name), args.budget)
-            ledger.save(args.ledger, book)
-        spent = f"ledger {args.ledger}: ε spent {book.spent:g}"
-        ledger_note = spent + ("" if book.total is None else f" of {book.total:g}")
+        path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
+        fingerprint = ledger.file_fingerprint(args.data)
+        with ledger.locked(path):
+            book = ledger.load(path)
+            book = book.bound_to(fingerprint, data.name)
+            book = book.with_total(args.budget, raise_total=args.raise_budget)
+            book.check(plan.epsilon)
+            # Drawn in memory under the lock, published only once the charge is saved: every
+            # check that can refuse comes before the charge, so a charged release is published.
+            rel = release_plan(data, plan)
+            book = book.with_release(plan.ledger_entry(data.name))
+            ledger.save(path, book)
+        spent = f"ledger {args.ledger}: ε spent {decimal_text(book.spent)}"
+        ledger_note = spent + ("" if book.total is None else f" of {decimal_text(book.total)}")
     else:
         ledger_note = "no ledger kept (--ledger FILE keeps one)"
-    rel = release_plan(data, plan)
-    write_release(rel, out)
+        rel = release_plan(data, plan)
+    # The report names the ledger file, never the custodian's folders.
+    line = (
+        ledger_note
+        if args.ledger is None
+        else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
+    )
+    write_release(rel, out, dataset=data.name, ledger_line=line)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
-        f"({plan.algorithm}, truncation {plan.truncation}, ε = {plan.epsilon:g}: "
-        f"ε_θ = {rel.budget['epsilon_theta']:g} + ε_m = {rel.budget['epsilon_measure']:g}) "
-        f"→ {out}/answers.csv, {out}/release.json; {ledger_note}"
+        f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
+        f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
+        f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "
+        f"→ {out}/answers.csv, {out}/release.json, {out}/report.html; {ledger_note}"
     )
     return 0
 

@@ -23,6 +23,11 @@ MAX_SVT_GRID = 200
 # [MIN_UPPER, MAX_UPPER] (≈ e^48), so a larger β only adds noise (scale β/ε_θ on ln θ); the
 # bound also keeps β·i* and β/ε_θ finite.
 MAX_RM_BETA = 100.0
+# The smallest θ a data-dependent truncation step may release, as a fraction of U: θ ≥ U·2⁻⁴⁰
+# (public). With a large β and a small ε_θ the recursive mechanism's ln θ has noise of scale
+# β/ε_θ and exp(ln θ) can underflow to 0, which would make the noise scale θ/ε zero. Raising θ
+# to this floor is post-processing; it is below any useful truncation (U·10⁻¹²).
+THETA_MIN_FRACTION = 2.0**-40
 # A run keeps every noisy answer (with and without isotonic regression) in memory:
 # trials × queries × algorithms × truncation methods ≤ MAX_ANSWERS (≈ 0.5 GB of float64).
 MAX_ANSWERS = 30_000_000

@@ -19,6 +19,7 @@ from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_numeric_table, read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
+from dpsum_core.publish.ledger import bytes_fingerprint, file_fingerprint
 from dpsum_core.validation import check_positive
 
 from . import keys as K
@@ -26,7 +27,15 @@ from . import server_data
 from .fields import DEFAULT_SAMPLE
 from .store import get, memo, memo_values, put
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+
+def _sample_dir() -> Path:
+    """sample_data/ of the checkout, or of the installed dashboard (dpsum_dashboard)."""
+    root = Path(__file__).resolve().parent.parent
+    checkout = root / "sample_data"
+    return checkout if checkout.is_dir() else root / "dpsum_dashboard" / "sample_data"
+
+
+SAMPLE_DIR = _sample_dir()
 SAMPLES: dict[str, str] = {
     "incomes.csv": "Synthetic incomes, 45,000 people (paper scale)",
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
@@ -76,11 +85,33 @@ def on_upload() -> None:
     except DpsumError as exc:
         ss[UPLOAD_ERROR] = f"Could not use {name}: {exc}"
         return
-    ss[_UPLOAD] = {"name": name, "id": getattr(file, "file_id", name), "df": df, "columns": columns}
+    ss[_UPLOAD] = {
+        "name": name,
+        "id": getattr(file, "file_id", name),
+        "df": df,
+        "columns": columns,
+        "fingerprint": bytes_fingerprint(file.getvalue()),
+    }
     put(K.DATA_SOURCE, "upload")
     put(K.DATA_COLUMN, columns[0])
     # The sample's U rarely suits another column: ask for it (never guess it from the data).
     ss[DOMAIN_PENDING] = name
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _sample_fingerprint(name: str) -> str:
+    return file_fingerprint(SAMPLE_DIR / name)
+
+
+def source_fingerprint(ctx: DataContext) -> str:
+    """What binds a ledger to the current dataset: the SHA-256 of the uploaded file's or the
+    sample file's bytes (:func:`dpsum_core.publish.ledger.file_fingerprint`), and for a server
+    dataset its name under the data directory (``server:<name>``)."""
+    if ctx.source == "upload":
+        return str(st.session_state[_UPLOAD]["fingerprint"])
+    if ctx.source == "server":
+        return f"server:{ctx.server}"
+    return _sample_fingerprint(str(ctx.sample))
 
 
 def domain_pending() -> str | None:

@@ -73,10 +73,13 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_total``      number_input: the dataset's total ε budget
     ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
     ``release_ledger_download``  download_button: the session's ledger (JSON)
+    ``release_raise``      checkbox: raise the uploaded ledger's total (recorded in it)
     ``release_confirm``    checkbox: "I understand this spends ε"
     ``release_go``         button: Release (once per confirmation)
     ``release_answers_csv``      download_button: answers.csv of the last release
     ``release_record_json``      download_button: release.json of the last release
+    ``release_report_html``      download_button: report.html of the last release
+    ``release_report_md``        download_button: report.md of the last release
 Decide (app_pages/decide.py)
     ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
     ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
@@ -168,10 +171,13 @@ RELEASE_ISO = "release_iso"
 RELEASE_TOTAL = "release_total"
 RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
 RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"
+RELEASE_RAISE = "release_raise"
 RELEASE_CONFIRM = "release_confirm"
 RELEASE_GO = "release_go"
 RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"
+RELEASE_REPORT_HTML = "release_report_html"
+RELEASE_REPORT_MD = "release_report_md"
 # Decide
 DECIDE_TARGET = "decide_target"
 DECIDE_ABOVE = "decide_above"

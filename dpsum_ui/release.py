@@ -18,10 +18,12 @@ from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
+from dpsum_core.publish import release as releases
 from dpsum_core.publish.release import (
     Release,
     ReleaseEstimate,
     ReleasePlan,
+    decimal_text,
     expected_error,
     plan_release,
     release_plan,
@@ -30,6 +32,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
 from . import state
+from .datasets import source_fingerprint
 
 _LEDGER = "_release_ledger"
 _LAST = "_release_last"
@@ -113,6 +116,7 @@ def on_ledger_upload() -> None:
         st.session_state[_MESSAGE] = ("error", f"{exc}. Upload the ledger this page gave you.")
         return
     st.session_state[_LEDGER] = book
+    st.session_state[K.RELEASE_RAISE] = False
     if book.total is not None:
         st.session_state[K.RELEASE_TOTAL] = book.total
     st.session_state[_MESSAGE] = (
@@ -121,29 +125,64 @@ def on_ledger_upload() -> None:
     )
 
 
+def settled(ctx: state.DataContext) -> ledgers.Ledger:
+    """This session's ledger bound to the current dataset, with the total typed on the page
+    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise."""
+    ss = st.session_state
+    assert ctx.dataset is not None
+    book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name)
+    return book.with_total(ss.get(K.RELEASE_TOTAL), raise_total=bool(ss.get(K.RELEASE_RAISE)))
+
+
+def missing(ctx: state.DataContext) -> list[str]:
+    """What is still missing before a release can be made (empty: nothing)."""
+    out = []
+    if pending := state.domain_pending():
+        out.append(
+            f"The public upper bound U is still the sample's: set U for {pending} on the "
+            "Data page (U must be public: chosen without looking at the data)."
+        )
+    if st.session_state.get(K.RELEASE_TOTAL) is None:
+        out.append("No total ε for this dataset: set it in section 2.")
+    return out
+
+
 def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
-    """Callback of the Release button: check the budget, record it, draw once.
+    """Callback of the Release button: check everything, draw once, charge, publish.
 
     Privacy
     -------
-    The budget is checked and the ledger updated *before* anything is drawn, so a failure
-    after it over-counts (safe). The confirmation is cleared: another release needs another
-    confirmation.
+    Every check that can refuse (dataset binding, total, budget) comes before the charge; the
+    release is drawn in memory and shown only after its charge is in the session's ledger, so
+    a charged release is always published and nothing unpublished is ever shown. The
+    confirmation is cleared: another release needs another confirmation.
     """
     ss = st.session_state
     ss[K.RELEASE_CONFIRM] = False
-    total = ss.get(K.RELEASE_TOTAL)
     assert ctx.dataset is not None
     try:
-        book = ledger()
-        book.check(plan.epsilon, total)
-        ss[_LEDGER] = book.with_release(plan.ledger_entry(ctx.dataset.name), total)
+        book = settled(ctx)
+        book.check(plan.epsilon)
         with strategies.session_cache(state.strategy_cache()):
-            ss[_LAST] = release_plan(ctx.dataset, plan)
+            rel = release_plan(ctx.dataset, plan)
     except DpsumError as exc:
         ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
-    ss[_MESSAGE] = ("success", f"Released: ε = {plan.epsilon:g} spent.")
+    book = book.with_release(plan.ledger_entry(ctx.dataset.name))
+    ss[_LEDGER], ss[_LAST] = book, rel
+    ss[K.RELEASE_RAISE] = False
+    ss[_MESSAGE] = ("success", released_message(decimal_text(plan.epsilon), book))
+
+
+def released_message(epsilon: str, book: ledgers.Ledger) -> str:
+    """ "Released: ε = … spent, … of … left." """
+    left = book.remaining()
+    tail = (
+        ""
+        if left is None or book.total is None
+        else f", {decimal_text(left)} of {decimal_text(book.total)} left"
+    )
+    return f"Released: ε = {epsilon} spent{tail}."
 
 
 def last() -> Release | None:
@@ -158,12 +197,28 @@ def message() -> tuple[str, str] | None:
 
 def answers_csv(rel: Release) -> bytes:
     """answers.csv, as the command line writes it."""
-    return rel.answers_frame().to_csv(index=False).encode()
+    return releases.answers_csv(rel).encode()
 
 
 def record_json(rel: Release) -> bytes:
     """release.json, as the command line writes it."""
-    return (json.dumps(rel.record(), indent=2, allow_nan=False) + "\n").encode()
+    return releases.record_json(rel).encode()
+
+
+def report_markdown(rel: Release, dataset: str) -> str:
+    """report.md, as the command line writes it (the ledger line from this session's ledger)."""
+    book = ledger()
+    line = f"this session's ledger: ε spent {decimal_text(book.spent)}" + (
+        "" if book.total is None else f" of {decimal_text(book.total)}"
+    )
+    return releases.report_markdown(rel, dataset=dataset, ledger_line=line)
+
+
+def report_files(rel: Release, dataset: str) -> tuple[bytes, bytes, str]:
+    """(report.html, report.md, the file name stem ``<dataset>_<date>_report``)."""
+    markdown = report_markdown(rel, dataset)
+    stem = f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report"
+    return releases.report_html(markdown).encode(), markdown.encode(), stem
 
 
 def ledger_json(book: ledgers.Ledger) -> bytes:

@@ -2,7 +2,9 @@
 
 A ledger is a small JSON file (one per dataset) kept by the data custodian::
 
-    {"format": "dpsum-ledger", "version": 1, "total": 1.0,
+    {"format": "dpsum-ledger", "version": 2, "total": 1.0,
+     "dataset": {"name": "data.csv", "fingerprint": "sha256:…"},
+     "total_changes": [{"created": …, "old_total": 1.0, "new_total": 2.0}],
      "releases": [{"created": …, "epsilon": 0.1, "algorithm": …, "truncation": …,
                    "data": …, "config": {…}}, …]}
 
@@ -10,17 +12,33 @@ A ledger is a small JSON file (one per dataset) kept by the data custodian::
 download); :func:`load`, :func:`save` and :func:`locked` are the file's side. Sums are exact:
 each ε is read as the decimal its shortest repr spells (0.1 is 0.1), so ten releases of 0.1
 fill a total of 1 exactly, with no floating-point tolerance that could let a release slip over.
-"""
 
+A ledger holds firm:
+
+- **bound to one dataset**: the first release records the dataset's fingerprint
+  (:func:`file_fingerprint`: the SHA-256 of the data file's bytes, *not* the engine's
+  ``Dataset.fingerprint``, which digests the values as cleaned with U and so changes with U);
+  a release of another dataset is refused with both names. A version-1 ledger (no
+  fingerprint) loads unbound and is bound by its next release.
+- **a total set once**: a different total is refused unless it is raised explicitly
+  (:meth:`Ledger.with_total` with ``raise_total=True``), which is recorded in
+  ``total_changes`` (old total, new total, time). A total is never lowered below the spend.
+- **one file, whatever the path**: :func:`resolve` follows symlinks once, and the lock, the
+  temporary file and the replace all use the real path.
+- **damaged values refused as damaged**: an ε or total that is not a finite positive number
+  (a 400-digit integer, ``1e400``, a string) is a DataError naming the ledger, never a crash.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,7 +46,8 @@ from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.validation import check_positive
 
 FORMAT = "dpsum-ledger"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: no dataset binding, no total changes
 
 
 def _exact(value: float) -> Decimal:
@@ -36,18 +55,56 @@ def _exact(value: float) -> Decimal:
     return Decimal(repr(float(value)))
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def file_fingerprint(path: str | os.PathLike) -> str:
+    """``"sha256:<hex>"`` of the file's bytes: what binds a ledger to a dataset.
+
+    Two different files named ``data.csv`` differ; the same file read with another U or
+    column does not (the budget is the dataset's, whatever is computed from it).
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def bytes_fingerprint(data: bytes) -> str:
+    """:func:`file_fingerprint` of bytes already in memory (an uploaded file)."""
+    return f"sha256:{hashlib.sha256(data).hexdigest()}"
+
+
 @dataclass(frozen=True)
 class Ledger:
     """The releases made from one dataset and the total ε they may spend (``None``: no total).
 
+    Attributes
+    ----------
+    releases
+        One dict per release (each holds ``epsilon``).
+    total
+        The total ε, or ``None`` until one is set.
+    fingerprint, dataset
+        The bound dataset's fingerprint (:func:`file_fingerprint`) and name; ``None`` while
+        unbound (a new ledger, or a version-1 file).
+    total_changes
+        Every raise of the total: ``{created, old_total, new_total}``.
+
     Privacy
     -------
-    The ledger holds configurations, ε values, times and the data file's name: nothing
-    computed from the data. It is the custodian's record, not part of a release.
+    The ledger holds configurations, ε values, times, the data file's name and a hash of its
+    bytes (which identifies the file, and reveals nothing else about it): nothing computed from
+    the data values. It is the custodian's record, not part of a release.
     """
 
     releases: tuple[dict, ...] = ()
     total: float | None = None
+    fingerprint: str | None = None
+    dataset: str | None = None
+    total_changes: tuple[dict, ...] = ()
 
     def _spent(self) -> Decimal:
         return sum((_exact(r["epsilon"]) for r in self.releases), Decimal(0))
@@ -64,6 +121,58 @@ class Ledger:
             return None
         return float(_exact(total) - self._spent())
 
+    def bound_to(self, fingerprint: str, name: str) -> Ledger:
+        """This ledger bound to the dataset ``fingerprint`` (named ``name``).
+
+        An unbound ledger (new, or version 1) is bound now; a ledger bound to another dataset
+        raises ParameterError naming both.
+        """
+        if self.fingerprint is None:
+            return replace(self, fingerprint=fingerprint, dataset=name)
+        if self.fingerprint != fingerprint:
+            raise ParameterError(
+                f"release refused: this ledger belongs to the dataset {self.dataset!r} "
+                f"({self.fingerprint[:19]}…), not to {name!r} ({fingerprint[:19]}…): each "
+                "dataset keeps its own ledger; nothing was drawn"
+            )
+        return self
+
+    def with_total(self, total: float | None, *, raise_total: bool = False) -> Ledger:
+        """This ledger with its total set to ``total`` (``None``: keep it).
+
+        A ledger without a total takes ``total``. A different total is refused unless
+        ``raise_total``; then it must be larger than the current one, and the change is
+        recorded in :attr:`total_changes`.
+
+        Raises
+        ------
+        ParameterError
+            A total that is not a positive number, a change without ``raise_total``, or a
+            "raise" that does not raise.
+        """
+        if total is None:
+            if raise_total:
+                raise ParameterError("--raise-budget needs --budget: the new total ε")
+            return self
+        total = check_positive(total, "budget")
+        if self.total is None:
+            return replace(self, total=float(total))
+        if _exact(total) == _exact(self.total):
+            return self
+        if not raise_total:
+            raise ParameterError(
+                f"release refused: this ledger's total is ε = {self.total:g}; a total of "
+                f"{total:g} would change it. Raise it on purpose with --raise-budget (recorded "
+                "in the ledger), or leave --budget out; nothing was drawn"
+            )
+        if _exact(total) < _exact(self.total):
+            raise ParameterError(
+                f"the total ε of a ledger is only ever raised: {total:g} is below its total "
+                f"{self.total:g}"
+            )
+        change = {"created": _now(), "old_total": self.total, "new_total": float(total)}
+        return replace(self, total=float(total), total_changes=(*self.total_changes, change))
+
     def check(self, epsilon: float, total: float | None = None) -> None:
         """Raise ParameterError if a release of ``epsilon`` would take the spend over ``total``
         (default: the ledger's own total; no total, no limit). Call before any noise is drawn."""
@@ -79,13 +188,10 @@ class Ledger:
             )
 
     def with_release(self, entry: dict, total: float | None = None) -> Ledger:
-        """A ledger with ``entry`` (which must hold ``epsilon``) appended and the total set."""
+        """A ledger with ``entry`` (which must hold ``epsilon``) appended; ``total`` as
+        :meth:`with_total` (a different total is refused)."""
         check_positive(entry["epsilon"], "epsilon")
-        return replace(
-            self,
-            releases=(*self.releases, dict(entry)),
-            total=self.total if total is None else float(total),
-        )
+        return replace(self.with_total(total), releases=(*self.releases, dict(entry)))
 
     def to_json(self) -> str:
         """The file's text."""
@@ -95,6 +201,12 @@ class Ledger:
                 "version": VERSION,
                 "total": self.total,
                 "spent": self.spent,
+                "dataset": (
+                    None
+                    if self.fingerprint is None
+                    else {"name": self.dataset, "fingerprint": self.fingerprint}
+                ),
+                "total_changes": list(self.total_changes),
                 "releases": list(self.releases),
             },
             indent=2,
@@ -102,37 +214,69 @@ class Ledger:
 
     @classmethod
     def from_json(cls, text: str | bytes, *, name: str = "the ledger") -> Ledger:
-        """Parse a ledger; a clear DataError if it is not one."""
+        """Parse a ledger; a clear DataError if it is not one or is damaged."""
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError):
             raise DataError(f"{name} is not valid JSON: is it a dpsum ledger?") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise DataError(f'{name} is not a dpsum ledger (no "format": "{FORMAT}")')
-        if data.get("version") != VERSION:
-            raise DataError(f"{name} has ledger version {data.get('version')!r}, not {VERSION}")
+        version = data.get("version")
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:
+            raise DataError(f"{name} has ledger version {version!r}, not {VERSION}")
         releases = data.get("releases")
         if not isinstance(releases, list) or not all(
             isinstance(r, dict) and _is_epsilon(r.get("epsilon")) for r in releases
         ):
-            raise DataError(f'{name} is damaged: every release needs a positive "epsilon"')
+            raise DataError(f'{name} is damaged: every release needs a finite positive "epsilon"')
         total = data.get("total")
         if total is not None and not _is_epsilon(total):
-            raise DataError(f'{name} is damaged: "total" must be a positive number or null')
-        return cls(tuple(releases), None if total is None else float(total))
+            raise DataError(f'{name} is damaged: "total" must be a finite positive number or null')
+        bound = data.get("dataset")
+        if bound is not None and not (
+            isinstance(bound, dict)
+            and isinstance(bound.get("fingerprint"), str)
+            and isinstance(bound.get("name"), str)
+        ):
+            raise DataError(f'{name} is damaged: "dataset" needs a "name" and a "fingerprint"')
+        changes = data.get("total_changes", [])
+        if not isinstance(changes, list) or not all(
+            isinstance(c, dict)
+            and _is_epsilon(c.get("old_total"))
+            and _is_epsilon(c.get("new_total"))
+            for c in changes
+        ):
+            raise DataError(f'{name} is damaged: "total_changes" needs positive old and new totals')
+        return cls(
+            tuple(releases),
+            None if total is None else float(total),
+            None if bound is None else bound["fingerprint"],
+            None if bound is None else bound["name"],
+            tuple(changes),
+        )
 
 
 def _is_epsilon(value: object) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and 0 < float(value) < float("inf")
-    )
+    """A finite positive number that survives a float (a 400-digit integer does not)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return 0 < number < float("inf")
+
+
+def resolve(path: str | os.PathLike) -> Path:
+    """The ledger's real path (symlinks followed once): the lock, the temporary file and the
+    replace all use it, so a release through a link and one through the real path share one
+    lock and one file (and ``save`` never replaces the link by a file)."""
+    return Path(os.path.realpath(path))
 
 
 def load(path: str | os.PathLike) -> Ledger:
     """The ledger in ``path``; an empty one if the file does not exist yet."""
-    path = Path(path)
+    path = resolve(path)
     if not path.exists():
         return Ledger()
     if path.is_dir():
@@ -149,7 +293,7 @@ def save(path: str | os.PathLike, ledger: Ledger) -> None:
     folder is fsync'ed so that the rename itself survives a power cut. A crash before the
     rename leaves the old ledger and a stray ``.ledger-*.tmp`` file, which is never read.
     """
-    path = Path(path)
+    path = resolve(path)
     folder = path.parent
     fd, tmp = tempfile.mkstemp(prefix=".ledger-", suffix=".tmp", dir=folder)
     try:
@@ -170,7 +314,7 @@ def save(path: str | os.PathLike, ledger: Ledger) -> None:
 
 @contextmanager
 def locked(path: str | os.PathLike) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (through ``path.lock``) for read → check → write.
+    """Hold an exclusive lock on ``path`` (through ``<real path>.lock``) for read → check → write.
 
     Two releases started at once against the same ledger then run one after the other, so both
     cannot pass the budget check on the same old spend. The lock is ``flock``'s: the operating
@@ -178,7 +322,7 @@ def locked(path: str | os.PathLike) -> Iterator[None]:
     """
     import fcntl  # POSIX only, like the atomic rename's guarantee
 
-    lock = Path(f"{path}.lock")
+    lock = Path(f"{resolve(path)}.lock")
     with open(lock, "a") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:

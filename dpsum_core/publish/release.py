@@ -15,13 +15,16 @@ rather than silently ignoring it. Every other algorithm needs one of ``none``, `
 ``svt``, ``recursive``.
 """
 
-
 from __future__ import annotations
 
+import html
 import json
+import math
 import platform
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from importlib import metadata
 from pathlib import Path
 
@@ -29,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import __version__
-from dpsum_core.data.dataset import Statistics
+from dpsum_core.data.dataset import Statistics, make_dataset
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.mechanisms.registry import get
@@ -46,7 +49,17 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 ESTIMATE_TRIALS = 400
 ESTIMATE_POINTS = 25
 ESTIMATE_SEED = 0
-RELEASE_FILES = ("answers.csv", "release.json")
+RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
+# Every published number (answers, θ, the ± of the noise) carries this many significant digits:
+# a public precision, applied as post-processing, which also drops the low-order bits of the
+# floating-point noise.
+PUBLISHED_DIGITS = 9
+# The 95 % interval of the noise: ± HALF_WIDTH_95 · σ. ln(20)/√2 ≈ 2.118 is exact for one
+# Laplace draw (P[|Lap(b)| ≤ b·ln 20] = 0.95 and σ = √2·b); a sum of several independent
+# Laplace draws (the matrix mechanisms) is closer to normal, whose 95 % half-width 1.96·σ is
+# smaller, so the interval is then a little conservative.
+HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
+UNIT_OF_PRIVACY = "one row = one person"
 # Simulation settings of an ExperimentConfig that a release does not use and does not record.
 _NOT_RECORDED = ("seed", "trials", "delta", "algorithms", "truncations")
 
@@ -146,10 +159,37 @@ def plan_release(
             )
         engine_trunc = trunc
     one = config.with_(truncations=(engine_trunc,), algorithms=(alg.name,), trials=1)
-    eps_theta, eps_m = budget_split(one.epsilon, one.rho, trunc)
+    eps_theta, eps_m = _decimal_split(one.epsilon, one.rho, trunc)
     if alg.theta_share:  # θ located inside the mechanism with its own share (ClampShells)
-        eps_theta, eps_m = alg.theta_share * one.epsilon, (1 - alg.theta_share) * one.epsilon
+        share = Decimal(repr(float(alg.theta_share))) * Decimal(repr(float(one.epsilon)))
+        eps_theta, eps_m = float(share), float(Decimal(repr(float(one.epsilon))) - share)
     return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m)
+
+
+def _decimal_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:
+    """:func:`budget_split` in decimal arithmetic on the numbers as the user wrote them, so the
+    recorded split reads 0.03 + 0.27, never 0.030000000000000002 (the noise uses the float
+    split, which differs from it by at most one unit in the last place)."""
+    theta, _ = budget_split(epsilon, rho, truncation)
+    if theta == 0:
+        return 0.0, float(epsilon)
+    exact = Decimal(repr(float(rho))) * Decimal(repr(float(epsilon)))
+    return float(exact), float(Decimal(repr(float(epsilon))) - exact)
+
+
+def decimal_text(value: float) -> str:
+    """A number as the decimal the user gave: ``0.3``, ``1``, never ``0.30000000000000004``
+    (the shortest text that reads back as the same float)."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def published(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing)."""
+    values = np.asarray(values, float)
+    return np.array([float(f"{v:.{PUBLISHED_DIGITS}g}") for v in values.ravel()]).reshape(
+        values.shape
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,10 +283,16 @@ class Release:
         dpsum, Python, numpy, scipy and OpenDP versions.
     created
         UTC time of the release (ISO 8601).
+    noise_halfwidth
+        Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ),
+        computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
+        does not include the truncation bias (values above θ count as θ), which depends on
+        the data and is not published.
 
     Privacy
     -------
-    Never holds the true answers, N, the cleaning counts or the histogram.
+    Never holds the true answers, N, the cleaning counts or the histogram. Answers, θ and the
+    half-widths are rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing).
     """
 
     thresholds: np.ndarray
@@ -256,10 +302,15 @@ class Release:
     config: dict
     versions: dict
     created: str
+    noise_halfwidth: np.ndarray | None = None
 
     def answers_frame(self) -> pd.DataFrame:
-        """answers.csv: columns threshold, private_answer (one row per query)."""
-        return pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
+        """answers.csv: columns threshold, private_answer, noise_halfwidth_95 (one row per
+        query; the last is the ± of a 95 % interval of the noise, truncation bias excluded)."""
+        frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
+        if self.noise_halfwidth is not None:
+            frame["noise_halfwidth_95"] = self.noise_halfwidth
+        return frame
 
     def record(self) -> dict:
         """release.json: config, budget, theta, versions, created."""
@@ -338,16 +389,48 @@ def release_plan(data: Statistics, plan: ReleasePlan, *, noise: Noise | None = N
     source = hardened(noise)
     run = run_experiment(data, plan.config, noise=source).runs[0]
     answers = (run.answers_iso if plan.isotonic else run.answers)[0]
-    budget = run.budget.as_dict()
+    theta = _released_theta(run.theta[0])
     return Release(
         thresholds=make_workload(plan.config.workload, plan.config.domain).thresholds.copy(),
-        private_answers=np.asarray(answers, float).copy(),
-        theta=_released_theta(run.theta[0]),
-        budget={k: budget[k] for k in ("epsilon_theta", "epsilon_measure", "total")},
+        private_answers=published(answers),
+        theta=theta,
+        budget={
+            "epsilon_theta": plan.epsilon_theta,
+            "epsilon_measure": plan.epsilon_measure,
+            "total": plan.epsilon,
+        },
         config=plan.record(),
         versions=versions(),
         created=_now(),
+        noise_halfwidth=noise_halfwidth(plan, theta),
     )
+
+
+def noise_halfwidth(plan: ReleasePlan, theta: float | list[float] | None) -> np.ndarray:
+    """Half-width of the 95 % interval of each answer's noise, given the released θ.
+
+    σ² is the algorithm's analytic noise variance (SPEC §6) at the released θ and ε_m, and the
+    half-width is :data:`HALF_WIDTH_95` · σ, rounded to :data:`PUBLISHED_DIGITS` digits. The
+    truncation bias is not included; isotonic regression, when applied, only brings answers
+    closer to the truth (SPEC §5).
+
+    Privacy
+    -------
+    Computed from public inputs only: the variance is evaluated on a placeholder dataset (one
+    record, 0) over the public domain, with the released θ, so nothing private enters it (the
+    variance of every algorithm depends on θ, ε_m, the workload and the domain alone).
+    """
+    alg = get(plan.algorithm)
+    placeholder = make_dataset(np.zeros(1), upper=plan.config.upper, name="public")
+    inputs = inputs_for(placeholder, plan.config)
+    if theta is None:
+        released = np.array([np.inf])
+    elif isinstance(theta, list):
+        released = np.asarray([theta], float)
+    else:
+        released = np.array([float(theta)])
+    _, var = alg.error(inputs, released, plan.epsilon_measure)
+    return published(HALF_WIDTH_95 * np.sqrt(np.asarray(var, float)[0]))
 
 
 def _now() -> str:
@@ -360,8 +443,8 @@ def _released_theta(theta: np.ndarray) -> float | list[float] | None:
     if np.all(np.isinf(theta)):
         return None
     if theta.ndim == 0:
-        return float(theta)
-    return [float(t) for t in theta]
+        return float(published(theta))
+    return [float(t) for t in published(theta)]
 
 
 def versions() -> dict:
@@ -378,8 +461,8 @@ def versions() -> dict:
 
 
 def release_paths(out: str | Path) -> list[Path]:
-    """``out/answers.csv`` and ``out/release.json``; ParameterError if either exists (an
-    earlier release is never overwritten: check this before drawing anything)."""
+    """``out/answers.csv``, ``release.json``, ``report.html`` and ``report.md``; ParameterError
+    if any exists (an earlier release is never overwritten: check this before drawing)."""
     out = Path(out)
     paths = [out / name for name in RELEASE_FILES]
     taken = [p.name for p in paths if p.exists()]
@@ -390,14 +473,196 @@ def release_paths(out: str | Path) -> list[Path]:
     return paths
 
 
-def write_release(rel: Release, out: str | Path) -> list[Path]:
-    """Write ``answers.csv`` and ``release.json`` into the folder ``out`` and nothing else.
+def write_release(
+    rel: Release, out: str | Path, *, dataset: str = "the dataset", ledger_line: str = ""
+) -> list[Path]:
+    """Write answers.csv, release.json, report.html and report.md into ``out``, nothing else.
 
     Privacy
     -------
-    Writes only :meth:`Release.answers_frame` and :meth:`Release.record`.
+    Writes only :meth:`Release.answers_frame`, :meth:`Release.record` and the report made of
+    them (:func:`report_markdown`), with the dataset's name and the ledger line.
     """
-    answers, record = release_paths(out)
-    answers.write_text(rel.answers_frame().to_csv(index=False))
-    record.write_text(json.dumps(rel.record(), indent=2, allow_nan=False) + "\n")
-    return [answers, record]
+    answers, record, page, text = release_paths(out)
+    answers.write_text(answers_csv(rel))
+    record.write_text(record_json(rel))
+    markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line)
+    text.write_text(markdown)
+    page.write_text(report_html(markdown))
+    return [answers, record, page, text]
+
+
+def answers_csv(rel: Release) -> str:
+    """answers.csv's text (answers and ± already rounded to :data:`PUBLISHED_DIGITS` digits,
+    written as the shortest text of each float)."""
+    return rel.answers_frame().to_csv(index=False)
+
+
+def record_json(rel: Release) -> str:
+    """release.json's text."""
+    return json.dumps(rel.record(), indent=2, allow_nan=False) + "\n"
+
+
+def reproduce_command(config: dict, *, dataset: str) -> str:
+    """The ``dpsum release`` command line that makes this configuration again (new noise)."""
+    params = config.get("truncation_params", {})
+    args = ["dpsum", "release", "--data", dataset, "--upper", decimal_text(config["upper"]),
+            "--bins", str(config["bins"]), "--weights", str(config["weights"]),
+            "--workload", str(config["workload"]), "--epsilon", decimal_text(config["epsilon"]),
+            "--algorithm", str(config["algorithm"])]  # fmt: skip
+    if config["truncation"] != POSTHOC:
+        args += ["--truncation", str(config["truncation"])]
+    if config["truncation"] in ("svt", "recursive"):
+        args += ["--rho", decimal_text(config["rho"])]
+    if config["truncation"] == "fixed" and params.get("theta") is not None:
+        args += ["--theta", decimal_text(params["theta"])]
+    if config["truncation"] == "svt":
+        args += ["--svt-variant", str(params["svt_variant"]), "--svt-r",
+                 decimal_text(params["svt_r"]), "--svt-c", decimal_text(params["svt_c"]),
+                 "--svt-s", decimal_text(params["svt_s"])]  # fmt: skip
+    if config["truncation"] == "recursive":
+        if params.get("rm_beta") is not None:
+            args += ["--rm-beta", decimal_text(params["rm_beta"])]
+        args += ["--rm-theta0", decimal_text(params["rm_theta0"]),
+                 "--rm-mu", decimal_text(params["rm_mu"])]  # fmt: skip
+    if not config["isotonic"]:
+        args.append("--no-isotonic")
+    return " ".join(shlex.quote(a) for a in args) + " --out NEW_FOLDER --ledger LEDGER"
+
+
+_TRUNCATION_WORDS = {
+    "none": "no truncation: every value counts in full, up to the public bound U",
+    "fixed": "a fixed, public θ: values above θ count as θ",
+    "svt": "θ chosen privately with the sparse vector technique (SVT), spending ε_θ",
+    "recursive": "θ chosen privately with the recursive mechanism, spending ε_θ",
+    POSTHOC: "θ chosen after measuring, from the noisy measurement (post-processing, no ε)",
+}
+
+
+def report_markdown(rel: Release, *, dataset: str, ledger_line: str = "") -> str:
+    """The release's report (Markdown): what was released, how, and how to make it again.
+
+    Privacy
+    -------
+    Made only of the release's public parts (configuration, budget, released θ, the private
+    answers and their ±), the dataset's name and the ledger line: nothing computed from the
+    data without noise.
+    """
+    c, b = rel.config, rel.budget
+    alg = get(c["algorithm"])
+    theta = rel.theta
+    shown_theta = (
+        "none (no truncation: θ = ∞)" if theta is None
+        else f"one per query ({', '.join(f'{t:.{PUBLISHED_DIGITS}g}' for t in theta)})"
+        if isinstance(theta, list) else f"{theta:.{PUBLISHED_DIGITS}g}"
+    )  # fmt: skip
+    rows = "\n".join(
+        f"| {t:.{PUBLISHED_DIGITS}g} | {a:.{PUBLISHED_DIGITS}g} | "
+        + ("" if h is None else f"± {h:.{PUBLISHED_DIGITS}g}")
+        + " |"
+        for t, a, h in zip(
+            rel.thresholds,
+            rel.private_answers,
+            rel.noise_halfwidth
+            if rel.noise_halfwidth is not None
+            else [None] * rel.thresholds.size,
+            strict=True,
+        )
+    )
+    lines = [
+        f"# dpsum release: {dataset}",
+        "",
+        f"Created {rel.created} (UTC).",
+        "",
+        "## What was released",
+        "",
+        f"- **Dataset**: {dataset}.",
+        f"- **Unit of privacy**: {UNIT_OF_PRIVACY}: the guarantee covers adding or removing "
+        "one row.",
+        f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
+        f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
+        f"bins ({c['weights']} weights). U and the bins are public and must be chosen without "
+        "looking at the data: they set the noise, and a U read off the data would leak it.",
+        f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "
+        f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "
+        f"{decimal_text(b['epsilon_measure'])} measures the answers.",
+        f"- **Algorithm**: {alg.label}: Laplace noise on {alg.measures}.",
+        f"- **Truncation**: {_TRUNCATION_WORDS.get(c['truncation'], c['truncation'])}.",
+        f"- **Released θ**: {shown_theta}.",
+        "- **Isotonic regression**: "
+        + ("yes (post-processing: answers made non-decreasing)." if c["isotonic"] else "no."),
+        "",
+        "## Answers",
+        "",
+        f"Numbers carry {PUBLISHED_DIGITS} significant digits (a public rounding). The ± is the "
+        "half-width of a 95 % interval of each answer's noise, computed from public inputs and "
+        "the released θ only; it does **not** include the truncation bias (values above θ "
+        "count as θ), which depends on the data and is not published.",
+        "",
+        "| threshold τ | private answer | 95 % noise ± |",
+        "|---:|---:|---:|",
+        rows,
+        "",
+        "## Record",
+        "",
+        f"- **Ledger**: {ledger_line or 'no ledger kept'}.",
+        f"- **Versions**: dpsum {rel.versions.get('dpsum')}, OpenDP {rel.versions.get('opendp')}, "
+        f"Python {rel.versions.get('python')}.",
+        "- **Same configuration again** (new noise, a new charge on the ledger):",
+        "",
+        f"      {reproduce_command(c, dataset=dataset)}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def report_html(markdown: str) -> str:
+    """A self-contained HTML page of the report (no scripts, no external resources: works
+    offline): the Markdown's lines as headings, lists, a table and preformatted text."""
+    body: list[str] = []
+    table: list[list[str]] = []
+
+    def flush_table() -> None:
+        if table:
+            head, *rest = table
+            body.append(
+                "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>"
+                "<tbody>"
+                + "".join("<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>" for r in rest)
+                + "</tbody></table>"
+            )
+            table.clear()
+
+    def inline(text: str) -> str:
+        parts = html.escape(text).split("**")
+        return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            cells = [x.strip() for x in line.strip("|").split("|")]
+            if not all(set(x) <= set("-:") for x in cells):
+                table.append([inline(x) for x in cells])
+            continue
+        flush_table()
+        if line.startswith("# "):
+            body.append(f"<h1>{inline(line[2:])}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{inline(line[3:])}</h2>")
+        elif line.startswith("- "):
+            body.append(f"<ul><li>{inline(line[2:])}</li></ul>")
+        elif line.startswith("      "):
+            body.append(f"<pre>{html.escape(line.strip())}</pre>")
+        elif line.strip():
+            body.append(f"<p>{inline(line)}</p>")
+    flush_table()
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
+        "text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>dpsum release report</title><style>{style}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )

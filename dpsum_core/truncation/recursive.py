@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core import limits
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.summary import DataSummary
 from dpsum_core.noise import Noise, as_noise
@@ -60,6 +61,11 @@ def crossover_index(
     return lo
 
 
+def theta_floor(upper: float) -> float:
+    """The smallest θ released: U·:data:`~dpsum_core.limits.THETA_MIN_FRACTION` (public)."""
+    return float(upper) * limits.THETA_MIN_FRACTION
+
+
 def recursive_theta(
     data: Statistics,
     *,
@@ -72,7 +78,7 @@ def recursive_theta(
 ) -> ThresholdChoice:
     """θ by the first stage of the recursive mechanism specialised to sums (SPEC §2.3).
 
-    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ), then θ = min(θ, U).
+    ln θ = ln θ₀ + β·i* + (β/ε_θ)·ln(1/(2μ)) + Lap(β/ε_θ), then θ = min(max(θ, U·2⁻⁴⁰), U).
 
     This is this project's reading of Chen & Zhou (2013)'s first stage (their exact formula
     could not be recovered); it is ε_θ-DP for any public β > 0, θ₀ > 0, μ ∈ (0, ½].
@@ -83,7 +89,8 @@ def recursive_theta(
     Lap(β/ε_θ) makes ln θ ε_θ-DP; θ is a post-processing of it. So is clamping ln θ at the
     public ln U: every value is ≤ U after cleaning, so any θ ≥ U truncates nothing and θ = U
     gives the same answers, while a large β (noise of scale β/ε_θ on ln θ) no longer
-    overflows exp to ∞.
+    overflows exp to ∞; and raising θ to the public floor :func:`theta_floor` keeps it from
+    underflowing to 0 (a zero noise scale downstream).
     """
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
@@ -102,6 +109,8 @@ def recursive_theta(
     theta = np.where(
         log_theta >= log_upper, upper, np.minimum(np.exp(np.minimum(log_theta, log_upper)), upper)
     )
+    # Post-processing too: θ stays above the public floor, so exp never underflows to θ = 0.
+    theta = np.maximum(theta, theta_floor(upper))
     return ThresholdChoice("recursive", theta, beta / scale)
 
 
@@ -124,6 +133,7 @@ def recursive_law(
     # as recursive_theta: a clamped θ is U exactly
     log_upper = math.log(upper)
     support = np.where(log_theta >= log_upper, upper, np.exp(np.minimum(log_theta, log_upper)))
+    support = np.maximum(support, theta_floor(upper))
     support = support[:, 0] if m is None else support
     return ThetaLaw(support, np.full(support.shape, 1.0 / LAW_POINTS))
 

@@ -66,7 +66,7 @@ def test_rawsum_has_only_the_posthoc_truncation(page):
 def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     _release(page)
     assert_clean(page)
-    assert [s.value for s in page.success] == ["Released: ε = 0.01 spent."]
+    assert [s.value for s in page.success] == ["Released: ε = 0.01 spent, 0.04 of 0.05 left."]
     book: Ledger = page.session_state["_release_ledger"]
     assert book.spent == 0.01 and book.total == 0.05
     assert page.checkbox(key="release_confirm").value is False  # confirm again for another
@@ -87,7 +87,7 @@ def test_over_budget_is_refused_and_the_ledger_is_unchanged(page):
     before = page.session_state["_release_ledger"]
     assert before.spent == 0.01
     assert page.checkbox(key="release_confirm").disabled
-    assert any("release refused" in e.lower() for e in errors(page))
+    assert any("not enough budget left" in w.value.lower() for w in page.warning)
     assert page.button(key="release_go").disabled
     assert page.session_state["_release_ledger"] == before
 
@@ -99,7 +99,7 @@ def test_a_downloaded_ledger_continues_against_the_same_total(page):
     ).run()
     assert page.number_input(key="release_total").value == 0.02
     assert page.session_state["_release_ledger"].spent == 0.015
-    assert any("release refused" in e.lower() for e in errors(page))  # 0.015 + 0.01 > 0.02
+    assert any("not enough budget" in w.value.lower() for w in page.warning)  # 0.015+0.01 > 0.02
 
 
 def test_a_damaged_ledger_upload_is_a_clear_error(page):
@@ -108,3 +108,73 @@ def test_a_damaged_ledger_upload_is_a_clear_error(page):
     ).run()
     assert any("not a dpsum ledger" in e for e in errors(page))
     assert "_release_ledger" not in page.session_state
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning]
+
+
+def test_a_release_that_spends_the_last_of_the_budget_is_shown_as_released(page):
+    """Issue 16 §4: no red "release refused … nothing was drawn" under a successful release."""
+    _release(page, total=0.01)
+    assert [s.value for s in page.success] == ["Released: ε = 0.01 spent, 0 of 0.01 left."]
+    assert errors(page) == [] and page.session_state["_release_last"] is not None
+    assert any("not enough budget left" in w.lower() for w in _warnings(page))
+
+
+def test_what_is_missing_before_a_release_is_listed(page):
+    infos = [i.value for i in page.info]
+    assert any("No total ε" in i for i in infos)
+
+
+def test_a_larger_total_after_an_upload_is_a_recorded_raise_never_silent(page):
+    earlier = Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"})
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
+    ).run()
+    page.number_input(key="release_total").set_value(1.0).run()
+    assert any("--raise-budget" in e or "raise" in e.lower() for e in errors(page))
+    assert page.button(key="release_go").disabled
+    page.checkbox(key="release_raise").check().run()
+    _release(page, total=None)
+    assert_clean(page)
+    book: Ledger = page.session_state["_release_ledger"]
+    assert book.total == 1.0 and book.spent == 0.025
+    (change,) = book.total_changes
+    assert change["old_total"] == 0.02 and change["new_total"] == 1.0
+
+
+def test_another_datasets_ledger_is_refused_with_both_names(page):
+    other = Ledger(total=1.0, fingerprint="sha256:" + "0" * 64, dataset="other.csv")
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", other.to_json().encode(), "application/json")
+    ).run()
+    (message,) = [e for e in errors(page) if "belongs to" in e]
+    assert "other.csv" in message and "incomes" in message
+    assert page.button(key="release_go").disabled
+
+
+def test_the_report_is_offered_with_the_other_files(page):
+    from dpsum_ui.release import report_files
+
+    _release(page)
+    labels = {b.proto.label for b in page.get("download_button")}
+    assert {"answers.csv", "release.json", "report.html", "report.md"} <= labels
+    rel = page.session_state["_release_last"]
+    html, markdown, stem = report_files(rel, "incomes.csv")
+    assert stem == f"incomes_{rel.created[:10]}_report"
+    assert b"<script" not in html and b"http" not in html  # self-contained, offline
+    assert b"incomes.csv" in markdown and b"one row = one person" in markdown
+
+
+def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.file_uploader(key="data_upload").set_value(
+        ("hours.csv", b"hours\n" + b"\n".join(str(i).encode() for i in range(1, 60)), "text/csv")
+    ).run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
+    assert "still the sample's" in note and "hours.csv" in note and "No total ε" in note

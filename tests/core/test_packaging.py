@@ -32,8 +32,10 @@ def test_version_and_dependencies_match_the_repository():
         for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    engine = [r for r in requirements if not r.startswith("streamlit")]
-    assert PROJECT["dependencies"] == engine
+    assert PROJECT["dependencies"] == requirements  # streamlit too: `dpsum app` needs it
+    dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
+    (spark,) = PROJECT["optional-dependencies"]["spark"]
+    assert spark in dev
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +98,55 @@ def test_the_wheel_holds_every_engine_package(installed):
     packaged = {p.parent.relative_to(site) for p in (site / "dpsum_core").rglob("__init__.py")}
     source = {p.parent.relative_to(ROOT) for p in (ROOT / "dpsum_core").rglob("__init__.py")}
     assert packaged == source
+
+
+def test_the_wheel_holds_the_dashboard(installed):
+    """app.py, every page, dpsum_ui and the sample data are in the installed copy."""
+    site = next(installed.glob("lib/python*/site-packages"))
+    dash = site / "dpsum_dashboard"
+    assert (dash / "app.py").read_text() == (ROOT / "app.py").read_text()
+    assert {p.name for p in (dash / "app_pages").glob("*.py")} == {
+        p.name for p in (ROOT / "app_pages").glob("*.py")
+    }
+    assert {p.name for p in (site / "dpsum_ui").glob("*.py")} == {
+        p.name for p in (ROOT / "dpsum_ui").glob("*.py")
+    }
+    assert (dash / "sample_data" / "incomes.csv").stat().st_size > 0
+    assert not (dash / "app.py").is_symlink()
+
+
+def test_dpsum_app_starts_the_dashboard_from_any_folder(installed, tmp_path):
+    """`dpsum app --help` prints; `dpsum app --server.headless true --server.port P` serves
+    /_stcore/health from a folder outside the checkout, with the installed app.py."""
+    import socket
+    import time
+    import urllib.request
+
+    helped = _outside(installed, "dpsum", "app", "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "streamlit run" in helped.stdout, helped.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen(
+        [str(installed / "bin" / "dpsum"), "app", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.fileWatcherType", "none"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 25
+        status = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                    status = r.status
+                    break
+            except OSError:
+                time.sleep(0.3)
+        assert status == 200, proc.stdout.read().decode() if proc.poll() is not None else "no health"
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=10)
+        proc.stdout.close()

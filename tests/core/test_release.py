@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,14 @@ from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import expected_error, plan_release, release, write_release
+from dpsum_core.publish.release import (
+    expected_error,
+    plan_release,
+    release,
+    report_html,
+    report_markdown,
+    write_release,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for, run_experiment
 
@@ -45,14 +53,16 @@ def _release_cli(out, *extra, workload="Q2", epsilon="0.5"):
 # --------------------------------------------------------------------------------------------
 # What is written
 # --------------------------------------------------------------------------------------------
-def test_release_writes_only_the_two_files_of_the_contract(tmp_path, capsys):
+def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     out = tmp_path / "out"
     code = _release_cli(out, "--algorithm", "tamm", "--truncation", "svt")
     assert code == 0
-    assert sorted(p.name for p in out.iterdir()) == ["answers.csv", "release.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "answers.csv", "release.json", "report.html", "report.md"
+    ]  # fmt: skip
     answers = pd.read_csv(out / "answers.csv")
     record = json.loads((out / "release.json").read_text())
-    assert list(answers.columns) == ["threshold", "private_answer"]
+    assert list(answers.columns) == ["threshold", "private_answer", "noise_halfwidth_95"]
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {"config", "budget", "theta", "versions", "created"}
@@ -99,11 +109,18 @@ def _leaks(paths: list[Path], private: np.ndarray, public: set[float]) -> list[f
     return found
 
 
-def _public_numbers(record: dict, answers: pd.DataFrame) -> set[float]:
-    """Numbers the custodian chose (configuration, versions, time) and the public thresholds."""
+def _public_numbers(record: dict, answers: pd.DataFrame, rel=None) -> set[float]:
+    """Numbers the custodian chose (configuration, versions, time), the public thresholds and,
+    given the release, the report's template: the report of the same release with every
+    answer and ± set to 0 (its fixed text, style sheet, θ, and the ε split)."""
     public = set(answers.threshold.astype(float))
     for key in ("config", "versions", "created"):
         public |= set(_numbers_in_text(json.dumps(record[key])))
+    if rel is not None:
+        zero = replace(rel, private_answers=np.zeros_like(rel.private_answers),
+                       noise_halfwidth=np.zeros_like(rel.private_answers))  # fmt: skip
+        template = report_markdown(zero, dataset="incomes_small.csv")
+        public |= set(_numbers_in_text(template + report_html(template)))
     return public
 
 
@@ -119,10 +136,11 @@ def _numbers_in_text(text: str) -> list[float]:
 def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, algorithm, truncation):
     config = ExperimentConfig(workload="Q2", epsilon=0.5, truncation_params={"theta": 100_000.0})
     rel = release(data, config, algorithm=algorithm, truncation=truncation)
-    paths = write_release(rel, tmp_path)
+    paths = write_release(rel, tmp_path, dataset="incomes_small.csv")
+    assert [p.name for p in paths] == ["answers.csv", "release.json", "report.html", "report.md"]
     private = _private_statistics(data, config)
     record = json.loads(paths[1].read_text())
-    public = _public_numbers(record, pd.read_csv(paths[0]))
+    public = _public_numbers(record, pd.read_csv(paths[0]), rel)
     assert _leaks(paths, private, public) == []
     # The private answers are noisy: none equals its true answer.
     y = inputs_for(data, config).true_answers
@@ -136,10 +154,10 @@ def test_the_leak_scan_finds_a_leaked_n_true_answer_or_count(tmp_path, data):
     """Negative control: the scan above flags each kind of leak when one is planted."""
     config = ExperimentConfig(workload="Q2", epsilon=0.5)
     rel = release(data, config, algorithm="identity", truncation="none")
-    paths = write_release(rel, tmp_path)
+    paths = write_release(rel, tmp_path, dataset="incomes_small.csv")
     private = _private_statistics(data, config)
     record = json.loads(paths[1].read_text())
-    public = _public_numbers(record, pd.read_csv(paths[0]))
+    public = _public_numbers(record, pd.read_csv(paths[0]), rel)
     y = inputs_for(data, config).true_answers
     x = histogram(data, config.domain)
     # (A count that equals a public number, e.g. a bin holding 1 record, cannot be told apart
@@ -149,6 +167,11 @@ def test_the_leak_scan_finds_a_leaked_n_true_answer_or_count(tmp_path, data):
     for planted in (data.size, float(y[7]), float(x.max()), data.report.rows_read):
         leaky = {**record, "budget": {**record["budget"], "note": planted}}
         paths[1].write_text(json.dumps(leaky))
+        assert _leaks(paths, private, public) == [planted]
+    paths[1].write_text(json.dumps(record))
+    report = paths[3].read_text()
+    for planted in (data.size, float(y[7])):  # the report is scanned too
+        paths[3].write_text(report + f"\nN = {planted}\n")
         assert _leaks(paths, private, public) == [planted]
 
 

@@ -1,4 +1,4 @@
-"""A release in a real browser: from the explorer's settings to answers.csv and release.json."""
+"""A release in a real browser: from the explorer's settings to answers.csv, release.json and the report."""
 
 from __future__ import annotations
 
@@ -34,18 +34,21 @@ def test_release_from_the_explorers_settings(page, server):
     page.locator(f"{key('release_confirm')} label").click()
     wait_idle(page)
     button(page, "release_go").click()
-    page.get_by_text("Released: ε = 0.01 spent.").wait_for(timeout=60_000)
+    page.get_by_text("Released: ε = 0.01 spent, 0.04 of 0.05 left.").wait_for(timeout=60_000)
     wait_idle(page)
     assert_clean(page)
 
     name, body = download(page, "release_answers_csv")
     rows = list(csv.reader(io.StringIO(body.decode())))
     assert name == "answers.csv"
-    assert rows[0] == ["threshold", "private_answer"] and len(rows) == 11  # Q3: 10 queries
+    assert rows[0] == ["threshold", "private_answer", "noise_halfwidth_95"]
+    assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
     assert set(record) == {"config", "budget", "theta", "versions", "created"}
     assert record["config"]["workload"] == "Q3" and "opendp" in record["versions"]
+    name, body = download(page, "release_report_html")
+    assert name.endswith("_report.html") and b"one row = one person" in body
     _, body = download(page, "release_ledger_download")
     ledger = json.loads(body)
     assert ledger["spent"] == 0.01 and ledger["total"] == 0.05

@@ -1,0 +1,109 @@
+"""What is published (issue 16 §4): a stated public precision, ε as the user wrote it, the ±
+of each answer's noise from public inputs only, and report.html / report.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpsum_core.cli import main
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms.registry import get
+from dpsum_core.publish.release import (
+    HALF_WIDTH_95,
+    PUBLISHED_DIGITS,
+    noise_halfwidth,
+    plan_release,
+    release,
+)
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import inputs_for
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
+UPPER = 800_000.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_column(SMALL, upper=UPPER)
+
+
+def test_published_numbers_carry_the_stated_precision(data):
+    rel = release(data, ExperimentConfig(workload="Q3", epsilon=0.5), algorithm="sqm",
+                  truncation="svt")  # fmt: skip
+    for x in [*rel.private_answers, *rel.noise_halfwidth, *rel.theta]:
+        assert float(f"{x:.{PUBLISHED_DIGITS}g}") == x
+
+
+@pytest.mark.parametrize(("epsilon", "rho", "split"), [
+    ("0.7", "0.1", (0.07, 0.63)), ("0.9", "0.1", (0.09, 0.81)), ("1", "0.1", (0.1, 0.9)),
+])  # fmt: skip
+def test_epsilon_is_written_as_the_decimals_given(tmp_path, epsilon, rho, split):
+    out = tmp_path / "out"
+    assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
+                 "--truncation", "svt", "--epsilon", epsilon, "--rho", rho,
+                 "--out", str(out)]) == 0  # fmt: skip
+    text = (out / "release.json").read_text()
+    budget = json.loads(text)["budget"]
+    assert (budget["epsilon_theta"], budget["epsilon_measure"]) == split
+    assert not re.search(r"\d\.\d*(0000000|9999999)\d", text)
+    report = (out / "report.md").read_text()
+    assert f"ε = {epsilon}," in report and f"ε_θ = {split[0]}" in report
+
+
+@pytest.mark.parametrize("algorithm", ["sqm", "identity", "workload", "timm", "tamm", "rawsum"])
+def test_the_noise_halfwidth_comes_from_public_inputs_and_the_released_theta(data, algorithm):
+    """The ± equals HALF_WIDTH_95·σ of the analytic noise at the released θ — and σ is the
+    same on the real data and on any other dataset over the same public domain."""
+    trunc = None if get(algorithm).posthoc else "svt"
+    plan = plan_release(ExperimentConfig(workload="Q3", epsilon=0.5), algorithm=algorithm,
+                        truncation=trunc)  # fmt: skip
+    rel = release(data, plan.config, algorithm=algorithm, truncation=trunc)
+    theta = np.atleast_1d(np.asarray(np.inf if rel.theta is None else rel.theta, float))
+    theta = theta[None, :] if algorithm == "sqm" else theta
+    other = make_dataset(pd.Series(np.linspace(0, UPPER, 77)), upper=UPPER)
+    for d in (data, other):
+        _, var = get(algorithm).error(inputs_for(d, plan.config), theta, plan.epsilon_measure)
+        assert np.allclose(rel.noise_halfwidth, HALF_WIDTH_95 * np.sqrt(var[0]), rtol=1e-8)
+    assert np.array_equal(noise_halfwidth(plan, rel.theta), rel.noise_halfwidth)
+
+
+def test_the_halfwidth_covers_95_percent_of_one_laplace_draw():
+    rng = np.random.default_rng(0)
+    b = 3.0
+    draws = rng.laplace(0, b, 200_000)
+    cover = np.mean(np.abs(draws) <= HALF_WIDTH_95 * np.sqrt(2) * b)
+    assert abs(cover - 0.95) < 0.003
+
+
+def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
+    out = tmp_path / "out"
+    assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
+                 "--truncation", "recursive", "--epsilon", "0.4", "--out", str(out),
+                 "--ledger", str(tmp_path / "book.json"), "--budget", "1"]) == 0  # fmt: skip
+    md = (out / "report.md").read_text()
+    for needle in ("incomes_small.csv", "one row = one person", "U = 800000", "1000 bins",
+                   "must be chosen without looking at the data", "ε = 0.4", "ε_θ = 0.04",
+                   "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ", "95 % noise ±",
+                   "does **not** include the truncation bias", "ledger book.json: ε spent 0.4 of 1",
+                   "dpsum 0.1.0", "OpenDP", "dpsum release --data incomes_small.csv"):  # fmt: skip
+        assert needle in md, needle
+    assert str(tmp_path) not in md  # the custodian's folders stay private
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
+    assert page.count("<tr>") == 11  # header + Q3's ten answers
+    # The command in the report makes the same configuration again.
+    command = re.search(r"^ {6}(dpsum release .*)$", md, re.M).group(1)
+    again = command.split()[2:-4]  # without "dpsum release" and "--out … --ledger …"
+    again[again.index("--data") + 1] = SMALL
+    assert main(["release", *again, "--out", str(tmp_path / "again")]) == 0
+    first = json.loads((out / "release.json").read_text())["config"]
+    second = json.loads((tmp_path / "again" / "release.json").read_text())["config"]
+    assert first == second
