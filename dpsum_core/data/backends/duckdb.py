@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from dpsum_core.data.backends.sql import DUCKDB, SQLBackend
-from dpsum_core.data.reading import _sniff_delimiter, check_text_head
+from dpsum_core.data.reading import check_text_head, text_delimiter
 from dpsum_core.errors import DataError
 
 _PARQUET = (".parquet", ".pq")
@@ -124,8 +124,7 @@ class DuckDBBackend(SQLBackend):
             self._source = f"read_parquet({listed})"
         else:
             head = text_head(self.files[0])
-            tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
-            delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
+            delim = text_delimiter(head, str(self.files[0].name))
             self._source = (
                 f"read_csv({listed}, header = true, all_varchar = true, delim = {DUCKDB.lit(delim)}, "
                 "quote = '\"', escape = '\"', null_padding = false, strict_mode = true"
