@@ -167,7 +167,8 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
 def _read_parquet(raw: bytes, label: str, columns: list[str] | None) -> pd.DataFrame:
     """Decode a Parquet file after checking its metadata: rows, columns and decoded size are
     refused (DataError naming the limit) before any page is decoded; only ``columns`` (all by
-    default) are decoded, text columns as dictionaries (each distinct string once)."""
+    default) are decoded, text columns as dictionaries (pandas Categoricals: each distinct
+    string once)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -198,7 +199,9 @@ def _read_parquet(raw: bytes, label: str, columns: list[str] | None) -> pd.DataF
             f"{name} has {len(wanted):,} columns, more than the {limits.MAX_COLUMNS:,} this tool "
             "reads: keep only the column you need (and a few others) and try again."
         )
-    chosen = {i for i in range(meta.num_columns) if meta.schema.column(i).path.split(".")[0] in wanted}
+    chosen = {
+        i for i in range(meta.num_columns) if meta.schema.column(i).path.split(".")[0] in wanted
+    }
     pages = sum(
         meta.row_group(g).column(i).total_uncompressed_size
         for g in range(meta.num_row_groups)
@@ -225,12 +228,18 @@ def _read_parquet(raw: bytes, label: str, columns: list[str] | None) -> pd.DataF
             f"{name} could not be read as Parquet ({type(exc).__name__}): "
             "check the file or export it as CSV."
         ) from None
-    for col in text:  # categories → strings: each row refers to its category's one string
-        series = df[col]
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            cats = np.append(series.cat.categories.to_numpy(dtype=object), [None])  # −1 → None
-            df[col] = pd.Series(cats[series.cat.codes.to_numpy()], index=df.index, dtype=object)
-    return df
+    return df  # text columns are Categorical: see numeric_columns and table_column
+
+
+def _as_text(series: pd.Series) -> pd.Series:
+    """A Categorical column (Parquet text) as object strings, each row referring to its
+    category's one string (no copy of the text)."""
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        return series
+    cats = np.append(series.cat.categories.to_numpy(dtype=object), [None])  # code −1 → None
+    return pd.Series(
+        cats[series.cat.codes.to_numpy()], index=series.index, dtype=object, name=series.name
+    )
 
 
 ONE_COLUMN = "\x1f"
@@ -350,7 +359,7 @@ def table_column(df: pd.DataFrame, column: str, *, upper: float, name: str) -> D
     names = [str(c) for c in df.columns]
     if column not in names:
         raise DataError(f"no column named {column!r} in {name}; columns are: {_list(df.columns)}.")
-    series = df.iloc[:, names.index(column)]
+    series = _as_text(df.iloc[:, names.index(column)])
     hint = decimal_comma_hint(df)
     return make_dataset(series, upper=upper, name=name, column=column, decimal_comma=hint)
 

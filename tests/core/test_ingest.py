@@ -167,3 +167,23 @@ def test_a_csv_header_longer_than_the_limit_is_refused(tmp_path, monkeypatch):
     path.write_text("a" * 5000 + "\n1\n")
     with pytest.raises(DataError, match="header line is longer than"):
         load_column(path, upper=1000)
+
+
+def test_parquet_text_columns_read_as_dictionaries_give_the_same_numbers(tmp_path):
+    """A text column of a Parquet file (numbers written as text, nulls, unused dictionary
+    entries) is ranked and cleaned as the same column read from CSV."""
+    import pandas as pd
+
+    from dpsum_core.data.reading import read_numeric_table
+
+    df = pd.DataFrame({"note": ["a", "b", None, "a"] * 5, "amount": ["1,5", "2", None, "x"] * 5})
+    df.to_parquet(tmp_path / "t.parquet")
+    df.to_csv(tmp_path / "t.csv", index=False, sep=";")
+    _, pq_cols = read_numeric_table(tmp_path / "t.parquet")
+    _, csv_cols = read_numeric_table(tmp_path / "t.csv")
+    assert pq_cols == csv_cols == ["amount"]
+    a = load_column(tmp_path / "t.parquet", upper=10, column="amount")
+    b = load_column(tmp_path / "t.csv", upper=10, column="amount")
+    np.testing.assert_array_equal(a.values, [1.5] * 5 + [2.0] * 5)
+    assert a.report.dropped_missing == b.report.dropped_missing == 5
+    assert a.report.dropped_non_numeric == b.report.dropped_non_numeric == 5
