@@ -1,6 +1,7 @@
 """Ingest + cleaning + histogram for N = 10⁴ … 10⁷ rows, from CSV and Parquet, engine vs naive.
 
     python -m bench.ingest [--quick] [--repeat 5] [--sizes 1e4,1e5,1e6,1e7] [--profile]
+    python -m bench.ingest --hostile-only      # only the hostile files (issue 17)
 
 Files are generated at run time into a temporary folder with the seeded income generator
 (sample_data/make_incomes.py). ``load_s`` is ``load_column`` (read, parse, clean, sort, cumsum),
@@ -8,10 +9,16 @@ Files are generated at run time into a temporary folder with the seeded income g
 record at a time in Python and bins each record with a binary search; both must give identical
 values, cleaning reports and counts. ``phases`` splits the largest engine load into its steps
 and times the engine changes proposed in bench/README.md, as evidence.
+
+``hostile`` (issue 17): files small on disk and huge when decoded, each read by ``load_column``
+in a fresh process: seconds to the answer (a DataError or a Dataset) and the peak resident
+memory it added (ru_maxrss), beside the file size and the naive decoded size.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -113,6 +120,70 @@ def profile_load(path: Path) -> str:
     return profiler.output_text(unicode=False, color=False)
 
 
+_HOSTILE_RUN = """
+import io, json, sys, time
+import pyarrow.parquet, pandas
+from dpsum_core.data.reading import load_column
+from dpsum_core.errors import DataError
+raw = open(sys.argv[1], "rb").read()
+def hwm():  # peak resident KiB since the last reset (ru_maxrss survives exec)
+    return int(next(ln for ln in open("/proc/self/status") if ln.startswith("VmHWM")).split()[1])
+open("/proc/self/clear_refs", "w").write("5")  # reset the peak to the current size
+before = hwm()
+start = time.perf_counter()
+try:
+    outcome = f"read {load_column(io.BytesIO(raw), upper=1000.0, name=sys.argv[1]).size:,} rows"
+except DataError as exc:
+    outcome = f"refused: {exc}"
+seconds = time.perf_counter() - start
+added = (hwm() - before) / 1024
+print(json.dumps({"seconds": round(seconds, 3), "peak_added_mb": round(added, 1), "outcome": outcome}))
+"""
+
+
+def hostile_files(tmp: Path) -> dict[str, tuple[Path, float]]:
+    """(path, naive decoded MB) of each hostile file: repeated strings (dictionary-encoded and
+    plain), and a CSV of 100 000 columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = {}
+    for label, rows, cols, width, dictionary in (
+        ("parquet_dictionary_strings", 2_000_000, 10, 200, True),
+        ("parquet_plain_strings", 2_000_000, 10, 200, False),
+    ):
+        one = pa.array(["x" * width], pa.string()).take(pa.array(np.zeros(rows, np.int64)))
+        table = pa.table({**{f"note{i}": one for i in range(cols)},
+                          "income": pa.array(np.arange(rows, dtype=float) % 1000)})  # fmt: skip
+        path = tmp / f"{label}.parquet"
+        pq.write_table(table, path, compression="zstd", use_dictionary=dictionary)
+        out[label] = (path, rows * (cols * width + 8) / 2**20)
+    path = tmp / "csv_100000_columns.csv"
+    row = ",".join("1" for _ in range(100_000))
+    path.write_text(",".join(f"c{i}" for i in range(100_000)) + "\n" + (row + "\n") * 30)
+    out["csv_100000_columns"] = (path, 30 * 100_000 * 8 / 2**20)
+    return out
+
+
+def hostile() -> dict:
+    """Each hostile file read by load_column in a fresh process (time, added peak memory)."""
+    import json
+
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="dpsum-bench-hostile-") as tmp:
+        for label, (path, decoded_mb) in hostile_files(Path(tmp)).items():
+            log(f"ingest: hostile {label}")
+            run = subprocess.run(
+                [sys.executable, "-c", _HOSTILE_RUN, str(path)], capture_output=True, text=True,
+                check=True, cwd=str(Path(__file__).resolve().parent.parent),
+            )  # fmt: skip
+            rec = json.loads(run.stdout)
+            rec["file_kb"] = round(path.stat().st_size / 1024, 1)
+            rec["naive_decoded_mb"] = round(decoded_mb, 1)
+            out[label] = rec
+    return out
+
+
 def main() -> None:
     """Generate the files, time engine and naive, check equality, print JSON."""
     p = parser(__doc__)
@@ -121,7 +192,11 @@ def main() -> None:
     p.add_argument(
         "--profile", action="store_true", help="pyinstrument profile of the largest load"
     )
+    p.add_argument("--hostile-only", action="store_true", help="only the hostile files (issue 17)")
     args = p.parse_args()
+    if args.hostile_only:
+        emit({"machine": machine(), "hostile": hostile()})
+        return
     repeat = repeats(args)
     sizes = [
         int(float(s))
@@ -184,6 +259,7 @@ def main() -> None:
             res.get("csv" + big, {}).get("load", {}).get("median_s"), TARGETS["csv_load_1e7_s"]
         ),
     }
+    out["hostile"] = hostile()
     emit(out)
 
 

@@ -10,6 +10,14 @@ MAX_BINS = 5000
 MAX_TRIALS = 10_000
 MAX_ROWS = 20_000_000
 MAX_UPLOAD_MB = 200
+# A table is refused before it is decoded (dpsum_core/data/reading.py) when its header (CSV) or
+# metadata (Parquet) shows more than MAX_COLUMNS columns, or (Parquet) when its decoded size —
+# the pages' uncompressed bytes plus 8 bytes per cell of the DataFrame — exceeds
+# MAX_DECODED_MB: a few hundred kB of compressed Parquet can decode to gigabytes.
+MAX_COLUMNS = 2000
+MAX_DECODED_MB = 2048
+# A CSV header line longer than this is refused (a header is read before anything is parsed).
+MAX_HEADER_BYTES = 2**20
 MAX_UPPER = 1e15
 # The smallest public U: bin widths U/n stay normal floats (≥ 2·10⁻¹⁶ at n = MAX_BINS) and the
 # domain prints meaningfully; a narrower domain should be measured in a smaller unit.

@@ -208,21 +208,25 @@ def select_server(name: str, column: str | None) -> None:
 
 
 def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
-    """(path, signature): the checked dataset path and its files' (path, mtime, size), so that
-    a changed file is summarised again."""
+    """(root, signature): the data directory and the checked files' (path, mtime, size), so
+    that a changed file is summarised again."""
     if root is None:
         raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
     if not name:
         raise DataError("the data directory holds no Parquet/CSV file or folder")
     files = server_data.dataset_files(root, name)
     signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-    return server_data.resolve(root, name), signature
+    return root, signature
 
 
-def _duckdb(path: Path, name: str, *, upper: float, column: str | None):
+def _duckdb(root: Path, name: str, *, upper: float, column: str | None):
+    """A DuckDB backend over exactly the files of ``name`` that pass the server data rules,
+    checked again here, just before DuckDB reads them: DuckDB is given this list of real paths,
+    never the folder (a file or link added since an earlier check is checked, or not read)."""
     from dpsum_core.data.backends.duckdb import DuckDBBackend
 
-    return DuckDBBackend(path, upper=upper, column=column, name=name)
+    files = server_data.dataset_files(root, name)
+    return DuckDBBackend(files, upper=upper, column=column, name=name)
 
 
 def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) -> T:

@@ -122,9 +122,21 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
     hint = decimal_comma_hint(df)
     counts = []
     for i in range(df.shape[1]):
+        col = df.iloc[:, i]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            weights = None
+        else:  # text: each distinct cell is read once (the format rules see the same cells)
+            if isinstance(col.dtype, pd.CategoricalDtype):  # Parquet text: already coded
+                codes, uniques = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(object)
+            else:
+                codes, uniques = pd.factorize(col)
+            weights = np.bincount(codes[codes >= 0], minlength=len(uniques))
+            uniques, weights = uniques[weights > 0], weights[weights > 0]
+            col = pd.Series(uniques, dtype=object)
         # Lenient: a column of mixed number formats is still listed (choosing it says why not).
-        parsed = _read_numbers(df.iloc[:, i], decimal_comma=hint, column=None, strict=False).values
-        counts.append(int(np.isfinite(parsed.to_numpy()).sum()))
+        parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values
+        finite = np.isfinite(parsed.to_numpy())
+        counts.append(int(finite.sum() if weights is None else weights[finite].sum()))
     return rank_columns([str(c) for c in df.columns], counts)
 
 

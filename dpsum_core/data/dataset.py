@@ -40,6 +40,7 @@ class Statistics(Protocol):
 
     def count_at_most(self, points: np.ndarray) -> np.ndarray: ...
     def sum_at_most(self, points: np.ndarray) -> np.ndarray: ...
+    def units_at_most(self, points: np.ndarray) -> list[int]: ...
     def truncated_sum(self, tau: np.ndarray, theta: np.ndarray) -> np.ndarray: ...
 
 
@@ -67,11 +68,17 @@ class Dataset:
         """Σ_{t ≤ p} t for every p in ``points`` (any shape), correctly rounded: the sums of
         a :class:`~dpsum_core.data.summary.DataSummary` of these records, from any engine."""
         idx = np.searchsorted(self.values, points, side="right")
-        if self._cumsum_is_exact:
+        if self.exact_running_sums:
             return np.where(idx > 0, self.cumsum[np.maximum(idx - 1, 0)], 0.0)
         # Running float sums of non-integer values drift in their last bits (and DuckDB or
         # Spark add in another order): take the exact sums, rounded once, as summaries do.
         return self._exact_sums(idx)
+
+    def units_at_most(self, points: np.ndarray) -> list[int]:
+        """Σ_{t ≤ p} t exactly (Python ints, units of 2⁻¹⁰⁴, see
+        :mod:`dpsum_core.data.exact`) for every p in ``points`` (flattened)."""
+        idx = np.searchsorted(self.values, np.asarray(points, float).ravel(), side="right")
+        return self._exact_sums.units(idx)
 
     @cached_property
     def _exact_sums(self):
@@ -80,7 +87,7 @@ class Dataset:
         return ExactPrefixSums(self.values)
 
     @cached_property
-    def _cumsum_is_exact(self) -> bool:
+    def exact_running_sums(self) -> bool:
         """Whether every running sum is exact: integer values whose total is below 2⁵³, so
         that each partial sum is a representable integer (incomes in whole units)."""
         v = self.values

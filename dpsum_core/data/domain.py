@@ -14,6 +14,7 @@ import numpy as np
 from dpsum_core import limits
 from dpsum_core.data.cleaning import WeightRule
 from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.exact import differences, point_sums
 from dpsum_core.validation import check_choice, check_int, check_upper
 
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -95,10 +96,22 @@ def histogram(dataset: Statistics | np.ndarray, domain: Domain) -> np.ndarray:
 
 
 def bin_sums(dataset: Statistics, domain: Domain) -> np.ndarray:
-    """Raw sums s_j = Σ_{t in bin j} t per bin (private), as differences of the correctly
-    rounded sums at the edges: the same numbers from a Dataset and from any engine's summary
-    (a per-bin float accumulation would depend on the order of the additions)."""
-    return np.diff(np.concatenate(([0.0], dataset.sum_at_most(domain.edges))))
+    """Raw sums s_j = Σ_{t in bin j} t per bin (private), each the correctly rounded sum of its
+    own records: the same numbers from a Dataset and from any engine's summary (a per-bin float
+    accumulation would depend on the order of the additions).
+
+    Privacy
+    -------
+    Each s_j is rounded once from the exact sum of bin j's records (differences of the exact
+    integer sums at the edges, :mod:`dpsum_core.data.exact`), so adding a record changes only
+    its own bin's sum. Differences of *rounded* running totals would not: one added record
+    moves every later total's rounding, and hundreds of other bins' sums by an ulp.
+    """
+    if isinstance(dataset, Dataset) and dataset.exact_running_sums:
+        # Integer values with a total below 2⁵³: every running sum is exact, so are these
+        # differences (and they equal the rounded exact sums below, bit for bit).
+        return np.diff(np.concatenate(([0.0], dataset.sum_at_most(domain.edges))))
+    return point_sums(differences(dataset.units_at_most(domain.edges)))
 
 
 def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:

@@ -71,6 +71,17 @@ class ExactPrefixSums:
     def __call__(self, idx: np.ndarray) -> np.ndarray:
         idx = np.asarray(idx, np.int64)
         wanted, where = np.unique(idx, return_inverse=True)
+        return point_sums(self._units(wanted))[where].reshape(idx.shape)
+
+    def units(self, idx: np.ndarray) -> list[int]:
+        """Exact Σ values[:i] (Python ints, units of 2⁻¹⁰⁴) for every i in ``idx`` (1-D)."""
+        idx = np.asarray(idx, np.int64).ravel()
+        wanted, where = np.unique(idx, return_inverse=True)
+        units = self._units(wanted)
+        return [units[w] for w in where.tolist()]
+
+    def _units(self, wanted: np.ndarray) -> list[int]:
+        """Exact units at sorted, unique indices ``wanted``."""
         block = wanted // self.BLOCK
         start = block * self.BLOCK
         length = wanted - start
@@ -84,11 +95,10 @@ class ExactPrefixSums:
         if nonempty.any():
             for j, part in enumerate(parts):
                 partial[j, nonempty] = np.add.reduceat(part, first[nonempty])
-        units = [
+        return [
             self._blocks[b] + to_units(int(i), int(f1), int(f2))
             for b, i, f1, f2 in zip(block.tolist(), *partial.tolist(), strict=True)
         ]
-        return point_sums(units)[where].reshape(idx.shape)
 
 
 def to_units(i: int, f1: int, f2: int) -> int:
@@ -105,6 +115,11 @@ def value_units(values: np.ndarray) -> list[int]:
     """Exact units of each value (used for the top-k)."""
     i, f1, f2 = limbs(values)
     return [to_units(a, b, c) for a, b, c in zip(i.tolist(), f1.tolist(), f2.tolist(), strict=True)]
+
+def differences(units_below: list[int]) -> list[int]:
+    """Exact sums between consecutive points: u₁ − 0, u₂ − u₁, … (per-bin sums from prefix sums)."""
+    return [b - a for a, b in zip([0, *units_below[:-1]], units_below, strict=True)]
+
 
 def point_sums(units_below: list[int]) -> np.ndarray:
     """Correctly rounded doubles of exact cumulative sums (for second passes)."""

@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
@@ -25,7 +27,12 @@ _DELIMITERS = ",;\t|"
 # --------------------------------------------------------------------------------------------
 # Reading a table
 # --------------------------------------------------------------------------------------------
-def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None) -> pd.DataFrame:
+def read_table(
+    source: str | os.PathLike | IO[bytes],
+    *,
+    name: str | None = None,
+    columns: list[str] | None = None,
+) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file into a DataFrame.
 
     Parameters
@@ -34,11 +41,15 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
         A path, or a binary file-like object (e.g. a Streamlit upload).
     name
         File name used to pick the format when ``source`` is file-like; defaults to its ``name``.
+    columns
+        Decode only these columns of a Parquet file (a text file is parsed whole).
 
     Raises
     ------
     DataError
-        If the file is missing, empty, binary (e.g. an Excel workbook) or cannot be parsed.
+        If the file is missing, empty, binary (e.g. an Excel workbook) or cannot be parsed, or
+        if its header or metadata shows it too large to decode (``limits.MAX_ROWS``,
+        ``MAX_COLUMNS``, ``MAX_DECODED_MB``): refused before anything is decoded.
     """
     label = name or getattr(source, "name", None) or str(source)
     raw = _read_bytes(source, label)
@@ -47,10 +58,10 @@ def read_table(source: str | os.PathLike | IO[bytes], *, name: str | None = None
             f"{_base(label)} is empty: upload a CSV/TSV/Parquet file with a header row."
         )
     if raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq")):
-        return _read_parquet(raw, label)
+        return _read_parquet(raw, label, columns)
     check_text_head(raw, _base(label))
-    text_head = raw[:8192].decode("utf-8", errors="replace")
-    sep = "\t" if str(label).lower().endswith((".tsv", ".tab")) else _sniff_delimiter(text_head)
+    sep = text_delimiter(raw[:8192], str(label))
+    check_header_width(raw[: limits.MAX_HEADER_BYTES + 1], sep, _base(label))
     try:
         df = pd.read_csv(
             io.BytesIO(raw),
@@ -98,6 +109,27 @@ def check_text_head(head: bytes, name: str) -> None:
         )
 
 
+def check_header_width(head: bytes, sep: str, name: str) -> None:
+    """Refuse a text table whose header line (within the first ``head`` bytes) is longer than
+    ``limits.MAX_HEADER_BYTES`` or names more than ``limits.MAX_COLUMNS`` columns, before any
+    row is parsed (parsing 10⁵ columns takes minutes)."""
+    end = head.find(b"\n")
+    line = head if end < 0 else head[:end]
+    if end < 0 and len(head) > limits.MAX_HEADER_BYTES:
+        raise DataError(
+            f"{name}'s header line is longer than {limits.MAX_HEADER_BYTES // 2**20} MiB: "
+            f"keep only the columns you need (at most {limits.MAX_COLUMNS:,}) and try again."
+        )
+    if sep == ONE_COLUMN:
+        return
+    fields = line.count(sep.encode()) + 1
+    if fields > limits.MAX_COLUMNS:
+        raise DataError(
+            f"{name} has {fields:,} columns, more than the {limits.MAX_COLUMNS:,} this tool "
+            "reads: keep only the column you need (and a few others) and try again."
+        )
+
+
 def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -132,14 +164,104 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
     return data
 
 
-def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
+def _read_parquet(raw: bytes, label: str, columns: list[str] | None) -> pd.DataFrame:
+    """Decode a Parquet file after checking its metadata: rows, columns and decoded size are
+    refused (DataError naming the limit) before any page is decoded; only ``columns`` (all by
+    default) are decoded, text columns as dictionaries (pandas Categoricals: each distinct
+    string once)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = _base(label)
     try:
-        return pd.read_parquet(io.BytesIO(raw))
+        pf = pq.ParquetFile(io.BytesIO(raw))
     except Exception as exc:  # pyarrow raises many types; all mean "unreadable"
         raise DataError(
-            f"{_base(label)} could not be read as Parquet ({type(exc).__name__}): "
+            f"{name} could not be read as Parquet ({type(exc).__name__}): "
             "check the file or export it as CSV."
         ) from None
+    meta, schema = pf.metadata, pf.schema_arrow
+    names = [str(n) for n in schema.names]
+    if columns is not None:
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise DataError(
+                f"no column named {missing[0]!r} in {name}; columns are: {_list(pd.Index(names))}."
+            )
+    wanted = names if columns is None else [c for c in names if c in columns]
+    if meta.num_rows > limits.MAX_ROWS:
+        raise DataError(
+            f"{name} has {meta.num_rows:,} rows, more than the {limits.MAX_ROWS:,} this tool "
+            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
+        )
+    if len(wanted) > limits.MAX_COLUMNS:
+        raise DataError(
+            f"{name} has {len(wanted):,} columns, more than the {limits.MAX_COLUMNS:,} this tool "
+            "reads: keep only the column you need (and a few others) and try again."
+        )
+    chosen = {
+        i for i in range(meta.num_columns) if meta.schema.column(i).path.split(".")[0] in wanted
+    }
+    pages = sum(
+        meta.row_group(g).column(i).total_uncompressed_size
+        for g in range(meta.num_row_groups)
+        for i in chosen
+    )
+    decoded = pages + 8 * meta.num_rows * len(wanted)
+    if decoded > limits.MAX_DECODED_MB * 2**20:
+        raise DataError(
+            f"{name} decodes to about {decoded / 2**20:,.0f} MB, more than the "
+            f"{limits.MAX_DECODED_MB:,} MB this tool decodes: keep only the column you need "
+            "(or sample the rows), or use the DuckDB engine (--engine duckdb)."
+        )
+    text = [
+        f.name
+        for f in schema
+        if f.name in wanted and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+    ]
+    try:
+        pf = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text)
+        table = pf.read(columns=wanted)
+        df = table.to_pandas()
+    except Exception as exc:  # pyarrow raises many types; all mean "unreadable"
+        raise DataError(
+            f"{name} could not be read as Parquet ({type(exc).__name__}): "
+            "check the file or export it as CSV."
+        ) from None
+    return df  # text columns are Categorical: see numeric_columns and table_column
+
+
+def _as_text(series: pd.Series) -> pd.Series:
+    """A Categorical column (Parquet text) as object strings, each row referring to its
+    category's one string (no copy of the text)."""
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        return series
+    cats = np.append(series.cat.categories.to_numpy(dtype=object), [None])  # code −1 → None
+    return pd.Series(
+        cats[series.cat.codes.to_numpy()], index=series.index, dtype=object, name=series.name
+    )
+
+
+ONE_COLUMN = "\x1f"
+"""Delimiter for a one-column text file (the unit separator, never in a CSV): its cells are
+never split, so ``20,67`` stays one cell, read with a decimal comma by the cleaning."""
+
+
+def text_delimiter(head: bytes, name: str) -> str:
+    """The delimiter of a text table from its first 8 KiB (every engine reads text this way).
+
+    A header with no delimiter outside quotes is a one-column file (:data:`ONE_COLUMN`): the
+    commas in its values are decimal commas or thousands separators, never delimiters (sniffing
+    would split ``20,67`` into a value 20 and a column of cents).
+    """
+    if name.lower().endswith((".tsv", ".tab")):
+        return "\t"
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    header = re.sub(r'"[^"]*"', "", lines[0]) if lines else ""
+    if lines and not any(d in header for d in _DELIMITERS):
+        return ONE_COLUMN
+    return _sniff_delimiter(text)
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -160,7 +282,10 @@ def _base(label: str) -> str:
 
 
 def read_numeric_table(
-    source: str | os.PathLike | IO[bytes], *, name: str | None = None
+    source: str | os.PathLike | IO[bytes],
+    *,
+    name: str | None = None,
+    columns: list[str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Read a table and list its numeric columns (best default first, see :func:`numeric_columns`).
 
@@ -170,12 +295,7 @@ def read_numeric_table(
         Unreadable file, too many rows, or no numeric column.
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
-    df = read_table(source, name=label)
-    if len(df) > limits.MAX_ROWS:
-        raise DataError(
-            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
-            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
-        )
+    df = _check_rows(read_table(source, name=label, columns=columns), label)
     candidates = numeric_columns(df)
     if not candidates:
         raise DataError(
@@ -183,6 +303,15 @@ def read_numeric_table(
             "upload a file with a column of numbers."
         )
     return df, candidates
+
+
+def _check_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    if len(df) > limits.MAX_ROWS:
+        raise DataError(
+            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
+            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
+        )
+    return df
 
 
 def load_column(
@@ -211,8 +340,11 @@ def load_column(
         Unreadable file, unknown column, or no numeric values.
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
-    df, candidates = read_numeric_table(source, name=label)
-    return table_column(df, column or candidates[0], upper=upper, name=_base(label))
+    if column is None:
+        df, candidates = read_numeric_table(source, name=label)
+        return table_column(df, candidates[0], upper=upper, name=_base(label))
+    df = _check_rows(read_table(source, name=label, columns=[column]), label)
+    return table_column(df, column, upper=upper, name=_base(label))
 
 
 def table_column(df: pd.DataFrame, column: str, *, upper: float, name: str) -> Dataset:
@@ -227,7 +359,7 @@ def table_column(df: pd.DataFrame, column: str, *, upper: float, name: str) -> D
     names = [str(c) for c in df.columns]
     if column not in names:
         raise DataError(f"no column named {column!r} in {name}; columns are: {_list(df.columns)}.")
-    series = df.iloc[:, names.index(column)]
+    series = _as_text(df.iloc[:, names.index(column)])
     hint = decimal_comma_hint(df)
     return make_dataset(series, upper=upper, name=name, column=column, decimal_comma=hint)
 

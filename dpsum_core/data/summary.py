@@ -358,9 +358,20 @@ class DataSummary:
         return replace(self, points=_ro(p), counts=_ro(c), units=_ro(u), sums=_ro(s))
 
     def units_at_most(self, points: np.ndarray) -> list[int]:
-        """Σ_{t ≤ p} t exactly (units of 2⁻¹⁰⁴) at held points (second passes build on it)."""
-        idx = np.searchsorted(self.points, np.asarray(points, float))
-        return [int(self.units[i]) for i in idx.tolist()]
+        """Σ_{t ≤ p} t exactly (units of 2⁻¹⁰⁴) for every p in ``points`` (flattened): held
+        points, or points answerable from the top-k (second passes build on it).
+
+        Raises
+        ------
+        MissingStatistics
+            As :meth:`count_at_most`.
+        """
+        p = np.asarray(points, float).ravel()
+        idx, above, _ = self._lookup(p)
+        return [
+            int(self.units[i]) if i >= 0 else self.total_units - self._top_units_cum[j]
+            for i, j in zip(idx.tolist(), np.asarray(above).tolist(), strict=True)
+        ]
 
     def with_order_statistics(self, positions: np.ndarray, values: np.ndarray):
         """A copy that also knows the values at ascending ranks ``positions``."""

@@ -226,3 +226,13 @@ def test_keep_u_after_an_upload_dismisses_the_question(data_page: AppTest) -> No
 
 def _has_keep(at: AppTest) -> bool:
     return any(b.key == "domain_keep" for b in at.button)
+
+
+def test_a_one_column_european_upload_is_read_with_decimal_commas(data_page: AppTest) -> None:
+    """``earnings`` / ``20,67``: one column of values with decimal commas, not 20 and a column
+    of cents (issue 17)."""
+    upload(data_page, "eu.csv", b"earnings\n20,67\n12,5\n3,00\n")
+    assert not data_page.exception and not errors(data_page), errors(data_page)
+    assert data_page.selectbox(key="data_column").value == "earnings"
+    report = " ".join(b.value for b in (*data_page.warning, *data_page.success))
+    assert "3 rows read, 3 kept." in report and "3 values read with a decimal comma" in report

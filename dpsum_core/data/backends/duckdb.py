@@ -17,22 +17,29 @@ import os
 from pathlib import Path
 
 from dpsum_core.data.backends.sql import DUCKDB, SQLBackend
-from dpsum_core.data.reading import _sniff_delimiter, check_text_head
+from dpsum_core.data.reading import check_text_head, text_delimiter
 from dpsum_core.errors import DataError
 
 _PARQUET = (".parquet", ".pq")
 _TEXT = (".csv", ".tsv", ".tab", ".txt")
+DATA_SUFFIXES = _PARQUET + _TEXT
+"""File names a folder's scan reads (:func:`resolve_files`)."""
 
 
-def resolve_files(source: str | os.PathLike) -> list[Path]:
+def resolve_files(source: str | os.PathLike | list[Path]) -> list[Path]:
     """The files of ``source``: a file, a folder (its Parquet or its CSV/TSV files, in
     sub-folders too, as in a Hive-partitioned dataset ``year=2020/part-0.parquet``) or a glob
     pattern. Raises DataError when nothing matches, or when a folder mixes Parquet and CSV
-    (reading one kind only would silently leave out records)."""
+    (reading one kind only would silently leave out records). A list of files is read as given
+    (already checked, e.g. by the app's server data rules): exactly these files, no others."""
+    if isinstance(source, list):
+        if not source:
+            raise DataError("no file to read")
+        return [Path(p) for p in source]
     text = str(source)
     path = Path(text)
     if path.is_dir():
-        inside = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and not hidden(p, path))
         parquet = [p for p in inside if p.suffix.lower() in _PARQUET]
         text_files = [p for p in inside if p.suffix.lower() in _TEXT]
         if parquet and text_files:
@@ -54,7 +61,7 @@ def resolve_files(source: str | os.PathLike) -> list[Path]:
     raise DataError(f"file not found: {path}")
 
 
-def _hidden(file: Path, root: Path) -> bool:
+def hidden(file: Path, root: Path) -> bool:
     """Files and folders whose name starts with '.' or '_' (Spark's _SUCCESS, .crc files)."""
     return any(part.startswith((".", "_")) for part in file.relative_to(root).parts)
 
@@ -87,7 +94,7 @@ class DuckDBBackend(SQLBackend):
     Parameters
     ----------
     source
-        A file, a folder of Parquet/CSV files, or a glob.
+        A file, a folder of Parquet/CSV files, a glob, or a list of files (read as given).
     upper
         Public U.
     column
@@ -101,7 +108,7 @@ class DuckDBBackend(SQLBackend):
 
     def __init__(
         self,
-        source: str | os.PathLike,
+        source: str | os.PathLike | list[Path],
         *,
         upper: float,
         column: str | None = None,
@@ -124,8 +131,7 @@ class DuckDBBackend(SQLBackend):
             self._source = f"read_parquet({listed})"
         else:
             head = text_head(self.files[0])
-            tsv = self.files[0].suffix.lower() in (".tsv", ".tab")
-            delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
+            delim = text_delimiter(head, str(self.files[0].name))
             self._source = (
                 f"read_csv({listed}, header = true, all_varchar = true, delim = {DUCKDB.lit(delim)}, "
                 "quote = '\"', escape = '\"', null_padding = false, strict_mode = true"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_head
 from dpsum_core.data.backends.sql import SPARK, SQLBackend
-from dpsum_core.data.reading import _sniff_delimiter
+from dpsum_core.data.reading import text_delimiter
 from dpsum_core.errors import DataError
 
 _views = itertools.count()
@@ -107,8 +107,7 @@ class SparkBackend(SQLBackend):
                 frame = self._guard(lambda: self.spark.read.parquet(*files))
             else:
                 csv = True
-                tsv = files[0].lower().endswith((".tsv", ".tab"))
-                delim = "\t" if tsv else _sniff_delimiter(head.decode("utf-8", errors="replace"))
+                delim = text_delimiter(head, files[0])
                 frame = self._guard(
                     lambda: self.spark.read.csv(
                         files, header=True, sep=delim, quote='"', escape='"', mode="FAILFAST"
