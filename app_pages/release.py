@@ -10,8 +10,8 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
+from dpsum_ui import guide, release, state
 from dpsum_ui import keys as K
-from dpsum_ui import release, state
 
 st.title("Release")
 st.caption(
@@ -19,6 +19,7 @@ st.caption(
     "truncation method, one draw of noise from OpenDP's samplers (no seed: nobody can "
     "reproduce it), recorded in this dataset's privacy-budget ledger."
 )
+guide.box("release")
 if note := release.message():
     getattr(st, note[0])(note[1])
 

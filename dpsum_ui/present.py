@@ -126,6 +126,52 @@ def nearest(options: list[float], value: float | None) -> float:
     return options[int(np.argmin(np.abs(logs - np.log(value))))]
 
 
+PAPER_EPSILON = 0.01  # the paper's setting, and the dashboard's default
+EPSILON_WARN = 2.0  # above this, a warning: one person can change the odds by e² ≈ 7.4 or more
+
+
+def epsilon_end(value: float, options: list[float]) -> str:
+    """ε as shown on its slider: the two ends say what they mean."""
+    if value == options[0]:
+        return f"{value:g} · more privacy"
+    if value == options[-1]:
+        return f"{value:g} · more accuracy"
+    return f"{value:g}"
+
+
+def epsilon_sentence(epsilon: float) -> str:
+    """What ε means, in one sentence that follows the value."""
+    factor = float(np.exp(epsilon))
+    odds = (
+        f"about {100 * (factor - 1):.2g} %" if factor < 2 else f"{factor:,.3g} times"
+    )
+    strength = (
+        "very strong privacy, much noise" if epsilon <= 0.05
+        else "strong privacy" if epsilon <= 0.5
+        else "moderate privacy" if epsilon <= 1
+        else "weak privacy, little noise" if epsilon <= EPSILON_WARN
+        else "very weak privacy"
+    )  # fmt: skip
+    sentence = (
+        f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
+        f"the chance of any result by at most a factor e^ε ≈ {factor:,.3g} ({odds})."
+    )
+    if epsilon == PAPER_EPSILON:
+        sentence += " This is the paper's setting and the default here."
+    return sentence
+
+
+def epsilon_warning(epsilon: float) -> str | None:
+    """A warning for large ε (above about 2), else None."""
+    if epsilon <= EPSILON_WARN:
+        return None
+    return (
+        f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
+        f"up to {np.exp(epsilon):,.0f}, which protects little. Use it to see how accuracy "
+        "behaves, not to publish."
+    )
+
+
 def sci(value: float) -> str:
     """A squared error, in scientific notation: 2.7 × 10¹⁴."""
     if not np.isfinite(value):
