@@ -184,18 +184,19 @@ def sci(value: float) -> str:
 
 
 def money(value: float) -> str:
-    """A large number, readable: 1,234 / 12.3 k / 4.56 M / 7.8 G / 1.2e+13."""
+    """A number in the data's unit, as people read it aloud: 0.5 / 1,234 / 123,456 /
+    4.56 million / 1.53 billion / 2.1 trillion (never "k", "M" or "G")."""
     v = abs(value)
     if not np.isfinite(value):
         return "∞"
-    if v < 1e4:
+    if v < 1e6:
         return f"{value:,.0f}" if v >= 10 else f"{value:.3g}"
-    for div, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
-        if v >= div:
-            if v >= 1e15:
-                return f"{value:.3g}"
-            return f"{value / div:.3g}{suffix}"
-    return f"{value:.3g}"
+    if v >= 1e15:
+        return f"{value:.3g}"
+    div, word = next(
+        (d, w) for d, w in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")) if v >= d
+    )
+    return f"{value / div:.3g} {word}"
 
 
 def teaching_text(

@@ -18,6 +18,15 @@ _CSS = """
    and body-coloured code still read as secondary text, at about 7:1. */
 div[data-testid="stCaptionContainer"] { opacity: 0.75; }
 div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
+/* Single query (a projector, a class at the back of the room): every control label, slider
+   value and metric label at 16 px or more (Streamlit draws them at 14 px). */
+.st-key-teach_panel [data-testid="stWidgetLabel"] p,
+.st-key-teach_panel [data-testid="stMetricLabel"] p,
+.st-key-teach_panel [data-testid="stSliderThumbValue"],
+.st-key-teach_panel [data-testid="stSliderTickBarMin"],
+.st-key-teach_panel [data-testid="stSliderTickBarMax"],
+.st-key-teach_panel [data-testid="stCaptionContainer"],
+.st-key-teach_panel button p { font-size: 1rem; }
 </style>
 """
 

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpsum_core import limits
 from dpsum_ui import keys
+from dpsum_ui.share import number_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,8 +43,10 @@ def metric(at: AppTest, label: str) -> str:
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     curves, everyone = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
-    assert any("total error" in n for n in names)
-    assert {"truncation bias²", "binning bias²", "variance"} <= set(names)
+    assert any("expected error (RMSE)" in n for n in names)
+    assert {"truncation bias (size)", "binning bias (size)", "noise (standard deviation)"} <= set(
+        names
+    )
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
     assert len(everyone["data"]) == 6
     text = " ".join(m.value for m in teach.markdown)
@@ -184,19 +187,47 @@ def _trace(spec: dict, name: str):
     return next(array(t["y"]) for t in spec["data"] if t.get("name") == name)
 
 
-def test_teaching_curves_separate_the_two_biases_and_move_theta_in_the_browser(
-    teach: AppTest,
-) -> None:
+def _sentence(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "Truncating at θ" in m.value)
+
+
+def test_one_theta_on_screen_the_chart_follows_the_slider(teach: AppTest) -> None:
+    """Issue 19: the chart has no θ control of its own; its marker, its readout, the metrics,
+    the sentence and the link all show the θ of the slider beside it."""
+    slider = teach.select_slider(key="teach_theta")
+    options = [float(o.replace(",", "")) for o in slider.options]
+    seen = set()
+    for theta in (options[10], options[30]):
+        teach.select_slider(key="teach_theta").set_value(theta).run()
+        assert_clean(teach)
+        curves = charts(teach)[0]
+        assert "sliders" not in curves["layout"] and "updatemenus" not in curves["layout"]
+        assert curves["layout"]["shapes"][0]["x0"] == theta
+        readout = curves["layout"]["annotations"][0]["text"]
+        assert f"θ = {theta:,.0f}" in readout
+        rmse = metric(teach, "Expected error")
+        assert f"expected error (RMSE) {rmse}" in readout  # the same number, the same words
+        assert f"Truncating at θ = {theta:,.0f}" in _sentence(teach)
+        assert teach.query_params["theta"] == number_text(theta)
+        seen.add(rmse)
+    assert len(seen) == 2
+
+
+def test_teaching_numbers_are_words_in_the_data_unit(teach: AppTest) -> None:
+    values = [m.value for m in teach.metric]
+    assert any(v.endswith(("million", "billion")) for v in values), values
+    assert not any(v.endswith((" k", " M", " G", " T")) for v in values), values
     curves = charts(teach)[0]
-    (slider,) = curves["layout"]["sliders"]
-    steps = slider["steps"]
-    assert len(steps) == len(teach.select_slider(key="teach_theta").options)
-    # each step moves the θ line and rewrites the readout, client-side (no server round trip)
-    assert all(s["method"] == "relayout" for s in steps)
-    assert {"shapes[0].x0", "shapes[0].x1", "annotations[0].text"} <= set(steps[0]["args"][0])
-    assert "truncation bias²" in steps[0]["args"][0]["annotations[0].text"]
-    identity_trunc = _trace(curves, "truncation bias²")
-    binning = _trace(curves, "binning bias²")
+    assert "²" not in curves["layout"]["annotations"][0]["text"]
+    assert curves["layout"]["yaxis"]["title"]["text"] == "error, in the data's unit"
+    assert all(t[-1].isdigit() or t.endswith(("million", "billion", "trillion"))
+               for t in curves["layout"]["yaxis"]["ticktext"])  # fmt: skip
+
+
+def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
+    curves = charts(teach)[0]
+    identity_trunc = _trace(curves, "truncation bias (size)")
+    binning = _trace(curves, "binning bias (size)")
     # upper-edge weights: the binning bias never vanishes, even at θ = U; the truncation bias
     # does (a gap on the log axis) once θ passes every value ≤ τ
     assert np.all(binning > 0) and np.isnan(identity_trunc[-1])
@@ -205,15 +236,15 @@ def test_teaching_curves_separate_the_two_biases_and_move_theta_in_the_browser(
     assert_clean(teach)
     sqm = charts(teach)[0]
     names = [t.get("name") for t in sqm["data"]]
-    assert "binning bias²" not in names
-    np.testing.assert_allclose(_trace(sqm, "truncation bias²"), identity_trunc)
+    assert "binning bias (size)" not in names
+    np.testing.assert_allclose(_trace(sqm, "truncation bias (size)"), identity_trunc)
     assert any("no binning bias" in m.value for m in teach.markdown)
 
 
 def test_lowest_error_marker_ignores_the_cancellation_of_the_biases(teach: AppTest) -> None:
     spec = charts(teach)[0]
-    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "variance")
-    trunc = np.nan_to_num(_trace(spec, "truncation bias²"))
-    trade_off = trunc + _trace(spec, "variance")
+    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "noise (standard deviation)")
+    trunc = np.nan_to_num(_trace(spec, "truncation bias (size)"))
+    trade_off = trunc**2 + _trace(spec, "noise (standard deviation)") ** 2
     best = spec["layout"]["shapes"][1]["x0"]
     assert best == x[int(np.argmin(trade_off))]
