@@ -93,3 +93,14 @@ def test_epsilon_in_plain_words(app) -> None:
     app.select_slider(key="epsilon").set_value(5.0).run()
     assert_clean(app)
     assert any("ε = 5 is large" in w.value for w in app.warning)
+
+
+def test_about_page_answers_the_faq() -> None:
+    at = _open("app_pages/about.py")
+    assert_clean(at)
+    questions = [e.label for e in at.expander]
+    for words in ("choose ε", "promise", "domain [0, U] be public", "one row per person",
+                  "true answers", "cite"):  # fmt: skip
+        assert any(words in q for q in questions), (words, questions)
+    text = " ".join(m.value for m in at.markdown)
+    assert "does **not** hide" in text and "e^ε" in text
