@@ -9,7 +9,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
 from dpsum_core.mechanisms.registry import get, label
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.results import ExperimentResult, headline_name
+from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
 
@@ -48,6 +48,30 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             "Seconds": ov["seconds"],
         }
     )
+
+
+BEST_COLUMN = "Lowest error"
+BEST_MARK = "★ lowest"
+
+
+def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | None]:
+    """The overview table with its best row marked (lowest headline error, with isotonic
+    regression when ``iso``), and a sentence naming it; no mark when no error is finite."""
+    column = "… with isotonic" if iso else HEADLINE
+    values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(values).any():
+        return table, None
+    best = int(np.nanargmin(np.where(np.isfinite(values), values, np.nan)))
+    marked = table.copy()
+    marked.insert(0, BEST_COLUMN, [BEST_MARK if i == best else "" for i in range(len(table))])
+    row = table.iloc[best]
+    how = " (with isotonic regression)" if iso else ""
+    sentence = (
+        f"Lowest {headline_name()}{how}: **{row['Algorithm']}** with "
+        f"{row['Truncation']}, {values[best]:.3g} — its answers are off by about "
+        f"{percent(values[best])} in the typical query."
+    )
+    return marked, sentence
 
 
 def ledger_table(result: ExperimentResult) -> pd.DataFrame:

@@ -87,6 +87,11 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     assert heatmap["data"][0]["type"] == "heatmap"
     # 15 cells + RawSum once, in its own "θ after measuring" column
     assert len(heatmap["data"][0]["y"]) == 6 and len(heatmap["data"][0]["x"]) == 4
+    # issue 19: a pair that is not a configuration says so, never "nan"
+    cells = [c for row in heatmap["data"][0]["text"] for c in row]
+    assert "nan" not in " ".join(cells).lower()
+    assert cells.count("does not exist") == 5 + 3  # RawSum under 3 methods, 5 in its column
+    assert all(c == "does not exist" or float(c) > 0 for c in cells)
     compare.button_group(key="compare_view").set_value("error").run()
     assert_clean(compare)
     grid = charts(compare)[0]
