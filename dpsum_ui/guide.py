@@ -22,17 +22,20 @@ TEXTS: dict[str, str] = {
     ),
     "explorer": (
         "**Step 2 · the explorer.** Press **Run**: each algorithm answers every query many "
-        "times with fresh noise. In *Answers*, the **band** is where 90 % of the noisy answers "
-        "fell (5th to 95th percentile): narrow means dependable. The **relative error** is the "
+        "times with fresh noise (ε, the privacy budget, sets how much). In *Answers*, the "
+        "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): narrow "
+        "means dependable. The **relative error** is the "
         "miss as a share of the true answer, |noisy − true| / true (0.05 = off by 5 %; a "
         "small floor δ stands in for tiny true answers). "
-        "Look first at **TaMM with SVT** (the paper's best) and **RawSum**, then compare the "
-        "others in the *Summary* tab."
+        "Look first at **TaMM with SVT** (the paper's proposal) and **RawSum** (it did better "
+        "on every synthetic column we measured, see About); the *Summary* tab names the "
+        "lowest error of your run."
     ),
     "decide": (
         "**Step 3 · decide.** Type the error you can live with (5 = answers off by about 5 % "
-        "in the typical query). Each line is one algorithm's error as ε grows; where it crosses "
-        "the horizontal **target** line is the smallest ε that meets it. Smaller ε means more "
+        "in the typical query). Each line is one algorithm's error as ε, the privacy budget, "
+        "grows; where it crosses the horizontal **target** line is the smallest ε that meets "
+        "it. Smaller ε means more "
         "privacy, so the line that crosses first (furthest left) is the one to choose. "
         "These errors use the true answers: decide before publishing, never after."
     ),
@@ -41,7 +44,7 @@ TEXTS: dict[str, str] = {
         "no seed, so nobody can redo it. The **ledger** adds up the ε spent on this dataset: "
         "each release of the same people spends budget again, and the ledger refuses a release "
         "that would go over the total you set. What is **published**: the noisy answers, the "
-        "θ used, and ε — never the true answers or the data."
+        "truncation threshold θ used, and ε — never the true answers or the data."
     ),
 }
 

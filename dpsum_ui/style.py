@@ -23,10 +23,12 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 .st-key-teach_panel [data-testid="stWidgetLabel"] p,
 .st-key-teach_panel [data-testid="stMetricLabel"] p,
 .st-key-teach_panel [data-testid="stSliderThumbValue"],
-.st-key-teach_panel [data-testid="stSliderTickBarMin"],
-.st-key-teach_panel [data-testid="stSliderTickBarMax"],
+.st-key-teach_panel [data-testid="stSliderTickBar"],
 .st-key-teach_panel [data-testid="stCaptionContainer"],
 .st-key-teach_panel button p { font-size: 1rem; }
+/* The ε slider's ends say what they mean ("0.001 · more privacy", "10 · more accuracy"):
+   keep them shown (Streamlit shows a slider's end labels only on hover or focus). */
+.st-key-epsilon [data-testid="stSliderTickBar"] { opacity: 1 !important; }
 </style>
 """
 

@@ -11,6 +11,7 @@ from tests.e2e.conftest import (
     goto_page,
     key,
     new_context,
+    nudge_slider,
     open_app,
     wait_idle,
 )
@@ -53,3 +54,19 @@ def test_guide_boxes_follow_the_switch_and_the_link_carries_it(page, server, bro
         assert_clean(other)
     finally:
         context.close()
+
+
+def test_epsilon_slider_speaks_plainly(page, server):
+    open_app(page, server.url)
+    ends = page.locator(f'{key("epsilon")} [data-testid="stSliderTickBar"]')
+    low, high = ends.locator(":scope > *").all_inner_texts()
+    assert low.endswith("more privacy") and high.endswith("more accuracy"), (low, high)
+    # shown without hovering (Streamlit fades a slider's ends in only on hover or focus)
+    assert ends.evaluate("e => getComputedStyle(e).opacity") == "1"
+    page.get_by_text("This is the paper's setting and the default here.").wait_for()
+    assert page.get_by_text("is large: one person can change the odds").count() == 0
+    nudge_slider(page, "epsilon", "End")  # ε = 10
+    page.get_by_text("ε = 10 is large: one person can change the odds").wait_for()
+    page.get_by_text("ε = 10: very weak privacy.").wait_for()
+    wait_idle(page)
+    assert_clean(page)

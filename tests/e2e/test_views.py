@@ -40,7 +40,7 @@ def drawn_y_range(page, name: str) -> list[float]:
 
 def test_answers_axis_as_drawn_follows_the_true_answers(page, server):
     open_app(page, server.url)
-    page.locator(f"{key('truncation')} button", has_text="None").click()
+    page.locator(f"{key('truncation')} button", has_text="no truncation").click()
     run_q3(page, seed=3)
     assert_clean(page)
     truth = next(t["y"] for t in chart_data(page, "explorer_answers") if t["name"] == "true answer")
