@@ -79,10 +79,10 @@ def theta_curves_figure(
     name = algorithm_label(algorithm)
     x = curves["theta"].to_numpy()
     lines = [
-        ("total", f"{name}: expected error (RMSE)", dict(color=color, width=4)),
-        ("truncation_bias2", "truncation bias (size)", dict(color="#000000", width=2, dash="dash")),
-        ("binning_bias2", "binning bias (size)", dict(color="#8C510A", width=2, dash="dashdot")),
-        ("variance", "noise (standard deviation)", dict(color="#777777", width=2, dash="dot")),
+        ("total", f"{name}: RMSE", dict(color=color, width=4)),
+        ("truncation_bias2", "|truncation bias|", dict(color="#000000", width=2, dash="dash")),
+        ("binning_bias2", "|binning bias|", dict(color="#8C510A", width=2, dash="dashdot")),
+        ("variance", "noise (SD)", dict(color="#777777", width=2, dash="dot")),
     ]
     for column, label, style in lines:
         if not (curves[column] > 0).any():
@@ -140,7 +140,8 @@ def theta_curves_figure(
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
         margin=dict(l=85, r=20, t=150, b=20),
     )
-    fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
+    xrange = [np.log10(x.min()), np.log10(x.max())]
+    fig.update_xaxes(type="log", range=xrange, **_word_ticks(*xrange))
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
     # Headroom above the curves for the readout, so that it hides none of them.
     drawn = curves[["total", "truncation_bias2", "binning_bias2", "variance"]].to_numpy()
@@ -175,7 +176,11 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
     fig.add_vline(x=theta, line=dict(color="#555555", width=1))
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(height=480)
-    fig.update_xaxes(title="truncation threshold θ", type="log")
+    thetas = curves["theta"].to_numpy(dtype=float)
+    fig.update_xaxes(
+        title="truncation threshold θ", type="log",
+        **_word_ticks(np.log10(thetas.min()), np.log10(thetas.max())),
+    )  # fmt: skip
     values = np.concatenate(drawn) if drawn else np.array([1.0])
     values = values[np.isfinite(values) & (values > 0)]
     ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}

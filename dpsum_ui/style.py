@@ -29,6 +29,7 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 /* The ε slider's ends say what they mean ("0.001 · more privacy", "10 · more accuracy"):
    keep them shown (Streamlit shows a slider's end labels only on hover or focus). */
 .st-key-epsilon [data-testid="stSliderTickBar"] { opacity: 1 !important; }
+.st-key-epsilon { padding-bottom: 1.6rem; }  /* room for the ends when they wrap */
 </style>
 """
 

@@ -43,8 +43,8 @@ def metric(at: AppTest, label: str) -> str:
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     curves, everyone = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
-    assert any("expected error (RMSE)" in n for n in names)
-    assert {"truncation bias (size)", "binning bias (size)", "noise (standard deviation)"} <= set(
+    assert any(n.endswith(": RMSE") for n in names)
+    assert {"|truncation bias|", "|binning bias|", "noise (SD)"} <= set(
         names
     )
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
@@ -231,8 +231,8 @@ def test_teaching_numbers_are_words_in_the_data_unit(teach: AppTest) -> None:
 
 def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
     curves = charts(teach)[0]
-    identity_trunc = _trace(curves, "truncation bias (size)")
-    binning = _trace(curves, "binning bias (size)")
+    identity_trunc = _trace(curves, "|truncation bias|")
+    binning = _trace(curves, "|binning bias|")
     # upper-edge weights: the binning bias never vanishes, even at θ = U; the truncation bias
     # does (a gap on the log axis) once θ passes every value ≤ τ
     assert np.all(binning > 0) and np.isnan(identity_trunc[-1])
@@ -241,15 +241,15 @@ def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
     assert_clean(teach)
     sqm = charts(teach)[0]
     names = [t.get("name") for t in sqm["data"]]
-    assert "binning bias (size)" not in names
-    np.testing.assert_allclose(_trace(sqm, "truncation bias (size)"), identity_trunc)
+    assert "|binning bias|" not in names
+    np.testing.assert_allclose(_trace(sqm, "|truncation bias|"), identity_trunc)
     assert any("no binning bias" in m.value for m in teach.markdown)
 
 
 def test_lowest_error_marker_ignores_the_cancellation_of_the_biases(teach: AppTest) -> None:
     spec = charts(teach)[0]
-    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "noise (standard deviation)")
-    trunc = np.nan_to_num(_trace(spec, "truncation bias (size)"))
-    trade_off = trunc**2 + _trace(spec, "noise (standard deviation)") ** 2
+    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "noise (SD)")
+    trunc = np.nan_to_num(_trace(spec, "|truncation bias|"))
+    trade_off = trunc**2 + _trace(spec, "noise (SD)") ** 2
     best = spec["layout"]["shapes"][1]["x0"]
     assert best == x[int(np.argmin(trade_off))]
