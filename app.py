@@ -7,7 +7,7 @@ page file on its own, without this frame, until some session has run this script
 
 import streamlit as st
 
-from dpsum_ui import shell, style, warmup
+from dpsum_ui import guide, shell, style, warmup
 from dpsum_ui.uploads import keep_uploads_in_memory
 
 keep_uploads_in_memory()  # before any upload reaches the server's multipart parser
@@ -50,6 +50,7 @@ page = st.navigation(
 style.apply()
 shell.restore_from_link(page.url_path)
 sidebar = st.sidebar.container()
+guide.switch()  # below the summary, before the page reads it
 page.run()
 with sidebar:
     shell.sidebar_summary(publishing=page.url_path == "release")

@@ -1,4 +1,5 @@
-"""About: what dpsum does, the paper and how to cite it, a glossary, honest privacy notes."""
+"""About: what dpsum does, the paper and how to cite it, honest privacy notes, a FAQ, a
+glossary."""
 
 import streamlit as st
 
@@ -97,6 +98,61 @@ with right:
   of records N is treated as private.
 """
     )
+
+FAQ: tuple[tuple[str, str], ...] = (
+    (
+        "How do I choose ε?",
+        "ε is how much one person can change what is published: smaller ε, more privacy, more "
+        "noise. Start from the paper's ε = 0.01 and the error you can accept, then use the "
+        "**Decide** page: it shows, for an error target, the smallest ε at which each "
+        "algorithm meets it. Values of 0.1 to 1 are common in practice; above about 2 the "
+        "protection is weak. Fix ε before publishing, and remember that every release of "
+        "the same people spends it again.",
+    ),
+    (
+        "What does differential privacy promise, and what not?",
+        "It promises that the published answers are almost as likely whether or not any one "
+        "person's record is in the data (within a factor e^ε), so nobody can learn much about "
+        "an individual from them, whatever else they know. It does **not** hide what the data "
+        "says about a group (a published total is meant to be learned), it does not protect "
+        "answers computed outside the mechanism (the true answers this dashboard shows), "
+        "and it weakens with every extra release unless the budget is kept.",
+    ),
+    (
+        "Why must the domain [0, U] be public?",
+        "The noise is sized for the most one person can add, which depends on U (and on θ). "
+        "If U were read from the data — say, the largest income — then U itself would reveal "
+        "that person. Choose U from public knowledge (a legal maximum, a published range, a "
+        "previous year); values above it are clipped to U, which costs nothing.",
+    ),
+    (
+        "Why one row per person?",
+        "The guarantee protects one *row*: adding or removing one row changes the answers by "
+        "at most the sensitivity. If a person had several rows (several jobs, several years), "
+        "they would change the answers by several times as much and be protected less. "
+        "Combine each person's rows into one before loading the data.",
+    ),
+    (
+        "Why does the dashboard show true answers, and the release not?",
+        "To choose a method and ε you need to see how far the noisy answers fall from the "
+        "truth, so the explorer, Compare, Single query and Decide pages show true answers: "
+        "they are for people already allowed to see the data. The **Release** page is the "
+        "one that publishes: it shows and saves only the private answers, θ and ε, never "
+        "the true answers.",
+    ),
+    (
+        "How do I cite this?",
+        "Cite the paper for the methods (Wu, Pujol, Kotsogiannis and Machanavajjhala, "
+        "*Answering Summation Queries for Numerical Attributes under Differential "
+        "Privacy*) and dpsum with its version for the software: the BibTeX is above, "
+        "under *The paper*.",
+    ),
+)
+
+st.header("Frequently asked questions")
+for question, answer in FAQ:
+    with st.expander(question):
+        st.markdown(answer)
 
 st.header("Glossary")
 g1, g2 = st.columns(2, gap="large")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.plots.style import file_stem
-from dpsum_ui import compute, explorer, present, server_data, state, widgets
+from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
 
@@ -13,6 +13,7 @@ st.caption(
     "Pick the numeric column to protect and the public domain [0, U] it lives in. "
     "Everything on this page is deterministic: no noise is drawn here."
 )
+guide.box("data")
 
 data_col, domain_col = st.columns([1, 1.15], gap="large")
 

@@ -8,7 +8,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.simulate.results import headline_definition, headline_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_ui import decide, shell, state, widgets
+from dpsum_ui import decide, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -17,6 +17,7 @@ st.caption(
     "Error against ε for every algorithm, and the smallest ε at which each meets the error "
     "you need. The curves are analytic and instant; **Simulate** checks them with real runs."
 )
+guide.box("decide")
 
 
 def controls() -> tuple[list[str], str, float]:

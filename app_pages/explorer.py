@@ -8,7 +8,7 @@ from dpsum_core.plots.results import (
     isotonic_figure,
     relative_error_figure,
 )
-from dpsum_ui import explorer, present, state, widgets
+from dpsum_ui import explorer, guide, present, state, widgets
 from dpsum_ui import keys as K
 
 
@@ -113,6 +113,7 @@ st.caption(
     "algorithms and RawSum (raw sums, θ chosen after measuring). Choose, press **Run**, read "
     "the figures; the same seed gives the same figures."
 )
+guide.box("explorer")
 explorer.show_notices()
 ctx = state.data_context()
 if ctx.error:

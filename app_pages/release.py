@@ -12,8 +12,8 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
+from dpsum_ui import guide, release, state
 from dpsum_ui import keys as K
-from dpsum_ui import release, state
 
 
 def _fits(book: Ledger, epsilon: float) -> bool:
@@ -30,6 +30,7 @@ st.caption(
     "truncation method, one draw of noise from OpenDP's samplers (no seed: nobody can "
     "reproduce it), recorded in this dataset's privacy-budget ledger."
 )
+guide.box("release")
 if note := release.message():
     getattr(st, note[0])(note[1])
 

@@ -1,6 +1,8 @@
 """Single query (teaching): how θ trades truncation bias for noise on one prefix sum, the
 binning bias the histogram adds, and where the private θ choices land. Deterministic analysis,
-except the seeded θ samples; the chart's θ slider runs in the browser."""
+except the seeded θ samples. One θ on screen: the slider beside the chart; the chart's marker,
+the numbers, the sentences and the link all follow it (the chart has no θ control of its own,
+so that a class never sees two θ)."""
 
 import streamlit as st
 
@@ -12,8 +14,9 @@ from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
 st.caption(
-    "One prefix sum q_τ = the total of the values ≤ τ. Drag θ under the chart: the curves are "
-    "exact expectations, computed once, so the marker moves live."
+    "One prefix sum q_τ = the total of the values ≤ τ. Move θ with the slider beside the chart "
+    "(mouse or arrow keys): the chart's marker, the numbers and the explanations follow it. "
+    "Errors are in the data's unit."
 )
 
 
@@ -45,11 +48,11 @@ def controls(ctx: state.DataContext, plan: state.Plan) -> None:
     widget(
         st.select_slider,
         K.TEACH_THETA,
-        "θ for the numbers below and the link",
+        "Truncation threshold θ",
         options=grid,
         format_func=lambda t: f"{t:,.0f}",
-        help="The chart's own θ slider moves live while you drag; this one (also usable with "
-        "the keyboard) sets the numbers, the explanations and the shared link.",
+        help="Values above θ count as θ. The chart's marker, the numbers, the explanations "
+        "and the shared link all follow this one θ.",
     )
 
 
@@ -93,7 +96,8 @@ def single_query_page() -> None:
         return
 
     # Projector layout: every control in a narrow column beside the chart, both above the fold.
-    left, right = st.columns([1, 2.5], gap="medium")
+    column, right = st.columns([1, 2.5], gap="medium")
+    left = column.container(key="teach_panel")  # its controls and numbers are drawn ≥ 16 px
     with left:
         plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
         if plan.error:
@@ -141,7 +145,8 @@ def single_query_page() -> None:
     with st.expander("All algorithms at this query"):
         widgets.chart(view.all_figure, "teach_all", stem=f"{view.stem}_all_algorithms")
         st.caption(
-            "Total expected error over θ. Identity and TaMM add noise to counts, so θ only trades "
+            "Expected error (RMSE, in the data's unit) over θ. Identity and TaMM add noise to "
+            "counts, so θ only trades "
             "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."
         )
     st.caption(

@@ -52,7 +52,8 @@ def parse_target(text: object) -> float:
     Raises
     ------
     ParameterError
-        Not a number, or not in (0, DECIDE_TARGET_MAX_PERCENT) %.
+        Not a number, 0 (no private answer is exact), or not in
+        (0, DECIDE_TARGET_MAX_PERCENT) %.
     """
     raw = str(text if text is not None else "").strip().removesuffix("%").strip()
     try:
@@ -62,6 +63,12 @@ def parse_target(text: object) -> float:
             f"the error target {str(text)!r} is not a number: type a percentage such as 5"
         ) from None
     top = limits.DECIDE_TARGET_MAX_PERCENT
+    if value == 0:
+        raise ParameterError(
+            "a target of 0 % cannot be met: differential privacy protects people by adding "
+            "noise, so every private answer is off by something, at any ε. Type the error you "
+            "can accept, e.g. 5 for answers off by about 5 %"
+        )
     if not 0 < value < top or not np.isfinite(value):
         raise ParameterError(
             f"the error target must be a percentage between 0 and {top:g}, got {raw}: "

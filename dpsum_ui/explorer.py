@@ -254,8 +254,11 @@ def theta_tab(item: Shown) -> None:
 def summary_tab(item: Shown) -> None:
     """Per-algorithm overview, the privacy ledger, and result downloads."""
     result = item.result
-    st.markdown("**Per algorithm** (mean over all queries and trials)")
     table = compute.figure((item.key, "overview"), lambda: present.overview_table(result))
+    table, best = present.mark_best(table, iso=bool(state.get(K.ISO)))
+    if best:
+        st.success(best, icon=":material/trophy:")
+    st.markdown("**Per algorithm** (mean over all queries and trials)")
     st.dataframe(
         table,
         hide_index=True,

@@ -17,6 +17,8 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.style import algorithm_style
 from dpsum_core.truncation.registry import label as truncation_label
 
+from .present import money
+
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
 _LAYOUT = dict(
     template="plotly_white",
@@ -33,6 +35,17 @@ def _positive(values: pd.Series) -> np.ndarray:
     return np.where(v > 0, v, np.nan)
 
 
+def _in_words(values: np.ndarray) -> list[str]:
+    """Hover texts of a curve in the data's unit, as words (“1.53 billion”, not “1.53G”)."""
+    return ["" if not np.isfinite(v) else money(float(v)) for v in values]
+
+
+def _word_ticks(low: float, high: float) -> dict:
+    """Log-axis ticks at the powers of ten in [10^low, 10^high], labelled in words."""
+    values = [10.0**k for k in range(int(np.floor(low)), int(np.ceil(high)) + 1)]
+    return dict(tickmode="array", tickvals=values, ticktext=[money(v) for v in values])
+
+
 def theta_curves_figure(
     curves: pd.DataFrame,
     algorithm: str,
@@ -40,15 +53,19 @@ def theta_curves_figure(
     theta: float,
     best: float,
     samples: Mapping[str, np.ndarray],
-    readouts: list[str],
+    readout: str,
     title: str,
 ) -> go.Figure:
-    """Truncation bias², binning bias², variance and total expected error of one algorithm
-    over θ (log–log), with a θ slider that moves a marker and a readout in the browser (no
-    server round trip while dragging), and below it where SVT / Recursive land across trials.
+    """The expected error of one algorithm over θ and its parts, in the data's unit (log–log):
+    RMSE = √(bias² + variance), |truncation bias|, |binning bias| and the noise's standard
+    deviation √variance; a marker and a readout at ``theta``, and below it where SVT /
+    Recursive land across trials.
+
+    The marker is the page's θ: the figure has no θ control of its own, so that the chart,
+    the numbers, the sentences and the link never show two different θ.
 
     ``curves``: columns theta, truncation_bias2, binning_bias2, variance, total (one row per
-    grid θ); ``readouts``: the text shown at each grid θ; ``theta`` starts the slider.
+    grid θ); ``readout``: the text shown at ``theta``.
     """
     rows = 2 if samples else 1
     fig = make_subplots(
@@ -62,31 +79,31 @@ def theta_curves_figure(
     name = algorithm_label(algorithm)
     x = curves["theta"].to_numpy()
     lines = [
-        ("total", f"{name}: total error", dict(color=color, width=4)),
-        ("truncation_bias2", "truncation bias²", dict(color="#000000", width=2, dash="dash")),
-        ("binning_bias2", "binning bias²", dict(color="#8C510A", width=2, dash="dashdot")),
-        ("variance", "variance", dict(color="#777777", width=2, dash="dot")),
+        ("total", f"{name}: RMSE", dict(color=color, width=4)),
+        ("truncation_bias2", "|truncation bias|", dict(color="#000000", width=2, dash="dash")),
+        ("binning_bias2", "|binning bias|", dict(color="#8C510A", width=2, dash="dashdot")),
+        ("variance", "noise (SD)", dict(color="#777777", width=2, dash="dot")),
     ]
     for column, label, style in lines:
         if not (curves[column] > 0).any():
             continue  # e.g. SQM has no binning bias: say so in the text, draw nothing
+        y = np.sqrt(_positive(curves[column]))
         fig.add_trace(
             go.Scatter(
-                x=x, y=_positive(curves[column]), mode="lines", name=label, line=style,
-                hovertemplate="%{y:.3g}",
+                x=x, y=y, mode="lines", name=label, line=style, text=_in_words(y),
+                hovertemplate="%{text}",
             ),
             row=1,
             col=1,
         )  # fmt: skip
-    # Shapes take data coordinates on a log axis, annotations log10 ones; the slider below
-    # rewrites shape 0 (θ) and annotation 0 (the readout) in the browser.
+    # Shapes take data coordinates on a log axis, annotations log10 ones.
     start = int(np.argmin(np.abs(np.log(x) - np.log(theta))))
     fig.add_shape(
         type="line", x0=x[start], x1=x[start], y0=0, y1=1, xref="x", yref="y domain",
         line=dict(color=color, width=3),
     )  # fmt: skip
     fig.add_annotation(
-        text=readouts[start], x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
+        text=readout, x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
         yanchor="top", align="left", showarrow=False, bgcolor="rgba(255,255,255,0.9)",
         bordercolor=color, borderwidth=1, font=dict(size=14),
     )  # fmt: skip
@@ -116,23 +133,6 @@ def theta_curves_figure(
             row=2,
             col=1,
         )
-    fig.update_layout(
-        sliders=[
-            dict(
-                active=start,
-                currentvalue=dict(prefix="θ = ", font=dict(size=16)),
-                pad=dict(t=40),
-                steps=[
-                    dict(
-                        method="relayout",
-                        label=f"{t:,.0f}",
-                        args=[{"shapes[0].x0": t, "shapes[0].x1": t, "annotations[0].text": r}],
-                    )
-                    for t, r in zip(x, readouts, strict=True)
-                ],
-            )
-        ]
-    )
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(
         height=600,
@@ -140,15 +140,17 @@ def theta_curves_figure(
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
         margin=dict(l=85, r=20, t=150, b=20),
     )
-    fig.update_xaxes(type="log", range=[np.log10(x.min()), np.log10(x.max())])
+    xrange = [np.log10(x.min()), np.log10(x.max())]
+    fig.update_xaxes(type="log", range=xrange, **_word_ticks(*xrange))
     fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
     # Headroom above the curves for the readout, so that it hides none of them.
     drawn = curves[["total", "truncation_bias2", "binning_bias2", "variance"]].to_numpy()
-    drawn = drawn[np.isfinite(drawn) & (drawn > 0)]
-    yrange = [np.log10(drawn.min()) - 0.3, np.log10(drawn.max()) + 2.2]
+    drawn = np.sqrt(drawn[np.isfinite(drawn) & (drawn > 0)])
+    yrange = [np.log10(drawn.min()) - 0.15, np.log10(drawn.max()) + 1.1]
     fig.update_yaxes(
-        title="squared error", type="log", exponentformat="power", range=yrange, row=1, col=1
-    )
+        title="error, in the data's unit", type="log", range=yrange,
+        **_word_ticks(*yrange), row=1, col=1,
+    )  # fmt: skip
     if rows == 2:
         fig.update_yaxes(title="", row=2, col=1)
     return fig
@@ -157,20 +159,30 @@ def theta_curves_figure(
 def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> go.Figure:
     """Total expected error of every algorithm over θ for one query (log–log)."""
     fig = go.Figure()
+    drawn: list[np.ndarray] = []
     for algorithm in ALGORITHMS:
         part = curves[curves["algorithm"] == algorithm]
         if part.empty:
             continue
+        y = np.sqrt(_positive(part["total"]))
+        drawn.append(y)
         fig.add_trace(
             go.Scatter(
-                x=part["theta"], y=_positive(part["total"]), name=algorithm_label(algorithm),
-                **algorithm_style(algorithm, width=3),
-                hovertemplate="%{y:.3g}",
+                x=part["theta"], y=y, text=_in_words(y),
+                name=algorithm_label(algorithm), **algorithm_style(algorithm, width=3),
+                hovertemplate="%{text}",
             )
         )  # fmt: skip
     fig.add_vline(x=theta, line=dict(color="#555555", width=1))
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(height=480)
-    fig.update_xaxes(title="truncation threshold θ", type="log")
-    fig.update_yaxes(title="expected squared error", type="log", exponentformat="power")
+    thetas = curves["theta"].to_numpy(dtype=float)
+    fig.update_xaxes(
+        title="truncation threshold θ", type="log",
+        **_word_ticks(np.log10(thetas.min()), np.log10(thetas.max())),
+    )  # fmt: skip
+    values = np.concatenate(drawn) if drawn else np.array([1.0])
+    values = values[np.isfinite(values) & (values > 0)]
+    ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}
+    fig.update_yaxes(title="expected error (RMSE), in the data's unit", type="log", **ticks)
     return fig

@@ -4,7 +4,8 @@ Every widget has a fixed ``key=``; the same key on two pages means the same sett
 value is kept in ``st.session_state`` and shared, e.g. ε on the explorer and the teaching page).
 
 Sidebar (app.py)
-    (no widgets; a summary of the current dataset and settings, and the seed)
+    ``guide``              toggle: the guide's boxes, one per step (a link carries ``guide=1``)
+    (otherwise no widgets; a summary of the current dataset and settings, and the seed)
 
 Data page (app_pages/data.py)
     ``data_source``        radio: ``"sample"``, ``"upload"`` or (with a data directory) ``"server"``
@@ -100,6 +101,9 @@ Charts and figure downloads (every figure, ``<figure>`` as below)
 """
 
 from __future__ import annotations
+
+# Sidebar
+GUIDE = "guide"
 
 # Data page
 DATA_SOURCE = "data_source"

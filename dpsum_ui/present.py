@@ -9,7 +9,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
 from dpsum_core.mechanisms.registry import get, label
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.results import ExperimentResult, headline_name
+from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
 
@@ -49,6 +49,30 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             "Seconds": ov["seconds"],
         }
     )
+
+
+BEST_COLUMN = "Lowest error"
+BEST_MARK = "★ lowest"
+
+
+def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | None]:
+    """The overview table with its best row marked (lowest headline error, with isotonic
+    regression when ``iso``), and a sentence naming it; no mark when no error is finite."""
+    column = "… with isotonic" if iso else HEADLINE
+    values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(values).any():
+        return table, None
+    best = int(np.nanargmin(np.where(np.isfinite(values), values, np.nan)))
+    marked = table.copy()
+    marked.insert(0, BEST_COLUMN, [BEST_MARK if i == best else "" for i in range(len(table))])
+    row = table.iloc[best]
+    how = " (with isotonic regression)" if iso else ""
+    sentence = (
+        f"Lowest {headline_name()}{how}: **{row['Algorithm']}** with "
+        f"{row['Truncation']}, {values[best]:.3g} — its answers are off by about "
+        f"{percent(values[best])} in the typical query."
+    )
+    return marked, sentence
 
 
 def ledger_table(result: ExperimentResult) -> pd.DataFrame:
@@ -127,6 +151,52 @@ def nearest(options: list[float], value: float | None) -> float:
     return options[int(np.argmin(np.abs(logs - np.log(value))))]
 
 
+PAPER_EPSILON = 0.01  # the paper's setting, and the dashboard's default
+EPSILON_WARN = 2.0  # above this, a warning: one person can change the odds by e² ≈ 7.4 or more
+
+
+def epsilon_end(value: float, options: list[float]) -> str:
+    """ε as shown on its slider: the two ends say what they mean."""
+    if value == options[0]:
+        return f"{value:g} · more privacy"
+    if value == options[-1]:
+        return f"{value:g} · more accuracy"
+    return f"{value:g}"
+
+
+def epsilon_sentence(epsilon: float) -> str:
+    """What ε means, in one sentence that follows the value."""
+    factor = float(np.exp(epsilon))
+    odds = (
+        f"about {100 * (factor - 1):.2g} %" if factor < 2 else f"{factor:,.3g} times"
+    )
+    strength = (
+        "very strong privacy, much noise" if epsilon <= 0.05
+        else "strong privacy" if epsilon <= 0.5
+        else "moderate privacy" if epsilon <= 1
+        else "weak privacy, little noise" if epsilon <= EPSILON_WARN
+        else "very weak privacy"
+    )  # fmt: skip
+    sentence = (
+        f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
+        f"the chance of any result by at most a factor e^ε ≈ {factor:,.3g} ({odds})."
+    )
+    if epsilon == PAPER_EPSILON:
+        sentence += " This is the paper's setting and the default here."
+    return sentence
+
+
+def epsilon_warning(epsilon: float) -> str | None:
+    """A warning for large ε (above about 2), else None."""
+    if epsilon <= EPSILON_WARN:
+        return None
+    return (
+        f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
+        f"up to {np.exp(epsilon):,.0f}, which protects little. Use it to see how accuracy "
+        "behaves, not to publish."
+    )
+
+
 def sci(value: float) -> str:
     """A squared error, in scientific notation: 2.7 × 10¹⁴."""
     if not np.isfinite(value):
@@ -139,18 +209,19 @@ def sci(value: float) -> str:
 
 
 def money(value: float) -> str:
-    """A large number, readable: 1,234 / 12.3 k / 4.56 M / 7.8 G / 1.2e+13."""
+    """A number in the data's unit, as people read it aloud: 0.5 / 1,234 / 123,456 /
+    4.56 million / 1.53 billion / 2.1 trillion (never "k", "M" or "G")."""
     v = abs(value)
     if not np.isfinite(value):
         return "∞"
-    if v < 1e4:
+    if v < 1e6:
         return f"{value:,.0f}" if v >= 10 else f"{value:.3g}"
-    for div, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
-        if v >= div:
-            if v >= 1e15:
-                return f"{value:.3g}"
-            return f"{value / div:.3g}{suffix}"
-    return f"{value:.3g}"
+    if v >= 1e15:
+        return f"{value:.3g}"
+    div, word = next(
+        (d, w) for d, w in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")) if v >= d
+    )
+    return f"{value / div:.3g} {word}"
 
 
 def teaching_text(

@@ -11,7 +11,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.truncation.registry import label as truncation_label
 
-from . import compute, share, state
+from . import compute, guide, share, state
 from . import keys as K
 
 _LINK_CHECKED = "_link_checked"
@@ -50,6 +50,7 @@ def restore_from_link(page: str) -> None:
         return
     ss[_LINK_CHECKED] = True
     params = st.query_params.to_dict()
+    guide.restore(params)
     try:
         shared = share.query_to_settings(params, samples=state.SAMPLE_NAMES)
         view = share.query_to_view(page, params)
@@ -156,7 +157,7 @@ def _run_once(
 
 def link_text(params: dict[str, str]) -> str:
     """The full link with ``params`` (or just the query string when the app's URL is unknown)."""
-    query = urlencode(params, safe=",:/")  # readable: data=server:census/2020
+    query = urlencode(guide.with_guide(params), safe=",:/")  # readable: data=server:census/2020
     try:
         base = st.context.url or ""
     except Exception:  # no browser context (tests, bare mode)
@@ -167,6 +168,8 @@ def link_text(params: dict[str, str]) -> str:
 
 def sync_url(params: dict[str, str] | None) -> None:
     """Keep the address bar's query string equal to the view (a shareable URL)."""
+    if params is not None:
+        params = guide.with_guide(params)
     if params is not None and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
 

@@ -18,6 +18,18 @@ _CSS = """
    and body-coloured code still read as secondary text, at about 7:1. */
 div[data-testid="stCaptionContainer"] { opacity: 0.75; }
 div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
+/* Single query (a projector, a class at the back of the room): every control label, slider
+   value and metric label at 16 px or more (Streamlit draws them at 14 px). */
+.st-key-teach_panel [data-testid="stWidgetLabel"] p,
+.st-key-teach_panel [data-testid="stMetricLabel"] p,
+.st-key-teach_panel [data-testid="stSliderThumbValue"],
+.st-key-teach_panel [data-testid="stSliderTickBar"],
+.st-key-teach_panel [data-testid="stCaptionContainer"],
+.st-key-teach_panel button p { font-size: 1rem; }
+/* The ε slider's ends say what they mean ("0.001 · more privacy", "10 · more accuracy"):
+   keep them shown (Streamlit shows a slider's end labels only on hover or focus). */
+.st-key-epsilon [data-testid="stSliderTickBar"] { opacity: 1 !important; }
+.st-key-epsilon { padding-bottom: 1.6rem; }  /* room for the ends when they wrap */
 </style>
 """
 

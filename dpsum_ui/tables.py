@@ -92,11 +92,20 @@ def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
     rows, cols = list(t.y), list(t.x)
     cells = t.text if t.text is not None else t.z
     value = (fig.layout.title.text or "value").split("<br>")[0]
+    numbers = [[_number(cell) for cell in row] for row in cells]
     return pd.DataFrame(
         [
-            {"row": str(r), "column": str(c), value: float(cells[i][j])}
+            {"row": str(r), "column": str(c), value: numbers[i][j]}
             for i, r in enumerate(rows)
             for j, c in enumerate(cols)
-            if np.isfinite(float(cells[i][j]))
+            if np.isfinite(numbers[i][j])
         ]
     )
+
+
+def _number(cell) -> float:
+    """A cell's printed number; NaN for a cell that says it has none ("does not exist")."""
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return float("nan")

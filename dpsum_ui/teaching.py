@@ -1,6 +1,6 @@
 """The single-query page's analysis: engine calls (θ curves, bias parts, θ samples) and their
-figures. Everything over the θ grid is computed once, so the figure's θ slider runs in the
-browser."""
+figures. The curves over the θ grid are computed once per query; the page's one θ slider moves
+the chart's marker, the numbers and the sentences together."""
 
 from __future__ import annotations
 
@@ -52,12 +52,14 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
 
 
 def readout(row: pd.Series, scale: float) -> str:
-    """The figure's live readout at one θ."""
+    """The figure's readout at the chosen θ, in the data's unit (no squared errors)."""
     return (
-        f"<b>θ = {row['theta']:,.0f} · RMSE {present.money(row['total'] ** 0.5)}</b><br>"
-        f"truncation bias² {present.sci(row['truncation_bias2'])} · "
-        f"binning bias² {present.sci(row['binning_bias2'])}<br>"
-        f"variance {present.sci(row['variance'])} · noise scale {present.money(scale)}"
+        f"<b>θ = {row['theta']:,.0f} · expected error (RMSE) "
+        f"{present.money(row['total'] ** 0.5)}</b><br>"
+        f"truncation bias {present.money(row['truncation_bias'])} · "
+        f"binning bias {present.money(row['binning_bias'])}<br>"
+        f"noise (standard deviation) {present.money(row['variance'] ** 0.5)} · "
+        f"Laplace scale {present.money(scale)}"
     )
 
 
@@ -98,9 +100,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             theta=theta,
             best=best,
             samples=samples,
-            readouts=[
-                readout(row, s) for (_, row), s in zip(table.iterrows(), scales, strict=True)
-            ],
+            readout=readout(table.iloc[at], float(scales[at])),
             title=f"{label(algorithm)}: error over θ" + title_tail,
         ),
     )

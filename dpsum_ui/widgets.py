@@ -22,7 +22,7 @@ from dpsum_core.truncation.registry import label as truncation_label
 from dpsum_core.truncation.svt import svt_c_min
 from dpsum_core.validation import check_positive, check_upper
 
-from . import compute, state, tables
+from . import compute, present, state, tables
 from . import keys as K
 from .state import get, widget
 
@@ -85,10 +85,14 @@ def epsilon_control(*, label: str = "Privacy budget ε") -> None:
         K.EPSILON,
         label,
         options=options,
-        format_func=eps_label,
+        format_func=lambda v: present.epsilon_end(v, options),
         help="Total budget of each algorithm. Smaller ε = stronger privacy = more noise. "
-        "The paper uses ε = 0.01.",
+        f"The default, ε = {present.PAPER_EPSILON:g}, is the paper's setting.",
     )
+    value = float(get(K.EPSILON))
+    st.caption(present.epsilon_sentence(value))
+    if warning := present.epsilon_warning(value):
+        st.warning(warning, icon=":material/warning:")
 
 
 def rho_control(*, disabled: bool = False) -> None:

@@ -331,6 +331,9 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
     return fig
 
 
+NO_CONFIGURATION = "does not exist"  # the heatmap's text for a pair that is not a configuration
+
+
 def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figure:
     """Typical relative error of every (algorithm, truncation) pair: the paper's grid at a glance."""
     algs = [a for a in ALGORITHMS if any(r.algorithm == a for r in result.runs)]
@@ -342,7 +345,9 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
         z[algs.index(r.algorithm), truncs.index(r.truncation)] = headline(
             result.relative_errors(r, iso=iso)
         )
-    text = [[f"{v:.3g}" for v in row] for row in z]
+    # A pair that was not run is not a configuration (RawSum chooses θ only after measuring,
+    # the others only before): say so in its cell rather than print "nan".
+    text = [[f"{v:.3g}" if np.isfinite(v) else NO_CONFIGURATION for v in row] for row in z]
     fig = go.Figure(
         go.Heatmap(
             z=np.log10(z),
@@ -350,6 +355,8 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
             y=[algorithm_label(a) for a in algs],
             text=text,
             texttemplate="%{text}",
+            hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+            hoverongaps=True,
             colorscale="Viridis",
             reversescale=True,
             colorbar=dict(title="log₁₀ error"),

@@ -89,6 +89,13 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     assert_clean(small)
     overview, ledger = (d.value for d in small.dataframe)
     assert list(overview["Algorithm"]) == ["SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum"]
+    # issue 19: the best configuration is named in a sentence and marked in the table
+    best = int(overview["… with isotonic"].astype(float).idxmin())
+    assert list(overview["Lowest error"]).count("★ lowest") == 1
+    assert overview["Lowest error"][best] == "★ lowest"
+    (sentence,) = [s.value for s in small.success]
+    name = f"**{overview['Algorithm'][best]}** with {overview['Truncation'][best]}"
+    assert sentence.startswith("Lowest median relative error (with isotonic regression): " + name)
     np.testing.assert_allclose(ledger["ε_θ (choose θ)"] + ledger["ε_m (measure)"], 0.01)
     np.testing.assert_allclose(ledger["ε total"], 0.01)
     # ρ·ε with SVT; RawSum chooses θ after measuring and spends nothing on it

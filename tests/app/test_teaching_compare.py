@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from dpsum_core import limits
 from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_ui import keys
+from dpsum_ui.share import number_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,8 +44,10 @@ def metric(at: AppTest, label: str) -> str:
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     curves, everyone = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
-    assert any("total error" in n for n in names)
-    assert {"truncation bias²", "binning bias²", "variance"} <= set(names)
+    assert any(n.endswith(": RMSE") for n in names)
+    assert {"|truncation bias|", "|binning bias|", "noise (SD)"} <= set(
+        names
+    )
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
     assert len(everyone["data"]) == len(ALGORITHMS)  # the page compares every algorithm
     text = " ".join(m.value for m in teach.markdown)
@@ -85,6 +88,11 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     assert heatmap["data"][0]["type"] == "heatmap"
     # 15 cells + RawSum once, in its own "θ after measuring" column
     assert len(heatmap["data"][0]["y"]) == 6 and len(heatmap["data"][0]["x"]) == 4
+    # issue 19: a pair that is not a configuration says so, never "nan"
+    cells = [c for row in heatmap["data"][0]["text"] for c in row]
+    assert "nan" not in " ".join(cells).lower()
+    assert cells.count("does not exist") == 5 + 3  # RawSum under 3 methods, 5 in its column
+    assert all(c == "does not exist" or float(c) > 0 for c in cells)
     compare.button_group(key="compare_view").set_value("error").run()
     assert_clean(compare)
     grid = charts(compare)[0]
@@ -185,19 +193,47 @@ def _trace(spec: dict, name: str):
     return next(array(t["y"]) for t in spec["data"] if t.get("name") == name)
 
 
-def test_teaching_curves_separate_the_two_biases_and_move_theta_in_the_browser(
-    teach: AppTest,
-) -> None:
+def _sentence(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "Truncating at θ" in m.value)
+
+
+def test_one_theta_on_screen_the_chart_follows_the_slider(teach: AppTest) -> None:
+    """Issue 19: the chart has no θ control of its own; its marker, its readout, the metrics,
+    the sentence and the link all show the θ of the slider beside it."""
+    slider = teach.select_slider(key="teach_theta")
+    options = [float(o.replace(",", "")) for o in slider.options]
+    seen = set()
+    for theta in (options[10], options[30]):
+        teach.select_slider(key="teach_theta").set_value(theta).run()
+        assert_clean(teach)
+        curves = charts(teach)[0]
+        assert "sliders" not in curves["layout"] and "updatemenus" not in curves["layout"]
+        assert curves["layout"]["shapes"][0]["x0"] == theta
+        readout = curves["layout"]["annotations"][0]["text"]
+        assert f"θ = {theta:,.0f}" in readout
+        rmse = metric(teach, "Expected error")
+        assert f"expected error (RMSE) {rmse}" in readout  # the same number, the same words
+        assert f"Truncating at θ = {theta:,.0f}" in _sentence(teach)
+        assert teach.query_params["theta"] == number_text(theta)
+        seen.add(rmse)
+    assert len(seen) == 2
+
+
+def test_teaching_numbers_are_words_in_the_data_unit(teach: AppTest) -> None:
+    values = [m.value for m in teach.metric]
+    assert any(v.endswith(("million", "billion")) for v in values), values
+    assert not any(v.endswith((" k", " M", " G", " T")) for v in values), values
     curves = charts(teach)[0]
-    (slider,) = curves["layout"]["sliders"]
-    steps = slider["steps"]
-    assert len(steps) == len(teach.select_slider(key="teach_theta").options)
-    # each step moves the θ line and rewrites the readout, client-side (no server round trip)
-    assert all(s["method"] == "relayout" for s in steps)
-    assert {"shapes[0].x0", "shapes[0].x1", "annotations[0].text"} <= set(steps[0]["args"][0])
-    assert "truncation bias²" in steps[0]["args"][0]["annotations[0].text"]
-    identity_trunc = _trace(curves, "truncation bias²")
-    binning = _trace(curves, "binning bias²")
+    assert "²" not in curves["layout"]["annotations"][0]["text"]
+    assert curves["layout"]["yaxis"]["title"]["text"] == "error, in the data's unit"
+    assert all(t[-1].isdigit() or t.endswith(("million", "billion", "trillion"))
+               for t in curves["layout"]["yaxis"]["ticktext"])  # fmt: skip
+
+
+def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
+    curves = charts(teach)[0]
+    identity_trunc = _trace(curves, "|truncation bias|")
+    binning = _trace(curves, "|binning bias|")
     # upper-edge weights: the binning bias never vanishes, even at θ = U; the truncation bias
     # does (a gap on the log axis) once θ passes every value ≤ τ
     assert np.all(binning > 0) and np.isnan(identity_trunc[-1])
@@ -206,15 +242,15 @@ def test_teaching_curves_separate_the_two_biases_and_move_theta_in_the_browser(
     assert_clean(teach)
     sqm = charts(teach)[0]
     names = [t.get("name") for t in sqm["data"]]
-    assert "binning bias²" not in names
-    np.testing.assert_allclose(_trace(sqm, "truncation bias²"), identity_trunc)
+    assert "|binning bias|" not in names
+    np.testing.assert_allclose(_trace(sqm, "|truncation bias|"), identity_trunc)
     assert any("no binning bias" in m.value for m in teach.markdown)
 
 
 def test_lowest_error_marker_ignores_the_cancellation_of_the_biases(teach: AppTest) -> None:
     spec = charts(teach)[0]
-    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "variance")
-    trunc = np.nan_to_num(_trace(spec, "truncation bias²"))
-    trade_off = trunc + _trace(spec, "variance")
+    x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "noise (SD)")
+    trunc = np.nan_to_num(_trace(spec, "|truncation bias|"))
+    trade_off = trunc**2 + _trace(spec, "noise (SD)") ** 2
     best = spec["layout"]["shapes"][1]["x0"]
     assert best == x[int(np.argmin(trade_off))]

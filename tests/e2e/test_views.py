@@ -135,27 +135,50 @@ def test_single_query_link_reproduces_the_view_in_a_new_browser_context(page, se
         context.close()
 
 
-def test_teaching_theta_slider_moves_in_the_browser_without_a_rerun(page, server):
+def test_teaching_page_shows_one_theta(page, server):
+    """Issue 19: the chart has no θ slider of its own; the page's θ slider moves the chart's
+    marker and readout, the metrics and the sentence together (one θ on screen)."""
     open_app(page, server.url)
     goto_page(page, "Single query")
-    chart = page.locator(f"{key('chart_teach_curves')} .js-plotly-plot")
-    chart.wait_for()
-    wait_idle(page)
-    shape_x = "(sel) => document.querySelector(sel)._fullLayout.shapes[0].x0"
     sel = f"{key('chart_teach_curves')} .js-plotly-plot"
-    before = page.evaluate(shape_x, sel)
-    rail = page.locator(f"{sel} .slider-rail-rect").first.bounding_box()
-    grip = page.locator(f"{sel} .slider-grip-rect").first.bounding_box()
-    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(rail["x"] + rail["width"] * 0.15, grip["y"] + grip["height"] / 2, steps=8)
-    during = page.evaluate(shape_x, sel)  # still dragging: the marker has already moved
-    page.mouse.up()
-    assert during < before
-    # the drag never reran the script (the app stayed idle)
-    assert page.locator(
-        '[data-testid="stApp"][data-test-script-state="notRunning"]'
-    ).count() == 1
+    page.locator(sel).wait_for()
+    wait_rendered(page)
+    assert page.locator(f"{sel} .slider-grip-rect").count() == 0  # no second θ control
+    marker = "(sel) => document.querySelector(sel)._fullLayout.shapes[0].x0"
+    readout = "(sel) => document.querySelector(sel)._fullLayout.annotations[0].text"
+    rmse = page.locator('[data-testid="stMetric"]', has_text="Expected error (RMSE)")
+    for _ in range(2):
+        theta = slider_value(page, "teach_theta")
+        assert page.evaluate(marker, sel) == pytest.approx(float(theta.replace(",", "")), rel=1e-9)
+        assert f"θ = {theta}" in page.evaluate(readout, sel)
+        value = rmse.locator('[data-testid="stMetricValue"]').inner_text()
+        assert f"(RMSE) {value}" in page.evaluate(readout, sel)
+        page.get_by_text(f"Truncating at θ = {theta} counts").wait_for()
+        nudge_slider(page, "teach_theta", "ArrowRight")
+        page.wait_for_function(
+            "([sel, t]) => Math.abs(document.querySelector(sel)._fullLayout.shapes[0].x0 - t) > 1",
+            arg=[sel, float(theta.replace(",", ""))],
+        )
+        wait_rendered(page)
+    assert_clean(page)
+
+
+def test_teaching_controls_and_numbers_are_at_least_16px(page, server):
+    open_app(page, server.url)
+    goto_page(page, "Single query")
+    wait_rendered(page)
+    sizes = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '.st-key-teach_panel [data-testid="stWidgetLabel"] p,'
+            + '.st-key-teach_panel [data-testid="stMetricLabel"] p,'
+            + '.st-key-teach_panel [data-testid="stMetricValue"],'
+            + '.st-key-teach_panel [data-testid="stSliderThumbValue"]')]
+            .filter(e => e.offsetParent !== null)
+            .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])"""
+    )
+    assert len(sizes) >= 8, sizes  # algorithm, τ, θ, ε, … labels and the four metrics
+    small = [s for s in sizes if s[1] < 16]
+    assert not small, small
 
 
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 800)])
@@ -170,10 +193,8 @@ def test_teaching_page_fits_a_projector(browser, server, width, height):
         page.screenshot(path=str(ARTIFACTS / f"teaching_{width}x{height}.png"))
         chart = page.locator(f"{key('chart_teach_curves')} .js-plotly-plot").bounding_box()
         theta = page.locator(key("teach_theta")).bounding_box()
-        grip = page.locator(f"{key('chart_teach_curves')} .slider-grip-rect").first.bounding_box()
         assert theta["x"] + theta["width"] <= chart["x"]  # side by side
-        for box in (theta, grip):
-            assert box["y"] + box["height"] <= height, box  # above the fold
+        assert theta["y"] + theta["height"] <= height, theta  # above the fold
         assert chart["y"] < height / 3
         font = page.evaluate(
             "(sel) => document.querySelector(sel)._fullLayout.font.size",

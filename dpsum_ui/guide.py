@@ -1,0 +1,87 @@
+"""The guide: one short box per step (Data, Explorer, Decide, Release) for a newcomer or a
+class, shown while the sidebar's "Guide" switch is on; the switch travels in share links."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from . import keys as K
+
+PARAM = "guide"  # query field of a link made with the guide on: guide=1
+
+TEXTS: dict[str, str] = {
+    "data": (
+        "**Step 1 · the data.** Pick one numeric column, one row per person. **U**, the upper "
+        "end of the domain [0, U], must be **public** — known before you look at the data (a "
+        "legal maximum, a published range). If it came from the data, the largest value itself "
+        "would leak. **Cleaning** drops values that are not numbers and clips every value "
+        "into [0, U]: a fixed rule applied to each record on its own, so it costs no privacy. "
+        "The report below says how many records it touched."
+    ),
+    "explorer": (
+        "**Step 2 · the explorer.** Press **Run**: each algorithm answers every query many "
+        "times with fresh noise (ε, the privacy budget, sets how much). In *Answers*, the "
+        "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): narrow "
+        "means dependable. The **relative error** is the "
+        "miss as a share of the true answer, |noisy − true| / true (0.05 = off by 5 %; a "
+        "small floor δ stands in for tiny true answers). "
+        "Look first at **TaMM with SVT** (the paper's proposal) and **RawSum** (it did better "
+        "on every synthetic column we measured, see About); the *Summary* tab names the "
+        "lowest error of your run."
+    ),
+    "decide": (
+        "**Step 3 · decide.** Type the error you can live with (5 = answers off by about 5 % "
+        "in the typical query). Each line is one algorithm's error as ε, the privacy budget, "
+        "grows; where it crosses the horizontal **target** line is the smallest ε that meets "
+        "it. Smaller ε means more "
+        "privacy, so the line that crosses first (furthest left) is the one to choose. "
+        "These errors use the true answers: decide before publishing, never after."
+    ),
+    "release": (
+        "**Step 4 · release.** This is the only page that publishes: one draw of noise, with "
+        "no seed, so nobody can redo it. The **ledger** adds up the ε spent on this dataset: "
+        "each release of the same people spends budget again, and the ledger refuses a release "
+        "that would go over the total you set. What is **published**: the noisy answers, the "
+        "truncation threshold θ used, and ε — never the true answers or the data."
+    ),
+}
+
+
+def on() -> bool:
+    """Whether the guide is switched on in this session."""
+    return bool(st.session_state.get(K.GUIDE, False))
+
+
+def switch() -> None:
+    """The sidebar's Guide switch (off by default, kept for the session)."""
+    st.session_state.setdefault(K.GUIDE, False)
+    st.sidebar.toggle(
+        "Guide",
+        key=K.GUIDE,
+        help="One short explanation per step, in plain words (Data, Explorer, Decide, Release). "
+        "Share links carry it.",
+    )
+
+
+def box(step: str) -> None:
+    """The guide's box for ``step`` (``data``, ``explorer``, ``decide``, ``release``), if on."""
+    if on():
+        with st.container(key=f"guide_{step}"):
+            st.info(TEXTS[step], icon=":material/school:")
+
+
+def restore(params: Mapping[str, object]) -> None:
+    """Switch the guide on (or off) as a link says; nothing if the link does not say."""
+    value = params.get(PARAM)
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    if value is not None:
+        st.session_state[K.GUIDE] = str(value).strip().lower() not in ("0", "false", "no", "off")
+
+
+def with_guide(params: dict[str, str]) -> dict[str, str]:
+    """A link's query fields plus ``guide=1`` while the guide is on (links made without it
+    stay exactly as before)."""
+    return {**params, PARAM: "1"} if on() else params
