@@ -2,6 +2,8 @@
 
 Bad input prints one line to stderr and exits with status 2; never a traceback. Anything
 else is a bug: one line saying so, exit status 1, and ``--debug`` shows the traceback.
+The heavy libraries (pandas, pyarrow, plotly, OpenDP) are imported by the command that uses
+them, so ``dpsum --help`` answers without loading them (bench/cli.py measures it).
 """
 
 from __future__ import annotations
@@ -11,34 +13,22 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pa_csv
 
 from dpsum_core import limits
 from dpsum_core.data.backends import ENGINES, open_backend
 from dpsum_core.data.domain import WEIGHT_RULES, domain_warnings
-from dpsum_core.data.reading import load_column
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
-from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
-from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
-from dpsum_core.publish import ledger
-from dpsum_core.publish.release import (
-    decimal_text,
-    plan_release,
-    release_paths,
-    release_plan,
-    write_release,
-)
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
-from dpsum_core.simulate.results import headline_definition, headline_name
 from dpsum_core.truncation.params import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -267,6 +257,8 @@ def _params(args: argparse.Namespace) -> TruncationParams:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from dpsum_core.simulate.results import headline_definition, headline_name
+
     config = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
@@ -318,6 +310,16 @@ def _release(args: argparse.Namespace) -> int:
     written before its charge is saved, and every check that can refuse comes before the
     charge; a crash after it over-counts the spend (safe), never under-counts it.
     """
+    from dpsum_core.data.reading import load_column
+    from dpsum_core.publish import ledger
+    from dpsum_core.publish.release import (
+        decimal_text,
+        plan_release,
+        release_paths,
+        release_plan,
+        write_release,
+    )
+
     if args.seed is not None:
         raise ParameterError(
             "a release takes no --seed: its noise comes from OpenDP's samplers and the "
@@ -395,6 +397,11 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
+    from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
+
     out = _out_dir(args.out)
     # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum and
     # ClampShells as extras beside the paper's 15 configurations.
@@ -470,6 +477,9 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
 
     With duckdb/spark the run works on a data summary computed once; a configuration that needs
     a statistic the summary lacks gets it by a second pass (dpsum_core.data.summary.complete)."""
+    from dpsum_core.data.reading import load_column
+    from dpsum_core.simulate.experiment import run_cut_points, run_experiment
+
     if args.data is None and not (args.engine == "spark" and args.table):
         raise ParameterError("--data is required (or --table with --engine spark)")
     if args.engine == "memory":
@@ -506,6 +516,9 @@ def _print_cleaning(data) -> None:
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
     """Write a frame as CSV with Arrow's writer (≈20× faster than pandas for answers.csv)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
 

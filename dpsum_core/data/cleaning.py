@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from dpsum_core import limits
 from dpsum_core.errors import DataError
 from dpsum_core.validation import check_upper
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DELIMITER = "delimiter"  # key of DataFrame.attrs: the delimiter a text table was read with
 WeightRule = Literal["upper", "midpoint"]
@@ -60,6 +62,8 @@ def to_numeric(
 def _read_numbers(
     series: pd.Series, *, decimal_comma: bool, column: str | None, strict: bool = True
 ) -> _Numbers:
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
     if pd.api.types.is_bool_dtype(series):
         return _Numbers(pd.Series(np.nan, index=series.index, dtype="float64"))
     if pd.api.types.is_numeric_dtype(series):
@@ -101,6 +105,8 @@ def _read_numbers(
 
 
 def _parse(text: pd.Series) -> pd.Series:
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
     return pd.to_numeric(text, errors="coerce").astype("float64")
 
 
@@ -119,6 +125,8 @@ _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
     hint = decimal_comma_hint(df)
     counts = []
     for i in range(df.shape[1]):
@@ -255,6 +263,8 @@ def clean(
     DataError
         If nothing numeric is left, or the column mixes number formats.
     """
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
     upper = check_upper(upper)
     series = pd.Series(raw) if not isinstance(raw, pd.Series) else raw
     rows = len(series)

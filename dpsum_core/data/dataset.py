@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
 
 from dpsum_core.data.cleaning import CleaningReport, clean
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Statistics(Protocol):

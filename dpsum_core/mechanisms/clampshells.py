@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
@@ -39,6 +39,9 @@ from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
 LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
@@ -173,6 +176,8 @@ def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
     cell_arr = np.array(cells, dtype=np.int64)
     for arr in (shells, cell_arr, node_lo, node_hi, node_shell, node_scale):
         arr.setflags(write=False)
+    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
     op = sparse.csr_matrix(sparse.block_diag(blocks, format="csr"))
     op.sort_indices()
     return ClampShellsDesign(

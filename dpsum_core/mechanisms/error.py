@@ -7,11 +7,14 @@ error is averaged over the θ values the trials drew.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
-from scipy.special import erf
 
 from dpsum_core.mechanisms.measurement import Inputs, truncated_weights
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Components = tuple[np.ndarray, np.ndarray]
 
@@ -30,6 +33,8 @@ def expected_abs_error(bias2: np.ndarray, variance: np.ndarray) -> np.ndarray:
     single Laplace draw (SQM, Workload) the normal overstates E|noise| by 13 % when b = 0
     (σ·√(2/π) against σ/√2), and by less as |b| grows.
     """
+    from scipy.special import erf  # here, not at import: `dpsum --help` starts without it
+
     b = np.sqrt(bias2)
     sd = np.sqrt(variance)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,6 +88,8 @@ def components_frame(
 ) -> pd.DataFrame:
     """One query's slice of θ error components: algorithm, theta, bias2, variance, total
     (one row per algorithm and θ)."""
+    import pandas as pd  # here, not at import: `dpsum --help` starts without it
+
     thetas = np.asarray(thetas, float)
     return pd.concat(
         [

@@ -23,10 +23,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from threading import Lock
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.linalg
-from scipy import sparse
 
 from dpsum_core.data.domain import Domain, bin_sums
 from dpsum_core.mechanisms.algorithm import POSTHOC, Algorithm
@@ -34,6 +33,9 @@ from dpsum_core.mechanisms.greedy_h import cached_greedy_h
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 SHELL_SHARE = 0.3  # of ε on the shells; the rest on the GreedyH rows (RAWSUM.md)
 SCAN_Z = 2.0  # a shell is "occupied" when its estimated mass exceeds SCAN_Z standard deviations
@@ -82,6 +84,8 @@ class RawSumDesign:
     @cached_property
     def whitened(self) -> sparse.csr_matrix:
         """B_w = diag(1/b)·B (sorted indices, see :func:`_build`)."""
+        from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
         whitened = sparse.csr_matrix(sparse.diags(1.0 / self.scale) @ self.B)
         whitened.sort_indices()
         return whitened
@@ -125,11 +129,16 @@ class RawSumDesign:
 
         A record t ≤ e_j in bin j moves s_j by t, hence row r by at most |B_rj|·e_j.
         """
+        from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
         weighted = sparse.diags(1.0 / np.asarray(scale, float)) @ abs(self.B)
         return np.asarray(weighted.sum(axis=0)).ravel() * self.domain.edges
 
 
 def _build(domain: Domain, workload: Workload) -> RawSumDesign:
+    import scipy.linalg  # here, not at import: `dpsum --help` starts without scipy
+    from scipy import sparse
+
     n, e = domain.bins, domain.edges
     shells = shell_edges(n)
     K = shells.size - 1
