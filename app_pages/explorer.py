@@ -8,6 +8,7 @@ from dpsum_core.plots.results import (
     isotonic_figure,
     relative_error_figure,
 )
+from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_ui import explorer, guide, present, state, widgets
 from dpsum_ui import keys as K
 
@@ -26,7 +27,7 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
         with algorithms:
             widgets.algorithms_control()
         with rho:
-            widgets.rho_control(disabled=method in ("none", "fixed"))
+            widgets.rho_control(disabled=not get_truncation(method).spends_rho)
         if method == "fixed":
             widgets.fixed_theta_control()
         plan = state.plan(ctx)

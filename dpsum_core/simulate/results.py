@@ -21,6 +21,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.simulate.budget import Budget
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
 
 Over = Literal["median", "mean"]
@@ -184,7 +185,8 @@ class ExperimentResult:
         with the number of such trials."""
         out = {}
         for r in self.runs:
-            if r.truncation in ("svt", "recursive") and r.theta.ndim == 1 and r.truncation not in out:
+            private = get_truncation(r.truncation).spends_rho  # θ chosen from the data
+            if private and r.theta.ndim == 1 and r.truncation not in out:
                 hits = int(np.sum(r.theta >= self.config.upper))
                 if hits > r.theta.size / 2:
                     out[r.truncation] = hits
