@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dpsum_core import limits
 from dpsum_core.data.backends import ENGINES, open_backend
 from dpsum_core.data.domain import WEIGHT_RULES, domain_warnings
 from dpsum_core.data.summary import complete
@@ -128,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json, "
         "report.html, report.md",
     )
-    common(rel, engines=False)
+    common(rel)
     method(rel)
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
@@ -305,12 +304,12 @@ def _release(args: argparse.Namespace) -> int:
     -------
     stdout and the output folder get only what may be published; the cleaning report and
     domain warnings (computed from the data without noise) go to stderr, marked. Under the
-    ledger's lock: bind to the data file's hash, settle the total, check the budget, draw in
-    memory, save the charge; only then are the answers written. Nothing drawn is shown or
+    ledger's lock: bind to the data's fingerprint (ledger.source_fingerprint), settle the total,
+    check the budget, draw in memory (from the records, or from the engine's summary with its
+    second passes, each quantity drawn once), save the charge; only then are the answers written. Nothing drawn is shown or
     written before its charge is saved, and every check that can refuse comes before the
     charge; a crash after it over-counts the spend (safe), never under-counts it.
     """
-    from dpsum_core.data.reading import load_column
     from dpsum_core.publish import ledger
     from dpsum_core.publish.release import (
         decimal_text,
@@ -331,14 +330,6 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
     if args.raise_budget and args.budget is None:
         raise ParameterError("--raise-budget needs --budget: the new total ε")
-    if args.engine != "memory" or args.table or args.spark_master:
-        # From a summary, a statistic found missing after θ is drawn would need a second
-        # pass and a second draw; a release draws once, so it reads the records in memory.
-        raise ParameterError(
-            "release reads one CSV, TSV or Parquet file in memory: --engine, --table and "
-            f"--spark-master are for run and reproduce. To release a folder or a table, "
-            f"export the column to one file first (up to {limits.MAX_ROWS:,} rows)"
-        )
     base = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
@@ -352,7 +343,7 @@ def _release(args: argparse.Namespace) -> int:
     plan = plan_release(
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic
     )
-    data = load_column(args.data, upper=plan.config.upper, column=args.column)
+    data, extend = _release_data(args, plan)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
         f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
@@ -363,7 +354,7 @@ def _release(args: argparse.Namespace) -> int:
     release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
-        fingerprint = ledger.file_fingerprint(args.data)
+        fingerprint = ledger.source_fingerprint(args.data, table=args.table)
         with ledger.locked(path):
             book = ledger.load(path)
             book = book.bound_to(fingerprint, data.name)
@@ -371,14 +362,14 @@ def _release(args: argparse.Namespace) -> int:
             book.check(plan.epsilon)
             # Drawn in memory under the lock, published only once the charge is saved: every
             # check that can refuse comes before the charge, so a charged release is published.
-            rel = release_plan(data, plan)
+            rel = release_plan(data, plan, extend=extend)
             book = book.with_release(plan.ledger_entry(data.name))
             ledger.save(path, book)
         spent = f"ledger {args.ledger}: ε spent {decimal_text(book.spent)}"
         ledger_note = spent + ("" if book.total is None else f" of {decimal_text(book.total)}")
     else:
         ledger_note = "no ledger kept (--ledger FILE keeps one)"
-        rel = release_plan(data, plan)
+        rel = release_plan(data, plan, extend=extend)
     # The report names the ledger file, never the custodian's folders.
     line = (
         ledger_note
@@ -394,6 +385,32 @@ def _release(args: argparse.Namespace) -> int:
         f"→ {out}/answers.csv, {out}/release.json, {out}/report.html; {ledger_note}"
     )
     return 0
+
+
+def _release_data(args: argparse.Namespace, plan):
+    """The data of a release and its second pass: the records in memory (``--engine memory``,
+    no second pass needed) or the backend's summary at the plan's cut points and
+    ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core)."""
+    from dpsum_core.data.reading import load_column
+    from dpsum_core.publish.release import summary_for
+
+    if args.data is None and not (args.engine == "spark" and args.table):
+        raise ParameterError("--data is required (or --table with --engine spark)")
+    if args.engine == "memory":
+        if args.table or args.spark_master:
+            raise ParameterError("--table and --spark-master need --engine spark")
+        return load_column(args.data, upper=plan.config.upper, column=args.column), None
+    if args.engine != "spark" and (args.table or args.spark_master):
+        raise ParameterError("--table and --spark-master need --engine spark")
+    backend = open_backend(
+        args.data,
+        upper=plan.config.upper,
+        column=args.column,
+        engine=args.engine,
+        spark_master=args.spark_master,
+        table=args.table,
+    )
+    return summary_for(backend, plan), backend.extend
 
 
 def _reproduce(args: argparse.Namespace) -> int:

@@ -19,7 +19,9 @@ A ledger holds firm:
   (:func:`file_fingerprint`: the SHA-256 of the data file's bytes, *not* the engine's
   ``Dataset.fingerprint``, which digests the values as cleaned with U and so changes with U);
   a release of another dataset is refused with both names. A version-1 ledger (no
-  fingerprint) loads unbound and is bound by its next release.
+  fingerprint) loads unbound and is bound by its next release. A folder or a glob (the duckdb
+  and spark engines) is bound by :func:`source_fingerprint` without reading its bytes (the
+  list of its files with their sizes and modification times), a Spark table by its name.
 - **a total set once**: a different total is refused unless it is raised explicitly
   (:meth:`Ledger.with_total` with ``raise_total=True``), which is recorded in
   ``total_changes`` (old total, new total, time). A total is never lowered below the spend.
@@ -70,6 +72,40 @@ def file_fingerprint(path: str | os.PathLike) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return f"sha256:{digest.hexdigest()}"
+
+
+def source_fingerprint(source: str | os.PathLike | None, *, table: str | None = None) -> str:
+    """What binds a ledger to the data of a release on any engine, read without scanning it.
+
+    - one file: :func:`file_fingerprint` (its bytes' SHA-256, as a release in memory binds it,
+      so a ledger carries over between engines);
+    - a folder or a glob: ``"files:sha256:<hex>"`` of the sorted list of (path relative to
+      the folder, or to the matched files' common folder; size in bytes; modification time in ns) of the
+      files the engines read (:func:`dpsum_core.data.backends.duckdb.resolve_files`). Adding,
+      removing, renaming, resizing or rewriting a file makes another dataset (refused by a
+      bound ledger); copying the folder with its times kept (``cp -p``, ``rsync -t``) keeps
+      it. A file rewritten with the same size within the clock's resolution and its time set
+      back is not noticed: bytes are not read, by design (3·10⁸ rows);
+    - a Spark table: ``"table:<name>"``: the catalog's name is the identity (the custodian
+      who owns the table keeps one ledger per table).
+    """
+    if table:
+        return f"table:{table}"
+    if source is None:
+        raise ParameterError("a release needs --data or --table")
+    path = Path(source)
+    if path.is_file():
+        return file_fingerprint(path)
+    from dpsum_core.data.backends.duckdb import resolve_files
+
+    files = [f.resolve() for f in resolve_files(source)]
+    root = path.resolve() if path.is_dir() else Path(os.path.commonpath([f.parent for f in files]))
+    digest = hashlib.sha256()
+    for f in sorted(files):
+        stat = f.stat()
+        name = f.relative_to(root).as_posix()
+        digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return f"files:sha256:{digest.hexdigest()}"
 
 
 def bytes_fingerprint(data: bytes) -> str:

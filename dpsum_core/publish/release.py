@@ -8,6 +8,15 @@ are the only things :func:`write_release` writes. The mechanisms are the engine'
 (:func:`dpsum_core.simulate.experiment.run_experiment` with an injected noise source), so a release is
 exactly one trial of what the explorer simulates.
 
+From a data summary (``--engine duckdb|spark``, or memory through a backend), a statistic the
+summary lacks can be found missing only once a θ has been drawn (the recursive mechanism's θ
+is continuous: the counts and sums at it need a second pass). :func:`release_plan` then runs
+the pass and goes on, and every draw is made exactly once: :class:`DrawOnce` records each draw
+of the hardened source, and the run after the pass receives the *recorded* noisy values for the
+draws already made (it asks with the same exact inputs and scales, which is checked), so θ is
+drawn once, the pass reads the data at the already-public noisy θ, and the measurement is
+drawn after the pass, once. Nothing is ever drawn twice (see ``tests/core/test_release_engines.py``).
+
 Truncation of post-hoc algorithms (RawSum): θ* is chosen after measuring, as
 post-processing, and spends nothing on θ, so there is no truncation method to choose: the
 release records the truncation ``posthoc`` and refuses any other (``none``, ``svt``, …),
@@ -22,6 +31,7 @@ import json
 import math
 import platform
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -31,8 +41,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpsum_core import __version__
+from dpsum_core import __version__, limits
 from dpsum_core.data.dataset import Statistics, make_dataset
+from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.mechanisms.registry import get
@@ -40,7 +51,12 @@ from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
 from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.experiment import inputs_for, run_experiment, threshold_choice
+from dpsum_core.simulate.experiment import (
+    inputs_for,
+    run_cut_points,
+    run_experiment,
+    threshold_choice,
+)
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 # The expected error averages the analytic error given θ over θ's distribution, estimated by
@@ -350,6 +366,7 @@ def release(
     truncation: str | None,
     isotonic: bool = True,
     noise: Noise | None = None,
+    extend: Extend | None = None,
 ) -> Release:
     """Release the workload of ``config`` once, with one algorithm and one truncation method.
 
@@ -365,6 +382,8 @@ def release(
     noise
         The noise source, :class:`~dpsum_core.noise.OpenDPNoise` by default (tests pass a
         wrapper around it); seeded numpy noise is refused (:func:`hardened`).
+    extend
+        With a data summary: the backend's second pass (``backend.extend``).
 
     Privacy
     -------
@@ -376,18 +395,122 @@ def release(
     (true answers, histogram, expected error) is discarded.
     """
     plan = plan_release(config, algorithm=algorithm, truncation=truncation, isotonic=isotonic)
-    return release_plan(data, plan, noise=noise)
+    return release_plan(data, plan, noise=noise, extend=extend)
 
 
-def release_plan(data: Statistics, plan: ReleasePlan, *, noise: Noise | None = None) -> Release:
-    """:func:`release` of an already validated plan (the app confirms a plan, then releases it).
+def summary_for(backend, plan: ReleasePlan) -> DataSummary:
+    """The data summary a release of ``plan`` starts from: ``backend``'s first pass at the
+    plan's public cut points (bin edges, SVT grid, a fixed θ), as ``run`` computes it. Pass
+    it to :func:`release_plan` with ``extend=backend.extend``.
 
     Privacy
     -------
-    See :func:`release`.
+    Private data (see :mod:`dpsum_core.data.summary`); the cut points are public.
     """
-    source = hardened(noise)
-    run = run_experiment(data, plan.config, noise=source).runs[0]
+    return backend.summarize(run_cut_points(plan.config))
+
+
+class DrawOnce:
+    """A noise source that draws each quantity of a release once, however often it is run.
+
+    The first time the release asks for a draw, the hardened source makes it and the inputs
+    (exact values, scales) and the noisy output are kept. After :meth:`rewind` (a second
+    aggregation pass found a statistic missing and the release runs again on the extended
+    summary), the same sequence of requests gets the kept outputs back, without drawing; a
+    request beyond them draws anew. A replayed request must ask with exactly the inputs and
+    scales it asked with the first time (the summary's statistics are exact, so it does):
+    anything else is a bug and raises RuntimeError rather than release a mixed result.
+
+    Privacy
+    -------
+    Each noisy value is drawn once and reused as the same public value: the run after a pass
+    is post-processing of what was drawn before it, plus fresh draws for what comes after.
+    ``draws`` counts the source's draws (one ``add_laplace`` each), ``values`` the noisy
+    numbers drawn.
+    """
+
+    def __init__(self, source: Noise) -> None:
+        self.source = source
+        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._next = 0
+
+    @property
+    def draws(self) -> int:
+        """How many draws the source made."""
+        return len(self._kept)
+
+    @property
+    def values(self) -> int:
+        """How many noisy numbers the source drew."""
+        return sum(out.size for _, _, out in self._kept)
+
+    def rewind(self) -> None:
+        """Start the sequence of requests again (the next requests replay the kept draws)."""
+        self._next = 0
+
+    def check_used(self) -> None:
+        """Raise RuntimeError unless the last run used every kept draw (a bug otherwise)."""
+        if self._next != len(self._kept):
+            raise RuntimeError(
+                f"the release used {self._next} of its {len(self._kept)} draws (a bug)"
+            )
+
+    def add_laplace(self, values: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
+        values = np.asarray(values, float)
+        scales = np.broadcast_to(np.asarray(scale, float), values.shape)
+        if self._next < len(self._kept):
+            kept_values, kept_scales, out = self._kept[self._next]
+            if not (
+                np.array_equal(kept_values, values) and np.array_equal(kept_scales, scales)
+            ):
+                raise RuntimeError(
+                    "a release asked again for a draw with other inputs after a second pass "
+                    "(a bug: nothing is drawn twice)"
+                )
+            self._next += 1
+            return out.copy()
+        out = np.asarray(self.source.add_laplace(values, scale), float)
+        self._kept.append((values.copy(), np.array(scales), out.copy()))
+        self._next += 1
+        return out
+
+
+Extend = Callable[[DataSummary, MissingStatistics], DataSummary]
+
+
+def release_plan(
+    data: Statistics,
+    plan: ReleasePlan,
+    *,
+    noise: Noise | None = None,
+    extend: Extend | None = None,
+) -> Release:
+    """:func:`release` of an already validated plan (the app confirms a plan, then releases it).
+
+    ``data`` is a :class:`~dpsum_core.data.dataset.Dataset` or a
+    :class:`~dpsum_core.data.summary.DataSummary` with ``extend`` the backend's second pass
+    (``backend.extend``; see :func:`summary_for`).
+
+    Privacy
+    -------
+    See :func:`release`; a second pass never redraws anything (:class:`DrawOnce`).
+    """
+    source = DrawOnce(hardened(noise))
+    for _ in range(limits.SUMMARY_MAX_PASSES):
+        source.rewind()
+        try:
+            run = run_experiment(data, plan.config, noise=source).runs[0]
+            break
+        except MissingStatistics as missing:
+            if extend is None or not isinstance(data, DataSummary):
+                raise
+            data = extend(data, missing)  # type: ignore[assignment]
+    else:
+        raise ParameterError(
+            f"this release needed more than {limits.SUMMARY_MAX_PASSES} extra passes over the "
+            "data: use SVT or a fixed θ, or the in-memory engine"
+        )
+    source.check_used()
     answers = (run.answers_iso if plan.isotonic else run.answers)[0]
     theta = _released_theta(run.theta[0])
     return Release(

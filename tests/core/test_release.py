@@ -260,11 +260,17 @@ def test_an_earlier_release_is_never_overwritten(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "extra", [["--engine", "duckdb"], ["--engine", "spark", "--table", "t"], ["--spark-master", "x"]]
+    ("extra", "message"),
+    [
+        (["--table", "t"], "--table and --spark-master need --engine spark"),
+        (["--engine", "duckdb", "--spark-master", "x"], "need --engine spark"),
+        (["--engine", "duckdb", "--data", "/no/such/folder"], "file not found"),
+    ],
 )
-def test_release_refuses_engines_with_an_explanation_and_spends_nothing(tmp_path, capsys, extra):
-    """A release draws once, from records in memory: the engine flags of run are refused
-    (exit 2, one line) before the ledger is touched, and release --help does not offer them."""
+def test_engine_misuse_is_refused_in_one_line_and_spends_nothing(tmp_path, capsys, extra, message):
+    """release takes --engine memory|duckdb|spark (tests/core/test_release_engines.py); a
+    flag that does not fit the engine is refused (exit 2, one line) before the ledger is
+    touched, and release --help offers the engines."""
     from dpsum_core.cli import build_parser
 
     ledger_file = tmp_path / "ledger.json"
@@ -273,10 +279,10 @@ def test_release_refuses_engines_with_an_explanation_and_spends_nothing(tmp_path
         str(ledger_file), *extra,
     )  # fmt: skip
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "release reads one CSV" in err
+    assert code == 2 and err.count("\n") == 1 and message in err
     assert not ledger_file.exists() and not (tmp_path / "out").exists()
     help_text = build_parser()._subparsers._group_actions[0].choices["release"].format_help()
-    assert "--engine" not in help_text and "--table" not in help_text
+    assert "--engine" in help_text and "--table" in help_text
 
 
 # --------------------------------------------------------------------------------------------

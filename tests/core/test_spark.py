@@ -42,26 +42,6 @@ if shutil.which("java") is None:
 pytest.importorskip("pyspark", reason="pyspark is not installed (requirements-dev.txt)")
 
 
-@pytest.fixture(scope="session")
-def spark():
-    from dpsum_core.data.backends.spark import quiet_pyspark
-
-    with quiet_pyspark():
-        from pyspark.sql import SparkSession
-
-        session = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.driver.memory", "1g")
-            .getOrCreate()
-        )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def backend(spark, path, column=None):
     from dpsum_core.data.backends.spark import SparkBackend
 

@@ -1,0 +1,27 @@
+"""Fixtures shared by tests/core: one Spark session for the whole test run (TESTING.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local[2] SparkSession, started once (≈5 s) and stopped at the end; modules that use it
+    skip themselves when Java or pyspark is missing."""
+    from dpsum_core.data.backends.spark import quiet_pyspark
+
+    with quiet_pyspark():
+        from pyspark.sql import SparkSession
+
+        session = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.driver.memory", "1g")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

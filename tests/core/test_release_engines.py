@@ -1,0 +1,152 @@
+"""A release from every engine: the same draws, once each, and the same answers.
+
+Each release counts its noise draws (calls of the noise source, each one OpenDP measurement in a
+real release) and checks them against the plan: what the truncation method draws to choose θ
+plus what the algorithm draws to measure. Engines working from a summary (DuckDB, Spark) fetch
+what the summary lacks in second passes, some of them after θ is drawn (the recursive
+mechanism's continuous θ); nothing is drawn again for that. With the same deterministic noise
+(the tests' stand-in for OpenDP's), memory, DuckDB and Spark release identical answers and θ.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpsum_core import limits
+from dpsum_core.data.backends import open_backend
+from dpsum_core.data.reading import load_column
+from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.publish import ledger
+from dpsum_core.publish.release import DrawOnce, plan_release, release_plan, summary_for
+from dpsum_core.simulate.config import ExperimentConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ROOT / "sample_data" / "incomes_small.csv"
+CONFIG = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params={"theta": 150_000.0})
+# Draws of the threshold step (SVT: the noisy threshold and the noisy queries; recursive: the
+# noisy crossover; none, fixed, posthoc: none) and of the measurement (one Laplace vector;
+# ClampShells two: its inside θ stage and the measurement).
+THETA_DRAWS = {"none": 0, "fixed": 0, "svt": 2, "recursive": 1, "posthoc": 0, "inside": 0}
+MEASURE_DRAWS = {"clampshells": 2}
+CASES = [
+    (alg, trunc)
+    for alg in ALGORITHMS
+    for trunc in ([None] if get(alg).runs_once else ["none", "fixed", "svt", "recursive"])
+]
+
+
+class CountingNoise:
+    """Deterministic Laplace noise (a fixed seed) that counts its draws: a test stand-in for
+    OpenDP's sampler, so that releases from different engines can be compared exactly."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(2024)
+        self.draws = 0
+
+    def add_laplace(self, values, scale):
+        values = np.asarray(values, float)
+        self.draws += 1
+        return values + self.rng.laplace(0.0, 1.0, values.shape) * np.asarray(scale, float)
+
+
+def _release(data, plan, extend=None):
+    noise = CountingNoise()
+    return release_plan(data, plan, noise=noise, extend=extend), noise.draws
+
+
+def _engines(spark_session=None):
+    yield "duckdb", open_backend(SMALL, upper=CONFIG.upper, engine="duckdb")
+    if spark_session is not None:
+        yield "spark", open_backend(SMALL, upper=CONFIG.upper, engine="spark", spark=spark_session)
+
+
+def _check_all_cases(backends):
+    memory = load_column(SMALL, upper=CONFIG.upper)
+    passes = 0
+    for engine, backend in backends:
+        def counted(summary, missing, backend=backend):
+            nonlocal passes
+            passes += 1
+            return backend.extend(summary, missing)
+
+        for alg, trunc in CASES:
+            plan = plan_release(CONFIG, algorithm=alg, truncation=trunc)
+            expected = THETA_DRAWS[plan.truncation] + MEASURE_DRAWS.get(alg, 1)
+            ref, ref_draws = _release(memory, plan)
+            got, draws = _release(summary_for(backend, plan), plan, extend=counted)
+            assert ref_draws == draws == expected, (engine, alg, trunc, ref_draws, draws)
+            np.testing.assert_array_equal(got.private_answers, ref.private_answers)
+            np.testing.assert_array_equal(got.noise_halfwidth, ref.noise_halfwidth)
+            assert got.theta == ref.theta and got.budget == ref.budget, (engine, alg, trunc)
+    assert passes > 0  # the recursive θ needs a pass after it is drawn: that path is exercised
+
+
+@pytest.fixture
+def small_top_k(monkeypatch):
+    """A top-k of 20 values (of 5 000), so that the continuous recursive θ falls below it and
+    the summary must be extended after θ is drawn."""
+    monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
+
+
+def test_memory_and_duckdb_releases_draw_the_plan_once_and_agree(small_top_k):
+    _check_all_cases(_engines())
+
+
+def test_spark_release_draws_the_plan_once_and_agrees(small_top_k, request):
+    if shutil.which("java") is None and os.environ.get("DPSUM_REQUIRE_SPARK") != "1":
+        pytest.skip("Spark needs a Java runtime (java not on PATH)")
+    spark = request.getfixturevalue("spark")
+    _check_all_cases([e for e in _engines(spark) if e[0] == "spark"])
+
+
+def test_draw_once_replays_and_refuses_a_different_request():
+    source = CountingNoise()
+    once = DrawOnce(source)
+    first = once.add_laplace(np.array([1.0, 2.0]), 3.0)
+    once.rewind()
+    np.testing.assert_array_equal(once.add_laplace(np.array([1.0, 2.0]), 3.0), first)
+    assert source.draws == 1 and once.draws == 1 and once.values == 2
+    once.check_used()
+    once.rewind()
+    with pytest.raises(RuntimeError, match="other inputs"):
+        once.add_laplace(np.array([1.0, 2.5]), 3.0)
+    once.rewind()
+    with pytest.raises(RuntimeError, match="used 0 of its 1"):
+        once.check_used()
+
+
+def test_a_cli_release_from_a_folder_binds_the_ledger_to_its_file_list(tmp_path, capsys):
+    from dpsum_core.cli import main
+
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    shutil.copy(SMALL, folder / "a.csv")
+    book = tmp_path / "ledger.json"
+
+    def cli(out, data=folder, engine="duckdb"):
+        return main(
+            ["release", "--data", str(data), "--engine", engine, "--algorithm", "tamm",
+             "--truncation", "recursive", "--workload", "Q3", "--epsilon", "0.1",
+             "--out", str(tmp_path / out), "--ledger", str(book)]
+        )  # fmt: skip
+
+    assert cli("one") == 0
+    fingerprint = ledger.source_fingerprint(folder)
+    assert fingerprint.startswith("files:sha256:")
+    assert ledger.load(book).fingerprint == fingerprint and ledger.load(book).spent == 0.1
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "answers.csv", "release.json", "report.html", "report.md"
+    ]  # fmt: skip
+    shutil.copy(SMALL, folder / "b.csv")  # another file: another dataset
+    capsys.readouterr()
+    assert cli("two") == 2
+    assert "belongs to the dataset" in capsys.readouterr().err
+    assert not any((tmp_path / "two").iterdir()) and ledger.load(book).spent == 0.1
+    # one file binds by its bytes on every engine, so a ledger carries over between engines
+    assert ledger.source_fingerprint(SMALL) == ledger.file_fingerprint(SMALL)
+    assert ledger.source_fingerprint(None, table="db.incomes") == "table:db.incomes"
