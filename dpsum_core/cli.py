@@ -311,13 +311,8 @@ def _release(args: argparse.Namespace) -> int:
     charge; a crash after it over-counts the spend (safe), never under-counts it.
     """
     from dpsum_core.publish import ledger
-    from dpsum_core.publish.release import (
-        decimal_text,
-        plan_release,
-        release_paths,
-        release_plan,
-        write_release,
-    )
+    from dpsum_core.publish.release import decimal_text, plan_release, release_plan
+    from dpsum_core.publish.report import release_paths, write_release
 
     if args.seed is not None:
         raise ParameterError(
@@ -376,7 +371,7 @@ def _release(args: argparse.Namespace) -> int:
         if args.ledger is None
         else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
     )
-    write_release(rel, out, dataset=data.name, ledger_line=line)
+    write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
         f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "

@@ -18,7 +18,7 @@ from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
-from dpsum_core.publish import release as releases
+from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import (
     Release,
     ReleaseEstimate,

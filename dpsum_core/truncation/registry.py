@@ -58,20 +58,27 @@ class Truncation:
     choose: Choose | None
     laws: Laws | None
     cut_points: CutPoints | None
+    description: str = ""
 
 
 _RECORDS = (
     Truncation("none", "no truncation", "dot", 0, False,
-               fixed.none_theta, fixed.none_laws, fixed.no_cut_points),
+               fixed.none_theta, fixed.none_laws, fixed.no_cut_points,
+               "no truncation: every value counts in full, up to the public bound U"),
     Truncation("fixed", "fixed θ", "dashdot", 1, False,
-               fixed.fixed_theta, fixed.fixed_laws, fixed.fixed_cut_points),
-    Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points),
+               fixed.fixed_theta, fixed.fixed_laws, fixed.fixed_cut_points,
+               "a fixed, public θ: values above θ count as θ"),
+    Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points,
+               "θ chosen privately with the sparse vector technique (SVT), spending ε_θ"),
     Truncation("recursive", "Recursive", "dash", 3, True,
-               recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points),
+               recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points,
+               "θ chosen privately with the recursive mechanism, spending ε_θ"),
     # Not a method one chooses: the label of runs whose algorithm picks θ after measuring.
-    Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None),
+    Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None,
+               "θ chosen after measuring, from the noisy measurement (post-processing, no ε)"),
     # Nor this: the label of runs whose algorithm locates θ itself with its own share of ε.
-    Truncation(INSIDE, "θ located by the algorithm", "solid", 5, False, None, None, None),
+    Truncation(INSIDE, "θ located by the algorithm", "solid", 5, False, None, None, None,
+               "θ located privately by the algorithm itself, with its own share of ε"),
 )  # fmt: skip
 
 REGISTRY: dict[str, Truncation] = {t.name: t for t in _RECORDS}

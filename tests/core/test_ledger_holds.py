@@ -15,7 +15,7 @@ from dpsum_core.cli import main
 from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import RELEASE_FILES
+from dpsum_core.publish.report import RELEASE_FILES
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.recursive import recursive_theta, theta_floor
 

@@ -22,14 +22,8 @@ from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import (
-    expected_error,
-    plan_release,
-    release,
-    report_html,
-    report_markdown,
-    write_release,
-)
+from dpsum_core.publish.release import expected_error, plan_release, release
+from dpsum_core.publish.report import report_html, report_markdown, write_release
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for, run_experiment
 
@@ -65,7 +59,8 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     assert list(answers.columns) == ["threshold", "private_answer", "noise_halfwidth_95"]
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
-    assert set(record) == {"config", "budget", "theta", "versions", "created"}
+    assert set(record) == {"config", "budget", "theta", "versions", "created", "engine"}
+    assert record["engine"] == "memory"  # the engine that computed the summary (public)
     assert set(record["budget"]) == {"epsilon_theta", "epsilon_measure", "total"}
     assert math.isclose(record["budget"]["epsilon_theta"], 0.05)
     assert math.isclose(record["budget"]["total"], 0.5)

@@ -10,8 +10,11 @@ mechanism's continuous θ); nothing is drawn again for that. With the same deter
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -150,3 +153,17 @@ def test_a_cli_release_from_a_folder_binds_the_ledger_to_its_file_list(tmp_path,
     # one file binds by its bytes on every engine, so a ledger carries over between engines
     assert ledger.source_fingerprint(SMALL) == ledger.file_fingerprint(SMALL)
     assert ledger.source_fingerprint(None, table="db.incomes") == "table:db.incomes"
+
+
+def test_the_report_says_which_engine_and_its_command_uses_it(tmp_path):
+    """release.json records the engine, and the report's command makes the release again with
+    the same engine (a folder read by DuckDB is not one file for the memory engine)."""
+    out = tmp_path / "rel"
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "release", "--engine", "duckdb",
+         "--data", str(SMALL), "--algorithm", "tamm", "--truncation", "none", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((out / "release.json").read_text())["engine"] == "duckdb"
+    assert "dpsum release --engine duckdb --data" in (out / "report.md").read_text()
