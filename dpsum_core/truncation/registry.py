@@ -26,6 +26,7 @@ from dpsum_core.validation import check_choice
 Choose = Callable[..., ThresholdChoice]  # (data, *, epsilon, upper, params, trials, rng, tau)
 Laws = Callable[..., list[ThetaLaw]]  # (data, *, epsilons, upper, params, tau)
 CutPoints = Callable[[TruncationParams, float], np.ndarray]  # (params, U) -> public points
+Distinct = Callable[[TruncationParams, float, int], int]  # (params, U, trials) -> distinct θ
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class Truncation:
         θ for many trials; the law of θ at each ε_θ (analytic error, no noise); the public points
         a data summary must hold for it. ``None`` for ``posthoc`` and ``inside``, whose θ the
         algorithm chooses.
+    distinct_thetas
+        ``(params, U, trials) -> int``: how many distinct θ ``trials`` trials can draw, from
+        public parameters only (TaMM builds one strategy per distinct θ; simulate.cost).
     """
 
     name: str
@@ -58,6 +62,7 @@ class Truncation:
     choose: Choose | None
     laws: Laws | None
     cut_points: CutPoints | None
+    distinct_thetas: Distinct = fixed.one_theta
 
 
 _RECORDS = (
@@ -65,9 +70,11 @@ _RECORDS = (
                fixed.none_theta, fixed.none_laws, fixed.no_cut_points),
     Truncation("fixed", "fixed θ", "dashdot", 1, False,
                fixed.fixed_theta, fixed.fixed_laws, fixed.fixed_cut_points),
-    Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points),
+    Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points,
+               svt.svt_distinct_thetas),
     Truncation("recursive", "Recursive", "dash", 3, True,
-               recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points),
+               recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points,
+               recursive.recursive_distinct_thetas),
     # Not a method one chooses: the label of runs whose algorithm picks θ after measuring.
     Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None),
     # Nor this: the label of runs whose algorithm locates θ itself with its own share of ε.
