@@ -67,3 +67,19 @@ DECIDE_EPSILON_POINTS = 25
 DECIDE_SIMULATE_EVERY = 4
 # The error target typed on the Decide page, in percent: (0, DECIDE_TARGET_MAX_PERCENT).
 DECIDE_TARGET_MAX_PERCENT = 1000.0
+# What one click may cost on a shared server, estimated before anything runs from the public
+# configuration alone (dpsum_core/simulate/cost.py: answers, GreedyH strategies, RawSum's dense
+# design, the points of a sweep or a simulation). A run, grid, sweep or simulation estimated
+# above MAX_CLICK_SECONDS is refused with the estimate; a link or a settings file starts a run
+# by itself only below MAX_LINK_SECONDS (above it, its settings are restored and Run waits).
+MAX_CLICK_SECONDS = 60.0
+MAX_LINK_SECONDS = 3.0
+# Process-wide caches, bounded in bytes (least recently used evicted first; the newest entry is
+# kept even when alone above the bound, since its run needs it): RawSum's dense designs (up to
+# three n × n float64 matrices each, ≈ 0.6 GB at MAX_BINS) and GreedyH strategies (≈ 0.1 MB at
+# n = 1000): the shared cache of public keys, the process cache of a single user (CLI), and
+# each browser session's cache of θ-dependent strategies.
+MAX_DESIGN_CACHE_BYTES = 1 << 30
+MAX_SHARED_STRATEGY_BYTES = 64 << 20
+MAX_PROCESS_STRATEGY_BYTES = 256 << 20
+MAX_SESSION_STRATEGY_BYTES = 64 << 20

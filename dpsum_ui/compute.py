@@ -29,6 +29,7 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import check_click
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
@@ -68,6 +69,7 @@ def run(
     """
     key = state.result_key(data, config)
     if state.memo_get(kind, key) is None:
+        check_click(config)  # refused before anything runs when too heavy for a shared server
         update, done = _progress(label)
         try:
             with _engine():
@@ -91,6 +93,7 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
     eps = tuple(sorted(float(e) for e in epsilons))
     key = (*state.result_key(data, config), eps)
     if state.memo_get("sweep", key) is None:
+        check_click(config, runs=len(eps))
         update, done = _progress("ε sweep")
         try:
             with _engine():
@@ -184,6 +187,7 @@ def decision_simulation(
     """Run (or fetch) the simulation check of the decision view, with a progress bar."""
     key = decision_simulation_key(data, config, epsilons, above)
     if state.memo_get("decide_sim", key) is None:
+        check_click(config, runs=len(epsilons))
         update, done = _progress("Simulating")
         try:
             with _engine():

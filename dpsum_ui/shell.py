@@ -7,8 +7,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import duration, run_cost
 from dpsum_core.truncation.registry import label as truncation_label
 
 from . import compute, guide, share, state
@@ -142,6 +145,15 @@ def _run_once(
             f"{plain(plan.error or ctx.error)} Fix the setting below, then press Run.",
         )
         return
+    seconds = link_seconds(page, plan.config, grid=grid, sweep=sweep)
+    if seconds > limits.MAX_LINK_SECONDS:
+        state.notice(
+            "info",
+            "Settings restored from the link, but not run: it would take about "
+            f"{duration(seconds)} of computation, and a link starts a run by itself only "
+            f"below {duration(limits.MAX_LINK_SECONDS)}. Press Run to compute it.",
+        )
+        return
     if page == "compare":
         st.session_state[state.COMPARE_AUTORUN] = {"grid": grid, "sweep": sweep}
     elif page == "decide":
@@ -153,6 +165,27 @@ def _run_once(
         "Settings restored from the link and run once with the same seed, so these are "
         "the same figures.",
     )
+
+
+def link_seconds(page: str, config: ExperimentConfig | None, *, grid: bool, sweep: bool) -> float:
+    """The estimated seconds of what a link on ``page`` would run by itself (its grid, its
+    sweep at the restored ε values, its simulation, or one run), from the settings alone."""
+    if config is None:
+        return 0.0
+    if page == "compare":
+        seconds = run_cost(config).seconds if grid else 0.0
+        epsilons = state.get(K.SWEEP_EPSILONS) or []
+        if sweep and epsilons:
+            try:
+                one = config.with_(truncations=(state.get(K.SWEEP_TRUNCATION) or "svt",))
+            except DpsumError:  # the page says what is wrong with the sweep's settings
+                return seconds
+            seconds += run_cost(one, runs=len(epsilons)).seconds
+        return seconds
+    if page == "decide":
+        points = len(range(0, limits.DECIDE_EPSILON_POINTS, limits.DECIDE_SIMULATE_EVERY))
+        return run_cost(config, runs=points).seconds
+    return run_cost(config).seconds
 
 
 def link_text(params: dict[str, str]) -> str:

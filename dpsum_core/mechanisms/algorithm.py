@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from dpsum_core.mechanisms.cost import Seconds, Work, vectorised
 from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.noise import Noise
@@ -22,6 +23,7 @@ SHARED: ThetaRule = "shared"  # one θ per trial, chosen with ρε and shared by
 PER_QUERY: ThetaRule = "per_query"  # θ_i per query with ρε/m each (SQM)
 Measure = Callable[..., Measurement]  # (inputs, theta, *, epsilon, rng) -> Measurement
 ErrorComponents = Callable[[Inputs, np.ndarray, float], tuple[np.ndarray, np.ndarray]]
+Cost = Callable[[Work], Seconds]  # public sizes -> estimated seconds (mechanisms.cost)
 
 POSTHOC: ThetaRule = "posthoc"  # θ chosen after measuring; also the label of their runs
 INSIDE: ThetaRule = "inside"  # θ located by the algorithm with its own share of ε; its runs' label
@@ -70,6 +72,10 @@ class Algorithm:
     error_rescales
         Whether ``error`` at ε is ``error`` at 1 with the variance divided by ε² (false when
         the design itself depends on ε, as ClampShells' does).
+    cost
+        ``cost(work) -> Seconds``: the estimated CPU seconds of one run from public sizes
+        only (:mod:`dpsum_core.mechanisms.cost`), so that a click too heavy for a shared server
+        is refused before anything runs. Default: one vectorised pass over trials × bins.
     default
         Whether a configuration runs it when no algorithms are listed (a new algorithm is
         opt-in until the dashboard's views and the golden outputs are checked with it).
@@ -89,6 +95,7 @@ class Algorithm:
     theta_share: float = 0.0
     theta_law: Callable[[Inputs, float], tuple[np.ndarray, np.ndarray]] | None = None
     error_rescales: bool = True
+    cost: Cost = vectorised
     default: bool = True
 
     def run(

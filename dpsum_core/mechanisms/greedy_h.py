@@ -12,16 +12,17 @@ A straightforward dense port of the recursion lives in the tests and must agree 
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
-from threading import Lock
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from dpsum_core import limits
+from dpsum_core.mechanisms.lru import LRU
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -152,6 +153,18 @@ class Strategy:
     ends: np.ndarray
     weights: np.ndarray
     inverse: StructuredInverse
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by its arrays (rows, weights, the structured inverse; the sparse matrix
+        and column norms once built are counted ahead as 3 arrays of the rows' size + n)."""
+        levels = sum(
+            lv.coef.nbytes + lv.u.nbytes + lv.segments.starts.nbytes + lv.segments.ends.nbytes
+            + 3 * lv.segments.starts.nbytes + lv.u.nbytes  # sizes, first, positions, seg_of
+            for lv in self.inverse.levels
+        )
+        rows = self.starts.nbytes + self.ends.nbytes + self.weights.nbytes
+        return int(2 * rows + levels + 8 * self.n)
 
     @property
     def rows(self) -> int:
@@ -421,49 +434,21 @@ def _assemble(n, tree, leaf_like, collapsed, p_node, gamma, raw_u, segs) -> Stra
 # --------------------------------------------------------------------------------------------
 # Caches of strategies: shared when the key is public, per session when it depends on θ
 # --------------------------------------------------------------------------------------------
-class StrategyCache:
-    """A bounded, thread-safe LRU of GreedyH strategies, counting its hits and misses."""
+def _strategy_bytes(strategy: Strategy) -> int:
+    return strategy.nbytes
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.hits = 0
-        self.misses = 0
-        self._items: OrderedDict[tuple, Strategy] = OrderedDict()
-        self._lock = Lock()
 
-    def get(self, key: tuple, build: Callable[[], Strategy]) -> Strategy:
-        """The strategy stored under ``key``, built (outside the lock) on a miss."""
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return hit
-            self.misses += 1
-        strategy = build()
-        with self._lock:
-            self._items[key] = strategy
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return strategy
+class StrategyCache(LRU["Strategy"]):
+    """A bounded (entries and bytes), thread-safe LRU of GreedyH strategies, counting its hits
+    and misses."""
 
-    def __iter__(self) -> Iterator[tuple]:
-        """The keys held, least recently used first (a snapshot)."""
-        with self._lock:
-            return iter(list(self._items))
-
-    def clear(self) -> None:
-        """Forget every strategy (benchmarks: a cold start)."""
-        with self._lock:
-            self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
+    def __init__(self, size: int, max_bytes: int = limits.MAX_SESSION_STRATEGY_BYTES) -> None:
+        super().__init__(size, max_bytes, _strategy_bytes)
 
 
 SESSION_CACHE_SIZE = 128  # ≤ 13 MB at n = 1000 (≈ 100 kB a strategy); one run of 100 θ fits
-SHARED = StrategyCache(64)
-_PROCESS = StrategyCache(1024)
+SHARED = StrategyCache(64, limits.MAX_SHARED_STRATEGY_BYTES)
+_PROCESS = StrategyCache(1024, limits.MAX_PROCESS_STRATEGY_BYTES)
 _SESSION: ContextVar[StrategyCache] = ContextVar("dpsum_strategy_session", default=_PROCESS)
 
 

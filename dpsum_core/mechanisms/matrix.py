@@ -9,6 +9,7 @@ import numpy as np
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
+from dpsum_core.mechanisms.cost import Seconds, Work, strategy_seconds, vectorised
 from dpsum_core.mechanisms.error import Components, binned_bias
 from dpsum_core.mechanisms.greedy_h import Strategy, cached_greedy_h
 from dpsum_core.mechanisms.measurement import Inputs, Measurement, _spent, truncated_weights
@@ -134,6 +135,18 @@ def tamm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
 
 
 # The registry's records of this family (dpsum_core.mechanisms.registry collects them).
+def timm_cost(work: Work) -> Seconds:
+    """A vectorised pass; GreedyH(W) is built once per click (a public key, cached)."""
+    return Seconds(vectorised(work).run, once=strategy_seconds(work.bins), strategies=1)
+
+
+def tamm_cost(work: Work) -> Seconds:
+    """A vectorised pass plus one GreedyH(W·T_θ) per distinct θ, in every run: the recursive
+    mechanism's θ is continuous, so every trial has its own strategy."""
+    built = work.thetas
+    return Seconds(vectorised(work).run + built * strategy_seconds(work.bins), strategies=built)
+
+
 RECORDS = (
     Algorithm(
         name="timm",
@@ -146,6 +159,7 @@ RECORDS = (
         measure=timm,
         error=timm_error,
         stream_id=4,
+        cost=timm_cost,
     ),
     Algorithm(
         name="tamm",
@@ -158,5 +172,6 @@ RECORDS = (
         measure=tamm,
         error=tamm_error,
         stream_id=5,
+        cost=tamm_cost,
     ),
 )

@@ -19,17 +19,25 @@ the post-hoc drop of the top bins, and it spends nothing on θ.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
-from threading import Lock
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core import limits
 from dpsum_core.data.domain import Domain, bin_sums
 from dpsum_core.mechanisms.algorithm import POSTHOC, Algorithm
+from dpsum_core.mechanisms.cost import (
+    PRODUCT_SECONDS,
+    Seconds,
+    Work,
+    design_seconds,
+    strategy_seconds,
+    vectorised,
+)
 from dpsum_core.mechanisms.greedy_h import cached_greedy_h
+from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
@@ -166,26 +174,23 @@ def _build(domain: Domain, workload: Workload) -> RawSumDesign:
     return RawSumDesign(domain, workload, shells, shell_top, B, scale, inverse, full_rank)
 
 
-_DESIGNS: OrderedDict[tuple, RawSumDesign] = OrderedDict()
-_DESIGNS_LOCK = Lock()
-_DESIGNS_SIZE = 8
+def design_bytes(d: RawSumDesign) -> int:
+    """Bytes a design holds once used: N⁺ and, built lazily, the covariance and the projection
+    (three n × n float64 matrices), plus its sparse rows."""
+    n = d.domain.bins
+    return 3 * 8 * n * n + int(d.B.data.nbytes + d.B.indices.nbytes + d.B.indptr.nbytes)
+
+
+# Process-wide: the key is public (U, n, the workload), so a hit reveals nothing about anyone's
+# data. Bounded in bytes: eight designs at 5 000 bins would hold ≈ 5 GB.
+_DESIGNS: LRU[RawSumDesign] = LRU(8, limits.MAX_DESIGN_CACHE_BYTES, design_bytes)
 
 
 def design(domain: Domain, workload: Workload) -> RawSumDesign:
     """The cached :class:`RawSumDesign` for (U, n, workload): public inputs only, so a cache hit
     reveals nothing about anyone's data."""
     key = (domain.upper, domain.bins, workload.counts.tobytes())
-    with _DESIGNS_LOCK:
-        hit = _DESIGNS.get(key)
-        if hit is not None:
-            _DESIGNS.move_to_end(key)
-            return hit
-    built = _build(domain, workload)
-    with _DESIGNS_LOCK:
-        _DESIGNS[key] = built
-        while len(_DESIGNS) > _DESIGNS_SIZE:
-            _DESIGNS.popitem(last=False)
-    return built
+    return _DESIGNS.get(key, lambda: _build(domain, workload))
 
 
 def choose_theta(d: RawSumDesign, s_hat: np.ndarray, epsilon: float | np.ndarray) -> np.ndarray:
@@ -291,6 +296,17 @@ def rawsum_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tuple[np.
 
 
 # The registry's records of this family (dpsum_core.mechanisms.registry collects them).
+def rawsum_cost(work: Work) -> Seconds:
+    """A vectorised pass and a (trials × n)·(n × n) reconstruction per run; the dense design
+    (cubic in n, cached per (U, n, workload)) and its GreedyH once per click."""
+    n = work.bins
+    return Seconds(
+        vectorised(work).run + PRODUCT_SECONDS * work.trials * n * n,
+        once=design_seconds(n) + strategy_seconds(n),
+        strategies=1,
+    )
+
+
 RECORDS = (
     Algorithm(
         name="rawsum",
@@ -304,5 +320,6 @@ RECORDS = (
         error=rawsum_error,
         stream_id=7,  # 6 is SQM's per-query θ stream (simulate.streams.SQM_THETA_STREAM)
         posthoc_theta=expected_theta,
+        cost=rawsum_cost,
     ),
 )

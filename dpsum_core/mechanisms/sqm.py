@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpsum_core.mechanisms.algorithm import PER_QUERY, Algorithm
+from dpsum_core.mechanisms.cost import QUERY_THETA_SECONDS, Seconds, Work, vectorised
 from dpsum_core.mechanisms.error import Components
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
@@ -62,6 +63,11 @@ def sqm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
 
 
 # The registry's records of this family (dpsum_core.mechanisms.registry collects them).
+def sqm_cost(work: Work) -> Seconds:
+    """A vectorised pass plus a θ per (trial, query)."""
+    return Seconds(vectorised(work).run + QUERY_THETA_SECONDS * work.trials * work.queries)
+
+
 RECORDS = (
     Algorithm(
         name="sqm",
@@ -74,5 +80,6 @@ RECORDS = (
         measure=sqm,
         error=sqm_error,
         stream_id=1,
+        cost=sqm_cost,
     ),
 )

@@ -97,3 +97,8 @@ def no_cut_points(params: TruncationParams, upper: float) -> np.ndarray:
 def fixed_cut_points(params: TruncationParams, upper: float) -> np.ndarray:
     """A fixed θ is a point a data summary must hold (counts and sums at θ)."""
     return np.empty(0) if params.theta is None else np.array([float(params.theta)])
+
+
+def one_theta(params: TruncationParams, upper: float, trials: int) -> int:
+    """Distinct θ over ``trials`` trials (for cost estimates): one, public."""
+    return 1

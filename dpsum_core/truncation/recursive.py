@@ -151,3 +151,9 @@ def recursive_laws(
         recursive_law(data, float(e), upper=upper, params=params, tau=tau)
         for e in np.atleast_1d(epsilons)
     ]
+
+
+def recursive_distinct_thetas(params: TruncationParams, upper: float, trials: int) -> int:
+    """Distinct θ over ``trials`` trials (for cost estimates): θ is continuous, so every trial
+    has its own."""
+    return trials

@@ -26,6 +26,7 @@ from dpsum_core.validation import check_choice
 Choose = Callable[..., ThresholdChoice]  # (data, *, epsilon, upper, params, trials, rng, tau)
 Laws = Callable[..., list[ThetaLaw]]  # (data, *, epsilons, upper, params, tau)
 CutPoints = Callable[[TruncationParams, float], np.ndarray]  # (params, U) -> public points
+Distinct = Callable[[TruncationParams, float, int], int]  # (params, U, trials) -> distinct θ
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class Truncation:
         θ for many trials; the law of θ at each ε_θ (analytic error, no noise); the public points
         a data summary must hold for it. ``None`` for ``posthoc`` and ``inside``, whose θ the
         algorithm chooses.
+    distinct_thetas
+        ``(params, U, trials) -> int``: how many distinct θ ``trials`` trials can draw, from
+        public parameters only (TaMM builds one strategy per distinct θ; simulate.cost).
+    description
+        The method in plain words, for reports (``θ chosen privately with …``).
     """
 
     name: str
@@ -58,27 +64,33 @@ class Truncation:
     choose: Choose | None
     laws: Laws | None
     cut_points: CutPoints | None
+    distinct_thetas: Distinct = fixed.one_theta
     description: str = ""
 
 
 _RECORDS = (
     Truncation("none", "no truncation", "dot", 0, False,
                fixed.none_theta, fixed.none_laws, fixed.no_cut_points,
-               "no truncation: every value counts in full, up to the public bound U"),
+               description="no truncation: every value counts in full, up to the public bound U"),
     Truncation("fixed", "fixed θ", "dashdot", 1, False,
                fixed.fixed_theta, fixed.fixed_laws, fixed.fixed_cut_points,
-               "a fixed, public θ: values above θ count as θ"),
+               description="a fixed, public θ: values above θ count as θ"),
     Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points,
-               "θ chosen privately with the sparse vector technique (SVT), spending ε_θ"),
+               distinct_thetas=svt.svt_distinct_thetas,
+               description="θ chosen privately with the sparse vector technique (SVT), spending "
+                           "ε_θ"),
     Truncation("recursive", "Recursive", "dash", 3, True,
                recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points,
-               "θ chosen privately with the recursive mechanism, spending ε_θ"),
+               distinct_thetas=recursive.recursive_distinct_thetas,
+               description="θ chosen privately with the recursive mechanism, spending ε_θ"),
     # Not a method one chooses: the label of runs whose algorithm picks θ after measuring.
     Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None,
-               "θ chosen after measuring, from the noisy measurement (post-processing, no ε)"),
+               description="θ chosen after measuring, from the noisy measurement "
+                           "(post-processing, no ε)"),
     # Nor this: the label of runs whose algorithm locates θ itself with its own share of ε.
     Truncation(INSIDE, "θ located by the algorithm", "solid", 5, False, None, None, None,
-               "θ located privately by the algorithm itself, with its own share of ε"),
+               description="θ located privately by the algorithm itself, with its own share "
+                           "of ε"),
 )  # fmt: skip
 
 REGISTRY: dict[str, Truncation] = {t.name: t for t in _RECORDS}

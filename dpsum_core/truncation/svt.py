@@ -246,3 +246,10 @@ def svt_laws(
 def svt_cut_points(params: TruncationParams, upper: float) -> np.ndarray:
     """The public points SVT counts at: its grid u_k for U (a data summary must hold them)."""
     return svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
+
+
+def svt_distinct_thetas(params: TruncationParams, upper: float, trials: int) -> int:
+    """Distinct θ over ``trials`` trials (for cost estimates): a grid point each, or U when
+    SVT never fires, so at most K + 1."""
+    grid = svt_grid_size(upper, s=params.start(upper)[0], c=params.svt_c)
+    return min(trials, grid + 1)

@@ -1,0 +1,122 @@
+"""Issue 17: a click's cost estimated from the public configuration before it runs, and the
+shared caches bounded in bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpsum_core import limits
+from dpsum_core.data.domain import Domain
+from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms import greedy_h, rawsum
+from dpsum_core.mechanisms.cost import Seconds, Work, design_seconds, vectorised
+from dpsum_core.mechanisms.registry import REGISTRY
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import check_click, run_cost
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import get as truncation
+from dpsum_core.truncation.svt import svt_grid_size
+
+HOSTILE = ExperimentConfig(bins=5000, trials=6000, truncations=("recursive",), algorithms=("tamm",))
+
+
+def test_every_algorithm_states_its_cost_in_its_record() -> None:
+    work = Work(bins=1000, queries=1000, trials=100, thetas=10)
+    for alg in REGISTRY.values():
+        part = alg.cost(work)
+        assert isinstance(part, Seconds) and part.run > 0, alg.name
+    assert REGISTRY["tamm"].cost(work).strategies == 10  # one GreedyH per distinct θ
+    assert REGISTRY["timm"].cost(work).strategies == 1
+    assert REGISTRY["identity"].cost is vectorised
+
+
+def test_distinct_thetas_by_truncation_method() -> None:
+    params, upper = TruncationParams(), 800_000.0
+    assert truncation("recursive").distinct_thetas(params, upper, 6000) == 6000  # continuous θ
+    grid = svt_grid_size(upper, s=params.start(upper)[0], c=params.svt_c)
+    assert truncation("svt").distinct_thetas(params, upper, 6000) == grid + 1  # or U
+    assert truncation("svt").distinct_thetas(params, upper, 5) == 5
+    assert truncation("none").distinct_thetas(params, upper, 6000) == 1
+
+
+def test_the_default_click_is_cheap_and_small_links_run_by_themselves() -> None:
+    assert run_cost(ExperimentConfig()).seconds < limits.MAX_LINK_SECONDS
+    check_click(ExperimentConfig(truncations=("none", "svt", "recursive")))  # the paper's grid
+
+
+def test_tamm_with_the_recursive_theta_costs_one_strategy_per_trial_and_epsilon() -> None:
+    cost = run_cost(HOSTILE, runs=13)
+    assert cost.strategies == 13 * 6000 and cost.runs == 13
+    assert cost.seconds > 30 * limits.MAX_CLICK_SECONDS
+    # with SVT it is bounded by the grid, whatever the trials
+    svt = run_cost(HOSTILE.with_(truncations=("svt",)), runs=13)
+    assert svt.strategies == 13 * 14  # K + 1 = 14 at the defaults (c = 1.2)
+    assert run_cost(HOSTILE.with_(trials=600)).seconds < run_cost(HOSTILE).seconds / 5
+
+
+def test_rawsum_design_is_cubic_and_paid_once_per_click() -> None:
+    assert design_seconds(5000) == pytest.approx(8 * design_seconds(2500))
+    one = ExperimentConfig(bins=5000, algorithms=("rawsum",), trials=10)
+    single, sweep = run_cost(one), run_cost(one, runs=13)
+    assert single.seconds > design_seconds(5000)
+    assert sweep.seconds < 2 * single.seconds  # the design is cached across the sweep's points
+
+
+def test_a_heavy_click_is_refused_with_the_estimate_and_what_to_lower() -> None:
+    with pytest.raises(ParameterError) as info:
+        check_click(HOSTILE, runs=13)
+    message = str(info.value)
+    assert "would take about" in message and "minutes" in message
+    assert "78,000 GreedyH strategies" in message and "13 runs" in message
+    assert "Nothing was run" in message and "recursive" in message
+    with pytest.raises(ParameterError, match="runs must be"):
+        run_cost(HOSTILE, runs=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Caches bounded in bytes
+# ----------------------------------------------------------------------------------------------
+def test_the_rawsum_design_cache_is_bounded_in_bytes(monkeypatch) -> None:
+    rawsum._DESIGNS.clear()
+    workload = make_workload("Q1", Domain(800_000.0, 64, "upper"))
+    one = rawsum.design_bytes(rawsum.design(Domain(800_000.0, 64, "upper"), workload))
+    monkeypatch.setattr(rawsum._DESIGNS, "max_bytes", int(2.5 * one))
+    for upper in (1e5, 2e5, 3e5, 4e5, 5e5):
+        domain = Domain(upper, 64, "upper")
+        rawsum.design(domain, make_workload("Q1", domain))
+        assert rawsum._DESIGNS.nbytes <= 2.5 * one
+    assert len(rawsum._DESIGNS) == 2  # the two most recent
+    assert [k[0] for k in rawsum._DESIGNS] == [4e5, 5e5]
+    rawsum._DESIGNS.clear()
+    assert rawsum._DESIGNS.nbytes == 0
+
+
+def test_at_the_largest_bins_the_design_cache_holds_about_one_design() -> None:
+    largest = 3 * 8 * limits.MAX_BINS**2  # N⁺, the covariance and the projection
+    assert rawsum._DESIGNS.max_bytes == limits.MAX_DESIGN_CACHE_BYTES < 2 * largest
+
+
+def test_strategy_caches_are_bounded_in_bytes() -> None:
+    domain = Domain(800_000.0, 256, "upper")
+    counts = make_workload("Q1", domain).counts
+    thetas = np.linspace(1e5, 7e5, 6)
+    one = greedy_h.greedy_h(counts, 256, np.minimum(domain.bin_weights, thetas[0])).nbytes
+    cache = greedy_h.StrategyCache(1000, max_bytes=3 * one + one // 2)
+    with greedy_h.session_cache(cache):
+        for theta in thetas:
+            greedy_h.cached_greedy_h(counts, 256, np.minimum(domain.bin_weights, theta))
+            assert cache.nbytes <= 3.5 * one
+    assert len(cache) == 3 and cache.misses == 6
+    # a value alone above the bound is kept: the run that built it is about to use it
+    tiny = greedy_h.StrategyCache(10, max_bytes=1)
+    with greedy_h.session_cache(tiny):
+        greedy_h.cached_greedy_h(counts, 256, np.minimum(domain.bin_weights, 2e5))
+    assert len(tiny) == 1
+
+
+def test_the_process_wide_strategy_caches_have_byte_bounds() -> None:
+    assert greedy_h.SHARED.max_bytes == limits.MAX_SHARED_STRATEGY_BYTES
+    assert greedy_h.process_cache().max_bytes == limits.MAX_PROCESS_STRATEGY_BYTES
+    assert greedy_h.StrategyCache(8).max_bytes == limits.MAX_SESSION_STRATEGY_BYTES
