@@ -1,6 +1,7 @@
 """One explorer run: Q1 × 6 algorithms × 100 trials, with SVT and with recursive, engine vs naive.
 
     python -m bench.explorer [--quick] [--repeat 5] [--trials 100] [--naive-trials N]
+    python -m bench.explorer --clampshells [--repeat 9]   # issue 18: + ClampShells, SVT only
 
 ``cold`` clears the GreedyH caches before every run (a first click in the app); ``warm`` keeps
 them (a second click with the same θ values). The recursive mechanism draws a distinct θ per
@@ -18,7 +19,19 @@ from __future__ import annotations
 import numpy as np
 
 from bench import naive
-from bench.common import SAMPLE, emit, log, machine, measure, parser, ratio, repeats, target, timed
+from bench.common import (
+    SAMPLE,
+    emit,
+    log,
+    machine,
+    measure,
+    parser,
+    ratio,
+    repeats,
+    summarize,
+    target,
+    timed,
+)
 from dpsum_core.data.reading import load_column
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms import rawsum
@@ -55,6 +68,30 @@ def side_by_side(data, config: ExperimentConfig) -> dict:
     }
 
 
+def with_clampshells(data, args, repeat: int) -> dict:
+    """Issue 18: the SVT explorer run with ClampShells added (the default algorithms + 1) and
+    the same run without it, interleaved in one process, so their ratio survives a shared
+    machine's load."""
+    base = ExperimentConfig(workload=args.workload, truncations=("svt",), trials=args.trials, seed=0)
+    plus = base.with_(algorithms=(*base.algorithms, "clampshells"))
+    rec: dict = {"algorithms_without": list(base.algorithms), "algorithms_with": list(plus.algorithms)}
+    run_experiment(data, plus)  # imports and ClampShells' design (public, cached per (U, n, depth))
+    times: dict[str, list[float]] = {"without": [], "with": []}
+    for _ in range(repeat):  # interleaved: both see the same load
+        for name, config in (("without", base), ("with", plus)):
+            clear_caches()
+            times[name].append(timed(lambda c=config: run_experiment(data, c))[1])
+    for name, t in times.items():
+        rec[name] = {"cold": summarize(t)}
+    clear_caches()
+    result = run_experiment(data, plus)
+    rec["per_algorithm_cold_s"] = {r.algorithm: round(r.seconds, 4) for r in result.runs}
+    rec["ratio_with_over_without"] = round(
+        rec["with"]["cold"]["median_s"] / rec["without"]["cold"]["median_s"], 3
+    )
+    return rec
+
+
 def main() -> None:
     """Time the explorer run cold and warm, compare with the naive reference, print JSON."""
     p = parser(__doc__)
@@ -62,6 +99,11 @@ def main() -> None:
     p.add_argument("--workload", default="Q1")
     p.add_argument("--naive-trials", type=int, help="trials of the side-by-side run (0: skip it)")
     p.add_argument("--naive-bins", type=int, help="bins of the side-by-side run (quick: 200)")
+    p.add_argument(
+        "--clampshells",
+        action="store_true",
+        help="only the SVT run with ClampShells added (7 algorithms) and without it, same process",
+    )
     args = p.parse_args()
     repeat = repeats(args)
     k = args.naive_trials if args.naive_trials is not None else (1 if args.quick else args.trials)
@@ -77,6 +119,14 @@ def main() -> None:
         "results": {},
         "targets": {},
     }
+    if args.clampshells:
+        out["results"]["svt_clampshells"] = with_clampshells(data, args, repeat)
+        rec = out["results"]["svt_clampshells"]
+        out["targets"]["explorer_svt_with_clampshells_s"] = target(
+            rec["with"]["cold"]["median_s"], TARGETS["svt"]
+        )
+        emit(out)
+        return
     for trunc in ("svt", "recursive"):
         log(f"explorer: {trunc} engine")
         config = ExperimentConfig(

@@ -8,13 +8,23 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    raw sum, by t: with Lap(g_k/(pε)) the loss is t·pε/g_k ≤ pε.
 2. *Stage 2, (1−p)ε, for every J* stage 1 can output.* J* (and θ* = e_{J*}) is a function of
    stage 1's noisy output only, so stage 2 is a fixed Laplace mechanism given J*: every record
-   is clamped, c = min(t, θ*), and lies in exactly one ratio-2 shell of bins 1..J*. Inside a
-   shell, a public tree (depth chosen from the public ε only; depth 0 is the plain design) has
-   λ distinct levels; the record lies in one node per level and moves it by c ≤ g_node: with
-   Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each shell, the tail scan,
-   cumulative sums, interpolation, the clamped total above θ*, isotonic regression and
-   clipping are post-processing.
+   is clamped, c = min(t, θ*), and lies in exactly one *part* of bins 1..J*: the ratio-2
+   shells, and at depth 0 bin n on its own (the top shell stops at n − 1; the part exists only
+   when J* = n, so it is still a partition, and it holds the point mass at U that cleaning
+   creates). Inside a part, a public tree (depth chosen from the public ε only; depth 0 is the
+   plain design) has λ distinct levels; the record lies in one node per level and moves it by
+   c ≤ g_node: with Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
+3. Adaptive sequential composition: ε. Least squares inside each part, the tail scan,
+   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
+   the clamped total above θ*, isotonic regression and clipping are post-processing.
+
+Measured (``python bench/accuracy.py --clampshells --trials 200``, evaluation columns seed 2024,
+median relative error over queries, isotonic on; constants tuned on seeds 7 and 8, never on
+sample_data): at ε = 0.01 TaMM+SVT / ClampShells is 3.4–7.1× on the four columns of ≥ 10 000
+rows (hourly 3.72× Q1, 3.36× Q2; it was 2.05× / 1.79× before the point part and the quadratic)
+and 3.9× on the 5 000-row one; at ε ∈ {0.1, 1} the better of RawSum and TaMM+SVT / ClampShells
+is 0.92–1.89× (lowest: hourly, ε = 1, Q2). On the *mean* over queries ClampShells is behind
+the better of the two in 17 of 30 cells (down to 0.37× on the 5 000-row column at ε = 0.01).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
@@ -55,6 +65,11 @@ TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # up to ε ≈ 0.035, 1 (8 leaves per shell) around ε = 0.1, 2 (64) around ε = 1. Swept on
 # synthetic columns (bench/columns.py, seed 1; B ∈ {2, 4, 6, 8, 12, 16, 32}, L ∈ 0..10,
 # p ∈ {0.1, 0.15, 0.25}), never on sample_data.
+# Shape at depth 0 (small ε, where a leaf is a whole ratio-2 shell): bin n measured on its own
+# (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
+# trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
+# and 8 of bench/columns.py, never the evaluation seed 2024 or sample_data).
+SHAPE_MAX_LEVELS = 0
 TREE_FROM = 0.0125
 TREE_BRANCH = 8
 TREE_MAX = 3
@@ -83,13 +98,14 @@ class ClampShellsDesign:
 
     domain: Domain
     levels: int
-    shells: np.ndarray  # (K + 1,) bin-index edges
-    shell_top: np.ndarray  # g_k (K,)
+    shells: np.ndarray  # (K + 1,) stage 1's bin-index edges
+    shell_top: np.ndarray  # g_k (K,), stage 1
+    parts: np.ndarray  # stage 2's bin-index edges: ``shells`` with bin n on its own (n − 1 added)
     node_lo: np.ndarray  # (N,) bin-index edges: node covers bins lo+1..hi
     node_hi: np.ndarray
     node_shell: np.ndarray  # (N,)
     node_scale: np.ndarray  # (N,) Laplace scale at ε = 1
-    cells: np.ndarray  # (C + 1,) leaf edges, a refinement of ``shells``
+    cells: np.ndarray  # (C + 1,) leaf edges, a refinement of ``parts``
     cell_shell: np.ndarray  # (C,)
     reconstruct: sparse.csr_matrix  # (C × N): least-squares leaves from the nodes of each shell
     leaf_cov: tuple[np.ndarray, ...]  # per shell, Cov of its leaf estimates at ε = 1
@@ -105,8 +121,13 @@ class ClampShellsDesign:
         return edges[edges >= self.min_clamp_bin]
 
     def shells_below(self, j_star: np.ndarray | int) -> np.ndarray:
-        """Number of shells covering bins 1..J*."""
-        return np.searchsorted(self.shells, np.asarray(j_star), side="left")
+        """Number of stage-2 parts (shells, and bin n on its own) covering bins 1..J*."""
+        return np.searchsorted(self.parts, np.asarray(j_star), side="left")
+
+    @property
+    def point_top(self) -> bool:
+        """Whether the top bin n is a stage-2 part of its own (the point mass at U)."""
+        return self.parts.size > self.shells.size
 
     @cached_property
     def shell_var(self) -> np.ndarray:
@@ -151,9 +172,15 @@ def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
     """The :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public inputs only."""
     e = domain.edges
     shells = shell_edges(domain.bins)
+    n = domain.bins
+    # Stage 2 measures bin n on its own: cleaning clips every value above U to U, so a point mass
+    # often sits there; apart, it is neither smeared over the top shell by interpolation nor
+    # does it cost any query below U noise (a record lies in one part either way).
+    point = levels <= SHAPE_MAX_LEVELS and n - 1 > shells[-2]
+    parts = np.insert(shells, -1, n - 1) if point else shells
     lo, hi, shell_of, scale, cells, cell_shell = [], [], [], [], [0], []
     blocks, covs = [], []
-    for k, (a, b) in enumerate(pairwise(shells.tolist())):
+    for k, (a, b) in enumerate(pairwise(parts.tolist())):
         tree = _shell_tree(a, b, levels, branch)
         leaves = tree[-1]
         n_lo = np.concatenate([t[:-1] for t in tree])
@@ -174,14 +201,14 @@ def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
         cell_shell.append(np.full(leaves.size - 1, k))
     node_lo, node_hi, node_shell, node_scale = (np.concatenate(x) for x in (lo, hi, shell_of, scale))
     cell_arr = np.array(cells, dtype=np.int64)
-    for arr in (shells, cell_arr, node_lo, node_hi, node_shell, node_scale):
+    for arr in (shells, parts, cell_arr, node_lo, node_hi, node_shell, node_scale):
         arr.setflags(write=False)
     from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
 
     op = sparse.csr_matrix(sparse.block_diag(blocks, format="csr"))
     op.sort_indices()
     return ClampShellsDesign(
-        domain, levels, shells, e[shells[1:] - 1], node_lo, node_hi, node_shell, node_scale, cell_arr,
+        domain, levels, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell, node_scale, cell_arr,
         np.concatenate(cell_shell), op, tuple(covs),
     )
 
@@ -314,16 +341,29 @@ def measure_clamped(
 
 def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
     """Keep leaves up to the last whose tail mass Σ_{c′ ≥ c} x̂_c′ exceeds TAIL_Z times its
-    standard deviation; zero the rest (post-processing of the reconstructed leaves x̂)."""
+    standard deviation; zero the rest (post-processing of the reconstructed leaves x̂). The
+    point mass at U (bin n on its own, :attr:`ClampShellsDesign.point_top`) is neither scanned
+    nor dropped: its noise would mask the tail below it, and it enters only the total."""
     _, _, _, suffix = d._leaf_moments
     k2 = d.shells_below(j_star)
+    if d.point_top:
+        scanned = _scan(d, x[:, :-1], np.minimum(k2, d.parts.size - 2), suffix[:-1], epsilon)
+        return np.concatenate((scanned, x[:, -1:]), axis=1)
+    return _scan(d, x, k2, suffix, epsilon)
+
+
+def _scan(
+    d: ClampShellsDesign, x: np.ndarray, k2: np.ndarray, suffix: np.ndarray, epsilon: float
+) -> np.ndarray:
+    """The tail scan over the first ``x.shape[1]`` leaves, ``k2`` active parts per trial."""
+    C = x.shape[1]
+    shell_of = d.cell_shell[:C]
     S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
     # Var of the tail from leaf c: the rest of its shell + the later active shells (independent)
-    tail_var = (suffix[None, :] + S[k2][:, None] - S[d.cell_shell + 1][None, :]) / epsilon**2
-    active = d.cell_shell[None, :] < k2[:, None]
+    tail_var = (suffix[None, :] + S[k2][:, None] - S[shell_of + 1][None, :]) / epsilon**2
+    active = shell_of[None, :] < k2[:, None]
     tail = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
     keep = active & (tail > TAIL_Z * np.sqrt(np.maximum(tail_var, 0.0)))
-    C = x.shape[1]
     last = np.where(keep.any(axis=1), C - 1 - np.argmax(keep[:, ::-1], axis=1), -1)
     return np.where(np.arange(C)[None, :] <= last[:, None], x, 0.0)
 
@@ -336,14 +376,39 @@ def query_cells(d: ClampShellsDesign, counts: np.ndarray) -> tuple[np.ndarray, n
     return c, np.clip((counts - a) / (b - a), 0.0, 1.0)
 
 
+def curvature(d: ClampShellsDesign, x: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """β_c of every leaf (trials × C): the cumulative sum inside leaf c is modelled as
+    x_c·f + β_c·f(1 − f) at fraction f, the quadratic whose slope falls from the density at
+    the leaf's lower edge to the one at its upper edge; an edge's density is the mean of the two
+    adjacent leaves' densities per bin (the leaf's own at the first leaf and at the last active
+    one, ``active`` leaves per trial), so β_c = w_c·(ρ_lo − ρ_hi)/2. Linear in x (public
+    weights): post-processing whose error stays analytic. Ratio-2 shells hold mass that falls
+    steeply with the value, where linear interpolation inside a shell is biased by several %."""
+    w = np.diff(d.cells).astype(float)
+    if d.levels > SHAPE_MAX_LEVELS:
+        return np.zeros_like(x)
+    dens = x / w
+    C = dens.shape[-1]
+    below = np.concatenate((dens[..., :1], dens[..., :-1]), axis=-1)
+    above = np.concatenate((dens[..., 1:], dens[..., -1:]), axis=-1)
+    last = np.arange(C)[None, :] >= np.asarray(active).reshape(-1, 1) - 1
+    if d.point_top:  # the point mass at U is no density: the leaf below it is a last leaf
+        last[:, C - 2] = True
+    above = np.where(last, dens, above)
+    rho_lo, rho_hi = (below + dens) / 2, (dens + above) / 2
+    return w * (rho_lo - rho_hi) / 2
+
+
 def answers_from_cells(
     d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray
 ) -> np.ndarray:
-    """Cumulative sums at leaf edges, linear interpolation inside a leaf, the clamped total for
-    queries at or above θ* (trials × m)."""
+    """Cumulative sums at leaf edges, quadratic interpolation inside a leaf (:func:`curvature`),
+    the clamped total for queries at or above θ* (trials × m)."""
     c, frac = query_cells(d, counts)
+    active = np.searchsorted(d.cells, j_star, side="left")
+    beta = curvature(d, x, active)
     before = np.cumsum(x, axis=1) - x
-    inside = before[:, c] + x[:, c] * frac[None, :]
+    inside = before[:, c] + x[:, c] * frac[None, :] + beta[:, c] * (frac * (1 - frac))[None, :]
     total = x.sum(axis=1)
     return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
 
@@ -423,21 +488,22 @@ def _components_at(
     stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """bias² and variance of every query given J*, without the tail scan (least squares is
-    unbiased: E[x̂] = the exact clamped leaf sums)."""
+    unbiased, E[x̂] = the exact clamped leaf sums, and every answer is a fixed linear function
+    of x̂: its variance is aᵀ Cov(x̂) a, block by block over the independent shells)."""
     counts = inputs.workload.counts
-    k2 = int(d.shells_below(j_star))
     nc = int(np.searchsorted(d.cells, j_star, side="left"))
     sums = stats.clamped_sums(d.cells[:nc], d.cells[1 : nc + 1], d.domain, j_star)
-    before_var, cov, leaf_var, _ = d._leaf_moments
-    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
-    c, frac = query_cells(d, counts)
-    c = np.minimum(c, nc - 1)
-    before = np.cumsum(sums) - sums
-    above = counts >= j_star
-    mean = np.where(above, sums.sum(), before[c] + sums[c] * frac)
-    inside = S[d.cell_shell[c]] + before_var[c] + 2 * frac * cov[c] + frac**2 * leaf_var[c]
-    var = np.where(above, S[k2], inside) / epsilon**2
-    return (mean - inputs.true_answers) ** 2, var
+    # Each query's coefficients on the active leaves: the same map as answers_from_cells.
+    basis = np.eye(nc, d.cells.size - 1)
+    coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
+    mean = coef @ sums
+    var = np.zeros(counts.size)
+    for k, V in enumerate(d.leaf_cov):
+        idx = np.flatnonzero(d.cell_shell[:nc] == k)
+        if idx.size:  # all of the shell's leaves, or its first ones when J* is inside it
+            a = coef[:, idx]
+            var += np.einsum("ij,jk,ik->i", a, V[: idx.size, : idx.size], a)
+    return (mean - inputs.true_answers) ** 2, var / epsilon**2
 
 
 def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:

@@ -52,12 +52,16 @@ def _loss(base, record: float, domain: Domain, d: cs.ClampShellsDesign, eps: flo
 def test_exact_per_record_loss_is_epsilon_for_every_clamp_point(n, eps):
     """For every J* stage 1 can output and every record at 0, U, on and next to every edge:
     loss ≤ ε, with equality for the worst record (U, or the top edge of a shell), at every tree
-    depth the public ε selects (0 at 0.01, 1 at 0.1, 2 at 1, 3 at 8)."""
+    depth the public ε selects (0 at 0.01, 1 at 0.1, 2 at 1, 3 at 8). At depth 0 stage 2 also
+    measures bin n on its own (the point mass at U): a record at U lies in that part only."""
     domain = Domain(10.0 * n, n)
     rng = np.random.default_rng(n)
-    base = make_dataset(rng.uniform(0, domain.upper, 30).round(3), upper=domain.upper)
+    base = make_dataset(np.append(rng.uniform(0, domain.upper, 30).round(3), [domain.upper] * 3), upper=domain.upper)
     d = cs.design_for(domain, eps)
     assert d.levels == cs.levels_for(eps)
+    assert d.point_top is (d.levels == 0)
+    if d.point_top:
+        assert d.parts[-2:].tolist() == [n - 1, n] and np.array_equal(np.delete(d.parts, -2), d.shells)
     records = _records(domain)
     for j_star in d.clamp_bins().tolist():
         losses = np.array([_loss(base, t, domain, d, eps, j_star) for t in records])
@@ -207,3 +211,30 @@ def test_decision_view_uses_the_exact_law_and_the_design_at_each_epsilon(sample)
     keep = probs > 1e-12
     direct = np.sum(probs[keep, None] * expected_abs_error(b2[keep], var[keep]), axis=0) / floor
     np.testing.assert_allclose(curves[1], direct, rtol=1e-9)
+
+
+def test_quadratic_interpolation_is_the_analytic_linear_map_and_exact_on_linear_density():
+    """answers_from_cells is linear in the leaves (its error is analytic): the answers of a sum
+    of leaf vectors are the sums of the answers. On a density that is linear in the value the
+    quadratic inside a leaf is exact at every query below θ* (up to the first and last leaf,
+    whose outer edge density is extrapolated flat); the point part at U enters only the total."""
+    domain = Domain(1024.0, 1024)
+    d = cs.design_for(domain, 0.01)
+    assert d.levels == 0 and d.point_top
+    counts = np.arange(1, 1025)
+    j = np.full(2, 1024)
+    rng = np.random.default_rng(0)
+    x = rng.random((2, d.cells.size - 1))
+    both = cs.answers_from_cells(d, x, j, counts)
+    parts = cs.answers_from_cells(d, x[:1], j[:1], counts) + cs.answers_from_cells(d, x[1:], j[1:], counts)
+    np.testing.assert_allclose(both.sum(axis=0), parts[0], rtol=1e-12)
+    # density 2000 − j per bin: F(J) = 2000J − J(J+1)/2 (bin sums), the point at U apart
+    edges = d.cells
+    F = lambda J: 2000.0 * J - J * (J + 1) / 2  # noqa: E731
+    leaves = np.diff(F(edges.astype(float)))
+    leaves[-1] = 777.0  # the point part: any mass
+    got = cs.answers_from_cells(d, leaves[None, :], j[:1], counts)[0]
+    inner = (counts > 2) & (counts < 512)
+    np.testing.assert_allclose(got[inner], F(counts[inner].astype(float)), rtol=2e-3)
+    assert got[-1] == pytest.approx(leaves.sum())
+    assert np.all(got[:-1] < F(1023.0) + 1e-6)

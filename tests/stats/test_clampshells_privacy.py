@@ -39,12 +39,13 @@ def _run(data, domain, eps, factor, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("eps", "factor", "violated"), [(1.0, 1.0, False), (1.0, 0.5, True), (0.1, 1.0, False)])
+@pytest.mark.parametrize(("eps", "factor", "violated"), [(1.0, 1.0, False), (1.0, 0.5, True), (0.1, 1.0, False), (0.01, 1.0, False)])
 def test_clampshells_audit_and_half_scale_control(eps, factor, violated):
     """D and D plus a record at U (the worst record: it moves the top shell in stage 1 by U and
     the top node of every level by θ* in stage 2). Events: each J*, and the privacy-loss
     statistic L = log p_D(out)/p_D′(out) of the whole output (stage 1, J*, stage 2) above
-    thresholds. The audit passes at ε and flags half the noise."""
+    thresholds. The audit passes at ε and flags half the noise. At ε = 0.01 (tree depth 0)
+    stage 2 also measures bin n on its own, where the record at U lands."""
     domain = Domain(1000.0, 10)  # shells 0,1,2,4,8,10: J* ∈ {8, 10}
     base = np.array([50.0, 150.0, 150.0, 420.0, 850.0, 990.0])
     d1 = make_dataset(base, upper=domain.upper)
