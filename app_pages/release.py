@@ -200,10 +200,10 @@ if rel is not None:
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
     )  # fmt: skip
     b.download_button(
-        "release.json", release.record_json(rel), file_name="release.json",
+        "release.json", release.record_json(rel, ctx.source), file_name="release.json",
         mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
     )  # fmt: skip
-    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label)
+    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)
     r1.download_button(
         "report.html", page, file_name=f"{stem}.html", mime="text/html",
         key=K.RELEASE_REPORT_HTML, icon=":material/download:",

@@ -200,23 +200,31 @@ def answers_csv(rel: Release) -> bytes:
     return releases.answers_csv(rel).encode()
 
 
-def record_json(rel: Release) -> bytes:
+def engine(source: str) -> str:
+    """The engine that computed a release's data summary: DuckDB for a server dataset (read
+    out of core), memory for a sample or an upload."""
+    return "duckdb" if source == "server" else "memory"
+
+
+def record_json(rel: Release, source: str) -> bytes:
     """release.json, as the command line writes it."""
-    return releases.record_json(rel).encode()
+    return releases.record_json(rel, engine=engine(source)).encode()
 
 
-def report_markdown(rel: Release, dataset: str) -> str:
+def report_markdown(rel: Release, dataset: str, source: str) -> str:
     """report.md, as the command line writes it (the ledger line from this session's ledger)."""
     book = ledger()
     line = f"this session's ledger: ε spent {decimal_text(book.spent)}" + (
         "" if book.total is None else f" of {decimal_text(book.total)}"
     )
-    return releases.report_markdown(rel, dataset=dataset, ledger_line=line)
+    return releases.report_markdown(
+        rel, dataset=dataset, ledger_line=line, engine=engine(source)
+    )
 
 
-def report_files(rel: Release, dataset: str) -> tuple[bytes, bytes, str]:
+def report_files(rel: Release, dataset: str, source: str) -> tuple[bytes, bytes, str]:
     """(report.html, report.md, the file name stem ``<dataset>_<date>_report``)."""
-    markdown = report_markdown(rel, dataset)
+    markdown = report_markdown(rel, dataset, source)
     stem = f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report"
     return releases.report_html(markdown).encode(), markdown.encode(), stem
 

@@ -161,7 +161,7 @@ def test_the_report_is_offered_with_the_other_files(page):
     labels = {b.proto.label for b in page.get("download_button")}
     assert {"answers.csv", "release.json", "report.html", "report.md"} <= labels
     rel = page.session_state["_release_last"]
-    html, markdown, stem = report_files(rel, "incomes.csv")
+    html, markdown, stem = report_files(rel, "incomes.csv", "sample")
     assert stem == f"incomes_{rel.created[:10]}_report"
     assert b"<script" not in html and b"http" not in html  # self-contained, offline
     assert b"incomes.csv" in markdown and b"one row = one person" in markdown

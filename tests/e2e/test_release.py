@@ -45,7 +45,8 @@ def test_release_from_the_explorers_settings(page, server):
     assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
-    assert set(record) == {"config", "budget", "theta", "versions", "created"}
+    assert set(record) == {"config", "budget", "theta", "versions", "created", "engine"}
+    assert record["engine"] == "memory"  # the sample data, read in memory
     assert record["config"]["workload"] == "Q3" and "opendp" in record["versions"]
     name, body = download(page, "release_report_html")
     assert name.endswith("_report.html") and b"one row = one person" in body
