@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
-from dpsum_ui import guide, release, state
+from dpsum_ui import guide, release, reproduce, shell, state
 from dpsum_ui import keys as K
 
 
@@ -34,7 +34,8 @@ guide.box("release")
 if note := release.message():
     getattr(st, note[0])(note[1])
 
-ctx = state.data_context()
+ctx = state.data_context("release")  # the release dataset: this page alone reads it
+shell.recap(ctx, algorithms=True)
 if ctx.error or not ctx.ok:
     st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
@@ -141,6 +142,13 @@ st.download_button(
     file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
     icon=":material/download:",
 )  # fmt: skip
+
+path = reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
+shell.reproduce_panel(
+    reproduce.release_command(plan, path=path, column=ctx.column, budget=shown_total),
+    reproduce.release_python(plan, path=path, column=ctx.column),
+    what="this release's configuration (a new draw of noise: no seed, by design)",
+)
 
 # ---- 3. Confirm and release ------------------------------------------------------------------
 st.subheader("3. Confirm and release")

@@ -13,6 +13,7 @@ _CSS = """
 /* Sections are h2 under the page's h1 (axe heading-order), drawn at the size of an h3. */
 [data-testid="stMainBlockContainer"] h2 { font-size: 1.5rem; }
 [data-testid="stSidebarContent"] h3 { padding-top: 0; }
+.st-key-teach_texts h2 { font-size: 1.25rem; }
 /* Captions are faded with opacity 0.6, and inline code in them (green by default) fell to
    4.3:1 on its background, below the 4.5:1 of WCAG 1.4.3 (axe color-contrast). Opacity 0.75
    and body-coloured code still read as secondary text, at about 7:1. */
