@@ -47,7 +47,7 @@ if state.domain_pending():
     st.stop()
 
 # ---- 1. What will be released --------------------------------------------------------------
-st.subheader("1. What will be released")
+st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := release.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
@@ -98,7 +98,7 @@ with st.expander("Expected error per query (for you only: it is computed from th
     st.dataframe(frame, hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
-st.subheader("2. The dataset's budget")
+st.header("2. The dataset's budget")
 book = release.ledger()
 if K.RELEASE_TOTAL not in st.session_state:
     st.session_state[K.RELEASE_TOTAL] = book.total
@@ -151,7 +151,7 @@ shell.reproduce_panel(
 )
 
 # ---- 3. Confirm and release ------------------------------------------------------------------
-st.subheader("3. Confirm and release")
+st.header("3. Confirm and release")
 over = None
 if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
@@ -184,7 +184,7 @@ st.button(
 # ---- The release -----------------------------------------------------------------------------
 rel = release.last()
 if rel is not None:
-    st.subheader("The release")
+    st.header("The release")
     c = rel.config
     theta = rel.theta
     shown_theta = (

@@ -35,6 +35,27 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 """
 
 
+# Streamlit's file uploader draws its drop zone as <section role="presentation"> with an
+# aria-label: a presentational element with global ARIA attributes (axe
+# presentation-role-conflict). It is a labelled group of controls, so say so; the observer
+# catches drop zones drawn later (another page, a rerun). Nothing else is touched.
+_UPLOADER_ROLE = """
+<script>
+(() => {
+  const fix = () => document
+    .querySelectorAll('[data-testid="stFileUploaderDropzone"][role="presentation"]')
+    .forEach((zone) => zone.setAttribute("role", "group"));
+  fix();
+  if (!window.__dpsumUploaderRole) {
+    window.__dpsumUploaderRole = new MutationObserver(fix);
+    window.__dpsumUploaderRole.observe(document.body, { childList: true, subtree: true });
+  }
+})();
+</script>
+"""
+
+
 def apply() -> None:
-    """Inject the app's CSS (style only: it takes no space on the page)."""
+    """Inject the app's CSS and the uploader's ARIA role fix (no space taken on the page)."""
     st.html(_CSS)
+    st.html(_UPLOADER_ROLE, unsafe_allow_javascript=True)
