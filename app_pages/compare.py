@@ -17,6 +17,7 @@ st.caption(
 )
 shell.show_notice()
 ctx = state.data_context()
+shell.recap(ctx)
 run_once = compare.autorun()
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")

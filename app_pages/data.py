@@ -15,6 +15,56 @@ st.caption(
 )
 guide.box("data")
 
+
+def release_data_section() -> None:
+    """The release dataset: the planning data above (default) or another file."""
+    st.header("Release dataset")
+    st.caption(
+        "The data above is the **planning dataset**: the Explorer, Single query, Compare and "
+        "Decide pages read it. The **Release** page alone reads the release dataset. Plan on "
+        "public, synthetic or an earlier year's data, and keep the private file for the release."
+    )
+    choices = {"same": "the planning dataset", "sample": "a sample dataset",
+               "upload": "an uploaded file"}  # fmt: skip
+    widget(st.radio, K.RELEASE_DATA, "Release", options=list(choices),
+           format_func=choices.get, horizontal=True)  # fmt: skip
+    choice = get(K.RELEASE_DATA)
+    if choice == "sample":
+        widget(st.selectbox, K.RELEASE_DATA_SAMPLE, "Release sample dataset",
+               options=list(state.SAMPLES),
+               format_func=lambda name: f"{name} · {state.SAMPLES[name]}")  # fmt: skip
+    elif choice == "upload":
+        st.file_uploader(
+            "Upload the release file (CSV, TSV or Parquet)",
+            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            key=K.RELEASE_DATA_UPLOAD,
+            on_change=state.on_release_upload,
+            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
+            "session's memory only.",
+        )
+        if message := st.session_state.get(state.RELEASE_UPLOAD_ERROR):
+            st.error(message)
+    if state.release_separate():
+        rel = state.data_context("release")
+        state.ensure_option(K.RELEASE_DATA_COLUMN, rel.columns, fallback=rel.column)
+        widget(st.selectbox, K.RELEASE_DATA_COLUMN, "Release column", options=rel.columns)
+        rel = state.data_context("release")
+        if rel.error:
+            st.error(rel.error)
+        else:
+            st.caption(
+                f"Release reads {rel.label} · {rel.column}, with the public domain on the "
+                "right; nothing from it is shown on the planning pages."
+            )
+    else:
+        st.warning(
+            "Planning and release use the same file: choosing settings by looking at true "
+            "errors on the private data is not covered by the privacy guarantee. Plan on "
+            "public or synthetic data when you can.",
+            icon=":material/warning:",
+        )
+
+
 data_col, domain_col = st.columns([1, 1.15], gap="large")
 
 with data_col:
@@ -26,7 +76,8 @@ with data_col:
     state.ensure_option(K.DATA_SOURCE, list(sources))
     widget(st.radio, K.DATA_SOURCE, "Use", options=list(sources), format_func=sources.get,
            horizontal=True, on_change=state.on_source)  # fmt: skip
-    if root is not None and get(K.DATA_SOURCE) == "server":
+    source = get(K.DATA_SOURCE)
+    if root is not None and source == "server":
         listed = server_data.list_datasets(root)
         state.ensure_option(K.DATA_SERVER, listed)
         widget(
@@ -45,38 +96,45 @@ with data_col:
             on_change=state.on_server,
             help="Relative to the data directory; paths leading outside it are refused.",
         )
+        if (refused := state.data_context().data_error) is not None:
+            st.error(refused)  # next to the field that caused it
         st.caption(
             "🔒 Read on this server through DuckDB: only a summary (counts and exact sums at "
             "the bin edges, the largest values) is computed and kept in this session only. "
             "Links and settings files carry the dataset's name inside the data directory and "
             "its column (they open it on this server only), never the data."
         )
-    widget(
-        st.selectbox,
-        K.DATA_SAMPLE,
-        "Sample dataset",
-        options=list(state.SAMPLES),
-        format_func=lambda name: f"{name} · {state.SAMPLES[name]}",
-        help="Fully synthetic, income-like data (see sample_data/README.md).",
-    )
-    st.file_uploader(
-        "Upload a file (CSV, TSV or Parquet)",
-        # Excel is accepted only to answer it with "save the sheet as CSV" (the engine's message)
-        type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
-        key=K.DATA_UPLOAD,
-        on_change=state.on_upload,
-        help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
-    )
-    st.caption(
-        "🔒 An uploaded file stays in this session's memory only: it is not saved to disk by "
-        "dpsum and never put in a URL or a settings file."
-    )
-    if message := st.session_state.get(state.UPLOAD_ERROR):
-        st.error(message)
-        if state.has_upload() or get(K.DATA_SOURCE) == "sample":
-            st.caption("Your previous data is still loaded.")
-    if get(K.DATA_SOURCE) == "upload" and not state.has_upload():
-        st.info("No file uploaded yet: upload one above. Until then the sample stays loaded.")
+    elif source == "upload":
+        st.file_uploader(
+            "Upload a file (CSV, TSV or Parquet)",
+            # Excel is accepted only to answer it with "save the sheet as CSV" (the engine's
+            # message)
+            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            key=K.DATA_UPLOAD,
+            on_change=state.on_upload,
+            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
+        )
+        st.caption(
+            "🔒 An uploaded file stays in this session's memory only: it is not saved to disk "
+            "by dpsum and never put in a URL or a settings file."
+        )
+        if message := st.session_state.get(state.UPLOAD_ERROR):
+            st.error(message)
+            st.caption(
+                "Your previous data is still loaded." if state.has_upload()
+                else "The sample stays loaded until a file can be read."
+            )  # fmt: skip
+        elif not state.has_upload():
+            st.info("No file uploaded yet: upload one above. Until then the sample stays loaded.")
+    else:
+        widget(
+            st.selectbox,
+            K.DATA_SAMPLE,
+            "Sample dataset",
+            options=list(state.SAMPLES),
+            format_func=lambda name: f"{name} · {state.SAMPLES[name]}",
+            help="Fully synthetic, income-like data (see sample_data/README.md).",
+        )
 
     ctx = state.data_context()
     state.ensure_option(K.DATA_COLUMN, ctx.columns, fallback=ctx.column)
@@ -101,10 +159,13 @@ with data_col:
             "in one format per column. This is a fixed public rule applied to each record on its "
             "own, so it costs no privacy — and nothing is changed silently."
         )
+    elif ctx.data_error and ctx.source == "server":
+        st.caption("No cleaning report: the server dataset above cannot be used.")
     elif ctx.data_error:
         st.error(ctx.data_error)
     else:
         st.info("The cleaning report appears once the domain is valid (see the domain).")
+    release_data_section()
 
 with domain_col:
     st.header("2 · Public domain")
@@ -114,11 +175,13 @@ with domain_col:
         "e.g. U = the data's maximum would reveal the largest value.",
         icon=":material/public:",
     )
+    upper = get(K.DOMAIN_UPPER)
+    upper_text = "empty" if upper is None else f"{upper:,.6g}"
     if pending := state.domain_pending():
         st.warning(
-            f"**Set U for {pending}.** U is still {get(K.DOMAIN_UPPER):,.6g}, the sample "
-            "dataset's value, which rarely suits another column. Enter a public upper bound "
-            "for this column below, or keep this one if it is right.",
+            f"**Set U for {pending}.** U is still {upper_text}, the value set for "
+            f"{state.pending_from()}, which rarely suits another column. Enter a public upper "
+            "bound for this column below, or keep this one if it is right.",
             icon=":material/edit:",
         )
     widget(
@@ -130,7 +193,7 @@ with domain_col:
         help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
         on_change=state.domain_confirmed,
     )
-    if pending:
+    if pending and get(K.DOMAIN_UPPER) is not None:
         st.button(
             f"Keep U = {get(K.DOMAIN_UPPER):,.6g}",
             key=K.DOMAIN_KEEP,

@@ -63,6 +63,7 @@ def decide_page() -> None:
     """The whole page; returns early when the data or the settings are not usable."""
     shell.show_notice()
     ctx = state.data_context()
+    shell.recap(ctx, epsilon=False)
     if ctx.error:
         st.error(f"{ctx.error} Fix it on the Data page.")
         st.page_link(

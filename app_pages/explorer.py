@@ -9,7 +9,7 @@ from dpsum_core.plots.results import (
     relative_error_figure,
 )
 from dpsum_core.truncation.registry import get as get_truncation
-from dpsum_ui import explorer, guide, present, state, widgets
+from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
 from dpsum_ui import keys as K
 
 
@@ -117,6 +117,7 @@ st.caption(
 guide.box("explorer")
 explorer.show_notices()
 ctx = state.data_context()
+shell.recap(ctx)
 if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
@@ -128,6 +129,19 @@ shown = explorer.shown()
 explorer.sync_url(shown)
 if shown is not None:
     results(shown, ctx, plan)
+    config = shown.result.config  # the shown run's exact settings, seed included
+    name, column = shown.result.dataset_name, shown.result.dataset_column
+    path = (
+        reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
+        if name == ctx.label  # else the data changed since the run: name the run's own data
+        else reproduce.data_path("sample" if name in state.SAMPLES else "upload", sample=name,
+                                 server=None)
+    )  # fmt: skip
+    shell.reproduce_panel(
+        reproduce.run_command(config, path=path, column=column),
+        reproduce.run_python(config, path=path, column=column),
+        what="this run (the same seed gives the same summary.csv)",
+    )
 else:
     st.info(
         "Press **Run** to simulate the chosen algorithms. Nothing random happens until you do, "

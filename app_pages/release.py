@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
-from dpsum_ui import guide, release, state
+from dpsum_ui import guide, release, reproduce, shell, state
 from dpsum_ui import keys as K
 
 
@@ -34,7 +34,8 @@ guide.box("release")
 if note := release.message():
     getattr(st, note[0])(note[1])
 
-ctx = state.data_context()
+ctx = state.data_context("release")  # the release dataset: this page alone reads it
+shell.recap(ctx, algorithms=True)
 if ctx.error or not ctx.ok:
     st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
@@ -46,7 +47,7 @@ if state.domain_pending():
     st.stop()
 
 # ---- 1. What will be released --------------------------------------------------------------
-st.subheader("1. What will be released")
+st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := release.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
@@ -97,7 +98,7 @@ with st.expander("Expected error per query (for you only: it is computed from th
     st.dataframe(frame, hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
-st.subheader("2. The dataset's budget")
+st.header("2. The dataset's budget")
 book = release.ledger()
 if K.RELEASE_TOTAL not in st.session_state:
     st.session_state[K.RELEASE_TOTAL] = book.total
@@ -142,8 +143,15 @@ st.download_button(
     icon=":material/download:",
 )  # fmt: skip
 
+path = reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
+shell.reproduce_panel(
+    reproduce.release_command(plan, path=path, column=ctx.column, budget=shown_total),
+    reproduce.release_python(plan, path=path, column=ctx.column),
+    what="this release's configuration (a new draw of noise: no seed, by design)",
+)
+
 # ---- 3. Confirm and release ------------------------------------------------------------------
-st.subheader("3. Confirm and release")
+st.header("3. Confirm and release")
 over = None
 if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
@@ -176,7 +184,7 @@ st.button(
 # ---- The release -----------------------------------------------------------------------------
 rel = release.last()
 if rel is not None:
-    st.subheader("The release")
+    st.header("The release")
     c = rel.config
     theta = rel.theta
     shown_theta = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -42,7 +42,9 @@ SAMPLES: dict[str, str] = {
 }
 SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
 _UPLOAD = "_upload"
+_RELEASE_UPLOAD = "_release_upload"
 UPLOAD_ERROR = "_upload_error"
+RELEASE_UPLOAD_ERROR = "_release_upload_error"
 DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
 T = TypeVar("T")
 
@@ -71,27 +73,60 @@ def _make(df: pd.DataFrame, column: str, upper: float, name: str) -> Dataset:
     return table_column(df, column, upper=upper, name=name)
 
 
-def on_upload() -> None:
-    """Callback of the data uploader: read the file; on failure keep the current data."""
+def _read_upload(key: str, slot: str, error: str) -> dict | None:
+    """Read the file of the uploader ``key`` into ``session_state[slot]``; on failure keep
+    the current data and put the message in ``session_state[error]``."""
     ss = st.session_state
-    ss.pop(UPLOAD_ERROR, None)
-    file = ss.get(K.DATA_UPLOAD)
+    ss.pop(error, None)
+    file = ss.get(key)
     if file is None:
-        return
+        return None
     name = getattr(file, "name", "upload")
     try:
         # Size limit, parsing, row limit and "no numeric column" are the engine's checks.
         df, columns = read_numeric_table(io.BytesIO(file.getvalue()), name=name)
     except DpsumError as exc:
-        ss[UPLOAD_ERROR] = f"Could not use {name}: {exc}"
-        return
-    ss[_UPLOAD] = {
+        ss[error] = f"Could not use {name}: {exc}"
+        return None
+    ss[slot] = {
         "name": name,
         "id": getattr(file, "file_id", name),
         "df": df,
         "columns": columns,
         "fingerprint": bytes_fingerprint(file.getvalue()),
     }
+    return ss[slot]
+
+
+def on_release_upload() -> None:
+    """Callback of the release dataset's uploader (the planning data is left as it is)."""
+    up = _read_upload(K.RELEASE_DATA_UPLOAD, _RELEASE_UPLOAD, RELEASE_UPLOAD_ERROR)
+    if up is not None:
+        put(K.RELEASE_DATA, "upload")
+        column = get(K.DATA_COLUMN)
+        put(K.RELEASE_DATA_COLUMN, column if column in up["columns"] else up["columns"][0])
+
+
+def has_release_upload() -> bool:
+    """Whether a release file was uploaded successfully in this session."""
+    return _RELEASE_UPLOAD in st.session_state
+
+
+def release_separate() -> bool:
+    """Whether the release dataset is another file than the planning dataset."""
+    choice = get(K.RELEASE_DATA)
+    return choice == "sample" or (choice == "upload" and has_release_upload())
+
+
+def on_upload() -> None:
+    """Callback of the data uploader: read the file; on failure keep the current data."""
+    up = _read_upload(K.DATA_UPLOAD, _UPLOAD, UPLOAD_ERROR)
+    if up is None:
+        return
+    columns = up["columns"]
+    name = up["name"]
+    ss = st.session_state
+    _remember_upper()
     put(K.DATA_SOURCE, "upload")
     put(K.DATA_COLUMN, columns[0])
     # The sample's U rarely suits another column: ask for it (never guess it from the data).
@@ -108,7 +143,8 @@ def source_fingerprint(ctx: DataContext) -> str:
     sample file's bytes (:func:`dpsum_core.publish.ledger.file_fingerprint`), and for a server
     dataset its name under the data directory (``server:<name>``)."""
     if ctx.source == "upload":
-        return str(st.session_state[_UPLOAD]["fingerprint"])
+        slot = _RELEASE_UPLOAD if ctx.role == "release" and ctx.separate else _UPLOAD
+        return str(st.session_state[slot]["fingerprint"])
     if ctx.source == "server":
         return f"server:{ctx.server}"
     return _sample_fingerprint(str(ctx.sample))
@@ -120,6 +156,21 @@ def domain_pending() -> str | None:
     if current_source() == "sample":
         return None
     return st.session_state.get(DOMAIN_PENDING)
+
+
+_PENDING_FROM = "_domain_pending_from"
+_U_SET_FOR = "_u_set_for"  # the last planning dataset shown with a confirmed U
+
+
+def _remember_upper() -> None:
+    """Before a new dataset asks for U: remember which dataset the current U was set for."""
+    ss = st.session_state
+    ss[_PENDING_FROM] = ss.get(_U_SET_FOR)
+
+
+def pending_from() -> str:
+    """The dataset the current U was set for (named in the "U is still …" prompt)."""
+    return str(st.session_state.get(_PENDING_FROM) or "the previous dataset")
 
 
 def domain_confirmed() -> None:
@@ -158,6 +209,8 @@ class _ServerEntry:
 
 def on_server() -> None:
     """Callback of the server dataset choice: like an upload, ask for U (never guess it)."""
+    if st.session_state.get(DOMAIN_PENDING) is None:
+        _remember_upper()
     put(K.DATA_SOURCE, "server")
     st.session_state[DOMAIN_PENDING] = server_name() or "the server dataset"
 
@@ -259,6 +312,8 @@ class DataContext:
     domain_error: str | None = None
     domain_note: str | None = None
     server: str | None = None  # the server dataset's name (relative to the data directory)
+    role: str = "planning"  # "planning" (every page but Release) or "release" (Release only)
+    separate: bool = False  # the release dataset is another file than the planning dataset
 
     @property
     def ok(self) -> bool:
@@ -271,8 +326,65 @@ class DataContext:
         return self.data_error or self.domain_error
 
 
-def data_context() -> DataContext:
-    """Resolve the current dataset (cleaned with the current U) and the public domain."""
+def data_context(role: str = "planning") -> DataContext:
+    """Resolve the current dataset (cleaned with the current U) and the public domain.
+
+    ``role``: ``"planning"`` (Explorer, Compare, Single query, Decide, the Data page's
+    histogram) or ``"release"`` (the Release page alone). Both share the public domain; the
+    release dataset is the planning dataset unless the Data page names another file.
+    """
+    if role == "release":
+        if release_separate():
+            return _release_context()
+        return replace(_planning_context(), role="release")
+    ctx = _planning_context()
+    return replace(ctx, separate=True) if release_separate() else ctx
+
+
+def _release_context() -> DataContext:
+    """The release dataset when it is another file (a sample or an upload) than the planning
+    dataset: cleaned with the same public U, binned on the same public domain."""
+    if get(K.RELEASE_DATA) == "upload":
+        up = st.session_state[_RELEASE_UPLOAD]
+        source, sample, columns, label = "upload", None, up["columns"], up["name"]
+    else:
+        sample = get(K.RELEASE_DATA_SAMPLE)
+        if sample not in SAMPLES:
+            sample = DEFAULT_SAMPLE
+        source, columns, label, up = "sample", sample_columns(sample), sample, None
+    column = get(K.RELEASE_DATA_COLUMN)
+    if column not in columns:
+        planning = get(K.DATA_COLUMN)
+        column = planning if planning in columns else (columns[0] if columns else None)
+    try:
+        upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
+    except DpsumError as exc:
+        error = f"The upper bound U is not valid: {exc}"
+        return DataContext(None, None, list(columns), column, source, sample, label, None,
+                           error, role="release", separate=True)  # fmt: skip
+    domain: Domain | None = None
+    domain_error: str | None = None
+    note: str | None = None
+    data_error: str | None = None
+    dataset: Dataset | None = None
+    try:
+        domain, note = domain_from_settings()
+    except DpsumError as exc:
+        domain_error = f"The domain is not valid: {exc}"
+    try:
+        if up is None:
+            dataset = sample_dataset(str(sample), str(column), upper)
+        else:
+            dataset = memo("release_dataset", (up["id"], column, upper),
+                           lambda: _make(up["df"], str(column), upper, label))  # fmt: skip
+    except DpsumError as exc:
+        data_error = f"The release data cannot be used: {exc}"
+    return DataContext(dataset, domain, list(columns), column, source, sample, label,
+                       data_error, domain_error, note, role="release",
+                       separate=True)  # fmt: skip
+
+
+def _planning_context() -> DataContext:
     root = server_data.data_dir()
     source = current_source()
     server: tuple[Path, tuple] | None = None
@@ -335,6 +447,8 @@ def data_context() -> DataContext:
             if isinstance(exc, ParameterError)
             else f"The data cannot be used: {exc}"
         )
+    if domain_pending() is None:
+        st.session_state[_U_SET_FOR] = label
     return DataContext(
         dataset, domain, list(columns), column, source, sample, label, data_error,
         domain_error, note, name,

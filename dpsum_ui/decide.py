@@ -148,7 +148,8 @@ def figure(
     assert plan.config is not None and ctx.dataset is not None
     c = plan.config
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
-    which = "all queries" if above == 0 else f"queries from the {above:g}th percentile of τ up"
+    # Short enough for one line at 1280 px, with "planning data · " in front when tagged.
+    which = "all queries" if above == 0 else f"τ from the {above:g}th percentile up"
     title = (
         f"{headline_name().capitalize()} versus ε, target {percent(target)}<br><sup>"
         f"{ctx.dataset.name} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "

@@ -14,6 +14,11 @@ Data page (app_pages/data.py)
     ``data_server``        selectbox: a file or folder in the data directory (server datasets)
     ``data_server_path``   text_input: or a relative path inside the data directory
     ``data_column``        selectbox: numeric column of the current table
+    ``release_data``       radio: the release dataset, ``"same"`` (the planning data above, the
+                           default) or a different ``"sample"`` / ``"upload"``
+    ``release_data_sample``  selectbox: the release dataset's sample file
+    ``release_data_upload``  file_uploader: the release dataset's file (CSV / TSV / Parquet)
+    ``release_data_column``  selectbox: the release dataset's numeric column
     ``domain_upper``       number_input: public upper bound U
     ``domain_keep``        button: keep the current U after an upload (shown until U is set)
     ``domain_bins_mode``   radio: ``"bins"`` (set n) or ``"width"`` (set the bin width)
@@ -112,6 +117,10 @@ DATA_UPLOAD = "data_upload"
 DATA_COLUMN = "data_column"
 DATA_SERVER = "data_server"
 DATA_SERVER_PATH = "data_server_path"
+RELEASE_DATA = "release_data"
+RELEASE_DATA_SAMPLE = "release_data_sample"
+RELEASE_DATA_UPLOAD = "release_data_upload"
+RELEASE_DATA_COLUMN = "release_data_column"
 DOMAIN_UPPER = "domain_upper"
 DOMAIN_KEEP = "domain_keep"
 DOMAIN_BINS_MODE = "domain_bins_mode"

@@ -75,6 +75,7 @@ def restore_from_link(page: str) -> None:
     for key, value in view.items():
         state.put(key, value)
     if shared.uploaded:
+        state.put(K.DATA_SOURCE, "upload")  # the uploader is the Data page's next step
         state.notice(
             "warning",
             "This link was made with an uploaded file. Links never carry uploaded data, so "
@@ -225,27 +226,42 @@ def show_notice() -> None:
         getattr(st, kind)(text)
 
 
+_KIND = {
+    "sample": "sample",
+    "upload": "uploaded, kept for this session only",
+    "server": "server dataset, summarised for this session only",
+}
+
+
+def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
+    """Which data this page reads: the planning dataset, and the release dataset beside it
+    (the same file unless the Data page names another)."""
+    if not ctx.separate:
+        st.markdown("**Dataset** (planning and release)")
+    else:
+        st.markdown("**Release data**" if publishing else "**Planning data**")
+    if ctx.dataset is not None:
+        st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
+        if not publishing:
+            st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
+    else:
+        st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
+    if ctx.separate:
+        other = state.data_context("planning" if publishing else "release")
+        what = "Planning data" if publishing else "Release data (Release page only)"
+        st.caption(f"{what}: {plain(other.label)} · {other.column}")
+
+
 def sidebar_summary(*, publishing: bool = False) -> None:
     """The current dataset and key settings, always visible.
 
     ``publishing`` (the Release page): leave out the record count, a statistic of the data
     without noise, so that the page shows nothing unnoised next to a release.
     """
-    ctx = state.data_context()
+    ctx = state.data_context("release" if publishing else "planning")
     st.markdown("### ∑ dpsum")
     st.caption("Prefix sums under differential privacy")
-    st.markdown("**Dataset**")
-    if ctx.dataset is not None:
-        kind = {
-            "sample": "sample",
-            "upload": "uploaded, kept for this session only",
-            "server": "server dataset, summarised for this session only",
-        }[ctx.source]
-        st.markdown(f"{ctx.label} · `{ctx.dataset.column}`  \n*{kind}*")
-        if not publishing:
-            st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
-    else:
-        st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
+    _data_lines(ctx, publishing=publishing)
     if ctx.domain is not None:
         d = ctx.domain
         st.caption(f"Domain [0, {d.upper:,.6g}] · {d.bins:,} bins of width {d.width:,.6g}")
@@ -272,3 +288,50 @@ def sidebar_summary(*, publishing: bool = False) -> None:
         st.caption(
             f"seed {result.config.seed} · {result.config.trials} trials · {result.seconds:.2f} s"
         )
+
+
+_DATA_PAGE = "app_pages/data.py"
+_EXPLORER_PAGE = "app_pages/explorer.py"
+
+
+def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = False) -> None:
+    """One line under a page's title: the choices the page depends on (which data, U, bins,
+    ε), what is missing, and a link to the page that fixes it."""
+    parts: list[str] = []
+    fixes: dict[str, str] = {}  # page → what is missing there
+    role = f"{ctx.role} data" if ctx.separate else "data"  # one file: planning = release
+    if ctx.dataset is not None:
+        parts.append(f"{role} **{plain(ctx.label)} · {plain(ctx.column)}**")
+    else:
+        parts.append(f"{role} **missing**")
+        fixes[_DATA_PAGE] = "the data"
+    pending = state.domain_pending()
+    if ctx.domain is not None:
+        d = ctx.domain
+        u = f"U = {d.upper:,.6g}" + (f" (**not yet set for {plain(pending)}**)" if pending else "")
+        parts += [u, f"{d.bins:,} bins"]
+        if pending:
+            fixes[_DATA_PAGE] = "U"
+    else:
+        parts.append("U and bins **missing**")
+        fixes[_DATA_PAGE] = "the domain"
+    if epsilon:
+        parts.append(f"ε = {state.get(K.EPSILON):g}")
+    if algorithms and not state.get(K.ALGORITHMS):
+        parts.append("algorithms **none chosen**")
+        fixes[_EXPLORER_PAGE] = "the algorithms"
+    st.caption("Uses: " + " · ".join(parts))
+    for page, what in fixes.items():
+        name = "Data page" if page == _DATA_PAGE else "Workload explorer"
+        st.page_link(page, label=f"Set {what} on the {name}", icon=":material/arrow_forward:")
+
+
+def reproduce_panel(command: str, python: str, *, what: str) -> None:
+    """"Reproduce this": the shell command and the Python lines for the current settings."""
+    with st.expander("Reproduce this outside the dashboard", icon=":material/terminal:"):
+        st.caption(
+            f"The command and the Python lines that make {what} again (run from the dpsum "
+            "checkout; an uploaded file's path is left as a placeholder)."
+        )
+        st.code(command, language="bash", wrap_lines=True)
+        st.code(python, language="python", wrap_lines=True)

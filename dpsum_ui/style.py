@@ -13,6 +13,7 @@ _CSS = """
 /* Sections are h2 under the page's h1 (axe heading-order), drawn at the size of an h3. */
 [data-testid="stMainBlockContainer"] h2 { font-size: 1.5rem; }
 [data-testid="stSidebarContent"] h3 { padding-top: 0; }
+.st-key-teach_texts h2 { font-size: 1.25rem; }
 /* Captions are faded with opacity 0.6, and inline code in them (green by default) fell to
    4.3:1 on its background, below the 4.5:1 of WCAG 1.4.3 (axe color-contrast). Opacity 0.75
    and body-coloured code still read as secondary text, at about 7:1. */
@@ -34,6 +35,27 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 """
 
 
+# Streamlit's file uploader draws its drop zone as <section role="presentation"> with an
+# aria-label: a presentational element with global ARIA attributes (axe
+# presentation-role-conflict). It is a labelled group of controls, so say so; the observer
+# catches drop zones drawn later (another page, a rerun). Nothing else is touched.
+_UPLOADER_ROLE = """
+<script>
+(() => {
+  const fix = () => document
+    .querySelectorAll('[data-testid="stFileUploaderDropzone"][role="presentation"]')
+    .forEach((zone) => zone.setAttribute("role", "group"));
+  fix();
+  if (!window.__dpsumUploaderRole) {
+    window.__dpsumUploaderRole = new MutationObserver(fix);
+    window.__dpsumUploaderRole.observe(document.body, { childList: true, subtree: true });
+  }
+})();
+</script>
+"""
+
+
 def apply() -> None:
-    """Inject the app's CSS (style only: it takes no space on the page)."""
+    """Inject the app's CSS and the uploader's ARIA role fix (no space taken on the page)."""
     st.html(_CSS)
+    st.html(_UPLOADER_ROLE, unsafe_allow_javascript=True)

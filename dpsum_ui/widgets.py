@@ -278,6 +278,8 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | N
     stem = stem or f"dpsum_{name}"
     if height is not None:
         fig = go.Figure(fig).update_layout(height=height)
+    if state.release_separate():
+        fig = planning_tagged(fig)
     st.plotly_chart(
         fig,
         key=f"chart_{name}",
@@ -289,6 +291,20 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | N
     )
     downloads(fig, name, stem)
     data_table(fig, name)
+
+
+PLANNING_TAG = "planning data"
+
+
+def planning_tagged(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` whose subtitle starts with "planning data · ": shown while the
+    release dataset is another file, so that no figure is taken for the release data's."""
+    title = fig.layout.title.text or ""
+    if "<sup>" in title:
+        title = title.replace("<sup>", f"<sup>{PLANNING_TAG} · ", 1)
+    else:
+        title = f"{title}<br><sup>{PLANNING_TAG}</sup>"
+    return go.Figure(fig).update_layout(title_text=title)
 
 
 def data_table(fig: go.Figure, name: str) -> None:

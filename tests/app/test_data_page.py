@@ -23,6 +23,8 @@ def data_page(app: AppTest) -> AppTest:
 
 
 def upload(at: AppTest, name: str, content: bytes, mime: str = "text/csv") -> AppTest:
+    if at.radio(key="data_source").value != "upload":  # the uploader shows for this source only
+        at.radio(key="data_source").set_value("upload").run()
     at.file_uploader(key="data_upload").set_value((name, content, mime))
     return at.run()
 

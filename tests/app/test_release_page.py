@@ -171,6 +171,7 @@ def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
     at = new_app()
     at.run()
     at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
     at.file_uploader(key="data_upload").set_value(
         ("hours.csv", b"hours\n" + b"\n".join(str(i).encode() for i in range(1, 60)), "text/csv")
     ).run()

@@ -160,6 +160,7 @@ def upload_and_run(page, sandbox: dict, name: str, body: bytes, expect: dict,
     """Upload from memory on the Data page, run the explorer; the server's writes meanwhile."""
     offset = sandbox["audit"].stat().st_size
     goto_page(page, "Data")
+    page.locator(".st-key-data_source label", has_text="an uploaded file").click()
     page.locator(".st-key-data_upload input[type=file]").set_input_files(
         upload_payload(name, body)
     )

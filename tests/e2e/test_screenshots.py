@@ -102,3 +102,34 @@ def test_screenshots_of_every_page(browser, server):
         shoot(page, "about")
     finally:
         context.close()
+
+
+TEACHING_IMAGES = {(1920, 1080): "single_query_1920x1080", (1280, 800): "single_query_1280x800"}
+
+
+@pytest.mark.parametrize("size", list(TEACHING_IMAGES), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_teaching_page_screenshots_for_the_readme(browser, server, size):
+    """The Single query page as a class sees it, at a projector's 1920×1080 and a laptop's
+    1280×800 (what fits on the first screen: the viewport, not the whole page). The README
+    shows docs/<name>.png, (re)written when missing or with DPSUM_UPDATE_DOCS=1."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    width, height = size
+    context = new_context(browser, width, height)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(server.url + "/single-query")
+        page.locator(f"{key('chart_teach_curves')} .main-svg").first.wait_for()
+        wait_idle(page)
+        wait_rendered(page)
+        assert_clean(page)
+        page.mouse.move(width - 10, height - 10)
+        name = TEACHING_IMAGES[size]
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=path, animations="disabled")
+        assert png_size(path) == (width, height)
+        docs = ROOT / "docs" / f"{name}.png"
+        if not docs.exists() or os.environ.get("DPSUM_UPDATE_DOCS") == "1":
+            shutil.copyfile(path, docs)
+    finally:
+        context.close()

@@ -1,0 +1,83 @@
+"""Planning and release data (issue 19): the planning pages read the planning file only, the
+Release page the release file only; the sidebar, each page's recap and every figure say which."""
+
+from __future__ import annotations
+
+import numpy as np
+from app_helpers import assert_clean, charts, new_app, run_explorer, title
+from streamlit.testing.v1 import AppTest
+
+from dpsum_core.publish.ledger import Ledger, bytes_fingerprint
+
+PRIVATE = "private_2025.csv"
+
+
+def _private_bytes() -> bytes:
+    rng = np.random.default_rng(7)
+    values = rng.integers(1_000, 700_000, size=400)
+    return b"income\n" + b"\n".join(str(v).encode() for v in values) + b"\n"
+
+
+def _captions(at: AppTest) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def _two_files() -> AppTest:
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_sample").select("incomes_small.csv").run()
+    assert any("same file" in w.value for w in at.warning)  # today's warning, by default
+    at.radio(key="release_data").set_value("upload").run()
+    at.file_uploader(key="release_data_upload").set_value(
+        (PRIVATE, _private_bytes(), "text/csv")
+    ).run()
+    assert_clean(at)
+    assert at.selectbox(key="release_data_column").value == "income"
+    return at
+
+
+def test_default_is_one_file_for_planning_and_release(app: AppTest) -> None:
+    app.switch_page("app_pages/release.py").run()
+    assert "Uses: data **incomes.csv · income**" in _captions(app)
+
+
+def test_planning_pages_read_the_planning_file_and_release_the_release_file() -> None:
+    at = _two_files()
+    at.switch_page("app_pages/explorer.py").run()
+    at.selectbox(key="workload_kind").select("Q3").run()
+    run_explorer(at)
+    assert_clean(at)
+    for page in ("explorer", "single_query", "compare", "decide"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert_clean(at)
+        text = _captions(at) + " ".join(title(s) for s in charts(at))
+        assert "planning data **incomes\\_small.csv · income**" in text, page
+        assert PRIVATE not in text, page
+        for spec in charts(at):
+            assert "planning data" in title(spec), (page, title(spec))
+
+    at.switch_page("app_pages/release.py").run()
+    assert_clean(at)
+    assert "release data **private\\_2025.csv · income**" in _captions(at)
+    assert "incomes_small" not in _captions(at)
+    at.number_input(key="release_total").set_value(0.05).run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    book: Ledger = at.session_state["_release_ledger"]
+    # The ledger is bound to the bytes of the release file, not the planning sample.
+    assert book.fingerprint == bytes_fingerprint(_private_bytes())
+    assert book.dataset == PRIVATE
+
+
+def test_a_missing_choice_is_named_with_a_link_to_the_page_that_fixes_it(app: AppTest) -> None:
+    app.switch_page("app_pages/data.py").run()
+    app.radio(key="data_source").set_value("upload").run()
+    app.file_uploader(key="data_upload").set_value(
+        ("hours.csv", b"hours\n" + b"\n".join(str(i).encode() for i in range(1, 60)), "text/csv")
+    ).run()
+    app.switch_page("app_pages/compare.py").run()
+    assert "not yet set for hours.csv" in _captions(app)
+    links = [el for el in app.get("page_link") if "Set U on the Data page" in el.proto.label]
+    assert links and links[0].proto.page.endswith("data")
