@@ -138,7 +138,9 @@ def theta_curves_figure(
         height=600,
         font=dict(size=16),
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
-        margin=dict(l=85, r=20, t=150, b=20),
+        margin=dict(l=85, r=20, t=170, b=20),  # title, two subtitle lines, legend
+        # the title at the top of the figure, above the legend (not just above the plot)
+        title=dict(text=title, yref="container", y=0.95, yanchor="top"),
     )
     xrange = [np.log10(x.min()), np.log10(x.max())]
     fig.update_xaxes(type="log", range=xrange, **_word_ticks(*xrange))

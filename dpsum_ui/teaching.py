@@ -85,9 +85,11 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     single = make_workload(f"values:{tau!r}", domain)
     scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
     at = int(np.argmin(np.abs(grid - theta)))
+    # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
     title_tail = (
         f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
-        f"{domain_text(domain.upper, domain.bins)} · ε = {config.epsilon:g}"
+        f"{domain_text(domain.upper, domain.bins)}</sup>"
+        f"<br><sup>ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")
         + "</sup>"
     )

@@ -15,7 +15,7 @@ from dpsum_core.plots.style import _LAYOUT
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
 from dpsum_core.truncation.registry import get as get_truncation
 
-if TYPE_CHECKING:  # analytics imports this module
+if TYPE_CHECKING:  # annotations only
     from dpsum_core.simulate.decision import Reach
 
 
@@ -61,17 +61,35 @@ def decision_figure(
                 marker=dict(symbol="circle-open", size=11, color="#555555", line=dict(width=2)),
             )
         )  # fmt: skip
-    for r in reaches:
-        if r.epsilon is None:
+    for group in crossing_groups(reaches):
+        if len(group) == 1:
+            (r,) = group
+            alg, who = get(r.algorithm), configuration_name(r.algorithm, r.truncation)
+            fig.add_trace(
+                go.Scatter(
+                    x=[r.epsilon], y=[target], mode="markers", legendgroup=who, showlegend=False,
+                    name=f"{who} meets the target",
+                    marker=dict(symbol=alg.symbol, size=14, color=alg.color,
+                                line=dict(color="#000000", width=1)),
+                    hovertemplate=f"{who} meets the target at ε ≈ {r.epsilon:.2g}<extra></extra>",
+                )
+            )  # fmt: skip
             continue
-        alg, who = get(r.algorithm), configuration_name(r.algorithm, r.truncation)
+        # Crossings too close to tell apart: one numbered marker at their geometric centre,
+        # its hover naming each configuration and its ε (markers no longer pile up).
+        eps = [float(r.epsilon) for r in group if r.epsilon is not None]
+        lines = "<br>".join(
+            f"{configuration_name(r.algorithm, r.truncation)}: ε ≈ {r.epsilon:.2g}" for r in group
+        )
         fig.add_trace(
             go.Scatter(
-                x=[r.epsilon], y=[target], mode="markers", legendgroup=who, showlegend=False,
-                name=f"{who} meets the target",
-                marker=dict(symbol=alg.symbol, size=14, color=alg.color,
+                x=[float(np.exp(np.mean(np.log(eps))))], y=[target], mode="markers+text",
+                showlegend=False, name=f"{len(group)} configurations meet the target",
+                text=[str(len(group))], textposition="middle center",
+                textfont=dict(color="#FFFFFF", size=12),
+                marker=dict(symbol="circle", size=22, color="#555555",
                             line=dict(color="#000000", width=1)),
-                hovertemplate=f"{who} meets the target at ε ≈ {r.epsilon:.2g}<extra></extra>",
+                hovertemplate=f"meet the target:<br>{lines}<extra></extra>",
             )
         )  # fmt: skip
     fig.add_hline(y=target, line=dict(color="#000000", width=1.5, dash="dash"))
@@ -85,3 +103,28 @@ def decision_figure(
     fig.update_xaxes(title="ε (total budget)", type="log", exponentformat="power")
     fig.update_yaxes(title=headline_name(), type="log", exponentformat="power")
     return fig
+
+
+CROSSING_CLOSE = 1.15  # crossings within this factor of ε are drawn as one numbered marker
+
+
+def crossing_groups(reaches: Sequence[Reach]) -> list[list[Reach]]:
+    """The configurations that reach the target, grouped where their ε are within a factor
+    :data:`CROSSING_CLOSE` of the group's first (sorted by ε), so that markers do not pile up.
+
+    >>> from dpsum_core.simulate.decision import Reach
+    >>> rs = [Reach("tamm", "svt", e, 0.01) for e in (0.010, 0.011, 0.05)]
+    >>> [len(g) for g in crossing_groups(rs)]
+    [2, 1]
+    """
+    met = sorted(((float(r.epsilon), r) for r in reaches if r.epsilon is not None),
+                 key=lambda pair: pair[0])  # fmt: skip
+    groups: list[list[Reach]] = []
+    first = 0.0
+    for eps, r in met:
+        if groups and eps <= first * CROSSING_CLOSE:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+            first = eps
+    return groups

@@ -225,3 +225,27 @@ def test_summary_wording() -> None:
         "(901 of 1,000 queries)."
     )
     assert "on all queries" in target_sentence(0.05, 0, 10, 10)
+
+
+def test_crossings_close_together_are_one_numbered_marker_not_a_pile():
+    """Configurations meeting the target at nearly the same ε share one marker whose hover
+    names each of them; far-apart crossings keep their own marker (issue 19)."""
+    import pandas as pd
+
+    from dpsum_core.plots.decision import decision_figure
+    from dpsum_core.simulate.decision import Reach
+
+    eps = np.geomspace(0.001, 10, 25)
+    frame = pd.concat([
+        pd.DataFrame({"algorithm": a, "truncation": "svt", "epsilon": eps, "metric": 1 / eps})
+        for a in ("identity", "timm", "tamm")
+    ])  # fmt: skip
+    reaches = [Reach("identity", "svt", 0.0100, 0.01), Reach("timm", "svt", 0.0105, 0.01),
+               Reach("tamm", "svt", 0.2, 0.01)]  # fmt: skip
+    fig = decision_figure(frame, reaches, 0.05)
+    at_target = [t for t in fig.data if list(t.y) == [0.05]]
+    assert len(at_target) == 2  # the two close crossings share one marker
+    shared = next(t for t in at_target if t.text is not None)
+    assert list(shared.text) == ["2"]
+    assert "Identity with SVT" in shared.hovertemplate and "TiMM with SVT" in shared.hovertemplate
+    assert shared.x[0] == pytest.approx(np.sqrt(0.0100 * 0.0105))
