@@ -356,6 +356,7 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
             text=text,
             texttemplate="%{text}",
             hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+            customdata=z,  # the full-precision values, for the chart's data table and CSV
             hoverongaps=True,
             colorscale="Viridis",
             reversescale=True,
