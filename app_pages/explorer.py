@@ -74,16 +74,20 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             st.caption(
                 "Mean noisy answer per query, its 5–95 % band, and the true answer (Fig. 2)."
             )
+            shown = explorer.focus(item)
             fig = explorer.figure(
-                item, ("answers", iso), lambda: answers_figure(result, trunc, iso=iso)
-            )
+                item, ("answers", iso, shown),
+                lambda: answers_figure(result, trunc, iso=iso, algorithms=shown),
+            )  # fmt: skip
             widgets.chart(fig, "explorer_answers", stem=explorer.stem(item, f"answers_{tail}"))
     if error.open:
         with error:
             st.caption("Relative error |ŷ − y| / max(y, δ): mean and 5–95 % band (Fig. 3).")
+            shown = explorer.focus(item)
             fig = explorer.figure(
-                item, ("error", iso), lambda: relative_error_figure(result, trunc, iso=iso)
-            )
+                item, ("error", iso, shown),
+                lambda: relative_error_figure(result, trunc, iso=iso, algorithms=shown),
+            )  # fmt: skip
             widgets.chart(fig, "explorer_error", stem=explorer.stem(item, f"error_{tail}"))
     if isotonic.open:
         with isotonic:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dpsum_core.data.dataset import Dataset
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.registry import label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.results import theta_figure
@@ -103,6 +104,18 @@ def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
 def stem(item: Shown, what: str) -> str:
     """File name of a download of the shown run: dataset, workload, ε, seed and what."""
     return run_stem(item.result, what)
+
+
+def focus(item: Shown) -> tuple[str, ...]:
+    """The algorithms whose bands the answers and error figures draw: the run's algorithms,
+    all by default; choosing a few keeps the bands of a six-algorithm run readable."""
+    names = tuple(dict.fromkeys(r.algorithm for r in item.result.runs))
+    chosen = st.pills(
+        "Bands shown", names, selection_mode="multi", default=list(names),
+        format_func=label, key=K.EXPLORER_FOCUS,
+        help="Draw the bands of these algorithms only (the true answers are always drawn).",
+    )  # fmt: skip
+    return tuple(n for n in names if n in (chosen or ()))
 
 
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:

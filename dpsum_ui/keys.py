@@ -48,6 +48,8 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``explorer_parameters``  popover: SVT / Recursive parameters and δ
     ``explorer_share``       popover: link, settings file download / upload
     ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
+    ``explorer_focus``     pills (multi): whose bands the answers and error figures draw (the
+                           run's algorithms; all by default, so six bands stay readable one by one)
     ``explorer_preview``   expander (before a run): the data histogram, drawn when opened
     ``share_config_upload``    file_uploader: restore settings from a config JSON
     ``share_config_download``  download_button: config JSON (+ sample dataset name)
@@ -152,6 +154,7 @@ SEED_NEW = "seed_new"
 ISO = "iso"
 EXPLORER_RUN = "explorer_run"
 EXPLORER_TAB = "explorer_tab"
+EXPLORER_FOCUS = "explorer_focus"
 EXPLORER_PARAMETERS = "explorer_parameters"
 EXPLORER_SHARE = "explorer_share"
 EXPLORER_PREVIEW = "explorer_preview"

@@ -257,3 +257,16 @@ def test_method_parameter_inputs_have_the_engines_bounds(app: AppTest) -> None:
     app.button_group(key="truncation").set_value("recursive").run()
     assert app.number_input(key="rm_beta").max == limits.MAX_RM_BETA
     assert (app.number_input(key="rm_mu").min, app.number_input(key="rm_mu").max) == (0.0, 0.5)
+
+
+def test_bands_can_be_focused_on_a_few_algorithms(small: AppTest) -> None:
+    """With six algorithms the answers and error figures can draw the bands of a few only
+    (issue 19); the true answers stay, and the default draws every algorithm."""
+    run_explorer(small)
+    assert_clean(small)
+    every = {t.get("name") for t in charts(small)[0]["data"]}
+    assert {"TaMM", "RawSum", "SQM"} <= {n.split(" ")[0] for n in every if n}
+    small.button_group(key="explorer_focus").set_value(["tamm"]).run()
+    assert_clean(small)
+    names = {t.get("name") for t in charts(small)[0]["data"] if t.get("name")}
+    assert {n.split(" ")[0] for n in names} == {"TaMM", "true"}, names
