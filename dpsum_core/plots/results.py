@@ -262,9 +262,18 @@ def isotonic_figure(
 def expected_error_figure(
     result: ExperimentResult, truncation: str, *, algorithms: Iterable[str] | None = None
 ) -> go.Figure:
-    """Analytic expected RMSE (dashed) over the simulated RMSE (solid) per query."""
+    """Analytic expected RMSE (dotted) over the simulated RMSE (solid) per query.
+
+    One legend entry per algorithm (its two lines toggle together) and one per line style, so
+    that the legend of six algorithms fits beside the plot instead of scrolling.
+    """
     x = result.workload.thresholds
     fig = go.Figure()
+    for style, dash, words in (("simulated", "solid", "solid"), ("analytic", "dot", "dotted")):
+        fig.add_trace(
+            go.Scatter(x=[None], y=[None], mode="lines", name=f"{words}: {style}",
+                       line=dict(color="#555555", width=2, dash=dash), hoverinfo="skip")
+        )  # fmt: skip
     for r in _runs(result, truncation, algorithms):
         name = algorithm_label(r.algorithm)
         sim = np.sqrt(np.mean((r.answers - result.true_answers[None, :]) ** 2, axis=0))
@@ -272,7 +281,8 @@ def expected_error_figure(
             go.Scatter(
                 x=x,
                 y=np.maximum(sim, 1e-9),
-                name=f"{name} simulated",
+                name=name,
+                hovertemplate=f"{name} simulated: %{{y:.3g}}<extra></extra>",
                 **algorithm_style(r.algorithm, dash="solid"),
                 legendgroup=name,
             )
@@ -283,6 +293,7 @@ def expected_error_figure(
                 y=np.maximum(np.sqrt(r.expected_mse), 1e-9),
                 name=f"{name} analytic",
                 legendgroup=name,
+                showlegend=False,  # its algorithm's entry toggles it; its style has an entry
                 **algorithm_style(r.algorithm, dash="dot"),
             )
         )
