@@ -99,6 +99,8 @@ Decide (app_pages/decide.py)
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
     ``chart_<figure>`` (the plotly chart itself),
+    ``dl_<figure>_stem`` (text_input: the downloads' file name), ``dl_<figure>_note`` (text_area:
+    a note written under the figure in its HTML, PNG and SVG downloads),
     ``dl_<figure>_html``, ``dl_<figure>_csv`` (the chart's numbers), ``dl_<figure>_png``,
     ``dl_<figure>_svg`` (PNG/SVG only when a browser for server-side export is installed),
     ``table_<figure>`` (expander: the chart's numbers as a table, built only when open). Figures: ``explorer_answers``,

@@ -6,6 +6,8 @@ Each control is drawn with a stable key (see :mod:`dpsum_ui.keys`) through
 
 from __future__ import annotations
 
+import html
+import re
 import secrets
 from functools import partial
 
@@ -322,13 +324,58 @@ def data_table(fig: go.Figure, name: str) -> None:
             st.dataframe(tables.figure_table(fig), hide_index=True, height=320)
 
 
+NOTE_MAX_CHARS = 500
+
+
+def file_name(text: str, default: str) -> str:
+    """A typed file name made safe (letters, digits, ``._-``; at most 120 characters), or
+    ``default`` when nothing usable is left.
+
+    >>> file_name("my figure: Q1/2020", "x")
+    'my_figure_Q1_2020'
+    >>> file_name("../..", "dpsum_answers")
+    'dpsum_answers'
+    """
+    safe = re.sub(r"[^\w.-]+", "_", text.strip()).strip("._")[:120]
+    return safe or default
+
+
+def with_note(fig: go.Figure, note: str) -> go.Figure:
+    """A copy of ``fig`` with ``note`` written under the plot (downloads only; the chart on
+    screen is unchanged). The note is escaped: it is text, never markup."""
+    if not note.strip():
+        return fig
+    noted = go.Figure(fig)
+    bottom = (noted.layout.margin.b or 60) + 40
+    noted.add_annotation(
+        text=html.escape(note.strip()).replace("\n", "<br>"), xref="paper", yref="paper",
+        x=0, y=0, yshift=-bottom + 10, xanchor="left", yanchor="top", showarrow=False,
+        align="left", font=dict(size=12, color="#333333"),
+    )  # fmt: skip
+    return noted.update_layout(margin=dict(b=bottom + 20 * note.count("\n")))
+
+
 def downloads(fig: go.Figure, name: str, stem: str) -> None:
     """Download buttons: self-contained HTML, the chart's data as CSV, and PNG/SVG when
-    server-side export works.
+    server-side export works, under a file name and with a note the user may edit (as DP
+    Wizard's downloads: the name says what the file shows, the note why it was kept).
 
     Files are generated only when a button is clicked (deferred callables), never on a rerun.
     """
     with st.container(horizontal=True, gap="small"):
+        with st.popover("Name and note", icon=":material/edit:", type="tertiary",
+                        help="The downloads' file name, and a note written under the figure "
+                             "in its HTML, PNG and SVG files."):  # fmt: skip
+            key = K.download_key(name, "stem")
+            if st.session_state.get(f"{key}_for") != stem:  # a new run offers its own name
+                st.session_state[key] = st.session_state[f"{key}_for"] = stem
+            typed = st.text_input("File name (without extension)", key=key)
+            note = st.text_area(
+                "Note", key=K.download_key(name, "note"), max_chars=NOTE_MAX_CHARS,
+                placeholder="e.g. Q1 at ε = 0.01 for the board meeting",
+            )  # fmt: skip
+        stem = file_name(typed, stem)
+        fig = with_note(fig, note)
         st.download_button(
             "HTML",
             data=lambda: to_html(fig),

@@ -55,7 +55,7 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
         ("Relative error", 1, 12),
         ("Isotonic regression", 1, 24),
         ("θ and data", 2, None),
-        ("Expected error", 1, 12),
+        ("Expected error", 1, 14),  # 6 × (simulated, analytic) + 2 line-style entries
     ],
 )
 def test_every_tab_draws_its_figure(

@@ -22,3 +22,41 @@ def test_the_heatmaps_data_table_holds_full_precision_values():
     expected = sorted(headline(result.relative_errors(r, iso=True)) for r in result.runs)
     assert sorted(values) == expected  # exact floats, not the 3-digit text
     assert len(table) == len(result.runs)  # RawSum under none/SVT is not a configuration
+
+
+def test_downloads_take_an_edited_name_and_a_note() -> None:
+    """Downloads carry a file name and a note the user may edit (issue 19): the name is made
+    safe, the note is written under the figure as text, never as markup."""
+    import plotly.graph_objects as go
+
+    from dpsum_ui.widgets import file_name, with_note
+
+    assert file_name("board figure: Q1/2020", "dpsum_x") == "board_figure_Q1_2020"
+    assert file_name("  ", "dpsum_x") == "dpsum_x" and file_name("../..", "d") == "d"
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    assert with_note(fig, "   ") is fig
+    noted = with_note(fig, "for the board <b>now</b>\nsecond line")
+    (note,) = noted.layout.annotations
+    assert note.text == "for the board &lt;b&gt;now&lt;/b&gt;<br>second line"
+    assert not fig.layout.annotations  # the chart on screen is unchanged
+
+
+def test_the_name_and_note_widgets_follow_the_shown_run() -> None:
+    from app_helpers import assert_clean, new_app, run_explorer
+
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(10)
+    at.run()
+    run_explorer(at)
+    assert_clean(at)
+    stem = at.text_input(key="dl_explorer_answers_stem")
+    assert stem.value.startswith("dpsum_incomes") and "answers" in stem.value
+    stem.set_value("my name").run()
+    at.text_area(key="dl_explorer_answers_note").set_value("kept for the report").run()
+    assert_clean(at)
+    assert at.text_input(key="dl_explorer_answers_stem").value == "my name"
+    at.number_input(key="seed").set_value(5)
+    run_explorer(at)  # a new run: its own default name again
+    assert at.text_input(key="dl_explorer_answers_stem").value != "my name"
