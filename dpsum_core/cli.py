@@ -59,7 +59,11 @@ _PARAMS = TruncationParams()
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
-    parser = _Parser(prog="dpsum", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="dpsum",
+        description="Sum queries over a numeric column under differential privacy: simulate "
+        "(run, reproduce), publish (release) or open the dashboard (app).",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c, tp = _CONFIG, _PARAMS
 
