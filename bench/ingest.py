@@ -17,8 +17,6 @@ memory it added (ru_maxrss), beside the file size and the naive decoded size.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -40,6 +38,7 @@ from bench.common import (
 from dpsum_core.data.cleaning import clean, numeric_columns
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.reading import load_column, read_table
+from tests.core.hostile import load_in_fresh_process, parquet_bomb
 
 UPPER = 800_000.0
 TARGETS = {"histogram_1e7_s": 0.5, "parquet_load_1e7_s": 2.0, "csv_load_1e7_s": 10.0}
@@ -120,43 +119,16 @@ def profile_load(path: Path) -> str:
     return profiler.output_text(unicode=False, color=False)
 
 
-_HOSTILE_RUN = """
-import io, json, sys, time
-import pyarrow.parquet, pandas
-from dpsum_core.data.reading import load_column
-from dpsum_core.errors import DataError
-raw = open(sys.argv[1], "rb").read()
-def hwm():  # peak resident KiB since the last reset (ru_maxrss survives exec)
-    return int(next(ln for ln in open("/proc/self/status") if ln.startswith("VmHWM")).split()[1])
-open("/proc/self/clear_refs", "w").write("5")  # reset the peak to the current size
-before = hwm()
-start = time.perf_counter()
-try:
-    outcome = f"read {load_column(io.BytesIO(raw), upper=1000.0, name=sys.argv[1]).size:,} rows"
-except DataError as exc:
-    outcome = f"refused: {exc}"
-seconds = time.perf_counter() - start
-added = (hwm() - before) / 1024
-print(json.dumps({"seconds": round(seconds, 3), "peak_added_mb": round(added, 1), "outcome": outcome}))
-"""
-
-
 def hostile_files(tmp: Path) -> dict[str, tuple[Path, float]]:
     """(path, naive decoded MB) of each hostile file: repeated strings (dictionary-encoded and
     plain), and a CSV of 100 000 columns."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     out = {}
     for label, rows, cols, width, dictionary in (
         ("parquet_dictionary_strings", 2_000_000, 10, 200, True),
         ("parquet_plain_strings", 2_000_000, 10, 200, False),
     ):
-        one = pa.array(["x" * width], pa.string()).take(pa.array(np.zeros(rows, np.int64)))
-        table = pa.table({**{f"note{i}": one for i in range(cols)},
-                          "income": pa.array(np.arange(rows, dtype=float) % 1000)})  # fmt: skip
-        path = tmp / f"{label}.parquet"
-        pq.write_table(table, path, compression="zstd", use_dictionary=dictionary)
+        path = parquet_bomb(tmp / f"{label}.parquet", rows=rows, text_columns=cols,
+                            width=width, dictionary=dictionary)  # fmt: skip
         out[label] = (path, rows * (cols * width + 8) / 2**20)
     path = tmp / "csv_100000_columns.csv"
     row = ",".join("1" for _ in range(100_000))
@@ -167,17 +139,15 @@ def hostile_files(tmp: Path) -> dict[str, tuple[Path, float]]:
 
 def hostile() -> dict:
     """Each hostile file read by load_column in a fresh process (time, added peak memory)."""
-    import json
-
     out = {}
     with tempfile.TemporaryDirectory(prefix="dpsum-bench-hostile-") as tmp:
         for label, (path, decoded_mb) in hostile_files(Path(tmp)).items():
             log(f"ingest: hostile {label}")
-            run = subprocess.run(
-                [sys.executable, "-c", _HOSTILE_RUN, str(path)], capture_output=True, text=True,
-                check=True, cwd=str(Path(__file__).resolve().parent.parent),
-            )  # fmt: skip
-            rec = json.loads(run.stdout)
+            loaded = load_in_fresh_process(path)
+            rec = {"seconds": round(loaded["seconds"], 3),
+                   "peak_added_mb": round(loaded["peak_added_bytes"] / 2**20, 1),
+                   "outcome": loaded["outcome"] if loaded["rows"] is None
+                   else f"read {loaded['rows']:,} rows"}  # fmt: skip
             rec["file_kb"] = round(path.stat().st_size / 1024, 1)
             rec["naive_decoded_mb"] = round(decoded_mb, 1)
             out[label] = rec

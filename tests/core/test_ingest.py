@@ -10,8 +10,7 @@ import pytest
 
 from dpsum_core.cli import main
 from dpsum_core.data.reading import load_column
-
-from .backend_cases import ROOT
+from tests.core.hostile import load_in_fresh_process, parquet_bomb
 
 EUROPEAN = b"earnings\n20,67\n12,5\n3,00\n\"1.234,5\"\n"
 
@@ -54,48 +53,15 @@ def test_other_files_keep_their_delimiter(text):
 # --------------------------------------------------------------------------------------------
 # Bounded reading (issue 17): refused or decoded within bounds, judged by metadata and header
 # --------------------------------------------------------------------------------------------
-def _bomb(path, *, rows: int, text_columns: int, width: int = 200, dictionary: bool = True):
-    """A Parquet file small on disk and large when decoded: repeated long strings."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    one = pa.array(["x" * width], pa.string())
-    idx = pa.array(np.zeros(rows, np.int64))
-    cols = {f"note{i}": one.take(idx) for i in range(text_columns)}
-    cols["income"] = pa.array(np.arange(rows, dtype=np.float64) % 1000)
-    pq.write_table(pa.table(cols), path, compression="zstd", use_dictionary=dictionary)
-    return path
-
-
-_MEASURE = """
-import sys
-from dpsum_core.data.reading import load_column
-import pyarrow.parquet, pandas  # imported before the baseline
-raw = open(sys.argv[1], "rb").read()
-def hwm():  # peak resident KiB since the last reset (ru_maxrss survives exec)
-    return int(next(ln for ln in open("/proc/self/status") if ln.startswith("VmHWM")).split()[1])
-open("/proc/self/clear_refs", "w").write("5")  # reset the peak to the current size
-before = hwm()
-import io
-data = load_column(io.BytesIO(raw), upper=1000, name="bomb.parquet")
-after = hwm()
-print((after - before) * 1024, data.size)
-"""
-
-
 def test_a_parquet_of_repeated_strings_is_read_in_bounded_memory(tmp_path):
     """1 GB of text when decoded (10⁵ rows × 10 columns × 1000 characters), < 200 kB on
     disk: the peak memory of reading it stays far below its decoded size (text columns stay
     dictionaries; today every string is decoded)."""
-    import subprocess
-    import sys
-
     rows, cols, width = 100_000, 10, 1000
-    path = _bomb(tmp_path / "bomb.parquet", rows=rows, text_columns=cols, width=width)
+    path = parquet_bomb(tmp_path / "bomb.parquet", rows=rows, text_columns=cols, width=width)
     assert path.stat().st_size < 200_000
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], capture_output=True,
-                         text=True, check=True, cwd=str(ROOT)).stdout.split()  # fmt: skip
-    peak, size = int(out[0]), int(out[1])
+    loaded = load_in_fresh_process(path)
+    peak, size = loaded["peak_added_bytes"], loaded["rows"]
     assert size == rows
     assert peak < rows * cols * width / 4, f"peak {peak / 2**20:.0f} MB"
 
@@ -116,7 +82,7 @@ def test_a_parquet_beyond_a_limit_is_refused_from_its_metadata(tmp_path, monkeyp
     from dpsum_core import limits
     from dpsum_core.errors import DataError
 
-    path = _bomb(tmp_path / "b.parquet", rows=50_000, text_columns=3, dictionary=False)
+    path = parquet_bomb(tmp_path / "b.parquet", rows=50_000, text_columns=3, dictionary=False)
     monkeypatch.setattr(limits, limit, value)
     monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: pytest.fail("decoded"))
     monkeypatch.setattr(pq, "read_table", lambda *a, **k: pytest.fail("decoded"))
@@ -127,7 +93,7 @@ def test_a_parquet_beyond_a_limit_is_refused_from_its_metadata(tmp_path, monkeyp
 def test_only_the_chosen_parquet_column_is_decoded(tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
-    path = _bomb(tmp_path / "b.parquet", rows=1000, text_columns=3)
+    path = parquet_bomb(tmp_path / "b.parquet", rows=1000, text_columns=3)
     seen = []
     real = pq.ParquetFile.read
 
