@@ -83,3 +83,7 @@ MAX_DESIGN_CACHE_BYTES = 1 << 30
 MAX_SHARED_STRATEGY_BYTES = 64 << 20
 MAX_PROCESS_STRATEGY_BYTES = 256 << 20
 MAX_SESSION_STRATEGY_BYTES = 64 << 20
+# Heavy runs of all sessions share the cores through one process-wide queue (dpsum_ui/turns.py):
+# a click estimated above QUEUE_ABOVE_SECONDS waits for a free slot; lighter ones (the default
+# Explorer run, ≈ 2.6 s estimated, mostly one-off builds that are cached) never wait.
+QUEUE_ABOVE_SECONDS = 3.0

@@ -4,11 +4,20 @@ Everything is memoised per session by plain keys (data fingerprint + config JSON
 the seed), so a rerun that is not a Run click never draws noise or recomputes anything. Every
 engine call runs with this session's cache of θ-dependent strategies (:func:`_engine`) and, on a
 server dataset's summary, with second passes for what the summary lacks (``with_passes``).
+
+Every engine call is also stoppable: at each engine checkpoint (between θ groups, design stages,
+sweep points: :mod:`dpsum_core.checkpoint`) it checks this script's stop and rerun requests, so
+a run whose tab was closed (Streamlit asks the session's script to stop) or whose user clicked
+again (a rerun) ends there with Streamlit's StopException / RerunException instead of running
+to the end; the memo stores only finished results, and the settings are widgets' state, so
+nothing the user configured is lost. Heavy clicks wait for a turn on the cores
+(:mod:`dpsum_ui.turns`).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -16,7 +25,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.summary import DataSummary
@@ -29,31 +40,91 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import check_click
+from dpsum_core.simulate.cost import Cost, check_click
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
 
 from . import state
 from .datasets import with_passes
+from .turns import QUEUE
+
+# Seconds between two redraws of a progress bar: the engine reports at every checkpoint (up to
+# thousands a second), a browser needs a few.
+_REDRAW_SECONDS = 0.2
+
+
+def _stop_check() -> Callable[[], None]:
+    """Streamlit's check of this script's stop and rerun requests: raises StopException (the
+    session is going away) or RerunException (a new click) when one is pending. Streamlit makes
+    the same check inside every st.* call that sends something to the browser; this one sends
+    nothing, so the engine may call it at every checkpoint. Where the running Streamlit lacks
+    it, the progress bar's redraws (every 0.2 s) are the check."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    check = getattr(ctx, "yield_check", None)
+    return check if callable(check) else _no_check
+
+
+def _no_check() -> None:
+    """No stop check outside a script run (a test calling the helpers directly)."""
 
 
 @contextmanager
 def _engine() -> Iterator[None]:
-    """Bind this session's strategy cache: TaMM's GreedyH(W·T_θ) depends on a private θ, and a
-    cache shared with other sessions would be a timing channel (dpsum_core.mechanisms.greedy_h)."""
-    with strategies.session_cache(state.strategy_cache()):
+    """Bind this session's strategy cache — TaMM's GreedyH(W·T_θ) depends on a private θ, and a
+    cache shared with other sessions would be a timing channel (dpsum_core.mechanisms.greedy_h)
+    — and its stop check at every engine checkpoint (a run with a progress bar reports there
+    instead, which checks too)."""
+    with strategies.session_cache(state.strategy_cache()), checkpoints(_stop_check()):
         yield
 
 
-def _progress(label: str) -> tuple[Callable[[float, str], None], Callable[[], object]]:
-    """(update, done): advance the bar, and remove it."""
-    bar = st.progress(0.0, text=label)
+class _Bar:
+    """A run's progress bar: the engine's ``progress(fraction, message)`` callback (a stop check
+    at every call, a redraw at most every ``_REDRAW_SECONDS``) and, while the run waits for a
+    turn on the cores, ``wait(ahead)``."""
 
-    def update(fraction: float, message: str) -> None:
-        bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{label}: {message}")
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar = st.progress(0.0, text=label)
+        self._check = _stop_check()
+        self._drawn = (-1.0, "")
+        self._at = 0.0
+        self._ahead = -1
 
-    return update, bar.empty
+    def __call__(self, fraction: float, message: str) -> None:
+        self._check()
+        now = time.monotonic()
+        if message != self._drawn[1] or now - self._at >= _REDRAW_SECONDS:
+            fraction = min(max(float(fraction), 0.0), 1.0)
+            self._bar.progress(fraction, text=f"{self.label}: {message}")
+            self._drawn, self._at = (fraction, message), now
+
+    def wait(self, ahead: int) -> None:
+        """Show the queue position (when it changed) and check for a stop."""
+        self._check()
+        if ahead != self._ahead:
+            runs = "run" if ahead == 1 else "runs"
+            self._bar.progress(
+                0.0,
+                text=f"Queued: {ahead} {runs} ahead. {self.label} starts when a core is free "
+                "(heavy runs of all users take turns); your settings are kept meanwhile",
+            )
+            self._ahead = ahead
+
+    def done(self) -> None:
+        self._bar.empty()
+
+
+def _compute(kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object]) -> None:
+    """Memoise ``work(bar)`` under (kind, key) with a progress bar, after waiting for a turn
+    when the click is heavy; a stop or a new click ends it with nothing stored."""
+    bar = _Bar(label)
+    try:
+        with QUEUE.turn(cost.seconds, bar.wait), _engine():
+            state.memo(kind, key, lambda: work(bar))
+    finally:
+        bar.done()
 
 
 def run(
@@ -69,17 +140,9 @@ def run(
     """
     key = state.result_key(data, config)
     if state.memo_get(kind, key) is None:
-        check_click(config)  # refused before anything runs when too heavy for a shared server
-        update, done = _progress(label)
-        try:
-            with _engine():
-                state.memo(
-                    kind,
-                    key,
-                    lambda: with_passes(data, lambda d: run_experiment(d, config, progress=update)),
-                )
-        finally:
-            done()
+        cost = check_click(config)  # refused before anything runs when too heavy for a server
+        _compute(kind, key, cost, label, lambda bar: with_passes(
+            data, lambda d: run_experiment(d, config, progress=bar)))  # fmt: skip
     return key
 
 
@@ -93,19 +156,9 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
     eps = tuple(sorted(float(e) for e in epsilons))
     key = (*state.result_key(data, config), eps)
     if state.memo_get("sweep", key) is None:
-        check_click(config, runs=len(eps))
-        update, done = _progress("ε sweep")
-        try:
-            with _engine():
-                state.memo(
-                    "sweep",
-                    key,
-                    lambda: with_passes(
-                        data, lambda d: epsilon_sweep(d, config, list(eps), progress=update)
-                    ),
-                )
-        finally:
-            done()
+        cost = check_click(config, runs=len(eps))
+        _compute("sweep", key, cost, "ε sweep", lambda bar: with_passes(
+            data, lambda d: epsilon_sweep(d, config, list(eps), progress=bar)))  # fmt: skip
     return key
 
 
@@ -187,15 +240,10 @@ def decision_simulation(
     """Run (or fetch) the simulation check of the decision view, with a progress bar."""
     key = decision_simulation_key(data, config, epsilons, above)
     if state.memo_get("decide_sim", key) is None:
-        check_click(config, runs=len(epsilons))
-        update, done = _progress("Simulating")
-        try:
-            with _engine():
-                state.memo("decide_sim", key, lambda: with_passes(data, lambda d: (
-                    simulated_error_vs_epsilon(d, config, epsilons, above=above,
-                                               progress=update))))  # fmt: skip
-        finally:
-            done()
+        cost = check_click(config, runs=len(epsilons))
+        _compute("decide_sim", key, cost, "Simulating", lambda bar: with_passes(
+            data, lambda d: simulated_error_vs_epsilon(d, config, epsilons, above=above,
+                                                       progress=bar)))  # fmt: skip
     return state.memo_get("decide_sim", key)
 
 

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
@@ -329,6 +330,7 @@ def measure_clamped(
     active = d.node_shell[None, :] < d.shells_below(j_star)[:, None]
     exact = np.zeros((trials, N))
     for j in np.unique(j_star).tolist():
+        checkpoint()  # one group of trials per J*: stoppable between them
         rows = np.flatnonzero(j_star == j)
         sums = stage2_exact(stats, d, int(j))
         exact[rows[:, None], np.arange(sums.size)[None, :]] = sums
@@ -530,6 +532,7 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for jj in j.tolist():
         if jj not in cache:
+            checkpoint()
             cache[jj] = _components_at(stats, d, int(jj), inputs, epsilon)
         out_b.append(cache[jj][0])
         out_v.append(cache[jj][1])

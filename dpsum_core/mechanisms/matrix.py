@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
 from dpsum_core.mechanisms.cost import Seconds, Work, strategy_seconds, vectorised
@@ -105,6 +106,7 @@ def tamm(
     spent = 0.0
     uniq, group = np.unique(effective, return_inverse=True)
     for g, t in enumerate(uniq):
+        checkpoint()  # a continuous θ builds one strategy per trial: stoppable between them
         rows = np.flatnonzero(group == g)
         A, z, eps = tamm_measure(inputs, float(t), rows.size, epsilon=epsilon, rng=rng)
         out[rows] = inputs.workload.prefix(np.minimum(v, t)[None, :] * A.least_squares(z))
@@ -129,6 +131,7 @@ def tamm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
     b = tamm_sensitivity(w, domain, theta) / epsilon
     var = np.empty_like(bias)
     for row, t in enumerate(np.asarray(theta, float)):
+        checkpoint()
         inverse = tamm_strategy(w, domain, float(t)).inverse
         var[row] = 2 * b[row] ** 2 * inverse.prefix_quadratic(T[row], w.counts)
     return bias**2, var

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpsum_core import limits
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain, bin_sums
 from dpsum_core.mechanisms.algorithm import POSTHOC, Algorithm
 from dpsum_core.mechanisms.cost import (
@@ -153,7 +154,9 @@ def _build(domain: Domain, workload: Workload) -> RawSumDesign:
     sizes = np.diff(shells)
     S = sparse.csr_matrix((np.ones(n), (np.repeat(np.arange(K), sizes), np.arange(n))), (K, n))
     shell_top = e[shells[1:] - 1]
+    checkpoint()  # each stage is seconds at thousands of bins: stoppable between them
     A = cached_greedy_h(workload.counts, n, e)  # GreedyH(W·diag(e)) = TaMM's strategy at θ = ∞
+    checkpoint()
     B = sparse.csr_matrix(sparse.vstack([S, A.matrix @ sparse.diags(1.0 / e)]))
     # Canonical (sorted) index order from the start: scipy sorts indices in place on some
     # operations, which would change the summation order of later products and so the last
@@ -167,6 +170,7 @@ def _build(domain: Domain, workload: Workload) -> RawSumDesign:
     # there the system is rank-deficient and a pseudo-inverse keeps every estimable functional
     # (in particular W·s) unbiased.
     full_rank = bool(workload.counts.max() == n)
+    checkpoint()
     if full_rank:
         inverse = scipy.linalg.cho_solve(scipy.linalg.cho_factor(N), np.eye(n))
     else:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
+from dpsum_core.checkpoint import checkpoint, checkpoints
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import histogram
 from dpsum_core.data.summary import CutPoints
@@ -126,6 +128,42 @@ def run_cut_points(config: ExperimentConfig) -> CutPoints:
     return CutPoints(config.domain, truncation_cut_points(params, config.upper))
 
 
+Progress = Callable[[float, str], None]
+
+
+class _Steps:
+    """The current step of a run (fraction done, message): announced at each step and, while a
+    ``progress`` callback listens, reported to it again at every engine checkpoint inside the
+    step (between θ groups, design stages, sweep points), where the callback may stop the run
+    by raising. Without a callback, a step is a checkpoint of whatever hook an outer caller
+    bound (:mod:`dpsum_core.checkpoint`)."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self._progress = progress
+        self._now = (0.0, "starting")
+
+    def bound(self) -> AbstractContextManager[None]:
+        """Bind :meth:`report` as the checkpoint hook when a callback listens."""
+        return checkpoints(self.report) if self._progress else nullcontext()
+
+    def start(self, fraction: float, message: str) -> None:
+        """Enter a step (a checkpoint)."""
+        self._now = (fraction, message)
+        checkpoint()
+
+    def report(self) -> None:
+        """Report the current step to the callback (the hook bound by :meth:`bound`)."""
+        if self._progress:
+            self._progress(*self._now)
+
+
+def _scaled(progress: Progress | None, i: int, n: int, label: str) -> Progress | None:
+    """Point ``i`` of ``n``'s share of an outer progress bar: a run's steps inside a sweep."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress((i + fraction) / n, f"{label}: {message}")
+
+
 def run_experiment(
     data: Statistics,
     config: ExperimentConfig,
@@ -140,7 +178,9 @@ def run_experiment(
     data
         Cleaned values; must have been cleaned with the same U as ``config.upper``.
     progress
-        Optional callback ``progress(fraction_done, message)``.
+        Optional callback ``progress(fraction_done, message)``, called at each step and at
+        every checkpoint inside one (between θ groups: TaMM with a continuous θ builds a
+        strategy per trial); it may raise to stop the run, which then returns nothing.
     noise
         Where every draw comes from instead of the seeded numpy streams (``config.seed`` is
         then unused): :class:`~dpsum_core.noise.OpenDPNoise` for a release
@@ -165,13 +205,39 @@ def run_experiment(
     workload = inputs.workload
     check_run_size(config, workload)
     plan = run_plan(config)
+    steps = _Steps(progress)
+    with steps.bound():
+        runs = _run_plan(data, config, inputs, plan, steps, noise)
+        steps.start(1.0, "done")
+    return ExperimentResult(
+        config=config,
+        dataset_name=data.name,
+        dataset_column=data.column,
+        cleaning=data.report.as_dict(),
+        workload=workload,
+        true_answers=inputs.true_answers,
+        binned_answers=workload.prefix(config.domain.bin_weights * inputs.x),
+        runs=tuple(runs),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _run_plan(
+    data: Statistics,
+    config: ExperimentConfig,
+    inputs: Inputs,
+    plan: list[tuple[str, str]],
+    steps: _Steps,
+    noise: Noise | None,
+) -> list[Run]:
+    """The runs of :func:`run_experiment`, one step per (truncation, algorithm)."""
+    workload = inputs.workload
     shared: dict[str, ThresholdChoice] = {}
     runs: list[Run] = []
     for done, (trunc, name) in enumerate(plan):
         alg = get(name)
         t0 = time.perf_counter()
-        if progress:
-            progress(done / len(plan), f"{alg.label} with {trunc} truncation")
+        steps.start(done / len(plan), f"{alg.label} with {trunc} truncation")
         if alg.runs_once:
             choice = ThresholdChoice(trunc, np.full(config.trials, np.inf), 0.0)
             eps_theta = 0.0
@@ -207,19 +273,7 @@ def run_experiment(
                 fallbacks=choice.fallbacks,
             )
         )
-    if progress:
-        progress(1.0, "done")
-    return ExperimentResult(
-        config=config,
-        dataset_name=data.name,
-        dataset_column=data.column,
-        cleaning=data.report.as_dict(),
-        workload=workload,
-        true_answers=inputs.true_answers,
-        binned_answers=workload.prefix(config.domain.bin_weights * inputs.x),
-        runs=tuple(runs),
-        seconds=time.perf_counter() - start,
-    )
+    return runs
 
 
 def threshold_samples(data: Statistics, config: ExperimentConfig, truncation: str) -> np.ndarray:
@@ -243,6 +297,8 @@ def epsilon_sweep(
     """Mean relative error (without and with isotonic) of every configuration at each ε.
 
     ``queries``: boolean mask of the queries the metrics are taken over (all by default).
+    ``progress``: as in :func:`run_experiment`, over the whole sweep (each point's steps and
+    checkpoints report within its share); it may raise to stop the sweep.
 
     Returns
     -------
@@ -252,21 +308,27 @@ def epsilon_sweep(
     """
     rows = []
     eps_list = [float(e) for e in epsilons]
-    for i, eps in enumerate(eps_list):
-        if progress:
-            progress(i / len(eps_list), f"ε = {eps:g}")
-        result = run_experiment(data, config.with_(epsilon=eps))
-        frame = result.overview(queries)[
-            [
-                "algorithm",
-                "truncation",
-                "mean_rel_error",
-                "mean_rel_error_iso",
-                "median_rel_error",
-                "median_rel_error_iso",
-            ]
-        ]
-        rows.append(frame.assign(epsilon=eps))
-    if progress:
-        progress(1.0, "done")
+    steps = _Steps(progress)
+    with steps.bound():
+        for i, eps in enumerate(eps_list):
+            steps.start(i / len(eps_list), f"ε = {eps:g}")
+            point = _scaled(progress, i, len(eps_list), f"ε = {eps:g}")
+            rows.append(_sweep_point(data, config.with_(epsilon=eps), queries, point))
+        steps.start(1.0, "done")
     return pd.concat(rows, ignore_index=True)
+
+
+def _sweep_point(
+    data: Statistics, config: ExperimentConfig, queries: np.ndarray | None, progress: Progress | None
+) -> pd.DataFrame:
+    """One ε of :func:`epsilon_sweep`: its configurations' metrics."""
+    result = run_experiment(data, config, progress=progress)
+    columns = [
+        "algorithm",
+        "truncation",
+        "mean_rel_error",
+        "mean_rel_error_iso",
+        "median_rel_error",
+        "median_rel_error_iso",
+    ]
+    return result.overview(queries)[columns].assign(epsilon=config.epsilon)
