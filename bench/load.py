@@ -270,8 +270,12 @@ def measure(browser, sessions: int, runs: int) -> dict:
 def main() -> None:
     """Run both phases and print one JSON object."""
     p = parser(__doc__)
-    p.add_argument("--sessions", type=int, help=f"concurrent sessions (default {SESSIONS}, quick 3)")
-    p.add_argument("--runs", type=int, help=f"Run clicks per session and phase (default {RUNS}, quick 2)")
+    p.add_argument(
+        "--sessions", type=int, help=f"concurrent sessions (default {SESSIONS}, quick 3)"
+    )
+    p.add_argument(
+        "--runs", type=int, help=f"Run clicks per session and phase (default {RUNS}, quick 2)"
+    )
     args = p.parse_args()
     sessions = args.sessions or (3 if args.quick else SESSIONS)
     runs = args.runs or (2 if args.quick else RUNS)
@@ -299,10 +303,18 @@ def main() -> None:
     )
     out["targets"] = {
         "errors": target(errors, LIMITS["errors"], "errors"),
-        "server_peak_rss_mib": target(out["server_peak_rss_mib"], LIMITS["server_peak_rss_mib"], "MiB"),
-        "hostile_median_ratio": target(out["hostile_median_ratio"], LIMITS["hostile_median_ratio"], "×"),
-        "hostile_link_not_run": target(int(bool(hostile.get("link_restored_without_running"))), 1, "", at_least=True),
-        "hostile_sweep_refused": target(int(bool(hostile.get("sweep_refused"))), 1, "", at_least=True),
+        "server_peak_rss_mib": target(
+            out["server_peak_rss_mib"], LIMITS["server_peak_rss_mib"], "MiB"
+        ),
+        "hostile_median_ratio": target(
+            out["hostile_median_ratio"], LIMITS["hostile_median_ratio"], "×"
+        ),
+        "hostile_link_not_run": target(
+            int(bool(hostile.get("link_restored_without_running"))), 1, "", at_least=True
+        ),
+        "hostile_sweep_refused": target(
+            int(bool(hostile.get("sweep_refused"))), 1, "", at_least=True
+        ),
     }
     emit(out)
 

@@ -319,7 +319,10 @@ def epsilon_sweep(
 
 
 def _sweep_point(
-    data: Statistics, config: ExperimentConfig, queries: np.ndarray | None, progress: Progress | None
+    data: Statistics,
+    config: ExperimentConfig,
+    queries: np.ndarray | None,
+    progress: Progress | None,
 ) -> pd.DataFrame:
     """One ε of :func:`epsilon_sweep`: its configurations' metrics."""
     result = run_experiment(data, config, progress=progress)

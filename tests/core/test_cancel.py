@@ -113,4 +113,3 @@ def test_rawsum_design_and_clampshells_groups_are_checkpoints(small) -> None:
     config = ExperimentConfig(workload="Q3", bins=300, trials=50, algorithms=("clampshells",))
     run_experiment(small, config, progress=lambda f, m: reports.append(f))
     assert len(reports) > 2  # its J* groups report, besides its one step and "done"
-
