@@ -233,6 +233,7 @@ def measure(browser, sessions: int, runs: int) -> dict:
                     hostile.running()
                 log(f"load: {phase} round {r + 1}/{runs}: {len(times)} figures, "
                     f"{len(errors)} errors")  # fmt: skip
+            rss_mib = round(memory_kb(server.proc.pid)["VmHWM"] / 1024, 1)
             phases[phase] = {
                 **_stats(times),
                 "errors": errors,
@@ -240,6 +241,7 @@ def measure(browser, sessions: int, runs: int) -> dict:
                 "expected_figures": sessions * runs,
                 "seconds": round(time.perf_counter() - t0, 1),
                 "server_cpu_s": round(cpu_s(server.proc.pid) - cpu0, 1),
+                "server_peak_rss_mib_so_far": rss_mib,
             }
         memory = memory_kb(server.proc.pid)
         quiet, noisy = phases["quiet"]["median_s"], phases["hostile"]["median_s"]

@@ -92,3 +92,48 @@ def test_first_come_first_served() -> None:
     for t in threads:
         t.join(10)
     assert started == [0, 1, 2, 3]
+
+
+def test_a_heavy_click_in_the_app_waits_for_its_turn_then_runs() -> None:
+    """The Explorer's Run goes through the process-wide queue: while every slot is held, the
+    click waits (queued, not computing); when one frees, it runs and shows its result."""
+    from app_helpers import assert_clean, new_app
+
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.cost import run_cost
+    from dpsum_ui import share
+    from dpsum_ui.store import EXPLORER_RESULT
+    from dpsum_ui.turns import QUEUE
+
+    heavy = ExperimentConfig(trials=300, algorithms=("tamm",), truncations=("recursive",))
+    assert limits.QUEUE_ABOVE_SECONDS < run_cost(heavy).seconds < limits.MAX_CLICK_SECONDS
+    at = new_app(**share.config_to_query(heavy, sample="incomes.csv", column="income"))
+    at.run()  # the link restores the settings; above a link's budget, it does not run
+    assert at.session_state["trials"] == 300
+    holders, release = [], threading.Event()
+    for _ in range(QUEUE.slots):  # other sessions' heavy runs hold every turn
+        started = threading.Event()
+
+        def hold(started: threading.Event = started) -> None:
+            with QUEUE.turn(HEAVY, lambda ahead: None):
+                started.set()
+                release.wait(60)
+
+        holders.append(threading.Thread(target=hold))
+        holders[-1].start()
+        assert started.wait(10)
+    at.button(key="explorer_run").click()
+    clicked = threading.Thread(target=at.run, kwargs={"timeout": 120})
+    clicked.start()
+    for _ in range(3000):  # up to 30 s for the script to reach the queue
+        if QUEUE.waiting or not clicked.is_alive():
+            break
+        threading.Event().wait(0.01)
+    assert QUEUE.waiting == 1, "the click did not wait for a turn"  # queued behind the held turns
+    release.set()
+    for t in holders:
+        t.join(10)
+    clicked.join(120)
+    assert_clean(at)
+    assert QUEUE.waiting == 0 and QUEUE.running == 0
+    assert at.session_state[EXPLORER_RESULT] is not None
