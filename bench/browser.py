@@ -13,10 +13,14 @@ a fresh ``streamlit run app.py`` and measures, with the test suite's own helpers
 - ``page_switch_s``: top-navigation clicks through every page, ``--repeat`` rounds, until the
   page is drawn (median and max over all switches);
 - ``click_to_figures_s``: Run on the explorer's defaults (Q1 × 5 algorithms × 100 trials) until
-  the answers figure is drawn, distinct seeds (median of ``--repeat``).
+  the answers figure is drawn, distinct seeds (median of ``--repeat``);
+- ``first_visit_s``: a new user opens each page by its own address (/data, /compare, …) on the
+  warm server, until the page is drawn (median and max per page over ``--repeat``);
+- ``shared_link_s``: a new user opens a shared Explorer link (the defaults with its own seed,
+  light enough to run by itself) until its answers figure is drawn (median of ``--repeat``).
 
 Targets (issue 10, under the moderate load): first load ≤ 4 s, page switch ≤ 1 s,
-click-to-figures ≤ 1 s. Nothing is asserted; ``pass`` says how each compares. The timings the
+click-to-figures ≤ 1 s; issue 17: first visit of every page ≤ 2 s, shared link ≤ 3 s. Nothing is asserted; ``pass`` says how each compares. The timings the
 e2e tests recorded (tests/e2e/artifacts/timings.json) are passed through under ``recorded``.
 """
 
@@ -34,7 +38,24 @@ from bench.common import ROOT, emit, log, machine, parser, repeats, target
 
 TIMINGS = ROOT / "tests" / "e2e" / "artifacts" / "timings.json"
 PAGES = ("Data", "Single query", "Compare", "About", "Explorer")
-LIMITS = {"first_load_cold_s": 4.0, "page_switch_s": 1.0, "click_to_figures_s": 1.0}
+LIMITS = {
+    "first_load_cold_s": 4.0,
+    "page_switch_s": 1.0,
+    "click_to_figures_s": 1.0,
+    "first_visit_s": 2.0,
+    "shared_link_s": 3.0,
+}
+# Each page's own address (app.py's url_path; the Explorer is the default page at "/").
+PAGE_PATHS = {
+    "Data": "data",
+    "Explorer": "",
+    "Single query": "single-query",
+    "Compare": "compare",
+    "Decide": "decide",
+    "Release": "release",
+    "About": "about",
+}
+LINK_SEED = 7100
 TARGET_LOAD = 1  # the targets are read at this load level when it was measured
 
 
@@ -51,6 +72,49 @@ def read_recorded(path: Path = TIMINGS) -> dict:
 
 def _burners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def timed_first_visit(browser, url: str, title: str) -> float:
+    """A new user opens the page ``title`` by its address: seconds until it is drawn."""
+    from tests.e2e.conftest import PAGE_TITLES, new_context, wait_rendered
+
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        start = time.perf_counter()
+        page.goto(f"{url}/{PAGE_PATHS[title]}")
+        page.locator("h1", has_text=PAGE_TITLES[title]).wait_for()
+        wait_rendered(page, 60_000)
+        return time.perf_counter() - start
+    finally:
+        context.close()
+
+
+def timed_shared_link(browser, url: str, seed: int) -> float:
+    """A new user opens a shared Explorer link (runs by itself): seconds until its answers
+    figure (of ``seed``) is drawn."""
+    from urllib.parse import urlencode
+
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_ui import share
+    from tests.e2e.conftest import answers_title, new_context, wait_idle
+
+    params = share.config_to_query(
+        ExperimentConfig(seed=seed), sample="incomes.csv", column="income"
+    )
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        start = time.perf_counter()
+        page.goto(f"{url}/?{urlencode(params)}")
+        page.wait_for_function(answers_title(seed), timeout=60_000)
+        seconds = time.perf_counter() - start
+        wait_idle(page, 60_000)
+        return seconds
+    finally:
+        context.close()
 
 
 def measure_level(browser, load: int, repeat: int) -> dict:
@@ -89,6 +153,12 @@ def measure_level(browser, load: int, repeat: int) -> dict:
                 for title in PAGES:
                     switches.append(timed_goto_page(page, title))
             context.close()
+        visits: dict[str, list[float]] = {title: [] for title in PAGE_PATHS}
+        links = []
+        for i in range(repeat):
+            for title in PAGE_PATHS:
+                visits[title].append(timed_first_visit(browser, server.url, title))
+            links.append(timed_shared_link(browser, server.url, LINK_SEED + 100 * load + i))
         return {
             "load_processes": load,
             "load_average_1m": round(os.getloadavg()[0], 2),
@@ -96,6 +166,8 @@ def measure_level(browser, load: int, repeat: int) -> dict:
             "first_load_warm_s": _stats(warm),
             "page_switch_s": _stats(switches),
             "click_to_figures_s": _stats(clicks),
+            "first_visit_s": {title: _stats(times) for title, times in visits.items()},
+            "shared_link_s": _stats(links),
         }
     finally:
         if server is not None:
@@ -153,6 +225,10 @@ def main() -> None:
         "browser_click_to_figures_s": target(
             at["click_to_figures_s"]["median"], LIMITS["click_to_figures_s"]
         ),
+        "browser_first_visit_slowest_page_median_s": target(
+            max(v["median"] for v in at["first_visit_s"].values()), LIMITS["first_visit_s"]
+        ),
+        "browser_shared_link_s": target(at["shared_link_s"]["median"], LIMITS["shared_link_s"]),
     }
     emit(out)
 
