@@ -131,9 +131,20 @@ def make_dataset(
     name: str = "data",
     column: str = "value",
     decimal_comma: bool = False,
+    ids: pd.Series | None = None,
+    id_column: str | None = None,
 ) -> Dataset:
-    """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`."""
-    values, report = clean(raw, upper=upper, decimal_comma=decimal_comma, column=column)
+    """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`; with ``ids`` (a
+    privacy identifier per row, see :func:`~dpsum_core.data.cleaning.clean`) one value per
+    person.
+
+    Privacy
+    -------
+    The records are private; with ``ids`` each record is one person's total in [0, U].
+    """
+    values, report = clean(
+        raw, upper=upper, decimal_comma=decimal_comma, column=column, ids=ids, id_column=id_column
+    )
     values.sort()  # introsort (SIMD in numpy 2): equal floats are indistinguishable, no need for stable
     values.setflags(write=False)
     cumsum = np.cumsum(values)
