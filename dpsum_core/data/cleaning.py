@@ -169,7 +169,7 @@ def unit_of_privacy(id_column: str | None) -> str:
     Public: it names a column the user chose, nothing computed from the data.
     """
     if id_column is None:
-        return "one person = one row"
+        return "one row = one person"
     return f"one person = all rows with the same {id_column!r}"
 
 
@@ -231,15 +231,13 @@ class CleaningReport:
 
     def lines(self) -> list[str]:
         """Plain-language sentences for the UI and the CLI."""
-        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept."]
-        if self.id_column is None:
-            out.append(f"Unit of privacy: {unit_of_privacy(None)}.")
-        else:
-            out.append(
-                f"Unit of privacy: {unit_of_privacy(self.id_column)} "
-                f"({self.rows_kept:,} rows → {self.people or 0:,} people; each person's rows "
-                "summed before clipping to [0, U])."
+        unit = f"unit of privacy: {unit_of_privacy(self.id_column)}"
+        if self.id_column is not None:
+            unit += (
+                f" ({self.rows_kept:,} rows → {self.people or 0:,} people, each person's rows "
+                "summed before clipping to [0, U])"
             )
+        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept; {unit}."]
         if self.dropped_missing_id:
             out.append(
                 f"{_count(self.dropped_missing_id, 'row')} without a {self.id_column!r} dropped."
