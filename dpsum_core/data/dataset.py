@@ -108,10 +108,14 @@ class Dataset:
 
     @cached_property
     def fingerprint(self) -> str:
-        """Stable digest of the cleaned values, used as a cache key."""
+        """Stable digest of the cleaned values and their unit of privacy, used as a cache key
+        (the same values read per person are another dataset: results state their unit)."""
         import hashlib
 
-        return hashlib.blake2b(self.values.tobytes(), digest_size=12).hexdigest()
+        h = hashlib.blake2b(self.values.tobytes(), digest_size=12)
+        if self.report.id_column is not None:
+            h.update(f"\x00id:{self.report.id_column}".encode())
+        return h.hexdigest()
 
 
 def truncated_sum(data, tau: np.ndarray, theta: np.ndarray) -> np.ndarray:

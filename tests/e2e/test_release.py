@@ -31,6 +31,8 @@ def test_release_from_the_explorers_settings(page, server):
     page.get_by_text("Expected error").first.wait_for()
     set_number(page, "release_total", 0.05)
     wait_idle(page)
+    page.locator(f"{key('release_unit_confirm')} label").click()
+    wait_idle(page)
     page.locator(f"{key('release_confirm')} label").click()
     wait_idle(page)
     button(page, "release_go").click()
