@@ -231,13 +231,13 @@ class CleaningReport:
 
     def lines(self) -> list[str]:
         """Plain-language sentences for the UI and the CLI."""
-        unit = f"unit of privacy: {unit_of_privacy(self.id_column)}"
+        unit = f"Unit of privacy: {unit_of_privacy(self.id_column)}"
         if self.id_column is not None:
             unit += (
                 f" ({self.rows_kept:,} rows → {self.people or 0:,} people, each person's rows "
                 "summed before clipping to [0, U])"
             )
-        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept; {unit}."]
+        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept. {unit}."]
         if self.dropped_missing_id:
             out.append(
                 f"{_count(self.dropped_missing_id, 'row')} without a {self.id_column!r} dropped."

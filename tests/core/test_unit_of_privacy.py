@@ -92,7 +92,7 @@ def test_rows_of_one_person_are_summed_before_clipping_and_bad_rows_dropped(tmp_
     assert (r.clipped_below_zero, r.clipped_above_upper) == (2, 1)
     first = r.lines()[0]
     assert "one person = all rows with the same 'pid'" in first and "8 rows → 5 people" in first
-    assert "unit of privacy: one row = one person" in load_column(
+    assert "Unit of privacy: one row = one person" in load_column(
         path, upper=U, column="income"
     ).report.lines()[0]
 
