@@ -6,6 +6,10 @@ parsed after removing ``, $ _`` and whitespace; NaN is missing in a numeric colu
 non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.domain.bin_index` and
 :func:`dpsum_core.data.exact.limbs` with the same IEEE double operations, so every engine computes
 the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
+
+With a privacy identifier every pass reads, instead of the rows, a grouped sub-query of the
+people's totals (``GROUP BY`` the identifier, each total added in ascending order as
+:func:`dpsum_core.data.cleaning.person_totals` adds), and one more scan counts the rows dropped.
 """
 
 
