@@ -47,7 +47,11 @@ def test_release_from_the_explorers_settings(page, server):
     assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
-    assert set(record) == {"config", "budget", "theta", "versions", "created", "engine"}
+    assert set(record) == {
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
+        "engine",
+    }  # fmt: skip
+    assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert record["engine"] == "memory"  # the sample data, read in memory
     assert record["config"]["workload"] == "Q3" and "opendp" in record["versions"]
     name, body = download(page, "release_report_html")
