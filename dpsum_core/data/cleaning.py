@@ -349,7 +349,7 @@ def clean(
     np.clip(values, 0.0, upper, out=values)
     report = CleaningReport(
         rows_read=rows,
-        dropped_missing=int((missing & nan & ~no_id).sum()),
+        dropped_missing=int((missing & nan).sum()),
         dropped_non_numeric=int(non_numeric.sum()),
         dropped_non_finite=int(non_finite.sum()),
         clipped_below_zero=int(below.sum()),

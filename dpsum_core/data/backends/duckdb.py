@@ -153,6 +153,12 @@ class DuckDBBackend(SQLBackend):
     def relation(self) -> str:
         return "records"
 
+    def keep(self, sql: str) -> str:
+        """The people's totals as a temporary table of this connection (one double per person,
+        never fetched): grouped once, not once per pass."""
+        self.query(f"CREATE TEMP TABLE people AS {sql}")
+        return "people"
+
     def columns(self) -> dict[str, str]:
         rows = self.query("DESCRIBE records")
         return {str(r[0]): _kind(str(r[1])) for r in rows}

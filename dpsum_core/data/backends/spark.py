@@ -130,6 +130,13 @@ class SparkBackend(SQLBackend):
     def relation(self) -> str:
         return self.view
 
+    def keep(self, sql: str) -> str:
+        """The people's totals as a cached temporary view (one double per person, kept by the
+        executors, never collected): grouped once, not once per pass."""
+        name = f"{self.view}_people"
+        self._guard(lambda: self.spark.sql(sql).cache().createOrReplaceTempView(name))
+        return name
+
     def columns(self) -> dict[str, str]:
         from pyspark.sql import types as T
 

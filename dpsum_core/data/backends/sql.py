@@ -241,11 +241,12 @@ class SQLBackend:
             # sub-query) where it read the rows; the totals are numbers, parsed as such.
             self._rows = self._person_rows(kinds, column, id_column)
             big = num(float(np.finfo(np.float64).max))  # an overflowing total is clipped
-            self._raw = (
+            people = self.keep(
                 f"SELECT least(greatest({self.dialect.sorted_sum('p')}, -{big}), {big}) AS raw "
                 f"FROM ({self._rows}) r WHERE NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE) "
                 "GROUP BY pid"
             )
+            self._raw = f"SELECT raw FROM {people}"
             self._parse = parse_column("raw", "number", self.dialect, csv=False)
 
     def _person_rows(self, kinds: dict[str, str], column: str, id_column: str) -> str:
@@ -302,6 +303,11 @@ class SQLBackend:
     def columns(self) -> dict[str, str]:  # pragma: no cover - abstract
         """Column name → ``text`` | ``number`` | ``other``, in file order."""
         raise NotImplementedError
+
+    def keep(self, sql: str) -> str:
+        """A relation holding the result of ``sql`` inside the engine (the people's totals,
+        read by every pass): here the query itself, run again by each pass."""
+        return f"({sql}) kept"
 
     def quote(self, name: str) -> str:
         """A quoted identifier."""
