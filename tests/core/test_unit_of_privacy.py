@@ -182,3 +182,27 @@ def test_cli_duckdb_run_by_person_refuses_an_unknown_identifier(tmp_path, capsys
                  "--id-column", "nobody", "--upper", "1000", "--out", str(tmp_path / "o")])  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "nobody" in err[0]
+
+
+def test_duckdb_groups_people_inside_the_engine_and_fetches_aggregates_only(tmp_path, monkeypatch):
+    """No query of a summary by person returns a row per person or per record: only the
+    intervals' aggregates, the report's counts and the top-k values reach Python."""
+    from dpsum_core import limits
+
+    monkeypatch.setattr(limits, "SUMMARY_TOP_K", 20)
+    _, parquet = person_rows(tmp_path)
+    backend = open_backend(parquet, upper=800_000.0, column="income", id_column="pid",
+                           engine="duckdb")  # fmt: skip
+    sizes = []
+    query = backend.query
+
+    def counted(sql):
+        rows = query(sql)
+        sizes.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(backend, "query", counted)
+    cuts = cut_points(Domain(800_000.0, 10))
+    summary = backend.summarize(cuts)
+    assert summary.report.people > 300
+    assert sizes and max(sizes) <= max(cuts.all.size + 5, 20)
