@@ -146,6 +146,26 @@ with data_col:
         help="Only columns holding numbers are listed, the most numeric first.",
     )
     ctx = state.data_context()
+    others = [c for c in ctx.all_columns if c != ctx.column]
+    chosen = get(K.DATA_ID_COLUMN)
+    # A chosen identifier that is now the value column stays shown: the engine refuses it
+    # with a message, rather than the unit changing silently to one row per person.
+    stale = [chosen] if chosen is not None and chosen not in others else []
+    widget(
+        st.selectbox,
+        K.DATA_ID_COLUMN,
+        "Unit of privacy (who the guarantee protects)",
+        options=[None, *others, *stale],
+        format_func=lambda c: (
+            "One row per person"
+            if c is None
+            else f"Rows of the same person are identified by column {c}"
+        ),
+        help="If a person can have several rows (jobs, months, years), choose the column that "
+        "identifies them: their rows are summed into one value before clipping to [0, U], and "
+        "the guarantee then covers the whole person, not one row.",
+    )
+    ctx = state.data_context()
 
     st.header("Cleaning report")
     if ctx.dataset is not None:
@@ -157,7 +177,9 @@ with data_col:
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
             "are set to U; numbers written with a decimal comma or thousands separators are read "
             "in one format per column. This is a fixed public rule applied to each record on its "
-            "own, so it costs no privacy — and nothing is changed silently."
+            "own, so it costs no privacy — and nothing is changed silently. With a column "
+            "identifying people, the usable rows of each person are summed first, and the "
+            "person's total is what is clipped: rows without an identifier are dropped."
         )
     elif ctx.data_error and ctx.source == "server":
         st.caption("No cleaning report: the server dataset above cannot be used.")

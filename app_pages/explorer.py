@@ -135,6 +135,7 @@ if shown is not None:
     results(shown, ctx, plan)
     config = shown.result.config  # the shown run's exact settings, seed included
     name, column = shown.result.dataset_name, shown.result.dataset_column
+    id_column = shown.result.cleaning.get("id_column")
     path = (
         reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
         if name == ctx.label  # else the data changed since the run: name the run's own data
@@ -142,8 +143,8 @@ if shown is not None:
                                  server=None)
     )  # fmt: skip
     shell.reproduce_panel(
-        reproduce.run_command(config, path=path, column=column),
-        reproduce.run_python(config, path=path, column=column),
+        reproduce.run_command(config, path=path, column=column, id_column=id_column),
+        reproduce.run_python(config, path=path, column=column, id_column=id_column),
         what="this run (the same seed gives the same summary.csv)",
     )
 else:

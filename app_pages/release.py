@@ -145,18 +145,31 @@ st.download_button(
 
 path = reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
 shell.reproduce_panel(
-    reproduce.release_command(plan, path=path, column=ctx.column, budget=shown_total),
-    reproduce.release_python(plan, path=path, column=ctx.column),
+    reproduce.release_command(
+        plan, path=path, column=ctx.column, budget=shown_total, id_column=ctx.id_column
+    ),
+    reproduce.release_python(plan, path=path, column=ctx.column, id_column=ctx.id_column),
     what="this release's configuration (a new draw of noise: no seed, by design)",
 )
 
 # ---- 3. Confirm and release ------------------------------------------------------------------
 st.header("3. Confirm and release")
+st.markdown(
+    f"**Unit of privacy: {ctx.unit_of_privacy}.** The guarantee covers adding or removing "
+    + ("one row: if a person can have several rows, choose the column that identifies them on "
+       "the Data page." if ctx.id_column is None
+       else "one person, all their rows together (summed before clipping to [0, U]).")
+)  # fmt: skip
+st.checkbox(
+    "This is the unit of privacy of this dataset (who the guarantee protects).",
+    key=K.RELEASE_UNIT_CONFIRM,
+)
 over = None
 if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
     st.info(over)
-else:
+# The budget is checked as soon as a total is set (the unit may still be unconfirmed).
+if st.session_state.get(K.RELEASE_TOTAL) is not None:
     try:
         settled = release.settled(ctx)
     except DpsumError as exc:  # another dataset's ledger, a lowered total, a raise not ticked
@@ -195,7 +208,7 @@ if rel is not None:
     st.markdown(
         f"{label(c['algorithm'])}, truncation {c['truncation']}, workload {c['workload']}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
-        f"created {rel.created}"
+        f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
     )
     st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
     st.caption(

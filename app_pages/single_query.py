@@ -81,6 +81,7 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
             sample=ctx.sample,
             server=ctx.server,
             column=ctx.column,
+            id_column=ctx.id_column,
             iso=bool(get(K.ISO)),
         ),
         **share.view_to_query("single-query", {k: get(k) for k in keys}),

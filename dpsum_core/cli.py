@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--spark-master", help=shown("Spark master URL (default local[*])"))
         p.add_argument("--table", help=shown("Spark table name (instead of --data)"))
         p.add_argument("--column", help="numeric column (default: the most numeric one)")
+        p.add_argument(
+            "--id-column",
+            help="privacy identifier: rows with the same value in this column are one person, "
+            "whose values are summed before clipping to [0, U], and the guarantee protects that "
+            "whole person (default: one row is one person)",
+        )
         # None = "left at its default": the data is then checked against the default domain
         p.add_argument(
             "--upper", type=_number(float), help=f"public upper bound U (default {c.upper:g})"
@@ -398,13 +404,17 @@ def _release_data(args: argparse.Namespace, plan):
     if args.engine == "memory":
         if args.table or args.spark_master:
             raise ParameterError("--table and --spark-master need --engine spark")
-        return load_column(args.data, upper=plan.config.upper, column=args.column), None
+        data = load_column(
+            args.data, upper=plan.config.upper, column=args.column, id_column=args.id_column
+        )
+        return data, None
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
     backend = open_backend(
         args.data,
         upper=plan.config.upper,
         column=args.column,
+        id_column=args.id_column,
         engine=args.engine,
         spark_master=args.spark_master,
         table=args.table,
@@ -501,12 +511,15 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
     if args.engine == "memory":
         if args.table or args.spark_master:
             raise ParameterError("--table and --spark-master need --engine spark")
-        data = load_column(args.data, upper=config.upper, column=args.column)
+        data = load_column(
+            args.data, upper=config.upper, column=args.column, id_column=args.id_column
+        )
         return data, lambda cfg: run_experiment(data, cfg)
     backend = open_backend(
         args.data,
         upper=config.upper,
         column=args.column,
+        id_column=args.id_column,
         engine=args.engine,
         spark_master=args.spark_master,
         table=args.table,

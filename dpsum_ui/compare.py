@@ -25,7 +25,7 @@ VIEWS = {  # labels of fields.COMPARE_VIEWS
     "answers": "Small multiples: answers",
 }
 _SWEEP = "_sweep_meta"
-_GRID_SOURCE = "_grid_source"  # (sample, server dataset, column) of the grid: names or None
+_GRID_SOURCE = "_grid_source"  # (sample, server dataset, column, id column) of the grid
 
 
 def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
@@ -46,7 +46,7 @@ def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
         st.error(str(exc))
         return
     st.session_state[state.COMPARE_RESULT] = key
-    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.server, ctx.dataset.column)
+    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.server, ctx.dataset.column, ctx.id_column)
 
 
 def grid() -> ExperimentResult | None:
@@ -104,6 +104,7 @@ def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -
         "sample": ctx.sample,
         "server": ctx.server,
         "column": ctx.dataset.column,
+        "id_column": ctx.id_column,
     }
 
 
@@ -157,10 +158,10 @@ def link_params(iso: bool) -> dict[str, str] | None:
     """
     result, item = grid(), sweep()
     if result is not None:
-        base, (sample, server, column) = result.config, st.session_state[_GRID_SOURCE]
+        base, (sample, server, column, id_column) = result.config, st.session_state[_GRID_SOURCE]
     elif item is not None:
-        base, sample, server, column = (
-            item["config"], item["sample"], item["server"], item["column"]
+        base, sample, server, column, id_column = (
+            item["config"], item["sample"], item["server"], item["column"], item["id_column"]
         )  # fmt: skip
     else:
         return None
@@ -175,6 +176,8 @@ def link_params(iso: bool) -> dict[str, str] | None:
             values[K.SWEEP_EPSILONS] = list(item["key"][-1])
             values[K.SWEEP_TRUNCATION] = item["config"].truncations[0]
     return {
-        **share.config_to_query(base, sample=sample, server=server, column=column, iso=iso),
+        **share.config_to_query(
+            base, sample=sample, server=server, column=column, iso=iso, id_column=id_column
+        ),
         **share.view_to_query("compare", values),
     }

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.data.cleaning import numeric_columns
+from dpsum_core.data.cleaning import numeric_columns, unit_of_privacy
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_numeric_table, read_table, table_column
@@ -64,13 +64,21 @@ def sample_columns(name: str) -> list[str]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def sample_dataset(name: str, column: str, upper: float) -> Dataset:
-    """A cleaned sample column (public data, shared; the Dataset is immutable)."""
-    return _make(sample_table(name), column, upper, name)
+def sample_dataset(name: str, column: str, upper: float, id_column: str | None = None) -> Dataset:
+    """A cleaned sample column (public data, shared; the Dataset is immutable), one value per
+    person of ``id_column`` if given."""
+    return _make(sample_table(name), column, upper, name, id_column)
 
 
-def _make(df: pd.DataFrame, column: str, upper: float, name: str) -> Dataset:
-    return table_column(df, column, upper=upper, name=name)
+def _make(
+    df: pd.DataFrame, column: str, upper: float, name: str, id_column: str | None = None
+) -> Dataset:
+    return table_column(df, column, upper=upper, name=name, id_column=id_column)
+
+
+def _names(df: pd.DataFrame) -> list[str]:
+    """Every column of a table, as text (the candidates for a privacy identifier)."""
+    return [str(c) for c in df.columns]
 
 
 def _read_upload(key: str, slot: str, error: str) -> dict | None:
@@ -129,6 +137,7 @@ def on_upload() -> None:
     _remember_upper()
     put(K.DATA_SOURCE, "upload")
     put(K.DATA_COLUMN, columns[0])
+    put(K.DATA_ID_COLUMN, None)  # another table: its unit of privacy is chosen again
     # The sample's U rarely suits another column: ask for it (never guess it from the data).
     ss[DOMAIN_PENDING] = name
 
@@ -212,6 +221,7 @@ def on_server() -> None:
     if st.session_state.get(DOMAIN_PENDING) is None:
         _remember_upper()
     put(K.DATA_SOURCE, "server")
+    put(K.DATA_ID_COLUMN, None)  # another table: its unit of privacy is chosen again
     st.session_state[DOMAIN_PENDING] = server_name() or "the server dataset"
 
 
@@ -227,7 +237,7 @@ def server_name() -> str | None:
     return typed or get(K.DATA_SERVER)
 
 
-def select_server(name: str, column: str | None) -> None:
+def select_server(name: str, column: str | None, id_column: str | None = None) -> None:
     """Select the server dataset ``name`` and its ``column``, as a link or a settings file
     asks. U is the link's own (public: its author chose it), so it is not asked for again;
     it is never derived from the data. Call from a callback or before any widget is drawn.
@@ -257,6 +267,7 @@ def select_server(name: str, column: str | None) -> None:
         put(K.DATA_SERVER, name)
     put(K.DATA_SERVER_PATH, "" if listed else name)
     put(K.DATA_COLUMN, column)
+    put(K.DATA_ID_COLUMN, id_column)
     st.session_state.pop(DOMAIN_PENDING, None)
 
 
@@ -272,14 +283,16 @@ def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
     return root, signature
 
 
-def _duckdb(root: Path, name: str, *, upper: float, column: str | None):
+def _duckdb(
+    root: Path, name: str, *, upper: float, column: str | None, id_column: str | None = None
+):
     """A DuckDB backend over exactly the files of ``name`` that pass the server data rules,
     checked again here, just before DuckDB reads them: DuckDB is given this list of real paths,
     never the folder (a file or link added since an earlier check is checked, or not read)."""
     from dpsum_core.data.backends.duckdb import DuckDBBackend
 
     files = server_data.dataset_files(root, name)
-    return DuckDBBackend(files, upper=upper, column=column, name=name)
+    return DuckDBBackend(files, upper=upper, column=column, name=name, id_column=id_column)
 
 
 def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) -> T:
@@ -314,6 +327,13 @@ class DataContext:
     server: str | None = None  # the server dataset's name (relative to the data directory)
     role: str = "planning"  # "planning" (every page but Release) or "release" (Release only)
     separate: bool = False  # the release dataset is another file than the planning dataset
+    id_column: str | None = None  # the privacy identifier (None: one row per person)
+    all_columns: tuple[str, ...] = ()  # every column: the choices of a privacy identifier
+
+    @property
+    def unit_of_privacy(self) -> str:
+        """The unit the guarantee protects, in plain words."""
+        return unit_of_privacy(self.id_column)
 
     @property
     def ok(self) -> bool:
@@ -347,11 +367,15 @@ def _release_context() -> DataContext:
     if get(K.RELEASE_DATA) == "upload":
         up = st.session_state[_RELEASE_UPLOAD]
         source, sample, columns, label = "upload", None, up["columns"], up["name"]
+        names = _names(up["df"])
     else:
         sample = get(K.RELEASE_DATA_SAMPLE)
         if sample not in SAMPLES:
             sample = DEFAULT_SAMPLE
         source, columns, label, up = "sample", sample_columns(sample), sample, None
+        names = _names(sample_table(sample))
+    # The same unit of privacy as the planning data: a column of that name must exist here.
+    id_column = get(K.DATA_ID_COLUMN)
     column = get(K.RELEASE_DATA_COLUMN)
     if column not in columns:
         planning = get(K.DATA_COLUMN)
@@ -361,7 +385,8 @@ def _release_context() -> DataContext:
     except DpsumError as exc:
         error = f"The upper bound U is not valid: {exc}"
         return DataContext(None, None, list(columns), column, source, sample, label, None,
-                           error, role="release", separate=True)  # fmt: skip
+                           error, role="release", separate=True, id_column=id_column,
+                           all_columns=tuple(names))  # fmt: skip
     domain: Domain | None = None
     domain_error: str | None = None
     note: str | None = None
@@ -373,15 +398,17 @@ def _release_context() -> DataContext:
         domain_error = f"The domain is not valid: {exc}"
     try:
         if up is None:
-            dataset = sample_dataset(str(sample), str(column), upper)
+            dataset = sample_dataset(str(sample), str(column), upper, id_column)
         else:
-            dataset = memo("release_dataset", (up["id"], column, upper),
-                           lambda: _make(up["df"], str(column), upper, label))  # fmt: skip
+            dataset = memo("release_dataset", (up["id"], column, upper, id_column),
+                           lambda: _make(up["df"], str(column), upper, label,
+                                         id_column))  # fmt: skip
     except DpsumError as exc:
         data_error = f"The release data cannot be used: {exc}"
     return DataContext(dataset, domain, list(columns), column, source, sample, label,
                        data_error, domain_error, note, role="release",
-                       separate=True)  # fmt: skip
+                       separate=True, id_column=id_column,
+                       all_columns=tuple(names))  # fmt: skip
 
 
 def _planning_context() -> DataContext:
@@ -396,24 +423,28 @@ def _planning_context() -> DataContext:
         label, sample = name or "server dataset", None
         try:
             server = _server_files(root, name)
-            columns = memo(
+            columns, names = memo(
                 "server_columns", (name, server[1]),
-                lambda: _duckdb(server[0], label, upper=1.0, column=None).numeric_columns,
+                lambda: _server_columns(_duckdb(server[0], label, upper=1.0, column=None)),
             )  # fmt: skip
         except DpsumError as exc:
-            columns, data_error = [], f"The server dataset cannot be used: {exc}"
+            columns, names = [], []
+            data_error = f"The server dataset cannot be used: {exc}"
     elif source == "sample":
         sample = get(K.DATA_SAMPLE)
         if sample not in SAMPLES:
             sample = DEFAULT_SAMPLE
         columns = sample_columns(sample)
         label = sample
+        names = _names(sample_table(sample))
     else:
         up = st.session_state[_UPLOAD]
         sample, columns, label = None, up["columns"], up["name"]
+        names = _names(up["df"])
     column = get(K.DATA_COLUMN)
     if column not in columns:
         column = columns[0] if columns else None
+    id_column = get(K.DATA_ID_COLUMN)
     domain: Domain | None = None
     domain_error: str | None = None
     note: str | None = None
@@ -424,23 +455,25 @@ def _planning_context() -> DataContext:
         # One cause, one message: a bad U makes both the domain and the cleaning impossible.
         error = f"The upper bound U is not valid: {exc}"
         return DataContext(
-            None, None, list(columns), column, source, sample, label, None, error, None, name
-        )
+            None, None, list(columns), column, source, sample, label, None, error, None, name,
+            id_column=id_column, all_columns=tuple(names),
+        )  # fmt: skip
     try:
         domain, note = domain_from_settings()
     except DpsumError as exc:
         domain_error = f"The domain is not valid: {exc}"
     try:
         if sample is not None:  # the source is a sample
-            dataset = sample_dataset(sample, column, upper)
+            dataset = sample_dataset(sample, column, upper, id_column)
         elif source == "server":
             if server is not None and domain is not None:
-                dataset = _server_summary(server, label, column, upper, domain)
+                dataset = _server_summary(server, label, column, upper, domain, id_column)
         else:
             up = st.session_state[_UPLOAD]
             dataset = memo(
-                "dataset", (up["id"], column, upper), lambda: _make(up["df"], column, upper, label)
-            )
+                "dataset", (up["id"], column, upper, id_column),
+                lambda: _make(up["df"], column, upper, label, id_column),
+            )  # fmt: skip
     except DpsumError as exc:
         data_error = (
             f"The upper bound U is not valid: {exc}"
@@ -451,22 +484,32 @@ def _planning_context() -> DataContext:
         st.session_state[_U_SET_FOR] = label
     return DataContext(
         dataset, domain, list(columns), column, source, sample, label, data_error,
-        domain_error, note, name,
+        domain_error, note, name, id_column=id_column, all_columns=tuple(names),
     )  # fmt: skip
 
 
+def _server_columns(backend) -> tuple[list[str], list[str]]:
+    """(numeric columns, every column) of a server dataset."""
+    return backend.numeric_columns, list(backend.columns())
+
+
 def _server_summary(
-    server: tuple[Path, tuple], name: str, column: str, upper: float, domain: Domain
+    server: tuple[Path, tuple],
+    name: str,
+    column: str,
+    upper: float,
+    domain: Domain,
+    id_column: str | None = None,
 ) -> DataSummary:
     """The summary at the domain's bin edges, computed once per (files, column, U, edges) in
     this session (private data: never a process-wide cache). Other cut points (SVT grid, θ)
     come by second passes (:func:`with_passes`)."""
     path, signature = server
-    key = (signature, column, upper, domain.upper, domain.bins)
+    key = (signature, column, id_column, upper, domain.upper, domain.bins)
 
     def build() -> _ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
-            backend = _duckdb(path, name, upper=upper, column=column)
+            backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
             return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
 
     return memo("server", key, build).summary

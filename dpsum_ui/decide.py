@@ -220,6 +220,7 @@ def link_params(
             sample=ctx.sample,
             server=ctx.server,
             column=ctx.column,
+            id_column=ctx.id_column,
             iso=bool(state.get(K.ISO)),
         ),
         **share.view_to_query("decide", values),

@@ -134,6 +134,7 @@ def link_params(item: Shown) -> dict[str, str]:
         sample=item.sample,
         server=item.server,
         column=item.column,
+        id_column=item.result.cleaning.get("id_column"),
         iso=bool(state.get(K.ISO)),
     )
 
@@ -158,9 +159,12 @@ def on_config_upload() -> None:
             "current settings are unchanged."
         )
         return
-    state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
+    state.apply_config(
+        shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
+        id_column=shared.id_column,
+    )  # fmt: skip
     if shared.server is not None and not shell.open_server(
-        shared.server, shared.column, "settings file"
+        shared.server, shared.column, "settings file", shared.id_column
     ):
         return
     text = f"Settings restored from {shell.plain(file.name)}. Press **Run** to compute the results."
@@ -190,6 +194,7 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
                 sample=ctx.sample,
                 server=ctx.server,
                 column=ctx.column,
+                id_column=ctx.id_column,
                 iso=bool(state.get(K.ISO)),
             ),
             file_name=file_stem(

@@ -69,6 +69,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K.DATA_SOURCE: "sample",
     K.DATA_SAMPLE: DEFAULT_SAMPLE,
     K.DATA_COLUMN: None,
+    K.DATA_ID_COLUMN: None,
     K.DATA_SERVER: None,
     K.DATA_SERVER_PATH: "",
     K.RELEASE_DATA: "same",

@@ -14,6 +14,8 @@ Data page (app_pages/data.py)
     ``data_server``        selectbox: a file or folder in the data directory (server datasets)
     ``data_server_path``   text_input: or a relative path inside the data directory
     ``data_column``        selectbox: numeric column of the current table
+    ``data_id_column``     selectbox: the unit of privacy, ``None`` (one row per person) or the
+                           column identifying a person (its rows are summed before clipping)
     ``release_data``       radio: the release dataset, ``"same"`` (the planning data above, the
                            default) or a different ``"sample"`` / ``"upload"``
     ``release_data_sample``  selectbox: the release dataset's sample file
@@ -83,6 +85,7 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_ledger_download``  download_button: the session's ledger (JSON)
     ``release_raise``      checkbox: raise the uploaded ledger's total (recorded in it)
     ``release_confirm``    checkbox: "I understand this spends ε"
+    ``release_unit_confirm``  checkbox: the unit of privacy shown is right for this dataset
     ``release_go``         button: Release (once per confirmation)
     ``release_answers_csv``      download_button: answers.csv of the last release
     ``release_record_json``      download_button: release.json of the last release
@@ -119,6 +122,7 @@ DATA_SOURCE = "data_source"
 DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
 DATA_COLUMN = "data_column"
+DATA_ID_COLUMN = "data_id_column"
 DATA_SERVER = "data_server"
 DATA_SERVER_PATH = "data_server_path"
 RELEASE_DATA = "release_data"
@@ -191,6 +195,7 @@ RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
 RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"
 RELEASE_RAISE = "release_raise"
 RELEASE_CONFIRM = "release_confirm"
+RELEASE_UNIT_CONFIRM = "release_unit_confirm"
 RELEASE_GO = "release_go"
 RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"

@@ -144,6 +144,11 @@ def missing(ctx: state.DataContext) -> list[str]:
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
+    if not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
+        out.append(
+            f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
+            "of the Release page, or choose the column that identifies a person on the Data page."
+        )
     return out
 
 

@@ -35,10 +35,14 @@ def _quote(text: str) -> str:
     return text if text.startswith("<") and text.endswith(">") else shlex.quote(text)
 
 
-def _common(config: ExperimentConfig, path: str, column: str | None) -> list[str]:
+def _common(
+    config: ExperimentConfig, path: str, column: str | None, id_column: str | None = None
+) -> list[str]:
     args = ["--data", _quote(path)]
     if column:
         args += ["--column", shlex.quote(column)]
+    if id_column:
+        args += ["--id-column", shlex.quote(id_column)]
     args += ["--upper", _num(config.upper), "--bins", str(config.bins),
              "--weights", config.weights, "--workload", shlex.quote(config.workload),
              "--epsilon", _num(config.epsilon), "--rho", _num(config.rho)]  # fmt: skip
@@ -69,9 +73,9 @@ def _lines(args: list[str]) -> str:
 
 
 def run_command(config: ExperimentConfig, *, path: str, column: str | None,
-                out: str = "dpsum_out") -> str:  # fmt: skip
+                out: str = "dpsum_out", id_column: str | None = None) -> str:  # fmt: skip
     """The ``dpsum run`` command of ``config`` (its summary.csv equals the explorer's)."""
-    args = ["dpsum", "run", *_common(config, path, column),
+    args = ["dpsum", "run", *_common(config, path, column, id_column),
             "--truncation", ",".join(config.truncations),
             "--algorithms", ",".join(config.algorithms),
             "--trials", str(config.trials), "--delta", _num(config.delta),
@@ -79,9 +83,11 @@ def run_command(config: ExperimentConfig, *, path: str, column: str | None,
     return _lines(args)
 
 
-def run_python(config: ExperimentConfig, *, path: str, column: str | None) -> str:
+def run_python(
+    config: ExperimentConfig, *, path: str, column: str | None, id_column: str | None = None
+) -> str:
     """The library lines that make the same run (the same seed gives the same numbers)."""
-    col = f", column={column!r}" if column else ""
+    col = _load_args(column, id_column)
     return (
         "from dpsum_core.data.reading import load_column\n"
         "from dpsum_core.simulate.config import ExperimentConfig\n"
@@ -94,9 +100,10 @@ def run_python(config: ExperimentConfig, *, path: str, column: str | None) -> st
 
 
 def release_command(plan: ReleasePlan, *, path: str, column: str | None,
-                    budget: float | None, out: str = "dpsum_release") -> str:  # fmt: skip
+                    budget: float | None, out: str = "dpsum_release",
+                    id_column: str | None = None) -> str:  # fmt: skip
     """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed)."""
-    args = ["dpsum", "release", *_common(plan.config, path, column),
+    args = ["dpsum", "release", *_common(plan.config, path, column, id_column),
             "--algorithm", plan.algorithm]  # fmt: skip
     if plan.truncation:
         args += ["--truncation", plan.truncation]
@@ -107,9 +114,11 @@ def release_command(plan: ReleasePlan, *, path: str, column: str | None,
     return _lines(args)
 
 
-def release_python(plan: ReleasePlan, *, path: str, column: str | None) -> str:
+def release_python(
+    plan: ReleasePlan, *, path: str, column: str | None, id_column: str | None = None
+) -> str:
     """The library lines of the same release (plan → inspect → release)."""
-    col = f", column={column!r}" if column else ""
+    col = _load_args(column, id_column)
     return (
         "from dpsum_core.data.reading import load_column\n"
         "from dpsum_core.publish.release import plan_release, release_plan\n"
@@ -120,3 +129,9 @@ def release_python(plan: ReleasePlan, *, path: str, column: str | None) -> str:
         f"truncation={plan.truncation!r}, isotonic={plan.isotonic!r})\n"
         "published = release_plan(data, plan)  # one draw of noise, no seed\n"
     )
+
+
+def _load_args(column: str | None, id_column: str | None) -> str:
+    """The keyword arguments of ``load_column`` naming the column and the privacy identifier."""
+    col = f", column={column!r}" if column else ""
+    return col + (f", id_column={id_column!r}" if id_column else "")

@@ -3,12 +3,13 @@ file. Pure functions (no Streamlit), so they are easy to test; no mathematics he
 
 What a link or a config file says about the data, by source:
 
-- a sample dataset: its name and column (``data=incomes.csv&column=income``);
-- a server dataset: its name relative to the server's data directory and its column
-  (``data=server:census/2020&column=income``). Anyone using that app already sees the name on
+- a sample dataset: its name and column (``data=incomes.csv&column=income``), and the column
+  identifying a person when one is chosen (``id_column=person``: the unit of privacy);
+- a server dataset: its name relative to the server's data directory, its column and its
+  privacy identifier if any (``data=server:census/2020&column=income&id_column=pid``). Anyone using that app already sees the name on
   the Data page, and it means something only on that server; the app checks it with
   :mod:`dpsum_ui.server_data` before anything is read;
-- an uploaded file: only the marker ``data=upload`` — not even the column's name, which may
+- an uploaded file: only the marker ``data=upload`` — not even the columns' names, which may
   itself say something about the data — so whoever opens the link is told to upload the same
   file.
 """
@@ -91,6 +92,7 @@ class SharedSettings:
     # server dataset named by the link, relative to the data directory: not yet checked
     # (absolute, "..", missing…), the app refuses it with server_data before reading anything
     server: str | None = None
+    id_column: str | None = None  # the privacy identifier (None: one row per person)
 
 
 def number_text(value: float | int) -> str:
@@ -108,15 +110,19 @@ def config_to_query(
     column: str | None = None,
     iso: bool = True,
     server: str | None = None,
+    id_column: str | None = None,
 ) -> dict[str, str]:
     """Query-string parameters that reproduce ``config`` (defaults of the truncation
     parameters are left out to keep the link short). ``sample`` or ``server`` names the
-    dataset; with neither the data was uploaded, and its ``column`` is left out."""
+    dataset; with neither the data was uploaded, and its ``column`` and ``id_column`` (the
+    privacy identifier) are left out."""
     c = config
     dataset = _named(sample, server)
     out: dict[str, str] = {"data": dataset or UPLOAD_MARKER}
     if column and dataset:
         out["column"] = column
+    if id_column and dataset:
+        out["id_column"] = id_column
     for name, kind in _CONFIG_KINDS.items():
         value = getattr(c, name)
         out[_QUERY_NAMES.get(name, name)] = (
@@ -169,7 +175,10 @@ def query_to_settings(
     iso = None
     if "iso" in flat:
         iso = flat["iso"].strip().lower() not in ("0", "false", "no", "off")
-    return SharedSettings(config, sample, uploaded, flat.get("column") or None, iso, server)
+    return SharedSettings(
+        config, sample, uploaded, flat.get("column") or None, iso, server,
+        flat.get("id_column") or None,
+    )  # fmt: skip
 
 
 def settings_to_json(
@@ -179,14 +188,18 @@ def settings_to_json(
     column: str | None = None,
     iso: bool = True,
     server: str | None = None,
+    id_column: str | None = None,
 ) -> str:
     """The config file offered for download: the config plus which sample or server dataset
-    it used (for uploaded data only the fact, never its column)."""
+    it used, its column and privacy identifier (for uploaded data only the fact, never its
+    columns)."""
     dataset: dict = {"uploaded": True}
     if _named(sample, server):
         dataset = {"sample": sample} if sample else {"server": server}
         if column:
             dataset["column"] = column
+        if id_column:
+            dataset["id_column"] = id_column
     doc = {
         "dpsum_version": __version__,
         "config": config.to_dict(),
@@ -219,17 +232,19 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         config = _checked(ExperimentConfig.from_dict(doc["config"]))
         ds: dict = doc["dataset"] if isinstance(doc.get("dataset"), dict) else {}
         column = ds.get("column") if isinstance(ds.get("column"), str) else None
+        id_column = ds.get("id_column") if isinstance(ds.get("id_column"), str) else None
         iso = doc.get("isotonic")
         iso = iso if isinstance(iso, bool) else None
         if "server" in ds:
             server = ds["server"] if isinstance(ds["server"], str) else ""
             return SharedSettings(
-                config, column=column, iso=iso, server=_server_name(server, "in the file")
-            )
+                config, column=column, iso=iso, server=_server_name(server, "in the file"),
+                id_column=id_column,
+            )  # fmt: skip
         name = ds.get("sample") or ds.get("name")
         sample = name if name in samples else None
         uploaded = bool(ds.get("uploaded")) or (name is not None and sample is None)
-        return SharedSettings(config, sample, uploaded, column, iso)
+        return SharedSettings(config, sample, uploaded, column, iso, id_column=id_column)
     return SharedSettings(_checked(ExperimentConfig.from_dict(doc)))
 
 

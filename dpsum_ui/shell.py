@@ -67,7 +67,10 @@ def restore_from_link(page: str) -> None:
         return
     if shared is None:
         return
-    state.apply_config(shared.config, sample=shared.sample, column=shared.column, iso=shared.iso)
+    state.apply_config(
+        shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
+        id_column=shared.id_column,
+    )  # fmt: skip
     if page == "compare":
         state.put(K.COMPARE_TRUNCATIONS, list(shared.config.truncations))
     if page == "decide":
@@ -85,7 +88,9 @@ def restore_from_link(page: str) -> None:
             + ", then press Run.",
         )
         return
-    if shared.server is not None and not open_server(shared.server, shared.column, "link"):
+    if shared.server is not None and not open_server(
+        shared.server, shared.column, "link", shared.id_column
+    ):
         return
     _run_once(
         page,
@@ -97,16 +102,16 @@ def restore_from_link(page: str) -> None:
     )
 
 
-def open_server(name: str, column: str | None, where: str) -> bool:
-    """Select the server dataset ``name`` and its ``column``, named by a link or a settings
-    file (``where``).
+def open_server(name: str, column: str | None, where: str, id_column: str | None = None) -> bool:
+    """Select the server dataset ``name``, its ``column`` and privacy identifier, named by a
+    link or a settings file (``where``).
 
     On refusal (no data directory configured; a name that is absolute, holds ``..``, leads
     outside or does not exist) the sample data stays in use, a notice says what was wrong and
     what to do, and the result is False. Call after :func:`state.apply_config`.
     """
     try:
-        state.select_server(name, column)
+        state.select_server(name, column, id_column)
     except DpsumError as exc:
         state.put(K.DATA_SOURCE, "sample")
         state.notice(

@@ -124,8 +124,10 @@ def apply_config(
     sample: str | None = None,
     column: str | None = None,
     iso: bool | None = None,
+    id_column: str | None = None,
 ) -> None:
-    """Write a configuration into the settings (from a link or a config file).
+    """Write a configuration into the settings (from a link or a config file); with a named
+    sample, its column and privacy identifier (``None``: one row per person).
 
     Call from a callback or before any widget is drawn in this run.
     """
@@ -135,6 +137,7 @@ def apply_config(
         put(K.DATA_SOURCE, "sample")
         put(K.DATA_SAMPLE, sample)
         put(K.DATA_COLUMN, column)
+        put(K.DATA_ID_COLUMN, id_column)
     elif column is not None and get(K.DATA_SOURCE) == "upload":
         put(K.DATA_COLUMN, column)
     if iso is not None:

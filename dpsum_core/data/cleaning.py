@@ -163,9 +163,25 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
+def unit_of_privacy(id_column: str | None) -> str:
+    """The unit of privacy in plain words: one row, or all rows with the same ``id_column``.
+
+    Public: it names a column the user chose, nothing computed from the data.
+    """
+    if id_column is None:
+        return "one row = one person"
+    return f"one person = all rows with the same {id_column!r}"
+
+
 @dataclass(frozen=True)
 class CleaningReport:
-    """What cleaning (SPEC §0) changed: nothing is ever dropped or clipped silently."""
+    """What cleaning (SPEC §0) changed: nothing is ever dropped or clipped silently.
+
+    With a privacy identifier (``id_column``) the drops count rows (a row without an
+    identifier, or whose value is missing, non-numeric or infinite, is dropped before the sum)
+    and the clips count people (each person's total is clipped to [0, U]); ``people`` is the
+    number of people kept.
+    """
 
     rows_read: int
     dropped_missing: int
@@ -175,6 +191,9 @@ class CleaningReport:
     clipped_above_upper: int
     decimal_comma: int = 0
     thousands_separator: int = 0
+    id_column: str | None = None
+    dropped_missing_id: int = 0
+    people: int | None = None
 
     @property
     def rows_kept(self) -> int:
@@ -184,9 +203,10 @@ class CleaningReport:
             - self.dropped_missing
             - self.dropped_non_numeric
             - self.dropped_non_finite
+            - self.dropped_missing_id
         )
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, int | str | None]:
         """Plain dict, for JSON and tables."""
         return {
             "rows_read": self.rows_read,
@@ -198,26 +218,41 @@ class CleaningReport:
             "clipped_above_upper": self.clipped_above_upper,
             "decimal_comma": self.decimal_comma,
             "thousands_separator": self.thousands_separator,
+            "id_column": self.id_column,
+            "dropped_missing_id": self.dropped_missing_id,
+            "people": self.people,
         }
 
     @property
     def changed(self) -> bool:
         """Whether cleaning dropped, clipped or re-read anything (the UI then warns)."""
-        return any(v for k, v in self.as_dict().items() if k not in ("rows_read", "rows_kept"))
+        unchanged = ("rows_read", "rows_kept", "id_column", "people")
+        return any(v for k, v in self.as_dict().items() if k not in unchanged)
 
     def lines(self) -> list[str]:
         """Plain-language sentences for the UI and the CLI."""
-        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept."]
+        unit = f"Unit of privacy: {unit_of_privacy(self.id_column)}"
+        if self.id_column is not None:
+            unit += (
+                f" ({self.rows_kept:,} rows → {self.people or 0:,} people, each person's rows "
+                "summed before clipping to [0, U])"
+            )
+        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept. {unit}."]
+        if self.dropped_missing_id:
+            out.append(
+                f"{_count(self.dropped_missing_id, 'row')} without a {self.id_column!r} dropped."
+            )
         if self.dropped_missing:
             out.append(f"{_count(self.dropped_missing, 'empty or missing (NA) cell')} dropped.")
         if self.dropped_non_numeric:
             out.append(f"{_count(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
         if self.dropped_non_finite:
             out.append(f"{_count(self.dropped_non_finite, 'infinite value')} dropped.")
+        what = "value" if self.id_column is None else "total"
         if self.clipped_below_zero:
-            out.append(f"{_count(self.clipped_below_zero, 'negative value')} set to 0.")
+            out.append(f"{_count(self.clipped_below_zero, 'negative ' + what)} set to 0.")
         if self.clipped_above_upper:
-            out.append(f"{_count(self.clipped_above_upper, 'value')} above U set to U.")
+            out.append(f"{_count(self.clipped_above_upper, what)} above U set to U.")
         if self.decimal_comma:
             out.append(
                 f"{self.decimal_comma:,} values read with a decimal comma "
@@ -237,10 +272,22 @@ def clean(
     upper: float,
     decimal_comma: bool = False,
     column: str | None = None,
+    ids: pd.Series | None = None,
+    id_column: str | None = None,
 ) -> tuple[np.ndarray, CleaningReport]:
     """Apply SPEC §0 cleaning: drop missing/non-numeric/non-finite, clip to [0, U].
 
-    Returns the cleaned float64 values (unsorted, input order) and the report.
+    Returns the cleaned float64 values (unsorted: input order, or one per person) and the
+    report.
+
+    With ``ids`` (the privacy identifier of every row, column ``id_column``) a value is one
+    person's: rows without an identifier (empty or NA) and rows whose value is missing,
+    non-numeric or infinite are dropped, then the remaining values of each identifier are
+    summed (negative values included: a loss offsets an income) and only that total is clipped
+    to [0, U] (a total that overflows to ±∞ is clipped like any other). The sum adds each
+    person's values in ascending order, one IEEE addition at a time from 0, as the DuckDB and
+    Spark engines do, so every engine computes the same totals. A person none of whose rows is
+    usable has no value and is left out.
 
     Text cells are read in one number format per column, so that no number is read as
     another: a comma is a thousands separator only where it sits between groups of three
@@ -257,6 +304,13 @@ def clean(
         Read cells that could be either format with a decimal comma.
     column
         Column name, for messages.
+    ids, id_column
+        The privacy identifier of each row (same length as ``raw``) and its column's name.
+
+    Privacy
+    -------
+    A per-person rule fixed in advance: with ``ids`` every person's value lies in [0, U], so
+    adding or removing a person (all rows of one identifier) moves any sum by at most U.
 
     Raises
     ------
@@ -282,7 +336,14 @@ def clean(
     non_numeric = nan & ~missing
     non_finite = np.isinf(parsed)
     keep = ~(nan | non_finite)
-    values = parsed[keep]
+    no_id = np.zeros(rows, dtype=bool)
+    if ids is not None:
+        no_id = _missing_ids(ids)
+        values = person_totals(parsed[keep & ~no_id], ids[keep & ~no_id])
+        # Counted once each: a row without an identifier is counted as such, whatever its value.
+        missing, non_numeric, non_finite = (x & ~no_id for x in (missing, non_numeric, non_finite))
+    else:
+        values = parsed[keep]
     below = values < 0
     above = values > upper
     np.clip(values, 0.0, upper, out=values)
@@ -295,6 +356,9 @@ def clean(
         clipped_above_upper=int(above.sum()),
         decimal_comma=numbers.decimal_comma,
         thousands_separator=numbers.thousands_separator,
+        id_column=id_column if ids is not None else None,
+        dropped_missing_id=int(no_id.sum()),
+        people=int(values.size) if ids is not None else None,
     )
     if values.size == 0:
         raise DataError(
@@ -303,3 +367,41 @@ def clean(
             f"{report.dropped_missing:,} empty): choose a column that holds numbers."
         )
     return values, report
+
+
+def _missing_ids(ids: pd.Series) -> np.ndarray:
+    """Rows without an identifier: NA, or text that is empty or only whitespace."""
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+    missing = ids.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_object_dtype(ids) or pd.api.types.is_string_dtype(ids):
+        blank = ids.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        missing = missing | blank
+    return missing
+
+
+def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
+    """Σ of each identifier's ``values`` (finite floats), added in ascending order one at a
+    time from 0.0 — the order DuckDB's ``list_reduce(list_sort(…))`` and Spark's
+    ``aggregate(array_sort(…))`` use, so the totals are bit-identical in every engine; a total
+    that overflows is kept at ±(largest double), to be clipped to [0, U] by the caller.
+
+    One vectorised step per rank: the people are ordered by their number of rows, so step r
+    adds the r-th value of the people with more than r rows (total work: the number of rows).
+    """
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+    codes, _ = pd.factorize(ids, sort=False)
+    order = np.lexsort((values, codes))
+    sorted_values, sorted_codes = values[order], codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]][: values.size])
+    sizes = np.diff(np.r_[starts, values.size])
+    by_size = np.argsort(-sizes, kind="stable")
+    starts, sizes = starts[by_size], sizes[by_size]
+    totals = np.zeros(starts.size)
+    with np.errstate(over="ignore"):
+        for r in range(int(sizes[0]) if sizes.size else 0):
+            m = int(np.searchsorted(-sizes, -r, side="left"))  # people with more than r rows
+            totals[:m] += sorted_values[starts[:m] + r]
+    big = np.finfo(np.float64).max  # ±∞ + finite stays ±∞: a total is never NaN
+    return np.clip(totals, -big, big)

@@ -108,10 +108,14 @@ class Dataset:
 
     @cached_property
     def fingerprint(self) -> str:
-        """Stable digest of the cleaned values, used as a cache key."""
+        """Stable digest of the cleaned values and their unit of privacy, used as a cache key
+        (the same values read per person are another dataset: results state their unit)."""
         import hashlib
 
-        return hashlib.blake2b(self.values.tobytes(), digest_size=12).hexdigest()
+        h = hashlib.blake2b(self.values.tobytes(), digest_size=12)
+        if self.report.id_column is not None:
+            h.update(f"\x00id:{self.report.id_column}".encode())
+        return h.hexdigest()
 
 
 def truncated_sum(data, tau: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -131,9 +135,20 @@ def make_dataset(
     name: str = "data",
     column: str = "value",
     decimal_comma: bool = False,
+    ids: pd.Series | None = None,
+    id_column: str | None = None,
 ) -> Dataset:
-    """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`."""
-    values, report = clean(raw, upper=upper, decimal_comma=decimal_comma, column=column)
+    """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`; with ``ids`` (a
+    privacy identifier per row, see :func:`~dpsum_core.data.cleaning.clean`) one value per
+    person.
+
+    Privacy
+    -------
+    The records are private; with ``ids`` each record is one person's total in [0, U].
+    """
+    values, report = clean(
+        raw, upper=upper, decimal_comma=decimal_comma, column=column, ids=ids, id_column=id_column
+    )
     values.sort()  # introsort (SIMD in numpy 2): equal floats are indistinguishable, no need for stable
     values.setflags(write=False)
     cumsum = np.cumsum(values)

@@ -32,6 +32,7 @@ def read_table(
     *,
     name: str | None = None,
     columns: list[str] | None = None,
+    text_columns: list[str] | None = None,
 ) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file into a DataFrame.
 
@@ -43,6 +44,9 @@ def read_table(
         File name used to pick the format when ``source`` is file-like; defaults to its ``name``.
     columns
         Decode only these columns of a Parquet file (a text file is parsed whole).
+    text_columns
+        Columns of a text file kept as text (identifiers: ``007`` and ``7`` stay two people,
+        as in the DuckDB and Spark engines, which read CSV cells as text).
 
     Raises
     ------
@@ -72,6 +76,7 @@ def read_table(
             skipinitialspace=True,
             skip_blank_lines=False,  # a blank line in a one-column file is an empty cell
             low_memory=False,
+            dtype=dict.fromkeys(text_columns or [], str),
         )
     except pd.errors.EmptyDataError:
         raise DataError(f"{_base(label)} has no columns: add a header row and values.") from None
@@ -286,6 +291,7 @@ def read_numeric_table(
     *,
     name: str | None = None,
     columns: list[str] | None = None,
+    text_columns: list[str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Read a table and list its numeric columns (best default first, see :func:`numeric_columns`).
 
@@ -295,7 +301,8 @@ def read_numeric_table(
         Unreadable file, too many rows, or no numeric column.
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
-    df = _check_rows(read_table(source, name=label, columns=columns), label)
+    table = read_table(source, name=label, columns=columns, text_columns=text_columns)
+    df = _check_rows(table, label)
     candidates = numeric_columns(df)
     if not candidates:
         raise DataError(
@@ -320,6 +327,7 @@ def load_column(
     upper: float,
     column: str | None = None,
     name: str | None = None,
+    id_column: str | None = None,
 ) -> Dataset:
     """Read a file and clean one numeric column of it.
 
@@ -333,6 +341,15 @@ def load_column(
         Column to use; by default the column with the most numeric cells.
     name
         Display name (defaults to the file name).
+    id_column
+        Privacy identifier: the rows with the same value in it are one person, whose values
+        are summed before clipping (see :func:`~dpsum_core.data.cleaning.clean`). None: one
+        row is one person.
+
+    Privacy
+    -------
+    The guarantee of every mechanism run on the result is per record: per person with
+    ``id_column``, else per row.
 
     Raises
     ------
@@ -340,28 +357,59 @@ def load_column(
         Unreadable file, unknown column, or no numeric values.
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
+    text = None if id_column is None else [id_column]
     if column is None:
-        df, candidates = read_numeric_table(source, name=label)
-        return table_column(df, candidates[0], upper=upper, name=_base(label))
-    df = _check_rows(read_table(source, name=label, columns=[column]), label)
-    return table_column(df, column, upper=upper, name=_base(label))
+        df, candidates = read_numeric_table(source, name=label, text_columns=text)
+        column = next((c for c in candidates if c != id_column), candidates[0])
+        return table_column(df, column, upper=upper, name=_base(label), id_column=id_column)
+    wanted = [column] if id_column is None else [column, id_column]
+    df = _check_rows(read_table(source, name=label, columns=wanted, text_columns=text), label)
+    return table_column(df, column, upper=upper, name=_base(label), id_column=id_column)
 
 
-def table_column(df: pd.DataFrame, column: str, *, upper: float, name: str) -> Dataset:
+def table_column(
+    df: pd.DataFrame, column: str, *, upper: float, name: str, id_column: str | None = None
+) -> Dataset:
     """Clean one column of a table read by :func:`read_table` (its delimiter is the hint for
-    decimal commas, see :func:`clean`).
+    decimal commas, see :func:`clean`), one value per person of ``id_column`` if given.
+
+    Privacy
+    -------
+    See :func:`load_column`: per person with ``id_column``, else per row.
 
     Raises
     ------
     DataError
-        Unknown column, no numeric values, or mixed number formats.
+        Unknown column (value or identifier), the identifier the value column, no numeric
+        values, or mixed number formats.
     """
     names = [str(c) for c in df.columns]
+    check_id_column(column, id_column, names, name)
     if column not in names:
         raise DataError(f"no column named {column!r} in {name}; columns are: {_list(df.columns)}.")
     series = _as_text(df.iloc[:, names.index(column)])
+    ids = None if id_column is None else _as_text(df.iloc[:, names.index(id_column)])
     hint = decimal_comma_hint(df)
-    return make_dataset(series, upper=upper, name=name, column=column, decimal_comma=hint)
+    return make_dataset(
+        series, upper=upper, name=name, column=column, decimal_comma=hint, ids=ids,
+        id_column=id_column,
+    )  # fmt: skip
+
+
+def check_id_column(column: str | None, id_column: str | None, names: list[str], name: str) -> None:
+    """Refuse an identifier column that is not in the table, or that is the value column."""
+    if id_column is None:
+        return
+    if id_column == column:
+        raise DataError(
+            f"the privacy identifier {id_column!r} is the value column: choose the column that "
+            "names the person (e.g. a person id), not the one holding the values."
+        )
+    if id_column not in names:
+        raise DataError(
+            f"no column named {id_column!r} (privacy identifier) in {name}; "
+            f"columns are: {_list(pd.Index(names))}."
+        )
 
 
 def _list(columns: pd.Index) -> str:

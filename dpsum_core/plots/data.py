@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
-from dpsum_core.plots.style import _LAYOUT, domain_text
+from dpsum_core.plots.style import _LAYOUT, domain_text, unit_text
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -47,7 +47,8 @@ def data_histogram_figure(
     # goes to the subtitle.
     fig.update_layout(
         title=f"{data.name}: {data.column}<br><sup>{domain_text(domain.upper, domain.bins)} "
-        f"(width {domain.width:,.6g}) · records per bin, log scale</sup>",
+        f"(width {domain.width:,.6g}){unit_text(data.report.id_column)} · records per bin, "
+        "log scale</sup>",
         bargap=0,
         **_LAYOUT,
     )

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import __version__, limits
+from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.data.dataset import Statistics, make_dataset
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
@@ -70,7 +71,6 @@ PUBLISHED_DIGITS = 9
 # Laplace draws (the matrix mechanisms) is closer to normal, whose 95 % half-width 1.96·σ is
 # smaller, so the interval is then a little conservative.
 HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
-UNIT_OF_PRIVACY = "one row = one person"
 # Simulation settings of an ExperimentConfig that a release does not use and does not record.
 _NOT_RECORDED = ("seed", "trials", "delta", "algorithms", "truncations")
 
@@ -294,6 +294,9 @@ class Release:
         dpsum, Python, numpy, scipy and OpenDP versions.
     created
         UTC time of the release (ISO 8601).
+    id_column
+        The privacy identifier the data was read with (its column's name, a public choice),
+        or ``None`` when one row is one person: the guarantee is per person of this unit.
     noise_halfwidth
         Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ),
         computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
@@ -314,6 +317,12 @@ class Release:
     versions: dict
     created: str
     noise_halfwidth: np.ndarray | None = None
+    id_column: str | None = None
+
+    @property
+    def unit_of_privacy(self) -> str:
+        """The unit the guarantee protects, in plain words (public: names a chosen column)."""
+        return unit_of_privacy(self.id_column)
 
     def answers_frame(self) -> pd.DataFrame:
         """answers.csv: columns threshold, private_answer, noise_halfwidth_95 (one row per
@@ -324,8 +333,10 @@ class Release:
         return frame
 
     def record(self) -> dict:
-        """release.json: config, budget, theta, versions, created."""
+        """release.json: unit of privacy, config, budget, theta, versions, created."""
         return {
+            "unit_of_privacy": self.unit_of_privacy,
+            "id_column": self.id_column,
             "config": self.config,
             "budget": self.budget,
             "theta": self.theta,
@@ -521,6 +532,7 @@ def release_plan(
         versions=versions(),
         created=_now(),
         noise_halfwidth=noise_halfwidth(plan, theta),
+        id_column=data.report.id_column,
     )
 
 

@@ -16,7 +16,6 @@ from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
-    UNIT_OF_PRIVACY,
     Release,
     decimal_text,
 )
@@ -75,11 +74,15 @@ def record_json(rel: Release, *, engine: str = "memory") -> str:
     return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
 
 
-def reproduce_command(config: dict, *, dataset: str, engine: str = "memory") -> str:
+def reproduce_command(
+    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None
+) -> str:
     """The ``dpsum release`` command line that makes this configuration again (new noise)."""
     params = config.get("truncation_params", {})
     method = get_truncation(config["truncation"])
     where = [] if engine == "memory" else ["--engine", engine]
+    if id_column is not None:
+        where += ["--id-column", id_column]
     args = ["dpsum", "release", *where, "--data", dataset, "--upper", decimal_text(config["upper"]),
             "--bins", str(config["bins"]), "--weights", str(config["weights"]),
             "--workload", str(config["workload"]), "--epsilon", decimal_text(config["epsilon"]),
@@ -146,8 +149,8 @@ def report_markdown(
         "## What was released",
         "",
         f"- **Dataset**: {dataset}.",
-        f"- **Unit of privacy**: {UNIT_OF_PRIVACY}: the guarantee covers adding or removing "
-        "one row.",
+        f"- **Unit of privacy**: {rel.unit_of_privacy}: the guarantee covers adding or "
+        + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
         f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
         f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
         f"bins ({c['weights']} weights). U and the bins are public and must be chosen without "
@@ -179,7 +182,7 @@ def report_markdown(
         f"Python {rel.versions.get('python')}.",
         "- **Same configuration again** (new noise, a new charge on the ledger):",
         "",
-        f"      {reproduce_command(c, dataset=dataset, engine=engine)}",
+        f"      {reproduce_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
         "",
     ]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import __version__
+from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.workloads import Workload
@@ -219,6 +220,8 @@ class ExperimentResult:
             "dataset": {
                 "name": self.dataset_name,
                 "column": self.dataset_column,
+                "id_column": self.cleaning.get("id_column"),
+                "unit_of_privacy": unit_of_privacy(self.cleaning.get("id_column")),
                 "cleaning": self.cleaning,
             },
             "domain": self.config.domain.as_dict(),

@@ -62,6 +62,7 @@ def test_planning_pages_read_the_planning_file_and_release_the_release_file() ->
     assert "release data **private\\_2025.csv · income**" in _captions(at)
     assert "incomes_small" not in _captions(at)
     at.number_input(key="release_total").set_value(0.05).run()
+    at.checkbox(key="release_unit_confirm").check().run()
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, errors, new_app
+from app_helpers import assert_clean, charts, errors, new_app, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
@@ -29,6 +29,7 @@ def page() -> AppTest:
 def _release(at: AppTest, total: float | None = 0.05) -> AppTest:
     if total is not None:
         at.number_input(key="release_total").set_value(total).run()
+    at.checkbox(key="release_unit_confirm").check().run()
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     return at
@@ -53,6 +54,7 @@ def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_erro
     assert page.button(key="release_go").disabled
     page.number_input(key="release_total").set_value(1.0).run()
     assert page.button(key="release_go").disabled
+    page.checkbox(key="release_unit_confirm").check().run()
     page.checkbox(key="release_confirm").check().run()
     assert not page.button(key="release_go").disabled
 
@@ -125,6 +127,57 @@ def test_a_release_that_spends_the_last_of_the_budget_is_shown_as_released(page)
 def test_what_is_missing_before_a_release_is_listed(page):
     infos = [i.value for i in page.info]
     assert any("No total ε" in i for i in infos)
+    assert any("unit of privacy is not confirmed (one row = one person)" in i for i in infos)
+    page.number_input(key="release_total").set_value(1.0).run()
+    assert page.checkbox(key="release_confirm").disabled  # the unit is still to be confirmed
+    assert page.button(key="release_go").disabled
+    page.checkbox(key="release_unit_confirm").check().run()
+    page.checkbox(key="release_confirm").check().run()
+    assert not page.button(key="release_go").disabled
+    assert not any("unit of privacy" in i.value for i in page.info)
+
+
+def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release_page():
+    """Issue 16 §2: the Data page's identifier changes the summary (people, not rows) and the
+    histogram's subtitle; the Release page and the release name the unit."""
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"person": rng.integers(0, 300, 2000), "income": rng.uniform(0, 9e4, 2000)})
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    at.file_uploader(key="data_upload").set_value(
+        ("jobs.csv", frame.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    at.button(key="domain_keep").click().run()
+    at.selectbox(key="data_column").set_value("income").run()
+    by_row = " ".join(w.value for w in [*at.success, *at.warning])
+    assert "one row = one person" in by_row and "2,000 rows read" in by_row
+    id_box = at.selectbox(key="data_id_column")
+    assert id_box.options == [
+        "One row per person", "Rows of the same person are identified by column person"
+    ]  # fmt: skip
+    id_box.set_value("person").run()
+    assert_clean(at)
+    people = frame.person.nunique()
+    shown = " ".join(w.value for w in [*at.success, *at.warning])
+    assert f"2,000 rows → {people} people" in shown, shown
+    assert "one person = all rows with the same 'person'" in shown
+    assert any("all rows with the same 'person'" in title(spec) for spec in charts(at))
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Unit of privacy: one person = all rows with the same 'person'" in text
+    _release(at)
+    assert_clean(at)
+    rel = at.session_state["_release_last"]
+    assert rel.id_column == "person"
+    assert "unit of privacy: one person = all rows with the same 'person'" in " ".join(
+        m.value for m in at.markdown
+    )
+
 
 
 def test_a_larger_total_after_an_upload_is_a_recorded_raise_never_silent(page):

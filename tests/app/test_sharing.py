@@ -99,6 +99,32 @@ def test_a_server_dataset_round_trips_by_name_and_column() -> None:
     assert odd is not None and odd.server == "../x"
 
 
+def test_the_unit_of_privacy_travels_with_a_named_dataset_never_with_an_upload() -> None:
+    """Issue 16 §2: a server dataset's privacy identifier is carried by links and settings
+    files (a link then opens the same unit of privacy); an upload's is not."""
+    params = share.config_to_query(
+        CUSTOM, sample=None, server="census/2020", column="income", id_column="pid"
+    )
+    assert params["id_column"] == "pid"
+    back = share.query_to_settings(params, samples=SAMPLE_NAMES)
+    assert back is not None and (back.server, back.id_column) == ("census/2020", "pid")
+    text = share.settings_to_json(
+        CUSTOM, sample=None, server="census/2020", column="income", id_column="pid"
+    )
+    assert json.loads(text)["dataset"]["id_column"] == "pid"
+    assert share.json_to_settings(text, samples=SAMPLE_NAMES).id_column == "pid"
+    # one row per person: nothing in the link
+    plain = share.config_to_query(CUSTOM, sample=None, server="census/2020", column="income")
+    assert "id_column" not in plain
+    assert share.query_to_settings(plain, samples=SAMPLE_NAMES).id_column is None
+    # an upload's identifier is a column name of private data: never carried
+    up = share.config_to_query(CUSTOM, sample=None, column="amount", id_column="person")
+    assert "person" not in str(up)
+    assert "person" not in share.settings_to_json(
+        CUSTOM, sample=None, column="amount", id_column="person"
+    )
+
+
 @pytest.mark.parametrize("value", ["server:", "server:   "])
 def test_a_server_dataset_without_a_name_is_refused(value: str) -> None:
     with pytest.raises(ParameterError, match="the server dataset in the link has no name"):

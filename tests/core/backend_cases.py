@@ -64,9 +64,11 @@ def check_error_agrees(open_other, path: Path) -> None:
     raise AssertionError(f"{path.name}: the backend accepted a file the memory path refuses")
 
 
-def check_run_agrees(backend, path: Path, config: ExperimentConfig) -> None:
+def check_run_agrees(
+    backend, path: Path, config: ExperimentConfig, *, column=None, id_column=None
+) -> None:
     """A full run from the backend's summary equals the in-memory Dataset run, bit for bit."""
-    data = MemoryBackend(path, upper=config.upper).data
+    data = MemoryBackend(path, upper=config.upper, column=column, id_column=id_column).data
     ref = run_experiment(data, config)
     got, _ = complete(
         backend.summarize(run_cut_points(config)),
@@ -175,3 +177,33 @@ CENTS_CONFIG = ExperimentConfig(
     upper=200.0, truncations=("none", "fixed", "svt", "recursive"), trials=4, seed=1,
     truncation_params={"theta": 31.07},
 )  # fmt: skip
+
+
+def person_rows(folder: Path) -> tuple[Path, Path]:
+    """The same table as CSV and Parquet: several rows per person (``pid``, text: ``007`` and
+    ``7`` are two people), values in dollars and cents with negatives, NaN, ∞, values above U,
+    text that is no number, and rows without an identifier (empty, NA, blank)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(16)
+    n = 3000
+    pid = rng.integers(0, 400, n).astype(str).astype(object)
+    pid[:40] = "007"
+    pid[40:80] = "7"
+    pid[80:90] = ""
+    pid[90:95] = "NA"
+    pid[95:100] = "   "
+    income = np.round(rng.lognormal(9.5, 1.2, n), 2).astype(object)
+    income[100:130] = -np.round(rng.uniform(1, 5000, 30), 2)
+    income[130:140] = np.nan
+    income[140:145] = np.inf
+    income[145:150] = "n/a"
+    income[150:160] = 2e6
+    frame = pd.DataFrame({"pid": pid, "income": income})
+    csv = folder / "people.csv"
+    frame.to_csv(csv, index=False)
+    parquet = folder / "people.parquet"
+    frame.assign(pid=frame.pid.replace({"": None, "NA": None, "   ": None})).assign(
+        income=pd.to_numeric(frame.income, errors="coerce")
+    ).to_parquet(parquet)
+    return csv, parquet

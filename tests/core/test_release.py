@@ -59,8 +59,12 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     assert list(answers.columns) == ["threshold", "private_answer", "noise_halfwidth_95"]
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
-    assert set(record) == {"config", "budget", "theta", "versions", "created", "engine"}
+    assert set(record) == {
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
+        "engine",
+    }  # fmt: skip
     assert record["engine"] == "memory"  # the engine that computed the summary (public)
+    assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert set(record["budget"]) == {"epsilon_theta", "epsilon_measure", "total"}
     assert math.isclose(record["budget"]["epsilon_theta"], 0.05)
     assert math.isclose(record["budget"]["total"], 0.5)
@@ -87,7 +91,7 @@ def _private_statistics(data, config) -> np.ndarray:
     report = data.report.as_dict()
     values = [
         inputs.true_answers, binned, [data.size], histogram(data, config.domain),
-        data.count_at_most(w.thresholds), list(report.values()),
+        data.count_at_most(w.thresholds), [v for v in report.values() if isinstance(v, int)],
     ]  # fmt: skip
     return np.unique(np.concatenate([np.ravel(np.asarray(v, float)) for v in values]))
 
@@ -143,6 +147,29 @@ def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, al
     text = paths[1].read_text()
     for word in ("rows_", "cleaning", "true_answer", "histogram", "count"):
         assert word not in text
+
+
+@pytest.mark.parametrize(("algorithm", "truncation"), [("identity", "none"), ("tamm", "svt")])
+def test_a_release_by_person_states_its_unit_and_leaks_no_count(tmp_path, algorithm, truncation):
+    """With a privacy identifier: release.json and the report name the unit, and no number in
+    the files is a count of rows or people, a true answer or a histogram count."""
+    incomes = pd.read_csv(SMALL).iloc[:, 0]
+    table = tmp_path / "people.csv"
+    pd.DataFrame({"pid": np.arange(incomes.size) // 3, "income": incomes}).to_csv(table)
+    data = load_column(table, upper=UPPER, column="income", id_column="pid")
+    assert data.report.people == (incomes.size + 2) // 3
+    config = ExperimentConfig(workload="Q2", epsilon=0.5)
+    rel = release(data, config, algorithm=algorithm, truncation=truncation)
+    (tmp_path / "out").mkdir()
+    paths = write_release(rel, tmp_path / "out", dataset="people.csv")
+    record = json.loads(paths[1].read_text())
+    unit = "one person = all rows with the same 'pid'"
+    assert record["unit_of_privacy"] == unit and record["id_column"] == "pid"
+    assert unit in paths[3].read_text() and "pid" in paths[2].read_text()
+    public = _public_numbers(record, pd.read_csv(paths[0]), rel)
+    assert _leaks(paths, _private_statistics(data, config), public) == []
+    for word in ("rows_", "cleaning", "people", "count"):
+        assert word not in paths[1].read_text()
 
 
 def test_the_leak_scan_finds_a_leaked_n_true_answer_or_count(tmp_path, data):

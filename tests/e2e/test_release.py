@@ -31,6 +31,8 @@ def test_release_from_the_explorers_settings(page, server):
     page.get_by_text("Expected error").first.wait_for()
     set_number(page, "release_total", 0.05)
     wait_idle(page)
+    page.locator(f"{key('release_unit_confirm')} label").click()
+    wait_idle(page)
     page.locator(f"{key('release_confirm')} label").click()
     wait_idle(page)
     button(page, "release_go").click()
@@ -45,7 +47,11 @@ def test_release_from_the_explorers_settings(page, server):
     assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
-    assert set(record) == {"config", "budget", "theta", "versions", "created", "engine"}
+    assert set(record) == {
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
+        "engine",
+    }  # fmt: skip
+    assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert record["engine"] == "memory"  # the sample data, read in memory
     assert record["config"]["workload"] == "Q3" and "opendp" in record["versions"]
     name, body = download(page, "release_report_html")

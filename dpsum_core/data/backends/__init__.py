@@ -39,21 +39,37 @@ def open_backend(
     spark=None,
     spark_master: str | None = None,
     table: str | None = None,
+    id_column: str | None = None,
 ) -> Backend:
-    """Open ``source`` (a file, a folder, a glob; or ``table`` on Spark) with ``engine``."""
+    """Open ``source`` (a file, a folder, a glob; or ``table`` on Spark) with ``engine``.
+
+    ``id_column``: the privacy identifier (rows with the same value are one person, summed
+    before clipping to [0, U]); None: one row is one person.
+
+    Privacy
+    -------
+    The summaries are private; the guarantee of what is released from them is per person
+    (per identifier) with ``id_column``, else per row.
+    """
     if engine == "memory":
         from dpsum_core.data.backends.memory import MemoryBackend
 
-        return MemoryBackend(source, upper=upper, column=column)
+        return MemoryBackend(source, upper=upper, column=column, id_column=id_column)
     if engine == "duckdb":
         from dpsum_core.data.backends.duckdb import DuckDBBackend
 
-        return DuckDBBackend(source, upper=upper, column=column)
+        return DuckDBBackend(source, upper=upper, column=column, id_column=id_column)
     if engine == "spark":
         from dpsum_core.data.backends.spark import SparkBackend
 
         return SparkBackend(
-            source, upper=upper, column=column, spark=spark, master=spark_master, table=table
+            source,
+            upper=upper,
+            column=column,
+            spark=spark,
+            master=spark_master,
+            table=table,
+            id_column=id_column,
         )
     raise ParameterError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
 
@@ -68,9 +84,15 @@ def summarize(
     spark=None,
     spark_master: str | None = None,
     table: str | None = None,
+    id_column: str | None = None,
 ) -> DataSummary:
     """The summary of one cleaned column of ``source`` at ``cut_points`` (see
-    :mod:`dpsum_core.data.summary`)."""
+    :mod:`dpsum_core.data.summary`), one value per person of ``id_column`` if given.
+
+    Privacy
+    -------
+    See :func:`open_backend`.
+    """
     backend = open_backend(
         source,
         upper=upper,
@@ -79,5 +101,6 @@ def summarize(
         spark=spark,
         spark_master=spark_master,
         table=table,
+        id_column=id_column,
     )
     return backend.summarize(cut_points)

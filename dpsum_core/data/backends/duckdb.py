@@ -99,6 +99,8 @@ class DuckDBBackend(SQLBackend):
         Public U.
     column
         Column name (default: the most numeric, as :func:`dpsum_core.data.cleaning.numeric_columns`).
+    id_column
+        Privacy identifier: rows with the same value are one person (a GROUP BY in the SQL).
     threads, memory_limit
         DuckDB settings (defaults: all cores, DuckDB's default memory limit).
     """
@@ -115,6 +117,7 @@ class DuckDBBackend(SQLBackend):
         name: str | None = None,
         threads: int | None = None,
         memory_limit: str | None = None,
+        id_column: str | None = None,
     ):
         import duckdb
 
@@ -145,10 +148,16 @@ class DuckDBBackend(SQLBackend):
                 self._source += ", encoding = 'latin-1')"
         label = name or (self.files[0].name if len(self.files) == 1 else str(source))
         self.query(f"CREATE VIEW records AS SELECT * FROM {self._source}")
-        super().__init__(upper=upper, column=column, name=label, csv=not parquet)
+        super().__init__(upper=upper, column=column, id_column=id_column, name=label, csv=not parquet)
 
     def relation(self) -> str:
         return "records"
+
+    def keep(self, sql: str) -> str:
+        """The people's totals as a temporary table of this connection (one double per person,
+        never fetched): grouped once, not once per pass."""
+        self.query(f"CREATE TEMP TABLE people AS {sql}")
+        return "people"
 
     def columns(self) -> dict[str, str]:
         rows = self.query("DESCRIBE records")

@@ -51,8 +51,16 @@ class MemoryBackend:
 
     engine = "memory"
 
-    def __init__(self, source, *, upper: float, column: str | None = None, name: str | None = None):
-        self.data = load_column(source, upper=upper, column=column, name=name)
+    def __init__(
+        self,
+        source,
+        *,
+        upper: float,
+        column: str | None = None,
+        name: str | None = None,
+        id_column: str | None = None,
+    ):
+        self.data = load_column(source, upper=upper, column=column, name=name, id_column=id_column)
 
     def summarize(self, cuts: CutPoints) -> DataSummary:
         """First pass: the summary at ``cuts``."""

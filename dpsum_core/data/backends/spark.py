@@ -65,6 +65,8 @@ class SparkBackend(SQLBackend):
         A table name in the session's catalog.
     spark, master
         An existing session, or the master URL of a new one.
+    id_column
+        Privacy identifier: rows with the same value are one person (a GROUP BY in the SQL).
     """
 
     engine = "spark"
@@ -80,6 +82,7 @@ class SparkBackend(SQLBackend):
         spark=None,
         master: str | None = None,
         table: str | None = None,
+        id_column: str | None = None,
     ):
         # The files are checked before a session starts (a typo costs no JVM start-up).
         files: list[str] = []
@@ -114,7 +117,7 @@ class SparkBackend(SQLBackend):
                     )
                 )
         frame.createOrReplaceTempView(self.view)
-        super().__init__(upper=upper, column=column, name=label, csv=csv)
+        super().__init__(upper=upper, column=column, id_column=id_column, name=label, csv=csv)
 
     def _guard(self, fn):
         try:
@@ -126,6 +129,13 @@ class SparkBackend(SQLBackend):
 
     def relation(self) -> str:
         return self.view
+
+    def keep(self, sql: str) -> str:
+        """The people's totals as a cached temporary view (one double per person, kept by the
+        executors, never collected): grouped once, not once per pass."""
+        name = f"{self.view}_people"
+        self._guard(lambda: self.spark.sql(sql).cache().createOrReplaceTempView(name))
+        return name
 
     def columns(self) -> dict[str, str]:
         from pyspark.sql import types as T

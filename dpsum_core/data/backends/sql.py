@@ -6,6 +6,10 @@ parsed after removing ``, $ _`` and whitespace; NaN is missing in a numeric colu
 non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.domain.bin_index` and
 :func:`dpsum_core.data.exact.limbs` with the same IEEE double operations, so every engine computes
 the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
+
+With a privacy identifier every pass reads, instead of the rows, a grouped sub-query of the
+people's totals (``GROUP BY`` the identifier, each total added in ascending order as
+:func:`dpsum_core.data.cleaning.person_totals` adds), and one more scan counts the rows dropped.
 """
 
 
@@ -23,6 +27,7 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import CleaningReport, rank_columns
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
+from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
 from dpsum_core.errors import DataError, ParameterError
 
@@ -54,6 +59,13 @@ class Dialect:
     def replace_all(self, expr: str, pattern: str, by: str = "") -> str:
         flag = ", 'g'" if self.name == "duckdb" else ""
         return f"regexp_replace({expr}, {self.lit(pattern)}, {self.lit(by)}{flag})"
+
+    def sorted_sum(self, expr: str) -> str:
+        """Σ of a group's ``expr`` added in ascending order one at a time from 0.0, as
+        :func:`dpsum_core.data.cleaning.person_totals` adds (the same doubles in every engine)."""
+        if self.name == "duckdb":
+            return f"list_reduce(list_sort(list({expr})), lambda a, x: a + x, CAST(0 AS DOUBLE))"
+        return f"aggregate(array_sort(collect_list({expr})), CAST(0 AS DOUBLE), (a, x) -> a + x)"
 
     def full_match(self, expr: str, pattern: str) -> str:
         if self.name == "duckdb":
@@ -192,7 +204,9 @@ class SQLBackend:
     engine = "sql"
     dialect: Dialect = DUCKDB
 
-    def __init__(self, *, upper: float, column: str | None, name: str, csv: bool):
+    def __init__(
+        self, *, upper: float, column: str | None, name: str, csv: bool, id_column: str | None = None
+    ):
         self.upper = float(upper)
         self.name = name
         self.csv = csv
@@ -200,7 +214,7 @@ class SQLBackend:
         if not kinds:
             raise DataError(f"{name} has no columns: add a header row and values.")
         if column is None:
-            ranked = self.numeric_columns
+            ranked = [c for c in self.numeric_columns if c != id_column] or self.numeric_columns
             if not ranked and not self.query(f"SELECT 1 FROM {self.relation()} LIMIT 1"):
                 raise DataError(f"{name} has a header but no rows of data.")
             if not ranked:
@@ -213,7 +227,8 @@ class SQLBackend:
             raise DataError(
                 f"no column named {column!r} in {name}; columns are: {', '.join(list(kinds)[:10])}."
             )
-        self.column = column
+        check_id_column(column, id_column, list(kinds), name)
+        self.column, self.id_column = column, id_column
         self.domain = Domain(self.upper, 1)  # set by summarize()
         if kinds[column] == "text":
             self._refuse_commas(column)
@@ -221,6 +236,60 @@ class SQLBackend:
         # or "key" cannot collide with the names of the intermediate columns.
         self._raw = f"SELECT {self.quote(column)} AS raw FROM {self.relation()}"
         self._parse = parse_column("raw", kinds[column], self.dialect, csv=csv)
+        if id_column is not None:
+            # One person per identifier: every pass reads the people's totals (a grouped
+            # sub-query) where it read the rows; the totals are numbers, parsed as such.
+            self._rows = self._person_rows(kinds, column, id_column)
+            big = num(float(np.finfo(np.float64).max))  # an overflowing total is clipped
+            people = self.keep(
+                f"SELECT least(greatest({self.dialect.sorted_sum('p')}, -{big}), {big}) AS raw "
+                f"FROM ({self._rows}) r WHERE NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE) "
+                "GROUP BY pid"
+            )
+            self._raw = f"SELECT raw FROM {people}"
+            self._parse = parse_column("raw", "number", self.dialect, csv=False)
+
+    def _person_rows(self, kinds: dict[str, str], column: str, id_column: str) -> str:
+        """Every row's identifier ``pid``, ``no_id`` (NA or blank, as pandas reads it), parsed
+        value ``p`` and ``missing`` (the value's cell is empty or NA)."""
+        missing, parsed = parse_column(self.quote(column), kinds[column], self.dialect, csv=self.csv)
+        pid = self.quote(id_column)
+        no_id, _ = parse_column(pid, kinds[id_column], self.dialect, csv=self.csv)
+        if self.csv and kinds[id_column] == "text":
+            pid = f"ltrim({pid})"  # pandas reads CSV cells with skipinitialspace
+        return (
+            f"SELECT {pid} AS pid, {no_id} AS no_id, {parsed} AS p, {missing} AS missing "
+            f"FROM {self.relation()}"
+        )
+
+    def _row_report(self, people: int, tally: dict[int, int]) -> CleaningReport:
+        """The cleaning report of a summary by person: the rows dropped (one more scan,
+        counted as :func:`dpsum_core.data.cleaning.clean` counts them) and the people's
+        totals clipped (``tally``, from the summary's scan)."""
+        nan = "(p IS NULL OR isnan(p))"
+        parts = [
+            "NOT no_id AND {nan} AND missing",
+            "NOT no_id AND {nan} AND NOT missing",
+            "NOT no_id AND abs(p) = CAST('Infinity' AS DOUBLE)",
+            "no_id",
+        ]
+        counted = ", ".join(
+            f"sum(CASE WHEN {c.format(nan=nan)} THEN 1 ELSE 0 END)" for c in parts
+        )
+        rows, *dropped = (int(x or 0) for x in self.query(
+            f"SELECT count(*), {counted} FROM ({self._rows}) r"
+        )[0])  # fmt: skip
+        return CleaningReport(
+            rows_read=rows,
+            dropped_missing=dropped[0],
+            dropped_non_numeric=dropped[1],
+            dropped_non_finite=dropped[2],
+            clipped_below_zero=tally[BELOW_ZERO],
+            clipped_above_upper=tally[ABOVE_UPPER],
+            id_column=self.id_column,
+            dropped_missing_id=dropped[3],
+            people=people,
+        )
 
     # -- to implement -------------------------------------------------------------------------
     def query(self, sql: str) -> list[tuple]:  # pragma: no cover - abstract
@@ -234,6 +303,11 @@ class SQLBackend:
     def columns(self) -> dict[str, str]:  # pragma: no cover - abstract
         """Column name → ``text`` | ``number`` | ``other``, in file order."""
         raise NotImplementedError
+
+    def keep(self, sql: str) -> str:
+        """A relation holding the result of ``sql`` inside the engine (the people's totals,
+        read by every pass): here the query itself, run again by each pass."""
+        return f"({sql}) kept"
 
     def quote(self, name: str) -> str:
         """A quoted identifier."""
@@ -303,14 +377,18 @@ class SQLBackend:
             counts[j] += n
             for i, x in enumerate(limb_units(n, sums)):
                 limb[j][i] += x
-        report = CleaningReport(
-            rows_read=int(counts.sum())
-            + sum(tally[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
-            dropped_missing=tally[MISSING],
-            dropped_non_numeric=tally[NON_NUMERIC],
-            dropped_non_finite=tally[NON_FINITE],
-            clipped_below_zero=tally[BELOW_ZERO],
-            clipped_above_upper=tally[ABOVE_UPPER],
+        report = (
+            CleaningReport(
+                rows_read=int(counts.sum())
+                + sum(tally[c] for c in (MISSING, NON_NUMERIC, NON_FINITE)),
+                dropped_missing=tally[MISSING],
+                dropped_non_numeric=tally[NON_NUMERIC],
+                dropped_non_finite=tally[NON_FINITE],
+                clipped_below_zero=tally[BELOW_ZERO],
+                clipped_above_upper=tally[ABOVE_UPPER],
+            )
+            if self.id_column is None
+            else self._row_report(int(counts.sum()), tally)
         )
         if report.rows_read == 0:
             raise DataError(f"{self.name} has a header but no rows of data.")
