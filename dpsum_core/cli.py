@@ -362,7 +362,7 @@ def _release(args: argparse.Namespace) -> int:
         fingerprint = ledger.source_fingerprint(args.data, table=args.table)
         with ledger.locked(path):
             book = ledger.load(path)
-            book = book.bound_to(fingerprint, data.name)
+            book = book.bound_to(fingerprint, data.name, args.id_column)
             book = book.with_total(args.budget, raise_total=args.raise_budget)
             book.check(plan.epsilon)
             # Drawn in memory under the lock, published only once the charge is saved: every

@@ -130,7 +130,7 @@ def settled(ctx: state.DataContext) -> ledgers.Ledger:
     (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise."""
     ss = st.session_state
     assert ctx.dataset is not None
-    book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name)
+    book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
     return book.with_total(ss.get(K.RELEASE_TOTAL), raise_total=bool(ss.get(K.RELEASE_RAISE)))
 
 

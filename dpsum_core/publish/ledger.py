@@ -2,8 +2,8 @@
 
 A ledger is a small JSON file (one per dataset) kept by the data custodian::
 
-    {"format": "dpsum-ledger", "version": 2, "total": 1.0,
-     "dataset": {"name": "data.csv", "fingerprint": "sha256:…"},
+    {"format": "dpsum-ledger", "version": 3, "total": 1.0,
+     "dataset": {"name": "data.csv", "fingerprint": "sha256:…", "id_column": null},
      "total_changes": [{"created": …, "old_total": 1.0, "new_total": 2.0}],
      "releases": [{"created": …, "epsilon": 0.1, "algorithm": …, "truncation": …,
                    "data": …, "config": {…}}, …]}
@@ -22,6 +22,11 @@ A ledger holds firm:
   fingerprint) loads unbound and is bound by its next release. A folder or a glob (the duckdb
   and spark engines) is bound by :func:`source_fingerprint` without reading its bytes (the
   list of its files with their sizes and modification times), a Spark table by its name.
+- **for one unit of privacy**: the binding records the privacy identifier (``id_column``;
+  ``None``: one row = one person). ε spent per row says nothing of a person with many rows
+  (group privacy multiplies it by their number of rows), so a release for another unit is
+  refused rather than added up in a sum that would mean nothing. Ledgers of versions 1 and 2
+  predate the identifier: their releases were per row.
 - **a total set once**: a different total is refused unless it is raised explicitly
   (:meth:`Ledger.with_total` with ``raise_total=True``), which is recorded in
   ``total_changes`` (old total, new total, time). A total is never lowered below the spend.
@@ -44,12 +49,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.validation import check_positive
 
 FORMAT = "dpsum-ledger"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)  # version 1: no dataset binding, no total changes
+VERSION = 3
+# version 1: no dataset binding, no total changes; version 2: no unit of privacy (per row)
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def _exact(value: float) -> Decimal:
@@ -126,6 +133,9 @@ class Ledger:
     fingerprint, dataset
         The bound dataset's fingerprint (:func:`file_fingerprint`) and name; ``None`` while
         unbound (a new ledger, or a version-1 file).
+    id_column
+        The bound unit of privacy: the column identifying a person, ``None`` for one row per
+        person (and while unbound).
     total_changes
         Every raise of the total: ``{created, old_total, new_total}``.
 
@@ -141,6 +151,7 @@ class Ledger:
     fingerprint: str | None = None
     dataset: str | None = None
     total_changes: tuple[dict, ...] = ()
+    id_column: str | None = None
 
     def _spent(self) -> Decimal:
         return sum((_exact(r["epsilon"]) for r in self.releases), Decimal(0))
@@ -157,19 +168,26 @@ class Ledger:
             return None
         return float(_exact(total) - self._spent())
 
-    def bound_to(self, fingerprint: str, name: str) -> Ledger:
-        """This ledger bound to the dataset ``fingerprint`` (named ``name``).
+    def bound_to(self, fingerprint: str, name: str, id_column: str | None = None) -> Ledger:
+        """This ledger bound to the dataset ``fingerprint`` (named ``name``) and the unit of
+        privacy ``id_column`` (``None``: one row = one person).
 
         An unbound ledger (new, or version 1) is bound now; a ledger bound to another dataset
-        raises ParameterError naming both.
+        or another unit raises ParameterError naming both.
         """
         if self.fingerprint is None:
-            return replace(self, fingerprint=fingerprint, dataset=name)
+            return replace(self, fingerprint=fingerprint, dataset=name, id_column=id_column)
         if self.fingerprint != fingerprint:
             raise ParameterError(
                 f"release refused: this ledger belongs to the dataset {self.dataset!r} "
                 f"({self.fingerprint[:19]}…), not to {name!r} ({fingerprint[:19]}…): each "
                 "dataset keeps its own ledger; nothing was drawn"
+            )
+        if self.id_column != id_column:
+            raise ParameterError(
+                f"release refused: this ledger counts ε for {unit_of_privacy(self.id_column)}, "
+                f"this release is for {unit_of_privacy(id_column)}: ε spent for one unit does "
+                "not bound the other, so each unit keeps its own ledger; nothing was drawn"
             )
         return self
 
@@ -240,7 +258,11 @@ class Ledger:
                 "dataset": (
                     None
                     if self.fingerprint is None
-                    else {"name": self.dataset, "fingerprint": self.fingerprint}
+                    else {
+                        "name": self.dataset,
+                        "fingerprint": self.fingerprint,
+                        "id_column": self.id_column,
+                    }
                 ),
                 "total_changes": list(self.total_changes),
                 "releases": list(self.releases),
@@ -273,8 +295,12 @@ class Ledger:
             isinstance(bound, dict)
             and isinstance(bound.get("fingerprint"), str)
             and isinstance(bound.get("name"), str)
+            and isinstance(bound.get("id_column"), (str, type(None)))
         ):
-            raise DataError(f'{name} is damaged: "dataset" needs a "name" and a "fingerprint"')
+            raise DataError(
+                f'{name} is damaged: "dataset" needs a "name", a "fingerprint" and an '
+                '"id_column" (text or null)'
+            )
         changes = data.get("total_changes", [])
         if not isinstance(changes, list) or not all(
             isinstance(c, dict)
@@ -289,6 +315,7 @@ class Ledger:
             None if bound is None else bound["fingerprint"],
             None if bound is None else bound["name"],
             tuple(changes),
+            None if bound is None else bound.get("id_column"),
         )
 
 

@@ -103,8 +103,39 @@ def test_an_old_ledger_loads_unbound_and_is_bound_on_first_use(tmp_path):
     assert _release(tmp_path / "a", book, epsilon="0.25") == 0
     saved = json.loads(book.read_text())
     assert saved["version"] == ledger.VERSION and saved["total"] == 1.0
-    assert saved["dataset"] == {"name": "incomes_small.csv",
+    assert saved["dataset"] == {"name": "incomes_small.csv", "id_column": None,
                                 "fingerprint": ledger.file_fingerprint(SMALL)}
+
+
+def test_a_ledger_is_bound_to_one_unit_of_privacy(tmp_path, capsys):
+    """ε spent per row does not bound a person with many rows (and a version-2 ledger, made
+    before the identifier existed, counted rows): a release for another unit is refused."""
+    data = tmp_path / "jobs.csv"
+    data.write_text("pid,income\n" + "".join(f"{i % 50},{1000 + 7 * i}\n" for i in range(400)))
+    book = tmp_path / "ledger.json"
+    assert _release(tmp_path / "a", book, data=data) == 0
+    assert json.loads(book.read_text())["dataset"]["id_column"] is None
+    before = book.read_text()
+    capsys.readouterr()
+    assert _release(tmp_path / "b", book, "--id-column", "pid", data=data) == 2
+    line = _error(capsys.readouterr().err)
+    assert "one row = one person" in line and "'pid'" in line and "nothing was drawn" in line
+    assert book.read_text() == before and not (tmp_path / "b" / "answers.csv").exists()
+
+    by_person = tmp_path / "people.json"
+    assert _release(tmp_path / "c", by_person, "--id-column", "pid", data=data) == 0
+    assert json.loads(by_person.read_text())["dataset"]["id_column"] == "pid"
+    assert _release(tmp_path / "d", by_person, "--id-column", "pid", data=data) == 0
+    assert _release(tmp_path / "e", by_person, data=data) == 2
+    assert len(json.loads(by_person.read_text())["releases"]) == 2
+
+    old = json.loads(before) | {"version": 2}
+    del old["dataset"]["id_column"]
+    assert ledger.Ledger.from_json(json.dumps(old)).id_column is None  # version 2: per row
+    damaged = json.loads(before)
+    damaged["dataset"]["id_column"] = 7
+    with pytest.raises(DataError, match="damaged"):
+        ledger.Ledger.from_json(json.dumps(damaged))
 
 
 @pytest.mark.parametrize("value", ["1" * 400, "1e400", "-0.5", '"0.1"', "true", "0"])
