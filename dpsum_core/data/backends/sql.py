@@ -120,14 +120,9 @@ def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.nda
       DECIMAL(38,0) sums, the alternative, go through Java BigDecimal and cost ≈ 8 s per
       10⁸ rows each.
     """
-    n, upper = domain.bins, domain.upper
+    upper = domain.upper
     inf = "CAST('Infinity' AS DOUBLE)"
-    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
-    k = f"CAST(floor(v * {num(n / upper)} + {num(0.5)}) AS DOUBLE)"
-    bin_ = (
-        f"least(greatest(CAST({k} AS BIGINT) - 1 + "
-        f"CAST(v > ({k} * {num(upper)}) / {num(n)} AS INTEGER), 0), {n - 1})"
-    )
+    bin_ = bin_of("v", domain.bins, upper)
     codes = (
         f"CASE WHEN p IS NULL OR isnan(p) THEN CASE WHEN {missing} THEN {MISSING} "
         f"ELSE {NON_NUMERIC} END WHEN abs(p) = {inf} THEN {NON_FINITE} "
@@ -156,6 +151,17 @@ FROM (SELECT key, v, CAST(floor(v) AS DOUBLE) AS i
 FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {codes} END AS key, v
       FROM (SELECT raw, p, least(greatest(p, {num(0.0)}), {num(upper)}) AS v
             FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3) r4) r5) r6) r7"""
+
+
+def bin_of(v: str, bins: int, upper: float) -> str:
+    """SQL of the 0-based bin of a value ``v`` in [0, U], as
+    :func:`dpsum_core.data.domain.bin_index` computes it (see :func:`keyed`)."""
+    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
+    k = f"CAST(floor({v} * {num(bins / upper)} + {num(0.5)}) AS DOUBLE)"
+    return (
+        f"least(greatest(CAST({k} AS BIGINT) - 1 + "
+        f"CAST({v} > ({k} * {num(upper)}) / {num(bins)} AS INTEGER), 0), {bins - 1})"
+    )
 
 
 def extra_bins(domain: Domain, extra: np.ndarray) -> np.ndarray:
