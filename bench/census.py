@@ -129,7 +129,14 @@ def child(engine: str, folder: str, repeat: int) -> dict:
 
 def run_child(engine: str, folder: Path, repeat: int) -> dict:
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", engine, str(folder), str(repeat)],
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            engine,
+            str(folder),
+            str(repeat),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -19,9 +19,8 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_head
+from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_delimiter_checked
 from dpsum_core.data.backends.sql import SPARK, SQLBackend
-from dpsum_core.data.reading import text_delimiter
 from dpsum_core.errors import DataError
 
 _views = itertools.count()
@@ -88,7 +87,7 @@ class SparkBackend(SQLBackend):
                 raise DataError("give a path (--data) or a table name (--table) for Spark")
             files = [str(f) for f in resolve_files(source)]
             if not is_parquet([Path(f) for f in files]):
-                head = text_head(Path(files[0]))
+                delim = text_delimiter_checked([Path(f) for f in files])
         self.spark = spark or session(master)
         with quiet_pyspark():
             from py4j.protocol import Py4JJavaError
@@ -107,7 +106,6 @@ class SparkBackend(SQLBackend):
                 frame = self._guard(lambda: self.spark.read.parquet(*files))
             else:
                 csv = True
-                delim = text_delimiter(head, files[0])
                 frame = self._guard(
                     lambda: self.spark.read.csv(
                         files, header=True, sep=delim, quote='"', escape='"', mode="FAILFAST"
