@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_delimiter_checked
 from dpsum_core.data.backends.sql import SPARK, SQLBackend
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataError, ParameterError
 
 _views = itertools.count()
 
@@ -33,6 +33,19 @@ def quiet_pyspark():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas")
         yield
+
+
+def require_pyspark() -> None:
+    """Raise ParameterError, saying how to add it, when PySpark is not installed (it is the
+    optional extra ``dpsum[spark]``; the other engines do not need it)."""
+    try:
+        with quiet_pyspark():
+            import pyspark  # noqa: F401
+    except ImportError:
+        raise ParameterError(
+            "the spark engine needs PySpark (and Java): install dpsum[spark], e.g. "
+            "pip install 'dpsum[spark]', or use --engine duckdb"
+        ) from None
 
 
 def session(master: str | None = None):
@@ -80,6 +93,7 @@ class SparkBackend(SQLBackend):
         master: str | None = None,
         table: str | None = None,
     ):
+        require_pyspark()
         # The files are checked before a session starts (a typo costs no JVM start-up).
         files: list[str] = []
         if not table:
