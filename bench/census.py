@@ -169,6 +169,7 @@ def main() -> None:
         generate(folder, rows, args.files)
         log(f"{engine}: {rows:,} rows in {folder}, {repeat} rounds")
         got = run_child(engine, folder, repeat)
+        log(f"{engine}: {json.dumps(got)}")  # kept if a later engine fails or is stopped
         results[engine] = {"rows": rows, "files": args.files, **got}
         if "error" not in got:
             results[engine]["targets"] = {
