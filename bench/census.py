@@ -56,7 +56,7 @@ def bare_sql(relation: str, column: str, bins: int, upper: float) -> str:
     )
 
 
-def child(engine: str, folder: str, repeat: int) -> dict:
+def child(engine: str, folder: str, repeat: int, with_passes: bool) -> dict:
     """All measurements of one engine, in this process (called through a subprocess)."""
     from dpsum_core.data.backends import open_backend
     from dpsum_core.publish.release import plan_release, release_plan, summary_for
@@ -114,6 +114,9 @@ def child(engine: str, folder: str, repeat: int) -> dict:
     floor = statistics.median(times["bare_scan"])
     out["summary_over_bare"] = round(statistics.median(times["summary"]) / floor, 2)
     out["release_over_bare"] = round(statistics.median(times["release"]) / floor, 2)
+    out["python_peak_rss_mib"] = peak_rss_mib()
+    if not with_passes:
+        return out
     t0 = time.perf_counter()
     asked = release(passes_plan)
     seconds = time.perf_counter() - t0
@@ -127,7 +130,7 @@ def child(engine: str, folder: str, repeat: int) -> dict:
     return out
 
 
-def run_child(engine: str, folder: Path, repeat: int) -> dict:
+def run_child(engine: str, folder: Path, repeat: int, passes: bool) -> dict:
     done = subprocess.run(
         [
             sys.executable,
@@ -136,6 +139,7 @@ def run_child(engine: str, folder: Path, repeat: int) -> dict:
             engine,
             str(folder),
             str(repeat),
+            "passes" if passes else "no",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -154,11 +158,12 @@ def main() -> None:
     p.add_argument("--files", type=int, default=10)
     p.add_argument("--dir", default="/tmp/dpsum_bench_summary")
     p.add_argument("--engines", default="duckdb,spark")
-    p.add_argument("--child", nargs=3, help=argparse_hidden())
+    p.add_argument("--skip-passes", action="store_true", help="skip the release with passes")
+    p.add_argument("--child", nargs=4, help=argparse_hidden())
     args = p.parse_args()
     if args.child:
-        engine, folder, repeat = args.child
-        print(json.dumps(child(engine, folder, int(repeat))))
+        engine, folder, repeat, passes = args.child
+        print(json.dumps(child(engine, folder, int(repeat), passes == "passes")))
         return
     repeat = args.repeat or (1 if args.quick else 3)
     start_load = os.getloadavg()[0]
@@ -168,7 +173,7 @@ def main() -> None:
         folder = Path(args.dir) / f"rows_{rows}"
         generate(folder, rows, args.files)
         log(f"{engine}: {rows:,} rows in {folder}, {repeat} rounds")
-        got = run_child(engine, folder, repeat)
+        got = run_child(engine, folder, repeat, not args.skip_passes)
         log(f"{engine}: {json.dumps(got)}")  # kept if a later engine fails or is stopped
         results[engine] = {"rows": rows, "files": args.files, **got}
         if "error" not in got:
