@@ -87,15 +87,21 @@ st.markdown(
     f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
 )
 
-estimate = release.estimate(ctx, plan)
-frame = estimate.frame()
-st.markdown(
-    f"**Expected error** (analytic, before any noise is drawn): median over the "
-    f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, of "
-    f"which noise ≈ {frame.noise_sd.median():,.4g}."
-)
-with st.expander("Expected error per query (for you only: it is computed from the data)"):
-    st.dataframe(frame, hide_index=True, width="stretch")
+try:
+    frame = release.estimate(ctx, plan).frame()
+except DpsumError as exc:  # e.g. a server dataset needing more points than one pass fetches
+    st.warning(
+        f"The expected error of this plan could not be computed ({exc}); the release itself "
+        "does not need it."
+    )
+else:
+    st.markdown(
+        f"**Expected error** (analytic, before any noise is drawn): median over the "
+        f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, "
+        f"of which noise ≈ {frame.noise_sd.median():,.4g}."
+    )
+    with st.expander("Expected error per query (for you only: it is computed from the data)"):
+        st.dataframe(frame, hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")

@@ -17,7 +17,7 @@ from dpsum_core.data.cleaning import numeric_columns, unit_of_privacy
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_numeric_table, read_table, table_column
-from dpsum_core.data.summary import CutPoints, DataSummary, complete
+from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.publish.ledger import bytes_fingerprint, file_fingerprint
 from dpsum_core.validation import check_positive
@@ -308,6 +308,21 @@ def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) ->
                 return result
     return task(data)
 
+
+
+def release_input(
+    data: Dataset | DataSummary,
+) -> tuple[Dataset | DataSummary, Callable[[DataSummary, MissingStatistics], DataSummary] | None]:
+    """(data, extend) for :func:`dpsum_core.publish.release.release_plan`: for a server summary,
+    the summary as extended so far (by :func:`with_passes`) and its backend's second pass, so
+    that the release fetches what it lacks before the draws that use it; a release runs its
+    passes itself, since :func:`~dpsum_core.data.summary.complete` would run it (and draw)
+    again after each pass. Records in memory need no pass: (data, None)."""
+    if isinstance(data, DataSummary):
+        for entry in memo_values("server"):
+            if entry.summary is data:
+                return entry.latest, entry.backend.extend
+    return data, None
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
 from . import state
-from .datasets import source_fingerprint
+from .datasets import release_input, source_fingerprint, with_passes
 
 _LEDGER = "_release_ledger"
 _LAST = "_release_last"
@@ -87,7 +87,11 @@ def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool
 
 
 def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
-    """The expected error of ``plan`` on the current data (memoised per session).
+    """The expected error of ``plan`` on the current data (memoised per session); for a server
+    dataset with second passes over its files when the summary lacks statistics it needs.
+
+    Raises DpsumError when it cannot be computed (e.g. more data-dependent points than one
+    extra pass may fetch).
 
     Privacy
     -------
@@ -97,7 +101,11 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
     assert data is not None
     key = (data.fingerprint, json.dumps(plan.record(), sort_keys=True))
     with strategies.session_cache(state.strategy_cache()):
-        return state.memo("release_estimate", key, lambda: expected_error(data, plan))
+        return state.memo(
+            "release_estimate",
+            key,
+            lambda: with_passes(data, lambda d: expected_error(d, plan)),
+        )
 
 
 def ledger() -> ledgers.Ledger:
@@ -160,7 +168,9 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
     Every check that can refuse (dataset binding, total, budget) comes before the charge; the
     release is drawn in memory and shown only after its charge is in the session's ledger, so
     a charged release is always published and nothing unpublished is ever shown. The
-    confirmation is cleared: another release needs another confirmation.
+    confirmation is cleared: another release needs another confirmation. On a server dataset,
+    statistics its summary lacks are fetched by second passes over the files before the draws
+    that use them, and no quantity is drawn twice (:func:`~dpsum_core.publish.release.release_plan`).
     """
     ss = st.session_state
     ss[K.RELEASE_CONFIRM] = False
@@ -168,8 +178,9 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
     try:
         book = settled(ctx)
         book.check(plan.epsilon)
+        data, extend = release_input(ctx.dataset)  # a server summary's second passes
         with strategies.session_cache(state.strategy_cache()):
-            rel = release_plan(ctx.dataset, plan)
+            rel = release_plan(data, plan, extend=extend)
     except DpsumError as exc:
         ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return

@@ -323,3 +323,55 @@ def test_a_crafted_name_in_a_link_is_shown_as_typed_not_rendered(data_dir) -> No
     assert crafted not in warning and "](" not in warning.replace("\\](", "")
     assert r"!\[x\](https://example.invalid/p.png)" in warning
     assert nothing_read(opened)
+
+
+# ----------------------------------------------------------------------------------------------
+# A release on a server dataset (issue 16 §1)
+# ----------------------------------------------------------------------------------------------
+def test_a_release_on_a_server_dataset_fetches_second_passes_first_and_draws_once(
+    data_dir, monkeypatch
+) -> None:
+    """SQM with the per-query recursive θ needs order statistics and counts the DuckDB summary
+    lacks: the Release page's expected error and the release fetch them by second passes over
+    the files, the release draws each quantity once (the recursive crossover, then the
+    measurement: 2 OpenDP draws), and the published files name DuckDB."""
+    import json
+
+    from dpsum_core.data.backends.duckdb import DuckDBBackend
+    from dpsum_core.noise import OpenDPNoise
+    from dpsum_ui import release as release_files
+
+    passes, draws = [], []
+    extend, add = DuckDBBackend.extend, OpenDPNoise.add_laplace
+    monkeypatch.setattr(
+        DuckDBBackend, "extend", lambda self, s, m: passes.append(m) or extend(self, s, m)
+    )
+    monkeypatch.setattr(
+        OpenDPNoise, "add_laplace", lambda self, v, s: draws.append(1) or add(self, v, s)
+    )
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3").run()
+    at.switch_page("app_pages/data.py").run()
+    server(at, "parts")
+    at.button(key="domain_keep").click().run()  # U = 800 000 is public, not the data's
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("sqm").run()
+    at.selectbox(key="release_truncation").set_value("recursive").run()
+    assert_clean(at)
+    assert passes, "the expected error needed second passes"
+    before = len(passes)
+    assert not draws  # the expected error draws nothing
+    at.number_input(key="release_total").set_value(1.0).run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    assert any(s.value.startswith("Released: ε =") for s in at.success), [
+        s.value for s in at.success
+    ]
+    assert len(draws) == 2, draws  # θ (the noisy crossover) and the measurement, once each
+    # The release started from the summary its estimate extended, and fetched the rest itself
+    # (the ranks and counts at the θs of its noisy crossovers) before the measurement.
+    assert len(passes) > before, (before, len(passes))
+    record = json.loads(release_files.record_json(at.session_state["_release_last"], "server"))
+    assert record["engine"] == "duckdb"

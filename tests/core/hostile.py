@@ -1,5 +1,5 @@
 """Hostile inputs for bounded reading (issue 17), shared by tests/core/test_ingest.py and
-bench/ingest.py: a Parquet file small on disk and huge when decoded, and one load of a file in a
+bench/ingest.py: a Parquet file small on disk and huge when decoded, a very wide CSV, and one load of a file in a
 fresh process with its time and added peak memory."""
 
 from __future__ import annotations
@@ -12,6 +12,15 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def wide_csv(path: Path, *, columns: int, rows: int = 2) -> Path:
+    """A CSV of ``columns`` numeric columns (10⁵ took minutes to parse before the header
+    check) and ``rows`` rows of ones."""
+    header = ",".join(f"c{i}" for i in range(columns))
+    row = ",".join("1" for _ in range(columns))
+    path.write_text(header + "\n" + (row + "\n") * rows)
+    return path
 
 
 def parquet_bomb(path: Path, *, rows: int, text_columns: int, width: int = 200,

@@ -252,13 +252,32 @@ def test_the_top_k_read_above_the_last_intervals_agrees(tmp_path, monkeypatch):
 
 
 def test_limb_halves_recombine_exactly_and_a_group_too_large_is_refused():
-    from dpsum_core.data.backends.sql import limb_units
+    from dpsum_core.data.backends.sql import DUCKDB, SPARK
 
     halves = (3, 2**26 - 1, 0, 7, 2**26 - 1, 2**26 - 1)
-    assert limb_units(10, halves) == (3 * 2**26 + 2**26 - 1, 7, 2**52 - 1)
-    assert limb_units(1, (None,) * 6) == (0, 0, 0)  # a group of NULL values sums to NULL
+    assert SPARK.limb_units(10, halves) == (3 * 2**26 + 2**26 - 1, 7, 2**52 - 1)
+    assert SPARK.limb_units(1, (None,) * 6) == (0, 0, 0)  # a group of NULL values sums to NULL
     with pytest.raises(DataError, match="exact 64-bit sums"):
-        limb_units(2**36, halves)
+        SPARK.limb_units(2**36, halves)
+    # DuckDB's 128-bit sums need no halves and no bound on the group size.
+    wide = (2**80 + 1, 2**70, 2**52 - 1)
+    assert DUCKDB.limb_units(2**40, wide) == wide
+    assert DUCKDB.limb_units(1, (None,) * 3) == (0, 0, 0)
+
+
+def test_duckdb_limb_sums_are_128_bit_and_exact_past_64_bits():
+    """sum() of BIGINT limbs is HUGEINT in DuckDB: 2¹² limbs of 2⁵² − 1 sum past 2⁶³ exactly
+    (a 64-bit or floating sum would overflow or round)."""
+    import duckdb
+
+    from dpsum_core.data.backends.sql import DUCKDB
+
+    limb = 2**52 - 1
+    sql = f"SELECT {DUCKDB.limb_sums()} FROM (SELECT {DUCKDB.limb_columns()} FROM "
+    sql += f"(SELECT CAST({limb} AS DOUBLE) AS i, CAST({limb} AS DOUBLE) AS f1, "
+    sql += "CAST(1 AS DOUBLE) AS f2 FROM range(4096)))"
+    row = duckdb.connect().execute(sql).fetchall()[0]
+    assert DUCKDB.limb_units(4096, row) == (4096 * limb, 4096 * limb, 4096)
 
 
 def test_second_passes_on_clipped_and_dropped_values_agree(tmp_path, monkeypatch):
@@ -335,3 +354,32 @@ def test_a_header_only_file_says_so(tmp_path):
     path.write_text("income,age\n")
     with pytest.raises(DataError, match="has a header but no rows of data"):
         duck(path)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_a_wide_or_long_csv_header_is_refused_before_the_engine_parses_it(
+    tmp_path, monkeypatch, engine
+):
+    """Issue 17: the memory reader's bounds (``MAX_COLUMNS``, ``MAX_HEADER_BYTES``) hold for
+    DuckDB and Spark too, on every file of a folder (the wide one is not the first), before the
+    engine parses anything or a Spark session starts (its start is made to fail here)."""
+    import duckdb
+
+    from dpsum_core import limits
+    from dpsum_core.data.backends import spark as spark_backend
+    from tests.core.hostile import wide_csv
+
+    monkeypatch.setattr(spark_backend, "session", lambda *a: pytest.fail("session started"))
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("DuckDB opened"))
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.csv").write_text("income,note\n5,x\n")
+    wide_csv(folder / "b.csv", columns=limits.MAX_COLUMNS + 1)
+    cols = f"{limits.MAX_COLUMNS + 1:,} columns, more than the {limits.MAX_COLUMNS:,}"
+    with pytest.raises(DataError, match=f"b\\.csv has {cols}"):
+        open_backend(folder, upper=10.0, column="income", engine=engine)
+    monkeypatch.setattr(limits, "MAX_HEADER_BYTES", 1000)
+    long = tmp_path / "long.csv"
+    long.write_text("a" * 5000 + "\n1\n")
+    with pytest.raises(DataError, match=r"long\.csv.s header line is longer than"):
+        open_backend(long, upper=10.0, engine=engine)

@@ -194,3 +194,19 @@ def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(
     names = sorted(p.name for p in tmp_path.glob("*.png"))
     assert len(names) == 18
     assert "fig2_answers_Q1_rho0.1.png" in names and "fig4_isotonic_svt_Q3_rho0.5.png" in names
+
+
+@pytest.mark.parametrize("command", ["run", "release"])
+def test_engine_spark_without_pyspark_says_how_to_install_it(tmp_path, capsys, monkeypatch, command):
+    """Without PySpark (an optional extra), --engine spark is one line naming dpsum[spark],
+    exit 2, not an internal error."""
+    for name in [m for m in sys.modules if m == "pyspark" or m.startswith("pyspark.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # `import pyspark` raises ImportError
+    args = [command, "--data", SMALL, "--upper", "800000", "--engine", "spark",
+            "--out", str(tmp_path / "o")]  # fmt: skip
+    if command == "release":
+        args += ["--algorithm", "timm", "--truncation", "svt", "--epsilon", "1"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "install dpsum[spark]" in err, err

@@ -10,7 +10,7 @@ import pytest
 
 from dpsum_core.cli import main
 from dpsum_core.data.reading import load_column
-from tests.core.hostile import load_in_fresh_process, parquet_bomb
+from tests.core.hostile import load_in_fresh_process, parquet_bomb, wide_csv
 
 EUROPEAN = b"earnings\n20,67\n12,5\n3,00\n\"1.234,5\"\n"
 
@@ -113,10 +113,7 @@ def test_a_very_wide_csv_is_refused_from_its_header_before_parsing(tmp_path, mon
 
     from dpsum_core import limits
 
-    header = ",".join(f"c{i}" for i in range(100_000))
-    row = ",".join("1" for _ in range(100_000))
-    path = tmp_path / "wide.csv"
-    path.write_text(header + "\n" + row + "\n" + row + "\n")
+    path = wide_csv(tmp_path / "wide.csv", columns=100_000)
     monkeypatch.setattr(pd, "read_csv", lambda *a, **k: pytest.fail("parsed"))
     with pytest.raises(Exception, match=f"100,000 columns, more than the {limits.MAX_COLUMNS:,}"):
         load_column(path, upper=1000)

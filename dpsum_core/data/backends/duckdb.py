@@ -16,8 +16,9 @@ import glob
 import os
 from pathlib import Path
 
+from dpsum_core import limits
 from dpsum_core.data.backends.sql import DUCKDB, SQLBackend
-from dpsum_core.data.reading import check_text_head, text_delimiter
+from dpsum_core.data.reading import check_header_width, check_text_head, text_delimiter
 from dpsum_core.errors import DataError
 
 _PARQUET = (".parquet", ".pq")
@@ -74,13 +75,36 @@ def is_parquet(files: list[Path]) -> bool:
     return kinds.pop()
 
 
-def text_head(path: Path) -> bytes:
-    """The first 8 KiB of a CSV/TSV file, refused as :func:`dpsum_core.data.reading.read_table`
-    refuses it when empty, an Excel workbook or binary."""
+def text_delimiter_checked(files: list[Path]) -> str:
+    """The delimiter of a CSV/TSV dataset (from its first file's first 8 KiB), after refusing,
+    as :func:`dpsum_core.data.reading.read_table` refuses them, any file that is empty, an
+    Excel workbook or binary, or whose header line is longer than ``limits.MAX_HEADER_BYTES``
+    or names more than ``limits.MAX_COLUMNS`` columns: checked on every file before DuckDB or
+    Spark parses any (a 10⁵-column header costs them minutes, and every file of a folder is
+    read)."""
+    sep = ""
+    for path in files:
+        head = _header_bytes(path)
+        check_text_head(head[:8192], path.name)
+        if not sep:
+            sep = text_delimiter(head[:8192], path.name)
+        check_header_width(head, sep, path.name)
+    return sep
+
+
+def _header_bytes(path: Path) -> bytes:
+    """The start of ``path`` up to its first line end, or ``limits.MAX_HEADER_BYTES`` + 1
+    bytes if the line is longer (and at least 8 KiB, for the delimiter and binary checks):
+    read in blocks, so a normal header costs one small read."""
+    block = 65536
     with path.open("rb") as fh:
-        head = fh.read(8192)
-    check_text_head(head, path.name)
-    return head
+        head = fh.read(block)
+        while b"\n" not in head and len(head) <= limits.MAX_HEADER_BYTES:
+            more = fh.read(block)
+            if not more:
+                break
+            head += more
+    return head[: limits.MAX_HEADER_BYTES + 1]
 
 
 def _magic(path: Path) -> bytes:
@@ -122,19 +146,18 @@ class DuckDBBackend(SQLBackend):
         import duckdb
 
         self.files = resolve_files(source)
+        parquet = is_parquet(self.files)
+        delim = "" if parquet else text_delimiter_checked(self.files)  # before any parsing
         self.con = duckdb.connect()
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         if memory_limit:
             self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self._duckdb_error = duckdb.Error
-        parquet = is_parquet(self.files)
         listed = "[" + ", ".join(DUCKDB.lit(str(f)) for f in self.files) + "]"
         if parquet:
             self._source = f"read_parquet({listed})"
         else:
-            head = text_head(self.files[0])
-            delim = text_delimiter(head, str(self.files[0].name))
             self._source = (
                 f"read_csv({listed}, header = true, all_varchar = true, delim = {DUCKDB.lit(delim)}, "
                 "quote = '\"', escape = '\"', null_padding = false, strict_mode = true"

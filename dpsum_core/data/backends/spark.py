@@ -19,10 +19,9 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_head
+from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_delimiter_checked
 from dpsum_core.data.backends.sql import SPARK, SQLBackend
-from dpsum_core.data.reading import text_delimiter
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataError, ParameterError
 
 _views = itertools.count()
 
@@ -34,6 +33,19 @@ def quiet_pyspark():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas")
         yield
+
+
+def require_pyspark() -> None:
+    """Raise ParameterError, saying how to add it, when PySpark is not installed (it is the
+    optional extra ``dpsum[spark]``; the other engines do not need it)."""
+    try:
+        with quiet_pyspark():
+            import pyspark  # noqa: F401
+    except ImportError:
+        raise ParameterError(
+            "the spark engine needs PySpark (and Java): install dpsum[spark], e.g. "
+            "pip install 'dpsum[spark]', or use --engine duckdb"
+        ) from None
 
 
 def session(master: str | None = None):
@@ -84,6 +96,7 @@ class SparkBackend(SQLBackend):
         table: str | None = None,
         id_column: str | None = None,
     ):
+        require_pyspark()
         # The files are checked before a session starts (a typo costs no JVM start-up).
         files: list[str] = []
         if not table:
@@ -91,7 +104,7 @@ class SparkBackend(SQLBackend):
                 raise DataError("give a path (--data) or a table name (--table) for Spark")
             files = [str(f) for f in resolve_files(source)]
             if not is_parquet([Path(f) for f in files]):
-                head = text_head(Path(files[0]))
+                delim = text_delimiter_checked([Path(f) for f in files])
         self.spark = spark or session(master)
         with quiet_pyspark():
             from py4j.protocol import Py4JJavaError
@@ -110,7 +123,6 @@ class SparkBackend(SQLBackend):
                 frame = self._guard(lambda: self.spark.read.parquet(*files))
             else:
                 csv = True
-                delim = text_delimiter(head, files[0])
                 frame = self._guard(
                     lambda: self.spark.read.csv(
                         files, header=True, sep=delim, quote='"', escape='"', mode="FAILFAST"

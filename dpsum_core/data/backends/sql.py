@@ -43,11 +43,60 @@ def num(x: float) -> str:
     return f"CAST('{float(x)!r}' AS DOUBLE)"
 
 
+_HALF_BITS = 26
+_MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
+
+
 @dataclass(frozen=True)
 class Dialect:
-    """The few spellings that differ between DuckDB and Spark SQL."""
+    """The few spellings that differ between DuckDB and Spark SQL.
+
+    ``wide_sums``: ``sum`` of a BIGINT column is a 128-bit integer (DuckDB's HUGEINT), exact
+    for any number of limbs < 2⁵³; otherwise (Spark: BIGINT, which wraps around without ANSI
+    mode) each limb is summed in 26-bit halves, exact up to 2³⁶ records per group.
+    """
 
     name: str
+    wide_sums: bool
+
+    @property
+    def limbs(self) -> tuple[str, ...]:
+        """Names of the limb columns :func:`keyed` selects, in the order of :meth:`limb_sums`."""
+        if self.wide_sums:
+            return ("i", "f1", "f2")
+        return tuple(f"{x}_{half}" for x in ("i", "f1", "f2") for half in ("hi", "lo"))
+
+    def limb_columns(self) -> str:
+        """SELECT list of :attr:`limbs` from the doubles ``i``, ``f1``, ``f2`` (integers in
+        [0, 2⁵³), see :func:`dpsum_core.data.exact.limbs`)."""
+        if self.wide_sums:
+            return ", ".join(f"CAST({x} AS BIGINT) AS {x}" for x in ("i", "f1", "f2"))
+        return ", ".join(
+            f"CAST(floor({x} / {HALF}) AS BIGINT) AS {x}_hi, "
+            f"CAST({x} - floor({x} / {HALF}) * {HALF} AS BIGINT) AS {x}_lo"
+            for x in ("i", "f1", "f2")
+        )
+
+    def limb_sums(self) -> str:
+        """Sums of a group's :attr:`limbs` (read back by :meth:`limb_units`)."""
+        return ", ".join(f"sum({c})" for c in self.limbs)
+
+    def limb_units(self, n: int, sums: Sequence) -> tuple[int, int, int]:
+        """(ΣI, ΣF₁, ΣF₂) of a group from its count and :meth:`limb_sums` (exact Python ints).
+
+        Raises DataError for a group too large for exact 64-bit half sums (a Spark session
+        without ANSI mode would otherwise wrap around silently).
+        """
+        v = [int(x or 0) for x in sums]  # a group of NULL values sums to NULL
+        if self.wide_sums:
+            return (v[0], v[1], v[2])
+        if n >= _MAX_GROUP:
+            raise DataError(
+                f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
+                f"({_MAX_GROUP:,}); use more bins or split the dataset"
+            )
+        whole, f1, f2 = ((v[2 * j] << _HALF_BITS) + v[2 * j + 1] for j in range(3))
+        return whole, f1, f2
 
     def lit(self, text: str) -> str:
         """A string literal (Spark SQL processes backslash escapes, DuckDB does not)."""
@@ -74,8 +123,8 @@ class Dialect:
         return f"({expr} RLIKE {self.lit('(?i)^(?:' + body + ')$')})"
 
 
-DUCKDB = Dialect("duckdb")
-SPARK = Dialect("spark")
+DUCKDB = Dialect("duckdb", wide_sums=True)
+SPARK = Dialect("spark", wide_sums=False)
 
 
 def parse_column(
@@ -109,8 +158,11 @@ def parse_column(
 MISSING, NON_NUMERIC, NON_FINITE, BELOW_ZERO, ABOVE_UPPER = -1, -2, -3, -4, -5
 
 
-def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.ndarray) -> str:
-    """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs (``LIMBS``).
+def keyed(
+    raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.ndarray, dialect: Dialect
+) -> str:
+    """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs
+    (``dialect.limbs``).
 
     ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
     :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
@@ -126,20 +178,18 @@ def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.nda
     - the extra points (SVT grid, a fixed θ) are compared only inside the few bins that hold
       one (a membership test per row); :meth:`SQLBackend.summarize` maps (key, sub) to the
       interval of the held points;
-    - exact sums: the three limbs (I, F₁, F₂) of :func:`dpsum_core.data.exact.limbs`, each split
-      into 26-bit halves, so every summand is < 2²⁷ and a 64-bit integer sum is exact for up
-      to 2³⁶ ≈ 6.9·10¹⁰ records per group (:func:`limb_units` checks the count). Spark's
-      DECIMAL(38,0) sums, the alternative, go through Java BigDecimal and cost ≈ 8 s per
-      10⁸ rows each.
+    - exact sums: the three limbs (I, F₁, F₂) of :func:`dpsum_core.data.exact.limbs` as
+      integers, so that a group's sum is exact whatever the order of the additions (a
+      neighbour changes only its own interval's sum). DuckDB sums BIGINT into 128-bit HUGEINT:
+      three sums, exact for any count (six 26-bit half sums cost ≈ 0.3 s more per 3·10⁷ rows).
+      Spark sums BIGINT into BIGINT, so there each limb is split into 26-bit halves: every
+      summand is < 2²⁷ and a 64-bit sum is exact for up to 2³⁶ ≈ 6.9·10¹⁰ records per group
+      (:meth:`Dialect.limb_units` checks the count). Spark's DECIMAL(38,0) sums, the
+      alternative, go through Java BigDecimal and cost ≈ 8 s per 10⁸ rows each.
     """
-    n, upper = domain.bins, domain.upper
+    upper = domain.upper
     inf = "CAST('Infinity' AS DOUBLE)"
-    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
-    k = f"CAST(floor(v * {num(n / upper)} + {num(0.5)}) AS DOUBLE)"
-    bin_ = (
-        f"least(greatest(CAST({k} AS BIGINT) - 1 + "
-        f"CAST(v > ({k} * {num(upper)}) / {num(n)} AS INTEGER), 0), {n - 1})"
-    )
+    bin_ = bin_of("v", domain.bins, upper)
     codes = (
         f"CASE WHEN p IS NULL OR isnan(p) THEN CASE WHEN {missing} THEN {MISSING} "
         f"ELSE {NON_NUMERIC} END WHEN abs(p) = {inf} THEN {NON_FINITE} "
@@ -154,13 +204,8 @@ def keyed(raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.nda
     # v = min(max(p, 0), U) is finite for every non-NULL p (NaN is the largest double in both
     # engines, so least(NaN, U) = U): the limb casts never fail, and the limbs of rows with a
     # negative code other than ABOVE_UPPER are ignored.
-    halves = ", ".join(
-        f"CAST(floor({x} / {HALF}) AS BIGINT) AS {x}_hi, "
-        f"CAST({x} - floor({x} / {HALF}) * {HALF} AS BIGINT) AS {x}_lo"
-        for x in ("i", "f1", "f2")
-    )
     return f"""
-SELECT key, sub, v, {halves}
+SELECT key, sub, v, {dialect.limb_columns()}
 FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2
 FROM (SELECT key, sub, v, i, s1, floor(s1) AS f1
 FROM (SELECT key, {sub} AS sub, v, i, (v - i) * {SCALE} AS s1
@@ -170,31 +215,20 @@ FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {c
             FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3) r4) r5) r6) r7"""
 
 
+def bin_of(v: str, bins: int, upper: float) -> str:
+    """SQL of the 0-based bin of a value ``v`` in [0, U], as
+    :func:`dpsum_core.data.domain.bin_index` computes it (see :func:`keyed`)."""
+    # round() of a double goes through BigDecimal in Spark: floor(x + ½) is as good a guess.
+    k = f"CAST(floor({v} * {num(bins / upper)} + {num(0.5)}) AS DOUBLE)"
+    return (
+        f"least(greatest(CAST({k} AS BIGINT) - 1 + "
+        f"CAST({v} > ({k} * {num(upper)}) / {num(bins)} AS INTEGER), 0), {bins - 1})"
+    )
+
+
 def extra_bins(domain: Domain, extra: np.ndarray) -> np.ndarray:
     """0-based bin of each extra point (its interval (e_{j−1}, e_j])."""
     return np.searchsorted(domain.edges, extra, side="left")
-
-
-LIMBS = ("i_hi", "i_lo", "f1_hi", "f1_lo", "f2_hi", "f2_lo")
-LIMB_SUMS = ", ".join(f"sum({c})" for c in LIMBS)
-"""Sums of the six half-limbs of a group, in ``LIMBS`` order (BIGINT in both engines)."""
-_HALF_BITS = 26
-_MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
-
-
-def limb_units(n: int, sums: Sequence) -> tuple[int, int, int]:
-    """(ΣI, ΣF₁, ΣF₂) of a group from its count and ``LIMB_SUMS`` (exact Python ints).
-
-    Raises DataError for a group too large for exact 64-bit sums (a Spark session without
-    ANSI mode would otherwise wrap around silently).
-    """
-    if n >= _MAX_GROUP:
-        raise DataError(
-            f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
-            f"({_MAX_GROUP:,}); use more bins or split the dataset"
-        )
-    v = [int(x or 0) for x in sums]
-    return tuple((v[2 * j] << _HALF_BITS) + v[2 * j + 1] for j in range(3))  # type: ignore[return-value]
 
 
 class SQLBackend:
@@ -354,7 +388,7 @@ class SQLBackend:
         if not math.isclose(domain.upper, self.upper):
             raise ParameterError("the cut points' domain must use the cleaning bound U")
         rows = self.query(
-            f"SELECT key, sub, count(*) AS n, {LIMB_SUMS} "
+            f"SELECT key, sub, count(*) AS n, {self.dialect.limb_sums()} "
             f"FROM ({self._keyed(cuts.extra)}) b GROUP BY key, sub"
         )
         points = cuts.all
@@ -375,7 +409,7 @@ class SQLBackend:
             else:
                 j = key + (sub if sub >= 0 else int(below[key]))
             counts[j] += n
-            for i, x in enumerate(limb_units(n, sums)):
+            for i, x in enumerate(self.dialect.limb_units(n, sums)):
                 limb[j][i] += x
         report = (
             CleaningReport(
@@ -424,7 +458,7 @@ class SQLBackend:
 
     def _keyed(self, extra: np.ndarray) -> str:
         missing, parsed = self._parse
-        return keyed(self._raw, missing, parsed, self.domain, extra)
+        return keyed(self._raw, missing, parsed, self.domain, extra, self.dialect)
 
     def _binned(self) -> str:
         """Kept records with their ``bin``, ``v`` and limbs (second passes join on the bin)."""
@@ -433,7 +467,10 @@ class SQLBackend:
             f"CASE WHEN key >= 0 THEN key WHEN key = {BELOW_ZERO} THEN 0 "
             f"WHEN key = {ABOVE_UPPER} THEN {self.domain.bins - 1} END"
         )
-        return f"SELECT {bin_} AS bin, v, {', '.join(LIMBS)} FROM ({self._keyed(np.empty(0))}) k"
+        return (
+            f"SELECT {bin_} AS bin, v, {', '.join(self.dialect.limbs)} "
+            f"FROM ({self._keyed(np.empty(0))}) k"
+        )
 
     def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
         """Second pass: counts and exact sums at ``missing.points`` (records of each point's bin
@@ -491,14 +528,14 @@ class SQLBackend:
         )
         rows = (
             self.query(
-                f"SELECT x.i, count(*), {LIMB_SUMS} FROM ({self._binned()}) b "
-                f"JOIN (VALUES {values}) AS x(i, j, lo, p) "
-                "ON b.bin = x.j AND b.v > x.lo AND b.v <= x.p GROUP BY x.i"
+                f"SELECT x.pt, count(*), {self.dialect.limb_sums()} FROM ({self._binned()}) b "
+                f"JOIN (VALUES {values}) AS x(pt, j, lo, p) "
+                "ON b.bin = x.j AND b.v > x.lo AND b.v <= x.p GROUP BY x.pt"
             )
             if inside.size
             else []
         )
-        got = {int(r[0]): (int(r[1]), limb_units(int(r[1]), r[2:])) for r in rows}
+        got = {int(r[0]): (int(r[1]), self.dialect.limb_units(int(r[1]), r[2:])) for r in rows}
         # Records of the bins below: held at the bin's lower edge (none below the first bin,
         # whose lower end 0 is not a held point).
         base_counts = np.zeros(inside.size, np.int64)
