@@ -363,6 +363,7 @@ def test_a_release_on_a_server_dataset_fetches_second_passes_first_and_draws_onc
     before = len(passes)
     assert not draws  # the expected error draws nothing
     at.number_input(key="release_total").set_value(1.0).run()
+    at.checkbox(key="release_unit_confirm").check().run()
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)
