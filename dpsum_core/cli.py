@@ -291,7 +291,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"dpsum: warning: {line}", file=sys.stderr)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
-    _write_json(with_notice(result.run_info()), out / "run.json")
+    _write_json(with_notice(_run_info(result, args)), out / "run.json")
     _write_notice(out)
     print(
         f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
@@ -454,7 +454,7 @@ def _reproduce(args: argparse.Namespace) -> int:
             frame.insert(0, "rho", rho)
             frame.insert(0, "workload", workload)
             summaries.append(frame)
-            runs.append({"workload": workload, "rho": rho, **result.run_info()})
+            runs.append({"workload": workload, "rho": rho, **_run_info(result, args)})
             tag, file_tag = f"{workload}, ρ = {rho:g}", f"{workload}_rho{rho:g}"
             figs += [
                 (
@@ -496,6 +496,15 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     print(NOT_FOR_PUBLICATION)
     return 0
+
+
+def _run_info(result, args: argparse.Namespace) -> dict:
+    """``result.run_info()`` with the engine that read the data in its dataset record (an
+    engine's summary answers exactly as the records do, but a reader of run.json repeating the
+    run should know which one it was)."""
+    info = result.run_info()
+    info["dataset"]["engine"] = args.engine
+    return info
 
 
 def _open(args: argparse.Namespace, config: ExperimentConfig):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import shutil
 
 import numpy as np
@@ -190,6 +192,9 @@ def test_cli_duckdb_writes_the_same_answers_as_memory(tmp_path, capsys):
     assert (tmp_path / "m" / "answers.csv").read_bytes() == (
         tmp_path / "d" / "answers.csv"
     ).read_bytes()
+    engines = [json.loads((tmp_path / x / "run.json").read_text())["dataset"]["engine"]
+               for x in "md"]  # fmt: skip
+    assert engines == ["memory", "duckdb"]
 
 
 @pytest.mark.parametrize(
