@@ -3,6 +3,13 @@
 Server side, once per process: scipy (isotonic regression, sparse strategy matrices) is imported
 lazily by the engine so that the dashboard's first page does not wait for it; a thread imports
 it right after the first page is drawn, so that the first press of Run does not wait either.
+The same thread then builds RawSum's design for the default domain and workload (a Cholesky
+factorisation, about 1.3 s at 1 000 bins), which every page showing RawSum needs: the first
+shared link or Single query visit in a new process no longer waits for it. The design is a
+function of public inputs only (U, n, the workload) and is cached process-wide in any case
+(:func:`dpsum_core.mechanisms.rawsum.design`). Likewise TaMM's strategies on the Single query
+page's θ grid for the default domain (:func:`dpsum_ui.compute.curves`: a grid that is a
+function of U, n and the weights only, shared process-wide by design).
 """
 
 from __future__ import annotations
@@ -12,9 +19,15 @@ import json
 import threading
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
-from . import state
+from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.matrix import tamm_public_grid, tamm_strategy
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
+
+from . import present, state
 
 MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 
@@ -22,6 +35,26 @@ MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 def _import_all() -> None:
     for name in MODULES:
         importlib.import_module(name)
+    default_design()
+    default_theta_grid()
+
+
+def default_design() -> None:
+    """Build (and cache) RawSum's design for the default, public domain and workload."""
+    config = ExperimentConfig()
+    rawsum.design(config.domain, make_workload(config.workload, config.domain))
+
+
+def default_theta_grid() -> None:
+    """Build (and share) TaMM's strategies on the Single query page's θ grid of the default,
+    public domain and workload: no data is read."""
+    config = ExperimentConfig()
+    domain = config.domain
+    workload = make_workload(config.workload, domain)
+    grid = present.theta_grid(domain)
+    with tamm_public_grid(workload, domain, np.asarray(grid)):
+        for theta in grid:
+            tamm_strategy(workload, domain, theta)
 
 
 @st.cache_resource(show_spinner=False)
