@@ -49,10 +49,13 @@ page = st.navigation(
 )
 style.apply()
 shell.restore_from_link(page.url_path)
+with st.sidebar.container(key=warmup.SLOT):  # hidden (style.py), so always there: no shift
+    if warmup.draws_chart_first(page.url_path):
+        warmup.preload_chart_library(eager=True)  # evaluated while the page is computed
 sidebar = st.sidebar.container()
 guide.switch()  # below the summary, before the page reads it
 page.run()
 with sidebar:
     shell.sidebar_summary(publishing=page.url_path == "release")
-    warmup.preload_chart_library()  # in the sidebar's last slot: it takes no room there
+    warmup.preload_chart_library()  # when idle, unless done above; the last slot: no room
 warmup.start()  # after the page is drawn: the first Run need not import scipy

@@ -114,16 +114,20 @@ def decide_page() -> None:
             assert c is not None  # the page returned on a plan error
             st.caption(f"Open markers: simulated, {c.trials} trials, seed {c.seed}, no isotonic "
                        "regression (as the lines); the table has the values with it too.")  # fmt: skip
-    with st.expander("Data table (the chart's values)", key=K.DECIDE_TABLE):
-        st.dataframe(decide.reach_table(view), hide_index=True)
-        table = decide.curve_table(view, sim)
-        st.dataframe(table, hide_index=True)
-        st.download_button(
-            "CSV", data=lambda: table.to_csv(index=False),
-            file_name=decide.stem(ctx, plan, target, float(above)) + ".csv", mime="text/csv",
-            key=K.DECIDE_CSV, on_click="ignore", icon=":material/download:", type="tertiary",
-            help="Not for publication: computed from the true answers.",
-        )  # fmt: skip
+    # Built only while open: closed, the first visit loads no table code in the browser.
+    box = st.expander("Data table (the chart's values)", key=K.DECIDE_TABLE, on_change="rerun")
+    if box.open:
+        with box:
+            st.dataframe(decide.reach_table(view), hide_index=True)
+            table = decide.curve_table(view, sim)
+            st.dataframe(table, hide_index=True)
+            st.download_button(
+                "CSV", data=lambda: table.to_csv(index=False),
+                file_name=decide.stem(ctx, plan, target, float(above)) + ".csv",
+                mime="text/csv", key=K.DECIDE_CSV, on_click="ignore",
+                icon=":material/download:", type="tertiary",
+                help="Not for publication: computed from the true answers.",
+            )  # fmt: skip
     st.caption(headline_definition())
 
     params = decide.link_params(ctx, plan, target, simulated_shown=sim is not None)

@@ -145,13 +145,16 @@ def single_query_page() -> None:
         st.markdown("## :material/pie_chart: Budget split")
         st.markdown(view.text["budget"])
 
-    with st.expander("All algorithms at this query"):
-        widgets.chart(view.all_figure, "teach_all", stem=f"{view.stem}_all_algorithms")
-        st.caption(
-            "Expected error (RMSE, in the data's unit) over θ. Identity and TaMM add noise to "
-            "counts, so θ only trades "
-            "bias for variance there; SQM, Workload and TiMM need θ for their sensitivity."
-        )
+    # Built and drawn only while open: closed, the page's first visit draws one chart, not two.
+    box = st.expander("All algorithms at this query", key=K.TEACH_ALL, on_change="rerun")
+    if box.open:
+        with box:
+            widgets.chart(view.all_figure(), "teach_all", stem=f"{view.stem}_all_algorithms")
+            st.caption(
+                "Expected error (RMSE, in the data's unit) over θ. Identity and TaMM add noise "
+                "to counts, so θ only trades bias for variance there; SQM, Workload and TiMM "
+                "need θ for their sensitivity."
+            )
     st.caption(
         f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
         "(same settings as the Workload explorer)."

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ from dpsum_core.data.summary import DataSummary
 from dpsum_core.mechanisms import error as expected
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.error import components_frame
+from dpsum_core.mechanisms.matrix import tamm_public_grid
 from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
@@ -45,7 +46,7 @@ from dpsum_core.simulate.decision import Curves, relative_error_curves, simulate
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
 
-from . import state
+from . import present, state
 from .datasets import with_passes
 from .turns import QUEUE
 
@@ -178,11 +179,22 @@ def curves(
     """θ curves (bias², variance, total) of one query for every algorithm (deterministic).
 
     The engine computes every query of the workload at once; that is cached, so moving the
-    query slider only slices it.
+    query slider only slices it. TaMM's strategies at the θ of the page's grid are shared by
+    every session (a new session's first visit does not rebuild ~60 of them) only when
+    ``thetas`` is exactly :func:`present.theta_grid` of the public domain: a function of U, n
+    and the weights, never of the data. Any other grid (one a caller derived from the data)
+    and every private θ stay in the session's own cache.
     """
     grid = tuple(float(t) for t in thetas)
     key = (*state.result_key(data, config.with_(seed=0, trials=1)), grid, private)
-    with _engine():
+    domain = config.domain
+    public = grid == tuple(present.theta_grid(domain))
+    shared = (
+        tamm_public_grid(make_workload(config.workload, domain), domain, np.asarray(grid))
+        if public
+        else nullcontext()
+    )
+    with _engine(), shared:
         parts = state.memo(
             "curves",
             key,

@@ -64,6 +64,7 @@ Single query (app_pages/single_query.py)
     ``teach_theta``        select_slider: θ on a log grid
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
     ``teach_share``        popover: link to this query, θ and algorithm
+    ``teach_all_box``      expander: every algorithm's error over θ, built only when open
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -97,7 +98,8 @@ Decide (app_pages/decide.py)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
     ``decide_share``         popover: link to this view
-    ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download)
+    ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
+                             built only when open
     (shares ``workload_*``, ``rho``, ``algorithms``, ``trials``, ``seed`` with the explorer)
 
 Charts and figure downloads (every figure, ``<figure>`` as below)
@@ -175,6 +177,7 @@ TEACH_ALGORITHM = "teach_algorithm"
 TEACH_THETA = "teach_theta"
 TEACH_PRIVATE = "teach_private"
 TEACH_SHARE = "teach_share"
+TEACH_ALL = "teach_all_box"
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"

@@ -4,6 +4,7 @@ the chart's marker, the numbers and the sentences together."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,8 @@ class TeachingView:
     """Everything the page shows for the chosen query, algorithm and θ."""
 
     figure: go.Figure
-    all_figure: go.Figure
+    # built when called: the page draws it only while its expander is open
+    all_figure: Callable[[], go.Figure]
     at_theta: dict[str, float]
     best: float
     true_answer: float
@@ -106,12 +108,13 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             title=f"{label(algorithm)}: error over θ" + title_tail,
         ),
     )
-    all_figure = compute.figure(
-        ("teach_all", *key[:3], theta),
-        lambda: figs.all_algorithms_figure(
-            curves, theta=theta, title="Expected error of every algorithm" + title_tail
-        ),
-    )
+    def all_figure() -> go.Figure:
+        return compute.figure(
+            ("teach_all", *key[:3], theta),
+            lambda: figs.all_algorithms_figure(
+                curves, theta=theta, title="Expected error of every algorithm" + title_tail
+            ),
+        )
     row = table.iloc[at]
     stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"

@@ -12,7 +12,7 @@ A straightforward dense port of the recursion lives in the tests and must agree 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -448,8 +448,29 @@ class StrategyCache(LRU["Strategy"]):
 
 SESSION_CACHE_SIZE = 128  # ≤ 13 MB at n = 1000 (≈ 100 kB a strategy); one run of 100 θ fits
 SHARED = StrategyCache(64, limits.MAX_SHARED_STRATEGY_BYTES)
+# θ-dependent strategies at the points of a public θ grid (see :func:`public_grid`).
+PUBLIC_GRID = StrategyCache(256, limits.MAX_SHARED_STRATEGY_BYTES)
 _PROCESS = StrategyCache(1024, limits.MAX_PROCESS_STRATEGY_BYTES)
-_SESSION: ContextVar[StrategyCache] = ContextVar("dpsum_strategy_session", default=_PROCESS)
+
+
+class _GridRouted:
+    """The keys of a declared public θ grid go to ``PUBLIC_GRID``, every other key (any θ not
+    on that grid: a private one) to the session's own cache ``own``."""
+
+    def __init__(self, public: frozenset[tuple], own: StrategyCache | _GridRouted) -> None:
+        self.public = public
+        self.own = own
+
+    def get(self, key: tuple, build: Callable[[], Strategy]) -> Strategy:
+        return (PUBLIC_GRID if key in self.public else self.own).get(key, build)
+
+    def clear(self) -> None:
+        self.own.clear()
+
+
+_SESSION: ContextVar[StrategyCache | _GridRouted] = ContextVar(
+    "dpsum_strategy_session", default=_PROCESS
+)
 
 
 @contextmanager
@@ -466,6 +487,28 @@ def session_cache(cache: StrategyCache) -> Iterator[StrategyCache]:
         _SESSION.reset(token)
 
 
+@contextmanager
+def public_grid(counts: np.ndarray, n: int, scales: Iterable[np.ndarray]) -> Iterator[None]:
+    """Within this block, the θ-dependent strategies whose ``scale`` is one of ``scales`` are
+    cached process-wide (``PUBLIC_GRID``); any other scale still goes to the session's cache.
+
+    Privacy
+    -------
+    The caller must derive ``scales`` from public inputs only (U, n, the bin weights, a grid
+    that is a function of them), never from the data (no quantile, maximum or data-driven
+    range): then which keys ``PUBLIC_GRID`` holds depends on the public configurations used,
+    as for ``SHARED``, and a timing probe learns nothing about anyone's θ. A private θ that
+    happens to equal a grid point hits a key every session using that grid has anyway; a
+    private θ off the grid never enters ``PUBLIC_GRID`` (the routing is by exact key).
+    """
+    keys = frozenset(_key(counts, n, scale) for scale in scales)
+    token = _SESSION.set(_GridRouted(keys, _SESSION.get()))
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+
+
 def process_cache() -> StrategyCache:
     """The cache of θ-dependent strategies used when no session is bound."""
     return _PROCESS
@@ -474,6 +517,7 @@ def process_cache() -> StrategyCache:
 def clear_caches() -> None:
     """Forget every cached strategy and tree (a cold start, for benchmarks and tests)."""
     SHARED.clear()
+    PUBLIC_GRID.clear()
     _PROCESS.clear()
     _SESSION.get().clear()
     _tree.cache_clear()
@@ -506,10 +550,15 @@ def cached_greedy_h(counts: np.ndarray, n: int, scale: np.ndarray | None = None)
     as every run does for the recursive θ in any case, and a run still builds each distinct θ
     only once (the measurement and the expected-error pass share the session's cache).
     """
-    key = (
+    key = _key(counts, n, scale)
+    cache = SHARED if scale is None else _SESSION.get()
+    return cache.get(key, lambda: greedy_h(counts, n, scale))
+
+
+def _key(counts: np.ndarray, n: int, scale: np.ndarray | None) -> tuple:
+    """A strategy's cache key: n, the workload's counts and the θ-dependent scale (bytes)."""
+    return (
         n,
         np.asarray(counts).tobytes(),
         None if scale is None else np.asarray(scale, float).tobytes(),
     )
-    cache = SHARED if scale is None else _SESSION.get()
-    return cache.get(key, lambda: greedy_h(counts, n, scale))

@@ -5,6 +5,8 @@ sensitivities and analytic error. TaMM loops over distinct θ only (its strategy
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 import numpy as np
 
 from dpsum_core.checkpoint import checkpoint
@@ -12,7 +14,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
 from dpsum_core.mechanisms.cost import Seconds, Work, strategy_seconds, vectorised
 from dpsum_core.mechanisms.error import Components, binned_bias
-from dpsum_core.mechanisms.greedy_h import Strategy, cached_greedy_h
+from dpsum_core.mechanisms.greedy_h import Strategy, cached_greedy_h, public_grid
 from dpsum_core.mechanisms.measurement import Inputs, Measurement, _spent, truncated_weights
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
@@ -25,8 +27,27 @@ def timm_strategy(workload: Workload, domain: Domain) -> Strategy:
 
 def tamm_strategy(workload: Workload, domain: Domain, theta: float) -> Strategy:
     """A = GreedyH(W·T_θ) for one θ (cached per effective θ; θ ≥ max v_j all give T = V)."""
+    return cached_greedy_h(workload.counts, domain.bins, _tamm_scale(domain, theta))
+
+
+def _tamm_scale(domain: Domain, theta: float) -> np.ndarray:
     v = domain.bin_weights
-    return cached_greedy_h(workload.counts, domain.bins, np.minimum(v, min(theta, v[-1])))
+    return np.minimum(v, min(theta, v[-1]))
+
+
+def tamm_public_grid(
+    workload: Workload, domain: Domain, thetas: np.ndarray
+) -> AbstractContextManager[None]:
+    """Within this block, TaMM's strategies at the θ of ``thetas`` are cached process-wide.
+
+    Privacy
+    -------
+    ``thetas`` must be a function of public inputs only (U, n, the weights), never of the
+    data: see :func:`dpsum_core.mechanisms.greedy_h.public_grid`. Any other θ (a private one
+    drawn by SVT or the recursive mechanism) still goes to the session's own cache.
+    """
+    scales = [_tamm_scale(domain, float(t)) for t in np.ravel(thetas)]
+    return public_grid(workload.counts, domain.bins, scales)
 
 
 def timm_sensitivity(workload: Workload, domain: Domain, theta: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, run_explorer
+from app_helpers import assert_clean, new_app, run_explorer
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.domain import Domain, histogram
@@ -24,7 +24,7 @@ from dpsum_core.plots.results import (
 )
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment
-from dpsum_ui import figs
+from dpsum_ui import figs, share
 from dpsum_ui.tables import figure_name, figure_table
 
 ALGORITHM_NAMES = {a.label for a in REGISTRY.values()}
@@ -142,6 +142,8 @@ PAGES_WITH_CHARTS = [
     ("app_pages/data.py", ["data_histogram"]),
     ("app_pages/single_query.py", ["teach_curves", "teach_all"]),
 ]
+# Expanders whose chart is drawn only while open: opened before the page is checked.
+OPEN_FIRST = {"app_pages/single_query.py": "teach_all_box"}
 
 
 def test_every_chart_has_a_table_and_a_csv_download(app: AppTest) -> None:
@@ -151,6 +153,9 @@ def test_every_chart_has_a_table_and_a_csv_download(app: AppTest) -> None:
     assert_clean(app)
     for path, names in [("app_pages/explorer.py", ["explorer_answers"]), *PAGES_WITH_CHARTS]:
         app.switch_page(path).run()
+        if path in OPEN_FIRST:
+            app.session_state[OPEN_FIRST[path]] = True
+            app.run()
         assert_clean(app)
         assert len(app.get("plotly_chart")) == len(names), path
         expanders = {e.proto.id for e in app.expander}
@@ -171,3 +176,29 @@ def test_the_chart_library_is_preloaded_once_per_session(app: AppTest) -> None:
     assert len(scripts) == 1 and scripts[0].proto.unsafe_allow_javascript
     app.run()
     assert not [h for h in app.sidebar.get("html") if name in h.proto.body]
+
+
+def test_a_page_that_opens_on_a_chart_imports_the_chart_library_at_once(app: AppTest) -> None:
+    """The Explorer (no chart before a Run) waits for the browser to be idle; Data, Single
+    query and Decide start the import at the top of their first run, in the hidden slot."""
+    from dpsum_ui import warmup
+
+    name = warmup.chart_chunk()
+    (idle,) = [h for h in app.sidebar.get("html") if name in h.proto.body]
+    assert "if (false)" in idle.proto.body
+    for path in ("app_pages/data.py", "app_pages/single_query.py", "app_pages/decide.py"):
+        fresh = new_app()
+        fresh.run()
+        fresh.session_state[warmup._PRELOADED] = False  # as if this page were opened first
+        fresh.switch_page(path).run()
+        assert_clean(fresh)
+        (eager,) = [h for h in fresh.sidebar.get("html") if name in h.proto.body]
+        assert "if (true)" in eager.proto.body, path
+        assert fresh.get("plotly_chart"), path  # the page did draw a chart
+    # a shared Explorer link runs by itself: its answers figure is drawn in the first run
+    params = share.config_to_query(ExperimentConfig(seed=3), sample="incomes.csv", column="income")
+    linked = new_app(**params)
+    linked.run()
+    assert_clean(linked)
+    (eager,) = [h for h in linked.sidebar.get("html") if name in h.proto.body]
+    assert "if (true)" in eager.proto.body and linked.get("plotly_chart")

@@ -320,15 +320,20 @@ def normal_figure(spec: dict) -> dict:
 @dataclass(frozen=True)
 class AppCase:
     """A shared link opened on ``page`` (``None``: the default page, Workload explorer);
-    ``tabs``: also open each tab of these tab groups, by label, one after the other."""
+    ``tabs``: also open each tab of these tab groups, by label, one after the other;
+    ``expanders``: open these expanders (keys) before the snapshot, for the pages that build
+    an expander's content only while it is open."""
 
     name: str
     query: dict[str, str]
     page: str | None = None
     tabs: tuple[str, ...] = ()
+    expanders: tuple[str, ...] = ()
 
 
 EXPLORER_TABS = ("explorer_tab",)
+TEACH_OPEN = ("teach_all_box",)  # every algorithm's θ curves
+DECIDE_OPEN = ("decide_table",)  # the curves as tables
 
 # fmt: off
 APP_CASES: tuple[AppCase, ...] = (
@@ -354,15 +359,17 @@ APP_CASES: tuple[AppCase, ...] = (
     AppCase("compare_answers_view", {"data": "incomes_small.csv", "workload": "Q3",
             "trials": "5", "seed": "4", "view": "answers"}, page="app_pages/compare.py"),
     AppCase("single_query_tamm", {"data": "incomes.csv", "workload": "Q3", "tau": "240000",
-            "theta": "80000", "algorithm": "tamm"}, page="app_pages/single_query.py"),
+            "theta": "80000", "algorithm": "tamm"}, page="app_pages/single_query.py",
+            expanders=TEACH_OPEN),
     AppCase("single_query_sqm_private", {"data": "incomes_small.csv", "workload": "Q3",
             "epsilon": "0.1", "tau": "80000", "theta": "200000", "algorithm": "sqm",
-            "private": "1"}, page="app_pages/single_query.py"),
+            "private": "1"}, page="app_pages/single_query.py", expanders=TEACH_OPEN),
     AppCase("decide_simulate", {"data": "incomes.csv", "workload": "Q3", "trials": "10",
             "seed": "6", "target": "3", "above": "10", "simulate": "1"},
-            page="app_pages/decide.py"),
+            page="app_pages/decide.py", expanders=DECIDE_OPEN),
     AppCase("decide_no_simulation", {"data": "incomes.csv", "workload": "Q3", "target": "7",
-            "above": "20", "truncation": "none,svt"}, page="app_pages/decide.py"),
+            "above": "20", "truncation": "none,svt"}, page="app_pages/decide.py",
+            expanders=DECIDE_OPEN),
 )
 # fmt: on
 
@@ -391,6 +398,8 @@ def _open(case: AppCase):
     at.switch_page(case.page)
     at.query_params.update(case.query)
     at.session_state["_link_checked"] = False
+    for key in case.expanders:
+        at.session_state[key] = True
     return at.run()
 
 
