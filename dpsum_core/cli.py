@@ -396,30 +396,34 @@ def _release_data(args: argparse.Namespace, plan):
     """The data of a release and its second pass: the records in memory (``--engine memory``,
     no second pass needed) or the backend's summary at the plan's cut points and
     ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core)."""
-    from dpsum_core.data.reading import load_column
     from dpsum_core.publish.release import summary_for
+
+    source = _read(args, plan.config.upper)
+    if args.engine == "memory":
+        return source, None
+    return summary_for(source, plan), source.extend
+
+
+def _read(args: argparse.Namespace, upper: float):
+    """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
+    spark), after the checks every command that reads data shares."""
+    from dpsum_core.data.reading import load_column
 
     if args.data is None and not (args.engine == "spark" and args.table):
         raise ParameterError("--data is required (or --table with --engine spark)")
-    if args.engine == "memory":
-        if args.table or args.spark_master:
-            raise ParameterError("--table and --spark-master need --engine spark")
-        data = load_column(
-            args.data, upper=plan.config.upper, column=args.column, id_column=args.id_column
-        )
-        return data, None
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
-    backend = open_backend(
+    if args.engine == "memory":
+        return load_column(args.data, upper=upper, column=args.column, id_column=args.id_column)
+    return open_backend(
         args.data,
-        upper=plan.config.upper,
+        upper=upper,
         column=args.column,
         id_column=args.id_column,
         engine=args.engine,
         spark_master=args.spark_master,
         table=args.table,
     )
-    return summary_for(backend, plan), backend.extend
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -512,27 +516,13 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
 
     With duckdb/spark the run works on a data summary computed once; a configuration that needs
     a statistic the summary lacks gets it by a second pass (dpsum_core.data.summary.complete)."""
-    from dpsum_core.data.reading import load_column
     from dpsum_core.simulate.experiment import run_cut_points, run_experiment
 
-    if args.data is None and not (args.engine == "spark" and args.table):
-        raise ParameterError("--data is required (or --table with --engine spark)")
+    source = _read(args, config.upper)
     if args.engine == "memory":
-        if args.table or args.spark_master:
-            raise ParameterError("--table and --spark-master need --engine spark")
-        data = load_column(
-            args.data, upper=config.upper, column=args.column, id_column=args.id_column
-        )
+        data = source
         return data, lambda cfg: run_experiment(data, cfg)
-    backend = open_backend(
-        args.data,
-        upper=config.upper,
-        column=args.column,
-        id_column=args.id_column,
-        engine=args.engine,
-        spark_master=args.spark_master,
-        table=args.table,
-    )
+    backend = source
     state = {"summary": backend.summarize(run_cut_points(config))}
 
     def run(cfg: ExperimentConfig):

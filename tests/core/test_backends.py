@@ -202,6 +202,8 @@ def test_cli_duckdb_writes_the_same_answers_as_memory(tmp_path, capsys):
         (["--engine", "duckdb", "--data", "/nonexistent/x.parquet"], "file not found"),
         (["--table", "t"], "--data is required"),
         (["--data", str(SAMPLE), "--table", "t"], "need --engine spark"),
+        (["--data", str(SAMPLE), "--engine", "duckdb", "--table", "t"], "need --engine spark"),
+        (["--data", str(SAMPLE), "--engine", "duckdb", "--spark-master", "x"], "need --engine"),
     ],
 )
 def test_cli_engine_errors_are_one_line(tmp_path, capsys, args, message):
