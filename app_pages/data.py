@@ -161,6 +161,9 @@ with data_col:
             if c is None
             else f"Rows of the same person are identified by column {c}"
         ),
+        # None (one row per person) is both an option and the state's value; Streamlit shows a
+        # None value as the placeholder, so the placeholder says what None means.
+        placeholder="One row per person",
         help="If a person can have several rows (jobs, months, years), choose the column that "
         "identifies them: their rows are summed into one value before clipping to [0, U], and "
         "the guarantee then covers the whole person, not one row.",

@@ -159,6 +159,8 @@ def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release
     assert id_box.options == [
         "One row per person", "Rows of the same person are identified by column person"
     ]  # fmt: skip
+    # None is the state's value: Streamlit draws it as the placeholder, which must say so
+    assert id_box.value is None and id_box.proto.placeholder == "One row per person"
     id_box.set_value("person").run()
     assert_clean(at)
     people = frame.person.nunique()
