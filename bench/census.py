@@ -34,7 +34,17 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, emit, log, machine, parser, peak_rss_mib, summarize, target
+from bench.common import (
+    ROOT,
+    emit,
+    log,
+    machine,
+    parser,
+    peak_rss_mib,
+    summarize,
+    target,
+    timed_passes,
+)
 from bench.summary import generate
 
 RELEASE = {"algorithm": "tamm", "truncation": "recursive"}
@@ -83,19 +93,7 @@ def child(engine: str, folder: str, repeat: int, with_passes: bool) -> dict:
         b = backend()
         asked: list[dict] = []
 
-        def extend(summary, missing):
-            t0 = time.perf_counter()
-            out = b.extend(summary, missing)
-            asked.append(
-                {
-                    "points": int(missing.points.size),
-                    "ranks": int(missing.positions.size),
-                    "seconds": round(time.perf_counter() - t0, 3),
-                }
-            )
-            return out
-
-        release_plan(summary_for(b, plan), plan, extend=extend)
+        release_plan(summary_for(b, plan), plan, extend=timed_passes(b.extend, asked))
         return asked
 
     for _ in range(repeat):

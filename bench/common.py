@@ -61,6 +61,25 @@ def timed(fn: Callable[[], object]) -> tuple[object, float]:
     return out, time.perf_counter() - start
 
 
+def timed_passes(extend: Callable, log: list[dict]) -> Callable:
+    """``extend(summary, missing)`` (a backend's second pass) that appends what each pass was
+    asked for (points, ranks) and its seconds to ``log``."""
+
+    def timed_extend(summary, missing):
+        t0 = time.perf_counter()
+        out = extend(summary, missing)
+        log.append(
+            {
+                "points": int(missing.points.size),
+                "ranks": int(missing.positions.size),
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
+        )
+        return out
+
+    return timed_extend
+
+
 def target(value: float | None, limit: float, unit: str = "s", *, at_least: bool = False) -> dict:
     """A target record: the measured value, the limit and whether value ≤ limit (≥ if at_least)."""
     if value is None:

@@ -37,6 +37,7 @@ from bench.common import (
     peak_rss_mib,
     summarize,
     target,
+    timed_passes,
 )
 
 GENERATE = """
@@ -124,19 +125,7 @@ def second_passes(source: str) -> dict:
     summary_s = time.perf_counter() - start
     passes = []
 
-    def extend(summary, missing):
-        t0 = time.perf_counter()
-        out = backend.extend(summary, missing)
-        passes.append(
-            {
-                "points": int(missing.points.size),
-                "ranks": int(missing.positions.size),
-                "seconds": round(time.perf_counter() - t0, 3),
-            }
-        )
-        return out
-
-    complete(summary, lambda s: run_experiment(s, config), extend)
+    complete(summary, lambda s: run_experiment(s, config), timed_passes(backend.extend, passes))
     return {
         "summary_s": round(summary_s, 3),
         "passes": passes,
