@@ -543,10 +543,18 @@ def _print_cleaning(data) -> None:
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """Write a frame as CSV with Arrow's writer (≈20× faster than pandas for answers.csv)."""
+    """Write a frame as CSV for people: floats rounded to the release's
+    :data:`~dpsum_core.publish.release.PUBLISHED_DIGITS` significant digits (no float dust such
+    as ``207359.99999999994``; run.json keeps the configuration repr-exact), with Arrow's
+    writer (≈20× faster than pandas for answers.csv)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
+    from dpsum_core.publish.release import published
+
+    frame = frame.assign(
+        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
+    )
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
 
