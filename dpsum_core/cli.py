@@ -184,19 +184,16 @@ def _upper(args: argparse.Namespace) -> float:
     return _CONFIG.upper if args.upper is None else args.upper
 
 
-def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
-    """With --upper left at its default, warn on stderr when the domain fits the data badly.
+def _check_domain(args: argparse.Namespace, data, domain) -> None:
+    """Warn on stderr when the domain fits the data badly (U far too large or too small), as
+    the Data page does, whether U was given or left at its default.
 
     Privacy: the warning reads the data and goes to the operator's terminal only, never into
     the outputs.
     """
-    if args.upper is not None:
-        return
+    default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
     for message in domain_warnings(data, domain):
-        print(
-            f"dpsum: warning: {message} (--upper was left at its default {_CONFIG.upper:g})",
-            file=sys.stderr,
-        )
+        print(f"dpsum: warning: {message}{default}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,11 +241,12 @@ def _app(argv: list[str]) -> int:
     return launch(argv)
 
 
-def _out_dir(path: str) -> Path:
+def _out_path(path: str) -> Path:
+    """``--out`` checked (a folder or nothing yet), not created: a refused command leaves no
+    empty folder behind."""
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
     return out
 
 
@@ -282,13 +280,14 @@ def _run(args: argparse.Namespace) -> int:
         weights=args.weights,
         truncation_params=_params(args),
     )
+    out = _out_path(args.out)
     data, run = _open(args, config)
-    out = _out_dir(args.out)
     _print_cleaning(data)
-    _check_default_domain(args, data, config.domain)
+    _check_domain(args, data, config.domain)
     result = run(config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
     _write_json(with_notice(_run_info(result, args)), out / "run.json")
@@ -354,8 +353,8 @@ def _release(args: argparse.Namespace) -> int:
         f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
         file=sys.stderr,
     )
-    _check_default_domain(args, data, plan.config.domain)
-    out = _out_dir(args.out)
+    _check_domain(args, data, plan.config.domain)
+    out = _out_path(args.out)  # created only once the release is drawn and charged
     release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
@@ -381,6 +380,7 @@ def _release(args: argparse.Namespace) -> int:
         if args.ledger is None
         else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
     )
+    out.mkdir(parents=True, exist_ok=True)
     write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
@@ -432,7 +432,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
     from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
 
-    out = _out_dir(args.out)
+    out = _out_path(args.out)
     # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum and
     # ClampShells as extras beside the paper's 15 configurations.
     base = ExperimentConfig(
@@ -448,12 +448,14 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     data, run = _open(args, base)
     _print_cleaning(data)
-    _check_default_domain(args, data, base.domain)
+    _check_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
         for workload in ("Q1", "Q2", "Q3"):
             result = run(base.with_(rho=rho, workload=workload))
+            for line in result.warnings():
+                print(f"dpsum: warning: {workload}, ρ = {rho:g}: {line}", file=sys.stderr)
             frame = result.summary()
             frame.insert(0, "rho", rho)
             frame.insert(0, "workload", workload)
@@ -478,6 +480,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                 ),
             ]
     engine_seconds = time.perf_counter() - start
+    out.mkdir(parents=True, exist_ok=True)
     write_csv(pd.concat(summaries, ignore_index=True), out / "summary.csv")
     _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
     _write_notice(out)

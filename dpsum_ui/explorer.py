@@ -307,7 +307,7 @@ def summary_tab(item: Shown) -> None:
     st.caption(
         "True answers are shown to evaluate accuracy: this dashboard is for people allowed to "
         "see the data, not a way to publish it (see About). The files below are **not for "
-        "publication**; a release is made with `python -m dpsum_core release`."
+        "publication**; publish with the **Release** page (or `dpsum release` from a shell)."
     )
     with st.container(horizontal=True):
         st.download_button(

@@ -103,7 +103,8 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     assert small.download_button(key="share_summary_csv")
     assert small.download_button(key="share_run_json")
     captions = " ".join(c.value for c in small.caption)
-    assert "not for publication" in captions and "python -m dpsum_core release" in captions
+    assert "not for publication" in captions and "Release" in captions
+    assert "python -m dpsum_core" not in captions and "dpsum release" in captions
 
 
 def test_reruns_never_redraw_noise(small: AppTest) -> None:
