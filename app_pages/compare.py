@@ -42,7 +42,7 @@ with st.container(border=True):
             help="The paper compares none, SVT and Recursive.",
         )
     with algorithms:
-        widgets.algorithms_control()
+        widgets.algorithms_control(ctx)
     if "fixed" in truncations:
         widgets.fixed_theta_control()
     plan = compare.grid_plan(ctx, truncations)

@@ -25,7 +25,7 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
         with truncation:
             method = widgets.truncation_choice()
         with algorithms:
-            widgets.algorithms_control()
+            widgets.algorithms_control(ctx)
         with rho:
             widgets.rho_control(disabled=not get_truncation(method).spends_rho)
         if method == "fixed":

@@ -553,12 +553,9 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    from dpsum_core.publish.release import published
+    from dpsum_core.publish.release import published_frame
 
-    frame = frame.assign(
-        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
-    )
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = pa.Table.from_pandas(published_frame(frame), preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 
@@ -100,8 +101,15 @@ UI_DEFAULTS: dict[str, Any] = {
 
 
 def defaults() -> dict[str, Any]:
-    """Initial settings: the paper's defaults, taken from the engine's own defaults."""
-    return {**UI_DEFAULTS, **{f.key: f.default for f in FIELDS}}
+    """Initial settings: the paper's defaults, taken from the engine's own defaults, with the
+    algorithm recommended at those defaults (public inputs only) always among those selected."""
+    out = {**UI_DEFAULTS, **{f.key: f.default for f in FIELDS}}
+    rec = recommend(
+        epsilon=_CONFIG.epsilon, upper=_CONFIG.upper, bins=_CONFIG.bins, workload=_CONFIG.workload
+    ).algorithm
+    if rec not in out[K.ALGORITHMS]:
+        out[K.ALGORITHMS] = [*out[K.ALGORITHMS], rec]
+    return out
 
 
 def workload_spec(get: Callable[[str], Any]) -> str:

@@ -219,18 +219,23 @@ def svt_c_bound() -> float | None:
     return c_min if c_min is not None and c is not None and c >= c_min else None
 
 
-def algorithms_control() -> None:
-    """Any subset of the algorithms (the paper's names, and RawSum)."""
+def algorithms_control(ctx: state.DataContext) -> None:
+    """Any subset of the algorithms; the one recommended for the current public settings
+    (:func:`state.recommended`, the rule every page follows) is marked ★."""
+    rec = state.recommended(ctx)
+    best = rec.algorithm if rec is not None else None
     widget(
         st.pills,
         K.ALGORITHMS,
         "Algorithms",
         options=list(ALGORITHMS),
         selection_mode="multi",
-        format_func=label,
+        format_func=lambda name: f"★ {label(name)}" if name == best else label(name),
         wrap=True,
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
-        "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism).",
+        "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism); RawSum "
+        "and ClampShells measure sums and choose θ themselves. ★ marks the recommended one: "
+        + (rec.why if rec is not None else "set valid ε, U and bins to see it") + ".",
     )
 
 

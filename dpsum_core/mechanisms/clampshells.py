@@ -584,7 +584,7 @@ RECORDS = (
     Algorithm(
         name="clampshells",
         label="ClampShells",
-        color="#000000",
+        color="#8C510A",  # dark brown: black is the true answer's colour
         dash="8px,2px,2px,2px",
         symbol="hexagon",
         measures="raw shell sums to locate θ*, then clamped shell sums below θ*",

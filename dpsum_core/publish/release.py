@@ -221,6 +221,14 @@ def published(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def published_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float column through :func:`published`: the CSV files people read
+    (run's answers and summary, the Explorer's downloads) carry the release's digits."""
+    return frame.assign(
+        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class ReleaseEstimate:
     """Expected error of each query of a planned release.

@@ -5,10 +5,13 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 import dpsum_core
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_readme_example_runs():
@@ -38,3 +41,14 @@ def test_module_doctests(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_one_recommendation_rule_is_worded_the_same_everywhere():
+    """README, About and the Explorer's guide state the rule from its one source."""
+    from dpsum_core.mechanisms.recommend import rule_in_words
+
+    rule = rule_in_words()
+    assert rule in (ROOT / "README.md").read_text()
+    assert "rule_in_words()" in (ROOT / "app_pages" / "about.py").read_text()
+    guide = (ROOT / "dpsum_ui" / "guide.py").read_text()
+    assert "rule_in_words()" in guide and "TaMM with SVT** (the paper" not in guide
