@@ -2,13 +2,13 @@
 
 import streamlit as st
 
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.plots.results import (
     answers_figure,
     expected_error_figure,
     isotonic_figure,
     relative_error_figure,
 )
-from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
 from dpsum_ui import keys as K
 

@@ -7,11 +7,10 @@ import pandas as pd
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
-from dpsum_core.mechanisms.registry import get, label
+from dpsum_core.mechanisms.registry import get, label, truncation_label
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.truncation.registry import get as get_truncation
-from dpsum_core.truncation.registry import label as truncation_label
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 

@@ -17,6 +17,7 @@ from dpsum_core.mechanisms.cost import Seconds, Work, vectorised
 from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.noise import Noise
+from dpsum_core.truncation.method import Truncation
 
 ThetaRule = Literal["shared", "per_query", "posthoc", "inside"]
 SHARED: ThetaRule = "shared"  # one θ per trial, chosen with ρε and shared by the batch algorithms
@@ -79,6 +80,12 @@ class Algorithm:
     default
         Whether a configuration runs it when no algorithms are listed (a new algorithm is
         opt-in until the dashboard's views and the golden outputs are checked with it).
+    own_theta
+        ``posthoc`` and ``inside`` algorithms: the record their runs are labelled with (its
+        name is the θ rule; its label, dash, stream and description are the algorithm's).
+    binned
+        Whether its answers are read from the binned histogram, so carry binning bias (false
+        for SQM, which sums the exact values).
     """
 
     name: str
@@ -97,6 +104,8 @@ class Algorithm:
     error_rescales: bool = True
     cost: Cost = vectorised
     default: bool = True
+    own_theta: Truncation | None = None
+    binned: bool = True
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise

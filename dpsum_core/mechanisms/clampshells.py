@@ -50,6 +50,7 @@ from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
+from dpsum_core.truncation.method import Truncation
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -589,6 +590,12 @@ RECORDS = (
         symbol="hexagon",
         measures="raw shell sums to locate θ*, then clamped shell sums below θ*",
         theta_rule=INSIDE,
+        own_theta=Truncation(
+            INSIDE, "θ located by the algorithm", "solid", 5, False,
+            description="θ located privately by the algorithm itself, with its own share "
+                        "of ε",
+            source="located by the algorithm from noisy shell sums, with its own share of ε",
+        ),
         measure=clampshells,
         error=clampshells_error,
         stream_id=8,  # 7 is RawSum's; never reused

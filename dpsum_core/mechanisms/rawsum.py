@@ -42,6 +42,7 @@ from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
+from dpsum_core.truncation.method import Truncation
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -320,6 +321,12 @@ RECORDS = (
         symbol="star",
         measures="raw per-bin sums: geometric shells + GreedyH(W·diag(e)) rows",
         theta_rule=POSTHOC,
+        own_theta=Truncation(
+            POSTHOC, "θ after measuring", "solid", 4, False,
+            description="θ chosen after measuring, from the noisy measurement "
+                        "(post-processing, no ε)",
+            source="after measuring, from the noisy sums (post-processing, costs nothing)",
+        ),
         measure=rawsum,
         error=rawsum_error,
         stream_id=7,  # 6 is SQM's per-query θ stream (simulate.streams.SQM_THETA_STREAM)

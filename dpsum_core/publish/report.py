@@ -14,12 +14,12 @@ from pathlib import Path
 
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
     decimal_text,
 )
-from dpsum_core.truncation.registry import get as get_truncation
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
 
