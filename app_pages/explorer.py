@@ -28,8 +28,7 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
             widgets.algorithms_control()
         with rho:
             widgets.rho_control(disabled=not get_truncation(method).spends_rho)
-        if method == "fixed":
-            widgets.fixed_theta_control()
+        widgets.required_parameters((method,))
         plan = state.plan(ctx)
         with workload:
             if plan.workload is not None:
