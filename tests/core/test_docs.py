@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +40,19 @@ def test_module_doctests(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_the_curated_api_is_importable_and_typed():
+    """Every name of dpsum_core.__all__ resolves, and the stub the type checkers read lists the
+    same names (a name added to one and not the other fails here)."""
+    stub = (Path(dpsum_core.__file__).parent / "__init__.pyi").read_text()
+    exported = set(re.findall(r" as (\w+)$", stub, re.M)) | {"__version__"}
+    assert exported == set(dpsum_core.__all__)
+    for name in dpsum_core.__all__:
+        assert getattr(dpsum_core, name) is not None
+
+
+def test_the_readmes_library_examples_import_only_from_dpsum_core():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    imports = re.findall(r"^>>> from (\S+) import", readme, re.M)
+    assert imports and set(imports) == {"dpsum_core"}
