@@ -29,6 +29,18 @@ Cost = Callable[[Work], Seconds]  # public sizes -> estimated seconds (mechanism
 POSTHOC: ThetaRule = "posthoc"  # θ chosen after measuring; also the label of their runs
 INSIDE: ThetaRule = "inside"  # θ located by the algorithm with its own share of ε; its runs' label
 RUNS_ONCE: tuple[ThetaRule, ...] = (POSTHOC, INSIDE)  # θ rules that ignore truncation methods
+# The records the runs of such algorithms are labelled with (label, dash, stream, words); their
+# stream ids follow the truncation methods' and are never reused (shared links rely on them).
+POSTHOC_THETA = Truncation(
+    POSTHOC, "θ after measuring", "solid", 4, False,
+    description="θ chosen after measuring, from the noisy measurement (post-processing, no ε)",
+    source="after measuring, from the noisy sums (post-processing, costs nothing)",
+)  # fmt: skip
+INSIDE_THETA = Truncation(
+    INSIDE, "θ located by the algorithm", "solid", 5, False,
+    description="θ located privately by the algorithm itself, with its own share of ε",
+    source="located by the algorithm from noisy shell sums, with its own share of ε",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

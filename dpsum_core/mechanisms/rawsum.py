@@ -28,7 +28,7 @@ import numpy as np
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain, bin_sums
-from dpsum_core.mechanisms.algorithm import POSTHOC, Algorithm
+from dpsum_core.mechanisms.algorithm import POSTHOC, POSTHOC_THETA, Algorithm
 from dpsum_core.mechanisms.cost import (
     PRODUCT_SECONDS,
     Seconds,
@@ -42,7 +42,6 @@ from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
-from dpsum_core.truncation.method import Truncation
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -321,12 +320,7 @@ RECORDS = (
         symbol="star",
         measures="raw per-bin sums: geometric shells + GreedyH(W·diag(e)) rows",
         theta_rule=POSTHOC,
-        own_theta=Truncation(
-            POSTHOC, "θ after measuring", "solid", 4, False,
-            description="θ chosen after measuring, from the noisy measurement "
-                        "(post-processing, no ε)",
-            source="after measuring, from the noisy sums (post-processing, costs nothing)",
-        ),
+        own_theta=POSTHOC_THETA,
         measure=rawsum,
         error=rawsum_error,
         stream_id=7,  # 6 is SQM's per-query θ stream (simulate.streams.SQM_THETA_STREAM)

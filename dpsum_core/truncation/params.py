@@ -87,10 +87,6 @@ class TruncationParams:
         for run.json and release.json."""
         return {name: p.in_force(self, upper) for name, p in PARAMETERS.items()}
 
-    def with_(self, **changes: Any) -> TruncationParams:
-        """A copy with some parameters changed (validated again)."""
-        return TruncationParams(**{**self._values, **changes})
-
 
 def _rebuild(values: dict) -> TruncationParams:
     return TruncationParams(**values)

@@ -46,11 +46,6 @@ def label(name: str) -> str:
     return REGISTRY[name].label if name in REGISTRY else name
 
 
-def owner(param: str) -> Truncation:
-    """The method whose parameter ``param`` is."""
-    return next(t for t in _RECORDS if any(p.name == param for p in t.params))
-
-
 def _method(name: str) -> tuple[Choose, Laws]:
     check_choice(name, "truncation", TRUNCATION_METHODS)
     record = get(name)
