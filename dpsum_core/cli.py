@@ -25,6 +25,7 @@ from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--truncation",
         default=",".join(c.truncations),
-        help="comma list of none,fixed,svt,recursive",
+        help=f"comma list of {','.join(TRUNCATION_METHODS)}",
     )
     run.add_argument("--algorithms", default=",".join(c.algorithms))
     run.add_argument("--trials", type=_number(int), default=c.trials)
@@ -136,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
         "--truncation",
-        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc; clampshells: leave out, or inside)",
+        help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
+        "leave out, or inside)",
     )
     rel.add_argument(
         "--isotonic",
