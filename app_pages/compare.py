@@ -43,8 +43,7 @@ with st.container(border=True):
         )
     with algorithms:
         widgets.algorithms_control(ctx)
-    if "fixed" in truncations:
-        widgets.fixed_theta_control()
+    widgets.required_parameters(tuple(truncations))
     plan = compare.grid_plan(ctx, truncations)
     if plan.error:
         st.error(plan.error)

@@ -54,8 +54,7 @@ def controls(ctx: state.DataContext) -> tuple[list[str], str, float]:
                 format_func=truncation_label,
             )
             widgets.algorithms_control(ctx)
-            if "fixed" in truncations:
-                widgets.fixed_theta_control()
+            widgets.required_parameters(tuple(truncations))
     return truncations, text, above
 
 

@@ -24,7 +24,8 @@ from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
-from dpsum_core.truncation.params import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
+from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +55,6 @@ def _number(kind):
 
 # Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
 _CONFIG = ExperimentConfig()
-_PARAMS = TruncationParams()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(run, reproduce), publish (release) or open the dashboard (app).",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c, tp = _CONFIG, _PARAMS
+    c = _CONFIG
 
     def common(p: argparse.ArgumentParser, *, engines: bool = True) -> None:
         """``engines=False``: --engine, --spark-master and --table are accepted only to be
@@ -109,15 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
         p.add_argument("--epsilon", type=_number(float), default=c.epsilon)
         p.add_argument("--rho", type=_number(float), default=c.rho)
-        p.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
-        p.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
-        p.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
-        p.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
-        start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
-        p.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
-        p.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
-        p.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
-        p.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
+        for param in PARAMETERS.values():  # as each method's module declares them
+            kind = {"choices": param.choices} if param.choices else {"type": _number(float)}
+            p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,
+                           **kind)  # fmt: skip
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
@@ -125,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--truncation",
         default=",".join(c.truncations),
-        help="comma list of none,fixed,svt,recursive",
+        help=f"comma list of {','.join(TRUNCATION_METHODS)}",
     )
     run.add_argument("--algorithms", default=",".join(c.algorithms))
     run.add_argument("--trials", type=_number(int), default=c.trials)
@@ -142,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
         "--truncation",
-        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc; clampshells: leave out, or inside)",
+        help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
+        "leave out, or inside)",
     )
     rel.add_argument(
         "--isotonic",
@@ -251,16 +247,7 @@ def _out_path(path: str) -> Path:
 
 
 def _params(args: argparse.Namespace) -> TruncationParams:
-    return TruncationParams(
-        svt_variant=args.svt_variant,
-        svt_r=args.svt_r,
-        svt_c=args.svt_c,
-        svt_s=args.svt_s,
-        rm_beta=args.rm_beta,
-        rm_theta0=args.rm_theta0,
-        rm_mu=args.rm_mu,
-        theta=args.theta,
-    )
+    return TruncationParams(**{name: getattr(args, name) for name in PARAMETERS})
 
 
 def _run(args: argparse.Namespace) -> int:
