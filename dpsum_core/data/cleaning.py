@@ -125,6 +125,11 @@ _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
+    return rank_columns([str(c) for c in df.columns], numeric_counts(df))
+
+
+def numeric_counts(df: pd.DataFrame) -> list[int]:
+    """The number of finite numbers each column of ``df`` holds (as the cleaning reads them)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     hint = decimal_comma_hint(df)
@@ -145,7 +150,7 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
         parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values
         finite = np.isfinite(parsed.to_numpy())
         counts.append(int(finite.sum() if weights is None else weights[finite].sum()))
-    return rank_columns([str(c) for c in df.columns], counts)
+    return counts
 
 
 def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:
