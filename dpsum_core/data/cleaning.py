@@ -119,6 +119,7 @@ def decimal_comma_hint(df: pd.DataFrame) -> bool:
     return df.attrs.get(DELIMITER) == ";"
 
 
+_DIGIT = re.compile(r"\d")
 _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 
 
@@ -145,6 +146,9 @@ def numeric_counts(df: pd.DataFrame) -> list[int]:
                 codes, uniques = pd.factorize(col)
             weights = np.bincount(codes[codes >= 0], minlength=len(uniques))
             uniques, weights = uniques[weights > 0], weights[weights > 0]
+            if not any(_DIGIT.search(str(u)) for u in uniques):  # a number has a digit
+                counts.append(0)
+                continue
             col = pd.Series(uniques, dtype=object)
         # Lenient: a column of mixed number formats is still listed (choosing it says why not).
         parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values

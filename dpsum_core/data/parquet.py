@@ -45,11 +45,12 @@ def _is_text(arrow_type) -> bool:
 
 
 def _is_number(arrow_type) -> bool:
+    """Integers, floats and decimals (booleans are not numbers to the cleaning)."""
     import pyarrow as pa
 
     return bool(
         pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type)
-        or pa.types.is_decimal(arrow_type) or pa.types.is_boolean(arrow_type)
+        or pa.types.is_decimal(arrow_type)
     )  # fmt: skip
 
 
@@ -121,6 +122,8 @@ def read_parquet(
     default) are decoded, text columns as dictionaries (pandas Categoricals: each distinct
     string once). The decoded size is, per column, Arrow's buffers (its fixed width per row,
     or its pages' uncompressed bytes) and 8 bytes per row of the DataFrame."""
+    import pyarrow as pa
+
     name = base_name(label)
     pf = _parquet_file(raw, name)
     meta, schema = pf.metadata, pf.schema_arrow
@@ -140,7 +143,7 @@ def read_parquet(
             for g in range(meta.num_row_groups)
             for i in leaves[f.name]
         )
-        width = f.type.bit_width // 8 if _is_number(f.type) else 4
+        width = f.type.bit_width // 8 if pa.types.is_primitive(f.type) else 4
         decoded += max(pages, rows * max(width, 1)) + 8 * rows
     check_decoded(decoded, name)
     text = [f.name for f in schema if f.name in wanted and _is_text(f.type)]
