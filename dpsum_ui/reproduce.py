@@ -11,6 +11,7 @@ import shlex
 
 from dpsum_core.publish.release import ReleasePlan
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import escape_name
 from dpsum_core.truncation.params import TruncationParams
 
 UPLOAD_PLACEHOLDER = "<your file.csv>"
@@ -31,8 +32,10 @@ def _num(value: float | int) -> str:
     return str(value) if isinstance(value, int) else repr(float(value))
 
 
-def _quote(text: str) -> str:
-    return text if text.startswith("<") and text.endswith(">") else shlex.quote(text)
+def _quote(path: str) -> str:
+    """The ``--data`` word: the upload's placeholder as it is (a hint to replace), else the
+    path quoted as one word (a server dataset's name ending in ``>`` included)."""
+    return path if path == UPLOAD_PLACEHOLDER else escape_name(path, "shell")
 
 
 def _common(
@@ -40,9 +43,9 @@ def _common(
 ) -> list[str]:
     args = ["--data", _quote(path)]
     if column:
-        args += ["--column", shlex.quote(column)]
+        args += ["--column", escape_name(column, "shell")]
     if id_column:
-        args += ["--id-column", shlex.quote(id_column)]
+        args += ["--id-column", escape_name(id_column, "shell")]
     args += ["--upper", _num(config.upper), "--bins", str(config.bins),
              "--weights", config.weights, "--workload", shlex.quote(config.workload),
              "--epsilon", _num(config.epsilon), "--rho", _num(config.rho)]  # fmt: skip

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
+from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -64,8 +65,9 @@ def domain_text(upper: float, bins: int) -> str:
 
 def unit_text(id_column: str | None) -> str:
     """The unit of privacy in a subtitle when it is a person of several rows (`` · one person
-    = all rows with the same 'pid'``); nothing for the default, one row = one person."""
-    return "" if id_column is None else f" · {unit_of_privacy(id_column)}"
+    = all rows with the same 'pid'``, escaped for Plotly); nothing for the default, one row =
+    one person."""
+    return "" if id_column is None else f" · {escape_name(unit_of_privacy(id_column), 'plotly')}"
 
 
 def _title(text: str, result: ExperimentResult) -> str:
@@ -73,7 +75,7 @@ def _title(text: str, result: ExperimentResult) -> str:
     # ρ only matters when θ is chosen privately (SVT, Recursive)
     rho = f", ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
-        f"{text}<br><sup>{result.dataset_name}{unit_text(result.cleaning.get('id_column'))} · "
+        f"{text}<br><sup>{escape_name(result.dataset_name, 'plotly')}{unit_text(result.cleaning.get('id_column'))} · "
         f"{result.workload.spec} · "
         f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
         f"{c.trials} trials · seed {c.seed}</sup>"
