@@ -19,6 +19,7 @@ from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.publish.ledger import file_fingerprint
+from dpsum_core.text import escape_name
 from dpsum_core.validation import check_positive
 
 from . import keys as K
@@ -95,7 +96,8 @@ def _read_upload(key: str, slot: str, error: str) -> Upload | None:
         # Size limit, format, header, metadata and "no numeric column" are the engine's checks.
         ss[slot] = read_upload(file.getvalue(), name, getattr(file, "file_id", name))
     except DpsumError as exc:
-        ss[error] = f"Could not use {name}: {exc}"
+        # shown as Markdown: the file's name (in the message too) is escaped, never rendered
+        ss[error] = escape_name(f"Could not use {name}: {exc}", "markdown")
         return None
     return ss[slot]
 

@@ -148,7 +148,8 @@ def missing(ctx: state.DataContext) -> list[str]:
     out = []
     if pending := state.domain_pending():
         out.append(
-            f"The public upper bound U is still the sample's: set U for {pending} on the "
+            f"The public upper bound U is still the sample's: set U for "
+            f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:

@@ -73,3 +73,22 @@ def test_an_upload_is_refused_when_the_server_budget_is_full(page: AppTest, monk
     assert not page.exception
     (error,) = errors(page)
     assert "people.parquet" in error and "try again later" in error
+
+
+def test_an_uploaded_files_names_are_text_in_titles_and_messages(page: AppTest) -> None:
+    """Issue 27.5 on screen: a file named like a link and an identifier named like an image
+    are shown as text in the chart titles, never as Plotly markup."""
+    link = '<a href="https://evil.example/login">Session expired</a>.csv'
+    frame = pd.DataFrame({"v": [1.0, 2.0, 3.0, 4.0], "<img src=x onerror=alert(1)>": list("abab")})
+    page.file_uploader(key="data_upload").set_value(
+        (link, frame.to_csv(index=False).encode(), "text/csv")
+    )
+    page.run()
+    assert_clean(page)
+    page.selectbox(key="data_id_column").set_value("<img src=x onerror=alert(1)>").run()
+    assert_clean(page)
+    shown = title(charts(page)[-1])
+    assert shown.startswith("&lt;a href=")
+    assert "<a " not in shown and "<img" not in shown and "&lt;img src=x" in shown
+    warned = " ".join(w.value for w in page.warning)
+    assert "**Set U for \\<a href=" in warned  # Markdown shows it as typed
