@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field
 
 from dpsum_core.errors import DataError
 
 
-@dataclass
 class Reservation:
     """Bytes held from a :class:`ByteBudget` until :meth:`release` (idempotent), which runs by
     itself once the owner given to :meth:`keep` is garbage collected."""
 
-    budget: ByteBudget
-    nbytes: int
-    _done: bool = field(default=False, repr=False)
+    def __init__(self, budget: ByteBudget, nbytes: int):
+        self.budget = budget
+        self.nbytes = nbytes
+        self._done = False
+
+    def shrink(self, nbytes: int) -> None:
+        """Hold only ``nbytes`` (≤ what is held) from now on: a decode's transient bytes are
+        given back once it is done."""
+        with self.budget._lock:
+            if not self._done and 0 <= nbytes < self.nbytes:
+                self.budget._used -= self.nbytes - nbytes
+                self.nbytes = nbytes
 
     def keep(self, owner: object) -> None:
         """Hold the bytes while ``owner`` lives (it must support weak references)."""

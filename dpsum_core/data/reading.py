@@ -64,8 +64,9 @@ def read_table(
         as in the DuckDB and Spark engines, which read CSV cells as text).
     budget
         A process-wide allowance (:class:`~dpsum_core.data.bytebudget.ByteBudget`) that the
-        estimate is reserved from before decoding; the reservation is released when the
-        returned DataFrame is garbage collected.
+        estimate (with ``columns``; for text, with the parser's transient bytes until it is
+        done) is reserved from before decoding; the reservation is released when the returned
+        DataFrame is garbage collected.
 
     Raises
     ------
@@ -86,7 +87,10 @@ def read_table(
     check_present(columns, [str(c) for c in head.columns], base_name(label))
     estimate = _text_decoded_bytes(raw, head, columns)
     check_decoded(estimate, base_name(label))
-    held = None if budget is None else budget.reserve(estimate, base_name(label))
+    # While parsing, pandas' tokenizer also holds every field of the file (≈ its bytes and
+    # 8 bytes a field): reserved for the parse, given back after it.
+    parsing = estimate + len(raw) + 8 * (raw.count(b"\n") + 1) * head.shape[1]
+    held = None if budget is None else budget.reserve(parsing, base_name(label))
     try:
         df = _parse_text(raw, label, sep, text_columns, usecols=columns)
     except BaseException:
@@ -94,6 +98,7 @@ def read_table(
             held.release()
         raise
     if held is not None:
+        held.shrink(estimate)
         held.keep(df)
     return df
 

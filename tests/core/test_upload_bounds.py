@@ -162,3 +162,18 @@ def test_a_decode_holds_its_estimate_until_the_frame_is_dropped(tmp_path, kind):
     del df
     gc.collect()
     assert budget.used == 0
+
+
+def test_a_csv_parse_reserves_the_parsers_bytes_until_it_is_done(tmp_path):
+    """pandas' tokenizer holds every field of the file while it parses: reserved for the
+    parse (a budget holding only the decoded estimate refuses it), given back after."""
+    path = wide_text_csv(tmp_path / "wide.csv", rows=2000, columns=50)
+    budget = ByteBudget(1 << 30)
+    df = read_table(path, columns=["v"], budget=budget)
+    held = budget.used
+    assert held == 8 * (2000 + 2)  # 8 bytes a line once parsed
+    with pytest.raises(DataError, match="free now"):
+        read_table(path, columns=["v"], budget=ByteBudget(path.stat().st_size))
+    del df
+    gc.collect()
+    assert budget.used == 0
