@@ -5,7 +5,6 @@ file stems. Colour is never the only cue (WCAG 1.4.1): each algorithm also has a
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,8 +85,7 @@ def file_stem(dataset: str, *parts: str) -> str:
     """A download's file name without extension, saying what it shows:
     ``file_stem("incomes.csv", "Q1", "eps0.01", "seed0", "answers")`` →
     ``dpsum_incomes_Q1_eps0.01_seed0_answers`` (characters unsafe in file names become -)."""
-    text = "_".join(["dpsum", Path(dataset).stem, *parts])
-    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+    return escape_name("_".join(["dpsum", Path(dataset).stem, *parts]), "file")
 
 
 def run_stem(result: ExperimentResult, what: str) -> str:
