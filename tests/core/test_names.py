@@ -16,7 +16,7 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import report_html as figures_html
 from dpsum_core.plots.export import to_html
 from dpsum_core.plots.results import answers_figure
-from dpsum_core.publish.release import release
+from dpsum_core.publish.release import plan_release, release
 from dpsum_core.publish.report import report_html, report_markdown, reproduce_command
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
@@ -119,3 +119,24 @@ def test_the_release_command_quotes_names_with_control_characters():
     words = _bash_words(command)
     assert words[words.index("--data") + 1] == NEWLINES
     assert words[words.index("--id-column") + 1] == "pid\nx"
+
+
+def test_reproduce_this_quotes_every_name_as_one_shell_word():
+    """The dashboard's "Reproduce this" command: a column, an identifier or a server dataset
+    name with newlines or a trailing ``>`` is one word that bash reads back exactly."""
+    from dpsum_ui.reproduce import data_path, release_command, run_command
+
+    config = ExperimentConfig(workload="Q3", upper=1000.0, bins=100)
+    path = data_path("server", sample=None, server="x;echo owned #>")
+    command = run_command(config, path=path, column=NEWLINES, id_column="pid\n")
+    lines = command.split(" \\\n  ")
+    assert all("\n" not in line for line in lines)
+    words = _bash_words(" ".join(lines))
+    assert words[words.index("--data") + 1] == "<data directory>/x;echo owned #>"
+    assert words[words.index("--column") + 1] == NEWLINES
+    assert words[words.index("--id-column") + 1] == "pid\n"
+    plan_words = _bash_words(release_command(
+        plan_release(config, algorithm="identity", truncation="none"), path=path,
+        column=LINK, budget=None,
+    ).replace(" \\\n  ", " "))  # fmt: skip
+    assert plan_words[plan_words.index("--column") + 1] == LINK
