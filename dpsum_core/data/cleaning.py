@@ -135,20 +135,21 @@ def numeric_counts(df: pd.DataFrame) -> list[int]:
 
     hint = decimal_comma_hint(df)
     counts = []
-    for i in range(df.shape[1]):
-        col = df.iloc[:, i]
+    for _, col in df.items():
         if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             weights = None
         else:  # text: each distinct cell is read once (the format rules see the same cells)
-            if isinstance(col.dtype, pd.CategoricalDtype):  # Parquet text: already coded
+            coded = isinstance(col.dtype, pd.CategoricalDtype)  # Parquet text: already coded
+            cells = col.cat.categories if coded else col
+            if not _DIGIT.search(" ".join(map(str, cells.to_numpy()))):  # a number has a digit
+                counts.append(0)
+                continue
+            if coded:
                 codes, uniques = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(object)
             else:
                 codes, uniques = pd.factorize(col)
             weights = np.bincount(codes[codes >= 0], minlength=len(uniques))
             uniques, weights = uniques[weights > 0], weights[weights > 0]
-            if not any(_DIGIT.search(str(u)) for u in uniques):  # a number has a digit
-                counts.append(0)
-                continue
             col = pd.Series(uniques, dtype=object)
         # Lenient: a column of mixed number formats is still listed (choosing it says why not).
         parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values
