@@ -46,8 +46,9 @@ def data_histogram_figure(
             )
     # The title's main line stays short (a long one was cut off in narrow columns); the domain
     # goes to the subtitle.
+    name, column = escape_name(data.name, "plotly"), escape_name(data.column, "plotly")
     fig.update_layout(
-        title=f"{escape_name(data.name, 'plotly')}: {escape_name(data.column, 'plotly')}<br><sup>{domain_text(domain.upper, domain.bins)} "
+        title=f"{name}: {column}<br><sup>{domain_text(domain.upper, domain.bins)} "
         f"(width {domain.width:,.6g}){unit_text(data.report.id_column)} · records per bin, "
         "log scale</sup>",
         bargap=0,
