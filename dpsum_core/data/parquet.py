@@ -23,7 +23,7 @@ from dpsum_core.data.cleaning import numeric_counts, rank_columns
 from dpsum_core.errors import DataError
 
 SAMPLE_PAGE_BYTES = 64 * 2**20
-"""A Parquet text column is sampled only if its first row group decodes to at most this."""
+"""Text columns are sampled while their first row groups decode to at most this together."""
 
 
 def _parquet_file(raw: bytes, name: str, read_dictionary: list[str] | None = None):
@@ -66,8 +66,9 @@ def _leaves(meta, names: list[str]) -> dict[str, list[int]]:
 
 def parquet_head(raw: bytes, label: str) -> tuple[list[str], list[str]]:
     """(every column, the numeric candidates) of a Parquet file from its schema, its
-    statistics (nulls of numeric columns) and the first rows of its text columns (each sampled
-    only when its first row group decodes to at most :data:`SAMPLE_PAGE_BYTES`)."""
+    statistics (nulls of numeric columns) and the first rows of its text columns (those, in
+    order, whose first row groups decode to at most :data:`SAMPLE_PAGE_BYTES` together; a text
+    column beyond them is not offered)."""
     name = base_name(label)
     pf = _parquet_file(raw, name)
     meta, schema = pf.metadata, pf.schema_arrow
@@ -79,12 +80,13 @@ def parquet_head(raw: bytes, label: str) -> tuple[list[str], list[str]]:
     for f in schema:
         if _is_number(f.type) and len(leaves[f.name]) == 1:
             counts[f.name] = meta.num_rows - _nulls(meta, leaves[f.name][0], groups)
-    text = [
-        f.name for f in schema
-        if _is_text(f.type) and len(leaves[f.name]) == 1 and meta.num_row_groups
-        and meta.row_group(0).column(leaves[f.name][0]).total_uncompressed_size
-        <= SAMPLE_PAGE_BYTES
-    ]  # fmt: skip
+    text, pages = [], 0
+    for f in schema:  # text columns, while their first row groups decode to SAMPLE_PAGE_BYTES
+        if _is_text(f.type) and len(leaves[f.name]) == 1 and meta.num_row_groups:
+            pages += meta.row_group(0).column(leaves[f.name][0]).total_uncompressed_size
+            if pages > SAMPLE_PAGE_BYTES:
+                break
+            text.append(f.name)
     if text:
         rows = min(1000, max(20, SAMPLE_CELLS // len(text)))
         try:

@@ -177,3 +177,20 @@ def test_a_csv_parse_reserves_the_parsers_bytes_until_it_is_done(tmp_path):
     del df
     gc.collect()
     assert budget.used == 0
+
+
+def test_parquet_text_columns_are_sampled_within_one_bound(tmp_path, monkeypatch):
+    """Text columns holding numbers are offered from their first rows, but only while their
+    first row groups decode to at most SAMPLE_PAGE_BYTES together."""
+    from dpsum_core.data import parquet
+
+    rows = 5000
+    frame = pd.DataFrame({f"t{i}": [str(j) for j in range(rows)] for i in range(4)})
+    path = tmp_path / "text.parquet"
+    frame.to_parquet(path)
+    assert inspect_table(path).candidates == ("t0", "t1", "t2", "t3")
+    import pyarrow.parquet as pq
+
+    one = pq.ParquetFile(path).metadata.row_group(0).column(0).total_uncompressed_size
+    monkeypatch.setattr(parquet, "SAMPLE_PAGE_BYTES", 2 * one)
+    assert inspect_table(path).candidates == ("t0", "t1")
