@@ -9,6 +9,7 @@ from dpsum_core.plots.results import (
     isotonic_figure,
     relative_error_figure,
 )
+from dpsum_core.text import escape_name
 from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
 from dpsum_ui import keys as K
 
@@ -125,7 +126,8 @@ if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 elif pending := state.domain_pending():
-    st.warning(f"Set the public upper bound U for {pending} on the Data page before running.")
+    st.warning(f"Set the public upper bound U for {escape_name(pending, 'markdown')} on the Data page before "
+               "running.")  # fmt: skip
     st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")
 plan = settings_panel(ctx)
 shown = explorer.shown()

@@ -11,6 +11,7 @@ from dpsum_core.mechanisms.registry import get, label, truncation_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
+from dpsum_core.text import escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 
@@ -118,8 +119,9 @@ def run_caption(result: ExperimentResult) -> str:
     truncs = ", ".join(truncation_label(t) for t in c.truncations)
     # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
+    name, column = (escape_name(n, "markdown") for n in (result.dataset_name, result.dataset_column))
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {result.dataset_name} (`{result.dataset_column}`)"
+        f"**Seed {c.seed}** · {c.trials} trials · {name} ({column})"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
         f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )

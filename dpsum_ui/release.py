@@ -27,6 +27,7 @@ from dpsum_core.publish.release import (
     plan_release,
     release_plan,
 )
+from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
@@ -127,7 +128,8 @@ def missing(ctx: state.DataContext) -> list[str]:
     out = []
     if pending := state.domain_pending():
         out.append(
-            f"The public upper bound U is still the sample's: set U for {pending} on the "
+            f"The public upper bound U is still the sample's: set U for "
+            f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
@@ -221,7 +223,7 @@ def report_markdown(rel: Release, dataset: str, source: str) -> str:
 def report_files(rel: Release, dataset: str, source: str) -> tuple[bytes, bytes, str]:
     """(report.html, report.md, the file name stem ``<dataset>_<date>_report``)."""
     markdown = report_markdown(rel, dataset, source)
-    stem = f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report"
+    stem = escape_name(f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report", "file")
     return releases.report_html(markdown).encode(), markdown.encode(), stem
 
 

@@ -16,6 +16,7 @@ from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import budget_split
+from dpsum_core.text import escape_name
 
 from . import compute, figs, present, state
 from . import keys as K
@@ -90,7 +91,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     at = int(np.argmin(np.abs(grid - theta)))
     # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
     title_tail = (
-        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
+        f"<br><sup>{escape_name(data.name, 'plotly')} · q_τ with τ = {tau:,.0f} · "
         f"{domain_text(domain.upper, domain.bins)}</sup>"
         f"<br><sup>ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")

@@ -2,8 +2,9 @@
 its release command and the release report's (``dpsum release``).
 
 Every command is a list of options rendered by :func:`render`, the only place where text is
-quoted for a shell (:func:`shlex.quote`), so a name with spaces or quotes (a column, a file)
-cannot break out of its word; a :class:`Placeholder` (``<your file.csv>``) is the one thing
+quoted for a shell (:func:`dpsum_core.text.escape_name`: ``shlex.quote``, or bash's ``$'…'``
+for a name with control characters, so the command stays one exact line), so a name with
+spaces, quotes or newlines (a column, a file) cannot break out of its word; a :class:`Placeholder` (``<your file.csv>``) is the one thing
 written as is. The truncation methods' options come from their own descriptions
 (:data:`~dpsum_core.truncation.registry.PARAMETERS`), the table the command line's parser reads,
 so a written command always parses back to the same configuration (tests/core/test_command.py).
@@ -11,13 +12,13 @@ so a written command always parses back to the same configuration (tests/core/te
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dpsum_core.mechanisms.registry import truncation
 from dpsum_core.publish.release import ReleasePlan, decimal_text
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import escape_name
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import PARAMETERS
 
@@ -52,8 +53,8 @@ def render(command: str, options: Sequence[Option], *, lines: bool = False) -> s
 
 def _quote(value: str | Placeholder) -> str:
     if isinstance(value, Placeholder):
-        return value.head + (shlex.quote(value.tail) if value.tail else "")
-    return shlex.quote(value)
+        return value.head + (escape_name(value.tail, "shell") if value.tail else "")
+    return escape_name(value, "shell")
 
 
 def script_number(value: float | int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from dpsum_core.errors import ParameterError
@@ -21,6 +22,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
+from dpsum_core.text import escape_name
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
 
@@ -87,6 +89,7 @@ def report_markdown(
     data without noise.
     """
     c, b = rel.config, rel.budget
+    name, unit = escape_name(dataset, "markdown"), escape_name(rel.unit_of_privacy, "markdown")
     alg = get(c["algorithm"])
     theta = rel.theta
     shown_theta = (
@@ -108,14 +111,14 @@ def report_markdown(
         )
     )
     lines = [
-        f"# dpsum release: {dataset}",
+        f"# dpsum release: {name}",
         "",
         f"Created {rel.created} (UTC).",
         "",
         "## What was released",
         "",
-        f"- **Dataset**: {dataset}.",
-        f"- **Unit of privacy**: {rel.unit_of_privacy}: the guarantee covers adding or "
+        f"- **Dataset**: {name}.",
+        f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
         f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
         f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
@@ -143,7 +146,7 @@ def report_markdown(
         "",
         "## Record",
         "",
-        f"- **Ledger**: {ledger_line or 'no ledger kept'}.",
+        f"- **Ledger**: {escape_name(ledger_line, 'markdown') or 'no ledger kept'}.",
         f"- **Versions**: dpsum {rel.versions.get('dpsum')}, OpenDP {rel.versions.get('opendp')}, "
         f"Python {rel.versions.get('python')}.",
         "- **Same configuration again** (new noise, a new charge on the ledger):",
@@ -152,6 +155,10 @@ def report_markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+_ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # CommonMark's backslash escapes
+_INLINE = re.compile(r"(\\[!-/:-@\[-`{-~]|\*\*)")
 
 
 def report_html(markdown: str) -> str:
@@ -172,8 +179,15 @@ def report_html(markdown: str) -> str:
             table.clear()
 
     def inline(text: str) -> str:
-        parts = html.escape(text).split("**")
-        return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+        # ** toggles bold; a backslash-escaped character (a name, see escape_name) is text
+        out, bold = [], False
+        for token in _INLINE.split(text):
+            if token == "**":
+                out.append("</strong>" if bold else "<strong>")
+                bold = not bold
+            else:
+                out.append(html.escape(token[1:] if _ESCAPED.fullmatch(token) else token))
+        return "".join(out) + ("</strong>" if bold else "")
 
     for line in markdown.splitlines():
         if line.startswith("|"):
