@@ -27,8 +27,8 @@ _DEFAULTS = TruncationParams()
 
 @dataclass(frozen=True)
 class Placeholder:
-    """Text the reader replaces (``<your file.csv>``, ``<data directory>/``), written as is,
-    then ``tail`` quoted as any value (a server dataset's name)."""
+    """Text the reader replaces (``<your file.csv>``, ``<data directory>/``): written as is
+    alone; followed by a ``tail`` (a server dataset's name), the whole is quoted as one word."""
 
     head: str
     tail: str = ""
@@ -53,7 +53,9 @@ def render(command: str, options: Sequence[Option], *, lines: bool = False) -> s
 
 def _quote(value: str | Placeholder) -> str:
     if isinstance(value, Placeholder):
-        return value.head + (escape_name(value.tail, "shell") if value.tail else "")
+        # with a name after it the whole path is one quoted word (``<data directory>/name``
+        # unquoted would read as a shell redirection); a bare placeholder is written as is
+        return escape_name(value.head + value.tail, "shell") if value.tail else value.head
     return escape_name(value, "shell")
 
 

@@ -16,8 +16,9 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import report_html as figures_html
 from dpsum_core.plots.export import to_html
 from dpsum_core.plots.results import answers_figure
+from dpsum_core.publish.command import record_command
 from dpsum_core.publish.release import plan_release, release
-from dpsum_core.publish.report import report_html, report_markdown, reproduce_command
+from dpsum_core.publish.report import report_html, report_markdown
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
 from dpsum_core.text import escape_name, visible
@@ -116,7 +117,7 @@ def test_the_release_command_quotes_names_with_control_characters():
     config = {"upper": 1000.0, "bins": 10, "weights": "upper", "workload": "Q3",
               "epsilon": 1.0, "algorithm": "identity", "truncation": "none",
               "isotonic": True, "truncation_params": {}}  # fmt: skip
-    command = reproduce_command(config, dataset=NEWLINES, id_column="pid\nx")
+    command = record_command(config, dataset=NEWLINES, id_column="pid\nx")
     assert "\n" not in command
     words = _bash_words(command)
     assert words[words.index("--data") + 1] == NEWLINES
