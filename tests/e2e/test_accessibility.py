@@ -198,7 +198,8 @@ def test_main_flow_with_the_keyboard_only(page, server):
     rows = list(csv.DictReader(io.StringIO(Path(d.path()).read_text(encoding="utf-8"))))
     assert len(rows) == 8 * 10  # 7 algorithms + the true answers, 10 queries each
     series = {r["series"] for r in rows}
-    assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "true answer"}, series
+    assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "ClampShells",
+                      "true answer"}, series
     for r in rows:
         if r["series"] != "true answer":
             assert float(r["5th percentile"]) <= float(r["95th percentile"]), r
