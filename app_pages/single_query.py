@@ -7,6 +7,7 @@ so that a class never sees two θ)."""
 import streamlit as st
 
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
+from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import keys as K
 from dpsum_ui import present, share, shell, state, teaching, widgets
@@ -108,7 +109,14 @@ def single_query_page() -> None:
             return
         controls(ctx, plan)
         private = budget_controls()
-    view = teaching.analyse(ctx, plan, private=private)
+    with right:  # heavy θ curves wait here for their button, with the estimate
+        try:
+            view = teaching.analyse(ctx, plan, private=private)
+        except TooHeavy as exc:
+            st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+            return
+    if view is None:
+        return
     with right:
         algorithm = get(K.TEACH_ALGORITHM)
         widgets.chart(view.figure, "teach_curves", stem=f"{view.stem}_{algorithm}_error_over_theta")

@@ -178,6 +178,7 @@ TEACH_THETA = "teach_theta"
 TEACH_PRIVATE = "teach_private"
 TEACH_SHARE = "teach_share"
 TEACH_ALL = "teach_all_box"
+TEACH_COMPUTE = "teach_compute"  # compute θ curves estimated above a link's budget
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"
@@ -204,6 +205,7 @@ RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"
 RELEASE_REPORT_HTML = "release_report_html"
 RELEASE_REPORT_MD = "release_report_md"
+RELEASE_ESTIMATE = "release_estimate"  # compute an expected error above a link's budget
 # Decide
 DECIDE_TARGET = "decide_target"
 DECIDE_ABOVE = "decide_above"
@@ -212,6 +214,7 @@ DECIDE_SIMULATE = "decide_simulate"
 DECIDE_SHARE = "decide_share"
 DECIDE_TABLE = "decide_table"
 DECIDE_CSV = "decide_csv"
+DECIDE_COMPUTE = "decide_compute"  # compute curves estimated above a link's budget
 
 
 def download_key(figure: str, fmt: str) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import Algorithm
@@ -132,6 +133,7 @@ def _expected_abs(
     rows = []
     cached: tuple[bytes, Components] | None = None
     for law, e in zip(laws, eps_m, strict=True):
+        checkpoint()  # one ε at a time: stoppable between them
         weights = law.weights if law.weights.ndim == 2 else law.weights[:, None]
         used = np.flatnonzero(weights.max(axis=1) > NEGLIGIBLE)
         if not alg.error_rescales:  # the design itself depends on ε (ClampShells)
