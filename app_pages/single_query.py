@@ -6,8 +6,8 @@ so that a class never sees two θ)."""
 
 import streamlit as st
 
+from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
-from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import keys as K
 from dpsum_ui import present, share, shell, state, teaching, widgets
@@ -112,7 +112,7 @@ def single_query_page() -> None:
     with right:  # heavy θ curves wait here for their button, with the estimate
         try:
             view = teaching.analyse(ctx, plan, private=private)
-        except TooHeavy as exc:
+        except DpsumError as exc:  # too heavy, or the queue is full
             st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
             return
     if view is None:

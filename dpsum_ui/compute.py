@@ -22,6 +22,7 @@ click's budget.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -126,12 +127,27 @@ class _Bar:
         self._bar.empty()
 
 
+def _who() -> tuple[str | None, str | None]:
+    """(session, client) of this script run for the queue's fairness: the client is the
+    browser (every tab sends the same XSRF cookie, hashed here), else the session. A person
+    with several browsers counts as several: fairness, not a security boundary."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    session = getattr(ctx, "session_id", None)
+    try:
+        token = st.context.cookies.get("_streamlit_xsrf")
+    except Exception:  # no browser context (tests, bare mode)
+        token = None
+    client = hashlib.sha256(token.encode()).hexdigest() if isinstance(token, str) else session
+    return session, client
+
+
 def _compute(kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object]) -> None:
     """Memoise ``work(bar)`` under (kind, key) with a progress bar, after waiting for a turn
     when the click is heavy; a stop or a new click ends it with nothing stored."""
     bar = _Bar(label)
+    session, client = _who()
     try:
-        with QUEUE.turn(cost.seconds, bar.wait), _engine():
+        with QUEUE.turn(cost.seconds, bar.wait, session=session, client=client), _engine():
             state.memo(kind, key, lambda: work(bar))
     finally:
         bar.done()
