@@ -65,6 +65,7 @@ Single query (app_pages/single_query.py)
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
     ``teach_share``        popover: link to this query, θ and algorithm
     ``teach_all_box``      expander: every algorithm's error over θ, built only when open
+    ``teach_compute``      button: compute θ curves estimated above a link's budget
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -92,11 +93,13 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_record_json``      download_button: release.json of the last release
     ``release_report_html``      download_button: report.html of the last release
     ``release_report_md``        download_button: report.md of the last release
+    ``release_estimate``         button: compute an expected error estimated above a link's budget
 Decide (app_pages/decide.py)
     ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
     ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
+    ``decide_compute``       button: compute curves estimated above a link's budget
     ``decide_share``         popover: link to this view
     ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
                              built only when open
