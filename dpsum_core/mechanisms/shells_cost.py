@@ -33,10 +33,12 @@ from dpsum_core.mechanisms.rawsum import shell_edges
 # bench/pricing.py, on the reference machine (2 cores, shared): the per-shell quadratic forms
 # ran at ≈ 1.2 ns per (query, leaf²) at 5 000 bins, the map onto the leaves at ≈ 3·10⁻⁸ s per
 # (active leaf, leaf + query), the per-shell least-squares inverses (design, cached) at
-# ≈ 1·10⁻⁹ s per leaf³ (the first two kept at what was measured, the inverses rounded up).
+# ≈ 1·10⁻⁹ s per leaf³ (the first two kept at what was measured, the inverses rounded up);
+# estimate / CPU seconds 1.2–2.9 for the error at depths 1–3, n = 1 000 and 2 000.
 QUADRATIC_SECONDS = 1.2e-9
 LEAF_MAP_SECONDS = 3e-8
 DESIGN_CUBE_SECONDS = 1.5e-9
+CLAMP_CALL_SECONDS = 5e-4  # the fixed part of one J* (Python-int sums, small arrays)
 
 
 def _parts(bins: int, levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -62,7 +64,11 @@ def per_clamp_seconds(bins: int, queries: int, levels: int) -> np.ndarray:
     squares = np.concatenate(([0], np.cumsum(leaves.astype(float) ** 2)))[active]
     below = np.concatenate(([0], np.cumsum(leaves)))[active].astype(float)
     total = float(leaves.sum())
-    return QUADRATIC_SECONDS * queries * squares + LEAF_MAP_SECONDS * below * (total + queries)
+    return (
+        CLAMP_CALL_SECONDS
+        + QUADRATIC_SECONDS * queries * squares
+        + LEAF_MAP_SECONDS * below * (total + queries)
+    )
 
 
 def design_cost(bins: int, levels: int) -> float:

@@ -25,7 +25,7 @@ import numpy as np
 
 from dpsum_core import limits
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.cost import Work
+from dpsum_core.mechanisms.cost import Seconds, Work
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.budget import budget_split
@@ -255,8 +255,11 @@ def estimate_cost(config: ExperimentConfig, algorithm: str, *, trials: int, poin
     distinct = truncation_registry.get(truncation).distinct_thetas(
         config.truncation_params, config.upper, trials
     )
-    parts = [alg.cost(Work(config.bins, m, trials, distinct, eps))] if alg.runs_once else []
-    parts.append(alg.error_cost(Work(config.bins, m, 1, min(points, distinct), eps)))
+    parts = [alg.error_cost(Work(config.bins, m, 1, min(points, distinct), eps))]
+    if alg.runs_once:  # its simulated trials: a run without the run's own error column
+        run = alg.cost(Work(config.bins, m, trials, distinct, eps))
+        column = alg.error_cost(Work(config.bins, m, 1, distinct, eps)).run
+        parts.append(Seconds(max(run.run - column, 0.0), run.once, run.strategies))
     once = {(algorithm, p.once): p.once for p in parts}
     seconds = [(f"the expected error of {alg.label}", sum(p.run for p in parts))]
     return _analytic(seconds, once, sum(p.strategies for p in parts))
