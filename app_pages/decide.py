@@ -1,4 +1,4 @@
-"""Decide: how much ε each algorithm needs to meet an error target (analytic, instant), with a
+"""Decide: how much ε each algorithm needs to meet an error target (analytic, priced), with a
 simulation check on demand. Errors are against the true answers: for people allowed to see
 the data."""
 
