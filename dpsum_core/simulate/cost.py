@@ -168,7 +168,9 @@ def _analytic(
     built: dict[str, float] = {}
     for (name, _), sec in once.items():
         built[name] = built.get(name, 0.0) + sec
-    named = parts + [(f"the design of {get(name).label}", sec) for name, sec in built.items()]
+    named = parts + [
+        (f"the design of {get(name).label}", sec) for name, sec in built.items() if sec > 0
+    ]
     return Cost(
         seconds=sum(sec for _, sec in named),
         strategies=strategies,
