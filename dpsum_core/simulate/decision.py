@@ -60,7 +60,11 @@ def _laws(
 ) -> list[ThetaLaw]:
     """The law of ``alg``'s θ under ``truncation`` at each total budget in ``eps``."""
     if alg.theta_law is not None:  # θ located inside the mechanism: its exact law
-        return [ThetaLaw(*alg.theta_law(inputs, float(e))) for e in eps]
+        laws = []
+        for e in eps:
+            checkpoint()  # each law reads the data's exact edge sums: stoppable between them
+            laws.append(ThetaLaw(*alg.theta_law(inputs, float(e))))
+        return laws
     if alg.runs_once:
         if alg.posthoc_theta is None:
             raise RuntimeError(f"{alg.name} has no posthoc_theta (a bug in the registry)")
