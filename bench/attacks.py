@@ -4,8 +4,8 @@ session that fires each without waiting, then reports how it ended.
 - ``decide_link``: the Decide link on server data (U = 20 001, 5 000 bins, 7 algorithms × 3
   truncations): 241 s wall, 150 s CPU and RSS 435 → 1 030 MB on the code the issue attacked;
   the priced page restores its settings and refuses it;
-- ``id_column_bomb``: an uploaded CSV where one id has ``id_rows`` rows and ``id_rows`` more ids
-  one row each, the id column then chosen (quadratic cleaning: issue 27.1);
+- ``id_column_bomb``: an uploaded CSV where one placeholder id has ``id_rows`` rows and
+  ``id_rows`` more ids one row each, the id column then chosen (quadratic cleaning: 27.1);
 - ``parquet_bomb``: an uploaded Parquet file of 13 float columns × ``parquet_rows`` zeros, zstd
   (a small file decoding to gigabytes: issue 27.3).
 """
@@ -28,9 +28,10 @@ PARQUET_COLUMNS = 13
 
 
 def id_bomb_csv(rows: int) -> bytes:
-    """One id (``0``) with ``rows`` rows, then ``rows`` ids with one row each."""
-    big = "0,100\n" * rows
-    singles = "".join(f"{i},100\n" for i in range(1, rows + 1))
+    """A placeholder id (``UNKNOWN``) on ``rows`` rows, then ``rows`` ids with one row each
+    (text ids: the value column stays ``income``)."""
+    big = "UNKNOWN,100\n" * rows
+    singles = "".join(f"id{i},100\n" for i in range(1, rows + 1))
     return ("pid,income\n" + big + singles).encode()
 
 
@@ -107,7 +108,8 @@ class Attacker:
             page.locator(".st-key-data_id_column input").wait_for(timeout=120_000)
             wait_idle(page, 120_000)
             self.started = time.perf_counter()
-            choose(page, "data_id_column", "pid")  # the quadratic part starts here
+            # the quadratic part (issue 27.1) starts here
+            choose(page, "data_id_column", "Rows of the same person are identified by column pid")
             return
         self.started = time.perf_counter()
         upload_data(page, {"name": "zeros.parquet", "mimeType": "application/octet-stream",
