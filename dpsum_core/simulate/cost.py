@@ -7,6 +7,12 @@ mechanism) TaMM builds one GreedyH strategy per trial, and RawSum builds a dense
 (U, bins, workload). Each algorithm's record states its own cost (``Algorithm.cost``), each
 truncation method how many distinct θ it draws; :func:`run_cost` adds them up.
 
+The analytic views are priced the same way, by each record's error rule
+(``Algorithm.error_cost``): the Decide page's curves (:func:`decision_cost`: ε points × each
+algorithm's error at the θ its law can take), Single query's θ curves (:func:`curves_cost`) and
+the Release page's expected error (:func:`estimate_cost`). ClampShells' rules price its tree
+(depth from ε), leaves and clamp points J* (:mod:`dpsum_core.mechanisms.shells_cost`).
+
 >>> from dpsum_core.simulate.config import ExperimentConfig
 >>> run_cost(ExperimentConfig(trials=100)).seconds < 3
 True
@@ -177,7 +183,7 @@ def _analytic(
         runs=1,
         parts=_largest(named),
         lower=LOWER_ANALYTIC,
-        then="press the button again",
+        then="the page computes them",
     )
 
 
