@@ -42,8 +42,8 @@ Everything you see is computed by the `dpsum_core` engine, which the command lin
 
 **Who it is for**
 - *Data custodians*: which method and ε give useful answers on data like yours, before any
-  release. The Decide page draws the error of every algorithm against ε (analytic and
-  instant, with a simulation check) and says, for an error target you type, the smallest ε
+  release. The Decide page draws the error of every algorithm against ε (analytic, its cost
+  shown first, with a simulation check) and says, for an error target you type, the smallest ε
   at which each meets it.
 - *Teachers*: the Single query page explains truncation bias, binning bias, sensitivity and
   the budget split; the chart's θ slider moves live in the browser, and the page fits a

@@ -1,4 +1,4 @@
-"""Decide: how much ε each algorithm needs to meet an error target (analytic, instant), with a
+"""Decide: how much ε each algorithm needs to meet an error target (analytic, priced), with a
 simulation check on demand. Errors are against the true answers: for people allowed to see
 the data."""
 
@@ -15,7 +15,8 @@ from dpsum_ui.state import widget
 st.title("Decide: how much ε for a target error")
 st.caption(
     "Error against ε for every algorithm, and the smallest ε at which each meets the error "
-    "you need. The curves are analytic and instant; **Simulate** checks them with real runs."
+    "you need. The curves are analytic (no noise drawn): light settings show them at once, "
+    "heavy ones say what they cost first; **Simulate** checks them with real runs."
 )
 guide.box("decide")
 
@@ -78,11 +79,15 @@ def decide_page() -> None:
     if plan.error:
         st.error(plan.error)
         return
+    st.caption(decide.cost_caption(plan))
     try:
         target = decide.parse_target(text)
         view = decide.decide(ctx, plan, target, float(above))
     except DpsumError as exc:
         st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+        return
+    if view is None:  # heavy curves wait for their button (drawn with the estimate)
+        shell.sync_url(decide.link_params(ctx, plan, target, simulated_shown=False))
         return
 
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):

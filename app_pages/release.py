@@ -12,6 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
+from dpsum_core.simulate.cost import TooHeavy
 from dpsum_ui import guide, release, reproduce, shell, state
 from dpsum_ui import keys as K
 
@@ -87,14 +88,19 @@ st.markdown(
     f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
 )
 
+frame = None
 try:
-    frame = release.estimate(ctx, plan).frame()
+    estimated = release.estimate(ctx, plan)
+except TooHeavy as exc:  # priced before it runs, like every click
+    st.error(f"The expected error of this plan was not computed: {exc}.")
 except DpsumError as exc:  # e.g. a server dataset needing more points than one pass fetches
     st.warning(
         f"The expected error of this plan could not be computed ({exc}); the release itself "
         "does not need it."
     )
-else:
+else:  # None: a heavy estimate waits for its button (the release itself does not need it)
+    frame = None if estimated is None else estimated.frame()
+if frame is not None:
     st.markdown(
         f"**Expected error** (analytic, before any noise is drawn): median over the "
         f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, "

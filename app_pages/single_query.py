@@ -6,6 +6,7 @@ so that a class never sees two θ)."""
 
 import streamlit as st
 
+from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import keys as K
@@ -108,7 +109,14 @@ def single_query_page() -> None:
             return
         controls(ctx, plan)
         private = budget_controls()
-    view = teaching.analyse(ctx, plan, private=private)
+    with right:  # heavy θ curves wait here for their button, with the estimate
+        try:
+            view = teaching.analyse(ctx, plan, private=private)
+        except DpsumError as exc:  # too heavy, or the queue is full
+            st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+            return
+    if view is None:
+        return
     with right:
         algorithm = get(K.TEACH_ALGORITHM)
         widgets.chart(view.figure, "teach_curves", stem=f"{view.stem}_{algorithm}_error_over_theta")

@@ -19,9 +19,20 @@ Two phases on the same server, after one unmeasured warm-up round:
   recursive θ, 5 000 bins, the most trials estimated within ``limits.MAX_CLICK_SECONDS``),
   pressing Run again with a new seed whenever it finishes.
 
+- ``attacks`` (issue 27): one extra session fires, one at a time, the attacks of issue 27
+  (:mod:`bench.attacks`) — the hostile Decide link (server data, U = 20 001, 5 000 bins, 7
+  algorithms × 3 truncations), an id-column bomb CSV (one id with many rows, many single-row
+  ids, the id column chosen) and a Parquet bomb (13 float columns of zeros, zstd) — without
+  waiting for them; the sessions click meanwhile. Each attack is then given
+  ``--attack-timeout`` seconds to end; one still running is reported (``timed_out``), its tab
+  closed, and the next one starts: the phase is bounded in time whatever the server does.
+
 Reported: errors (exceptions, error alerts, timeouts), whether every session got every figure,
 the server's peak RSS (VmHWM), median and p90 click-to-figures per phase and the ratio of the
-medians. Targets (issue 17): 0 errors, every figure, RSS ≤ 2 GiB, ratio ≤ 1.5.
+medians; per attack, its outcome (what its page showed), its seconds, the sessions' clicks
+meanwhile against the quiet phase, the server's CPU seconds in the 5 s after its tab closed
+(work left running) and its RSS. Targets (issues 17 and 27): 0 errors, every figure,
+RSS ≤ 2 GiB, ratio ≤ 1.5 (the hostile phase and every attack).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import statistics
 import time
 from urllib.parse import urlencode
 
+from bench.attacks import ATTACKS, Attacker, attack_files
 from bench.common import emit, log, machine, parser, target
 
 SESSIONS = 20
@@ -37,6 +49,7 @@ RUNS = 5
 TIMEOUT_MS = 600_000
 LIMITS = {"errors": 0, "server_peak_rss_mib": 2048.0, "hostile_median_ratio": 1.5}
 FIRST_SEED = 1000
+ATTACK_TIMEOUT_S = 120.0
 
 
 def hostile_configs():
@@ -140,7 +153,9 @@ class Hostile:
         }
 
 
-def _round(pages: list, seeds: list[int], errors: list[str]) -> list[float]:
+def _round(
+    pages: list, seeds: list[int], errors: list[str], timeout_ms: float = TIMEOUT_MS
+) -> list[float]:
     """Every session sets its seed, then all click Run together; click-to-figures per page."""
     from tests.e2e.conftest import (
         ERROR,
@@ -156,17 +171,17 @@ def _round(pages: list, seeds: list[int], errors: list[str]) -> list[float]:
     for page, seed in zip(pages, seeds, strict=True):
         set_number(page, "seed", seed)
     for page, seed in zip(pages, seeds, strict=True):
-        sidebar_has(page, f"seed {seed}", TIMEOUT_MS)
-        wait_idle(page, TIMEOUT_MS)
+        sidebar_has(page, f"seed {seed}", timeout_ms)
+        wait_idle(page, timeout_ms)
     for page, seed in zip(pages, seeds, strict=True):
         page.evaluate(_PROBE, answers_title(seed))
         button(page, "explorer_run").click()
     times = []
     for i, (page, seed) in enumerate(zip(pages, seeds, strict=True)):
         try:
-            page.wait_for_function(answers_title(seed), timeout=TIMEOUT_MS)
-            page.wait_for_function("() => window.__probe.figure != null", timeout=TIMEOUT_MS)
-            wait_idle(page, TIMEOUT_MS)
+            page.wait_for_function(answers_title(seed), timeout=timeout_ms)
+            page.wait_for_function("() => window.__probe.figure != null", timeout=timeout_ms)
+            wait_idle(page, timeout_ms)
             t = page.evaluate("window.__probe")
             times.append((t["figure"] - t["click"]) / 1000)
         except Exception as exc:  # a timeout is a result here, not a crash of the benchmark
@@ -189,12 +204,16 @@ def _stats(times: list[float]) -> dict:
     }
 
 
-def measure(browser, sessions: int, runs: int) -> dict:
-    """Both phases on one fresh server."""
+def measure(browser, sessions: int, runs: int, attacks: dict | None) -> dict:
+    """The phases on one fresh server (``attacks``: the attack phase's settings, or None)."""
+    import tempfile
+
     from tests.e2e.conftest import Server, button, new_context, wait_idle
     from tests.e2e.test_concurrency import cpu_s, memory_kb
 
-    server = Server()
+    data_dir = tempfile.TemporaryDirectory(prefix="dpsum-load-")
+    files = attack_files(data_dir.name, **attacks["sizes"]) if attacks else {}
+    server = Server(env={"DPSUM_DATA_DIR": data_dir.name})
     contexts = []
     hostile = None
     try:
@@ -243,6 +262,15 @@ def measure(browser, sessions: int, runs: int) -> dict:
                 "server_cpu_s": round(cpu_s(server.proc.pid) - cpu0, 1),
                 "server_peak_rss_mib_so_far": rss_mib,
             }
+        hostile_report = hostile.report() if hostile is not None else None
+        if hostile is not None:  # its heavy runs would slow the attack phase's clicks
+            hostile.context.close()
+            hostile = None
+        if attacks is not None:
+            phases["attacks"] = _attacks(
+                browser, server, pages, seed, runs, files, attacks["timeout_s"],
+                phases["quiet"]["median_s"],
+            )  # fmt: skip
         memory = memory_kb(server.proc.pid)
         quiet, noisy = phases["quiet"]["median_s"], phases["hostile"]["median_s"]
         out = {
@@ -251,7 +279,7 @@ def measure(browser, sessions: int, runs: int) -> dict:
             "open_all_s": round(opened_s, 1),
             "warm_up_errors": warm_errors,
             "phases": phases,
-            "hostile": hostile.report() if hostile else None,
+            "hostile": hostile_report,
             "server_peak_rss_mib": round(memory["VmHWM"] / 1024, 1),
             "hostile_median_ratio": round(noisy / quiet, 3) if quiet and noisy else None,
             "hostile_p90_ratio": (
@@ -267,6 +295,54 @@ def measure(browser, sessions: int, runs: int) -> dict:
         for context in contexts:
             context.close()
         server.stop()
+        data_dir.cleanup()
+
+
+def _attacks(
+    browser, server, pages: list, seed: int, runs: int, files: dict, timeout_s: float,
+    quiet_median: float | None,
+) -> dict:  # fmt: skip
+    """Each attack of issue 27 in turn, the sessions clicking meanwhile (see the module
+    docstring); bounded by ``timeout_s`` per attack."""
+    from tests.e2e.test_concurrency import cpu_s, memory_kb
+
+    out: dict = {}
+    for name in ATTACKS:
+        attacker = Attacker(browser, server.url, files)
+        errors: list[str] = []
+        times: list[float] = []
+        t0, cpu0 = time.perf_counter(), cpu_s(server.proc.pid)
+        try:
+            attacker.fire(name)
+        except Exception as exc:  # reported, never a crash of the benchmark
+            errors.append(f"{name}: could not start: {type(exc).__name__}: {str(exc)[:200]}")
+        for r in range(runs):
+            times += _round(pages, [seed + i for i in range(len(pages))], errors,
+                            timeout_ms=1000 * max(timeout_s, 60.0))  # fmt: skip
+            seed += len(pages)
+            log(f"load: attack {name} round {r + 1}/{runs}: {len(times)} figures")
+        outcome = attacker.settle(timeout_s - (time.perf_counter() - t0))
+        closed_cpu = cpu_s(server.proc.pid)
+        attacker.close()
+        time.sleep(5.0)
+        lingering = round(cpu_s(server.proc.pid) - closed_cpu, 1)
+        memory = memory_kb(server.proc.pid)
+        median = _stats(times)["median_s"]
+        out[name] = {
+            **outcome,
+            **_stats(times),
+            "errors": errors,
+            "figures": len(times),
+            "expected_figures": len(pages) * runs,
+            "median_ratio": round(median / quiet_median, 3) if median and quiet_median else None,
+            "server_cpu_s": round(closed_cpu - cpu0, 1),
+            "server_cpu_s_in_5_s_after_close": lingering,
+            "server_rss_mib": round(memory["VmRSS"] / 1024, 1),
+            "server_peak_rss_mib_so_far": round(memory["VmHWM"] / 1024, 1),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        log(f"load: attack {name}: {outcome['outcome']} in {outcome['seconds_to_settle']} s")
+    return out
 
 
 def main() -> None:
@@ -278,10 +354,26 @@ def main() -> None:
     p.add_argument(
         "--runs", type=int, help=f"Run clicks per session and phase (default {RUNS}, quick 2)"
     )
+    p.add_argument("--attack-timeout", type=float, default=ATTACK_TIMEOUT_S,
+                   help="seconds each attack of issue 27 may take before it is skipped "
+                   f"(default {ATTACK_TIMEOUT_S:g}; 0: no attack phase)")  # fmt: skip
+    p.add_argument("--id-rows", type=int,
+                   help="id-column bomb: rows of the one large id, and as many single-row ids "
+                   "(default 5·10⁵, quick 10⁵)")  # fmt: skip
+    p.add_argument("--parquet-rows", type=int,
+                   help="Parquet bomb: rows of zeros in each of 13 float columns "
+                   "(default 5·10⁶ ≈ 0.5 GB decoded, quick 10⁶; the issue's is 2·10⁷)")  # fmt: skip
     args = p.parse_args()
     sessions = args.sessions or (3 if args.quick else SESSIONS)
     runs = args.runs or (2 if args.quick else RUNS)
-    out: dict = {"machine": machine()}
+    attacks = None
+    if args.attack_timeout > 0:
+        sizes = {
+            "id_rows": args.id_rows or (100_000 if args.quick else 500_000),
+            "parquet_rows": args.parquet_rows or (1_000_000 if args.quick else 5_000_000),
+        }
+        attacks = {"timeout_s": args.attack_timeout, "sizes": sizes}
+    out: dict = {"machine": machine(), "attacks": attacks}
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
     try:
@@ -295,13 +387,15 @@ def main() -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            out.update(measure(browser, sessions, runs))
+            out.update(measure(browser, sessions, runs, attacks))
         finally:
             browser.close()
     phases, hostile = out["phases"], out["hostile"] or {}
-    errors = sum(len(p["errors"]) for p in phases.values()) + int(hostile.get("exceptions", 0))
+    every = [p for name, p in phases.items() if name != "attacks"]
+    every += list(phases.get("attacks", {}).values())
+    errors = sum(len(p["errors"]) for p in every) + int(hostile.get("exceptions", 0))
     out["every_session_got_its_figures"] = all(
-        p["figures"] == p["expected_figures"] for p in phases.values()
+        p["figures"] == p["expected_figures"] for p in every
     )
     out["targets"] = {
         "errors": target(errors, LIMITS["errors"], "errors"),
@@ -318,6 +412,13 @@ def main() -> None:
             int(bool(hostile.get("sweep_refused"))), 1, "", at_least=True
         ),
     }
+    for name, attack in phases.get("attacks", {}).items():
+        out["targets"][f"attack_{name}_median_ratio"] = target(
+            attack["median_ratio"], LIMITS["hostile_median_ratio"], "×"
+        )
+        out["targets"][f"attack_{name}_settled"] = target(
+            int(not attack["timed_out"]), 1, "", at_least=True
+        )
     emit(out)
 
 

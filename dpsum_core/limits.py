@@ -95,3 +95,12 @@ MAX_SESSION_STRATEGY_BYTES = 64 << 20
 # a click estimated above QUEUE_ABOVE_SECONDS waits for a free slot; lighter ones (the default
 # Explorer run, ≈ 2.6 s estimated, mostly one-off builds that are cached) never wait.
 QUEUE_ABOVE_SECONDS = 3.0
+# The queue is fair to people, not to clicks (issue 27.4): one client (a browser, all its tabs)
+# holds at most QUEUE_PER_CLIENT heavy runs running or queued, and a heavy click that would wait
+# behind more than QUEUE_MAX_SECONDS of estimated runs is refused (try again later).
+QUEUE_PER_CLIENT = 2
+QUEUE_MAX_SECONDS = 600.0
+# Every session's kept results (runs, sweeps, curves, figures: dpsum_ui/store.py) within this
+# many bytes, least recently used out (the newest is kept even alone above it): one session
+# held ≈ 1.1 GB of four heavy runs.
+MAX_SESSION_MEMO_BYTES = 256 << 20

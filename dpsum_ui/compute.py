@@ -12,14 +12,22 @@ again (a rerun) ends there with Streamlit's StopException / RerunException inste
 to the end; the memo stores only finished results, and the settings are widgets' state, so
 nothing the user configured is lost. Heavy clicks wait for a turn on the cores
 (:mod:`dpsum_ui.turns`).
+
+Every engine call of every page is priced before it runs (:mod:`dpsum_core.simulate.cost`):
+runs, sweeps and simulations on their button; the analytic views (Decide's curves, Single
+query's θ curves, the Release estimate) through :func:`analytic`, which computes by itself only
+what is estimated within a link's budget, asks for a button above it, and refuses above a
+click's budget.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +35,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, histogram
@@ -41,11 +50,12 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import Cost, check_click
+from dpsum_core.simulate.cost import Cost, check_click, curves_cost, decision_cost, duration
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
 
+from . import keys as K
 from . import present, state
 from .datasets import with_passes
 from .turns import QUEUE
@@ -117,15 +127,61 @@ class _Bar:
         self._bar.empty()
 
 
+def _who() -> tuple[str | None, str | None]:
+    """(session, client) of this script run for the queue's fairness: the client is the
+    browser (every tab sends the same XSRF cookie, hashed here), else the session. A person
+    with several browsers counts as several: fairness, not a security boundary."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    session = getattr(ctx, "session_id", None)
+    try:
+        token = st.context.cookies.get("_streamlit_xsrf")
+    except Exception:  # no browser context (tests, bare mode)
+        token = None
+    client = hashlib.sha256(token.encode()).hexdigest() if isinstance(token, str) else session
+    return session, client
+
+
 def _compute(kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object]) -> None:
     """Memoise ``work(bar)`` under (kind, key) with a progress bar, after waiting for a turn
     when the click is heavy; a stop or a new click ends it with nothing stored."""
     bar = _Bar(label)
+    session, client = _who()
     try:
-        with QUEUE.turn(cost.seconds, bar.wait), _engine():
+        with QUEUE.turn(cost.seconds, bar.wait, session=session, client=client), _engine():
             state.memo(kind, key, lambda: work(bar))
     finally:
         bar.done()
+
+
+def analytic(
+    kind: str, key: tuple, cost: Cost, what: str, button: str, work: Callable[[], Any]
+) -> Any:
+    """The memoised value of (kind, key), or ``work()`` computed as a click: by itself when its
+    estimate is within a link's budget (``limits.MAX_LINK_SECONDS``), otherwise only when the
+    user presses the ``button`` drawn here with the estimate; waiting for a turn above
+    ``limits.QUEUE_ABOVE_SECONDS`` and stoppable at every engine checkpoint. Returns None while
+    it waits for the button.
+
+    Raises
+    ------
+    dpsum_core.simulate.cost.TooHeavy
+        Estimated above ``limits.MAX_CLICK_SECONDS``: nothing runs (the message says what to
+        lower).
+    """
+    value = state.memo_get(kind, key)
+    if value is not None:
+        return value
+    cost.check(limits.MAX_CLICK_SECONDS)
+    if cost.seconds > limits.MAX_LINK_SECONDS:
+        st.info(
+            f"Computing {what} for these settings would take about {duration(cost.seconds)} "
+            f"({cost.why()}), so it waits for you: press **Compute {what}**. Your settings "
+            "are kept; lighter settings are computed as soon as they are chosen."
+        )
+        if not st.button(f"Compute {what}", key=button, icon=":material/play_arrow:"):
+            return None
+    _compute(kind, key, cost, f"Computing {what}", lambda bar: work())
+    return state.memo_get(kind, key)
 
 
 def run(
@@ -175,8 +231,9 @@ def curves(
     query: int,
     thetas: np.ndarray,
     private: bool,
-) -> pd.DataFrame:
-    """θ curves (bias², variance, total) of one query for every algorithm (deterministic).
+) -> pd.DataFrame | None:
+    """θ curves (bias², variance, total) of one query for every algorithm (deterministic);
+    None while waiting for the user to ask for them (:func:`analytic`).
 
     The engine computes every query of the workload at once; that is cached, so moving the
     query slider only slices it. TaMM's strategies at the θ of the page's grid are shared by
@@ -194,18 +251,15 @@ def curves(
         if public
         else nullcontext()
     )
-    with _engine(), shared:
-        parts = state.memo(
-            "curves",
-            key,
-            lambda: with_passes(
-                data,
-                lambda d: theta_error_components(
-                    d, config, thetas=np.asarray(grid), private_theta=private
-                ),
-            ),
-        )
-    return components_frame(parts, np.asarray(grid), query)
+
+    def work() -> object:
+        with shared:
+            return with_passes(data, lambda d: theta_error_components(
+                d, config, thetas=np.asarray(grid), private_theta=private))  # fmt: skip
+
+    cost = curves_cost(config, len(grid), private=private)
+    parts = analytic("curves", key, cost, "the θ curves", K.TEACH_COMPUTE, work)
+    return None if parts is None else components_frame(parts, np.asarray(grid), query)
 
 
 def bias_parts(
@@ -225,18 +279,19 @@ def bias_parts(
     return state.memo("curves", key, lambda: with_passes(data, build))
 
 
-def decision_curves(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray) -> Curves:
+def decision_curves(
+    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray
+) -> Curves | None:
     """Expected relative error of every query at each ε (deterministic, memoised): they do
-    not depend on the configured ε, trials or seed, so changing those recomputes nothing."""
+    not depend on the configured ε, trials or seed, so changing those recomputes nothing.
+    None while waiting for the user to ask for them (:func:`analytic`)."""
     grid = tuple(float(e) for e in epsilons)
     base = config.with_(epsilon=ExperimentConfig().epsilon, seed=0, trials=1)
     key = (*state.result_key(data, base), grid)
-    with _engine():
-        return state.memo(
-            "decide",
-            key,
-            lambda: with_passes(data, lambda d: relative_error_curves(d, config, np.asarray(grid))),
-        )
+    return analytic(
+        "decide", key, decision_cost(config, grid), "the curves", K.DECIDE_COMPUTE,
+        lambda: with_passes(data, lambda d: relative_error_curves(d, config, np.asarray(grid))),
+    )  # fmt: skip
 
 
 def decision_simulation_key(

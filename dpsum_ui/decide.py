@@ -16,6 +16,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import Cost, decision_cost, duration
 from dpsum_core.simulate.decision import (
     Reach,
     decision_summary,
@@ -90,18 +91,42 @@ class Decision:
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
 
 
-def decide(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> Decision:
-    """The analytic curves (memoised) reduced to the chosen queries, and the summary.
+def cost(plan: state.Plan) -> Cost:
+    """The estimated cost of the analytic curves of ``plan`` (from the settings alone)."""
+    assert plan.config is not None
+    return decision_cost(plan.config, epsilon_grid())
+
+
+def cost_caption(plan: state.Plan) -> str:
+    """What the curves of these settings cost, estimated before they run."""
+    seconds = cost(plan).seconds
+    when = (
+        "computed as soon as the settings change"
+        if seconds <= limits.MAX_LINK_SECONDS
+        else "computed when you press **Compute the curves**"
+    )
+    size = "under 1 s" if seconds < 1 else f"about {duration(seconds)}"
+    return f"Estimated cost of these curves: {size} of computation, {when}."
+
+
+def decide(
+    ctx: state.DataContext, plan: state.Plan, target: float, above: float
+) -> Decision | None:
+    """The analytic curves (memoised) reduced to the chosen queries, and the summary; None
+    while curves too heavy to compute by themselves wait for their button.
 
     Raises
     ------
     ParameterError
-        The query percentile is out of range or selects nothing.
+        The query percentile is out of range or selects nothing; or the curves are estimated
+        above one click's budget (:class:`~dpsum_core.simulate.cost.TooHeavy`).
     """
     assert plan.config is not None and plan.workload is not None and ctx.dataset is not None
     eps = epsilon_grid()
     mask = query_subset(plan.workload.thresholds, above)
     curves = compute.decision_curves(ctx.dataset, plan.config, eps)
+    if curves is None:
+        return None
     frame = headline_vs_epsilon(curves, eps, mask)
     reaches = smallest_epsilon(frame, target)
     return Decision(

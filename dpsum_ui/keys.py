@@ -67,6 +67,7 @@ Single query (app_pages/single_query.py)
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
     ``teach_share``        popover: link to this query, θ and algorithm
     ``teach_all_box``      expander: every algorithm's error over θ, built only when open
+    ``teach_compute``      button: compute θ curves estimated above a link's budget
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -94,11 +95,13 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_record_json``      download_button: release.json of the last release
     ``release_report_html``      download_button: report.html of the last release
     ``release_report_md``        download_button: report.md of the last release
+    ``release_estimate``         button: compute an expected error estimated above a link's budget
 Decide (app_pages/decide.py)
     ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
     ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
+    ``decide_compute``       button: compute curves estimated above a link's budget
     ``decide_share``         popover: link to this view
     ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
                              built only when open
@@ -172,6 +175,7 @@ TEACH_THETA = "teach_theta"
 TEACH_PRIVATE = "teach_private"
 TEACH_SHARE = "teach_share"
 TEACH_ALL = "teach_all_box"
+TEACH_COMPUTE = "teach_compute"  # compute θ curves estimated above a link's budget
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"
@@ -198,6 +202,7 @@ RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"
 RELEASE_REPORT_HTML = "release_report_html"
 RELEASE_REPORT_MD = "release_report_md"
+RELEASE_ESTIMATE = "release_estimate"  # compute an expected error above a link's budget
 # Decide
 DECIDE_TARGET = "decide_target"
 DECIDE_ABOVE = "decide_above"
@@ -206,6 +211,7 @@ DECIDE_SIMULATE = "decide_simulate"
 DECIDE_SHARE = "decide_share"
 DECIDE_TABLE = "decide_table"
 DECIDE_CSV = "decide_csv"
+DECIDE_COMPUTE = "decide_compute"  # compute curves estimated above a link's budget
 
 
 def download_key(figure: str, fmt: str) -> str:

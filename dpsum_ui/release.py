@@ -19,6 +19,8 @@ from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import (
+    ESTIMATE_POINTS,
+    ESTIMATE_TRIALS,
     Release,
     ReleaseEstimate,
     ReleasePlan,
@@ -27,11 +29,12 @@ from dpsum_core.publish.release import (
     plan_release,
     release_plan,
 )
+from dpsum_core.simulate.cost import estimate_cost
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
+from . import compute, state
 from . import keys as K
-from . import state
 from .datasets import release_input, source_fingerprint, with_passes
 
 _LEDGER = "_release_ledger"
@@ -67,12 +70,15 @@ def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool
     return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
 
 
-def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
+def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate | None:
     """The expected error of ``plan`` on the current data (memoised per session); for a server
     dataset with second passes over its files when the summary lacks statistics it needs.
+    Priced first (:func:`compute.analytic`): None while an estimate above a link's budget
+    waits for its button.
 
     Raises DpsumError when it cannot be computed (e.g. more data-dependent points than one
-    extra pass may fetch).
+    extra pass may fetch; :class:`~dpsum_core.simulate.cost.TooHeavy` above one click's
+    budget).
 
     Privacy
     -------
@@ -81,12 +87,13 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate:
     data = ctx.dataset
     assert data is not None
     key = (data.fingerprint, json.dumps(plan.record(), sort_keys=True))
-    with strategies.session_cache(state.strategy_cache()):
-        return state.memo(
-            "release_estimate",
-            key,
-            lambda: with_passes(data, lambda d: expected_error(d, plan)),
-        )
+    cost = estimate_cost(
+        plan.config, plan.algorithm, trials=ESTIMATE_TRIALS, points=ESTIMATE_POINTS
+    )
+    return compute.analytic(
+        "release_estimate", key, cost, "the expected error", K.RELEASE_ESTIMATE,
+        lambda: with_passes(data, lambda d: expected_error(d, plan)),
+    )  # fmt: skip
 
 
 def ledger() -> ledgers.Ledger:

@@ -11,7 +11,8 @@ from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import duration, run_cost
+from dpsum_core.simulate.cost import decision_cost, duration, run_cost
+from dpsum_core.simulate.decision import epsilon_grid
 
 from . import compute, guide, share, state
 from . import keys as K
@@ -140,6 +141,7 @@ def _run_once(
         return
     if page == "single-query" or (page == "decide" and not simulate):
         what = "query, θ and curves" if page == "single-query" else "curves and target"
+        # the page computes the curves by itself only within a link's budget (compute.analytic)
         state.notice("info", f"Settings restored from the link: the same {what}.")
         return
     plan = state.plan(ctx, truncations=config.truncations)
@@ -187,9 +189,10 @@ def link_seconds(page: str, config: ExperimentConfig | None, *, grid: bool, swee
                 return seconds
             seconds += run_cost(one, runs=len(epsilons)).seconds
         return seconds
-    if page == "decide":
+    if page == "decide":  # the simulation, and the curves it is drawn over
         points = len(range(0, limits.DECIDE_EPSILON_POINTS, limits.DECIDE_SIMULATE_EVERY))
-        return run_cost(config, runs=points).seconds
+        curves = decision_cost(config, epsilon_grid()).seconds
+        return run_cost(config, runs=points).seconds + curves
     return run_cost(config).seconds
 
 

@@ -3,16 +3,25 @@
 Everything per user lives in ``st.session_state`` (never in module globals). Settings are kept
 under ``_settings`` so they survive page switches (Streamlit forgets a widget's state when its
 page is not shown); :func:`widget` seeds a widget from the stored value and stores it back.
+
+The memo is bounded per kind (a count) and per session in bytes
+(``limits.MAX_SESSION_MEMO_BYTES``, every kind together): the least recently used entries go
+first, the newest is kept even alone above the bound (its page is about to show it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from dpsum_core import limits
 from dpsum_core.mechanisms.greedy_h import SESSION_CACHE_SIZE, StrategyCache
 
 from .fields import defaults
@@ -21,6 +30,7 @@ T = TypeVar("T")
 
 _SETTINGS = "_settings"
 _MEMO = "_memo"
+_MEMO_BYTES = "_memo_bytes"  # (kind, key) → bytes, least recently used first
 _STRATEGIES = "_strategies"
 EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
 COMPARE_RESULT = "_compare_result"
@@ -82,23 +92,72 @@ _SIZES["decoded"] = 2  # an upload's decoded columns, held against a process-wid
 
 
 def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:
-    """``compute()`` once per (kind, key) in this session; least recently used entries go."""
-    store: OrderedDict = st.session_state.setdefault(_MEMO, {}).setdefault(kind, OrderedDict())
+    """``compute()`` once per (kind, key) in this session; least recently used entries go
+    (per kind by count, all kinds together by bytes)."""
+    memos: dict = st.session_state.setdefault(_MEMO, {})
+    sizes: OrderedDict = st.session_state.setdefault(_MEMO_BYTES, OrderedDict())
+    store: OrderedDict = memos.setdefault(kind, OrderedDict())
     if key in store:
         store.move_to_end(key)
+        if (kind, key) in sizes:
+            sizes.move_to_end((kind, key))
         return store[key]
     value = compute()
     store[key] = value
     while len(store) > _SIZES.get(kind, 8):
-        store.popitem(last=False)
+        old, _ = store.popitem(last=False)
+        sizes.pop((kind, old), None)
+    sizes[(kind, key)] = nbytes(value)
+    evict(memos, sizes, limits.MAX_SESSION_MEMO_BYTES)
     return value
 
 
 def memo_get(kind: str, key: tuple | None) -> Any:
-    """A memoised value, or ``None``."""
+    """A memoised value, or ``None`` (a hit counts as a use for the byte bound)."""
     if key is None:
         return None
-    return st.session_state.get(_MEMO, {}).get(kind, {}).get(key)
+    value = st.session_state.get(_MEMO, {}).get(kind, {}).get(key)
+    sizes = st.session_state.get(_MEMO_BYTES)
+    if value is not None and sizes is not None and (kind, key) in sizes:
+        sizes.move_to_end((kind, key))
+    return value
+
+
+def evict(memos: dict, sizes: OrderedDict, budget: int) -> None:
+    """Drop the least recently used entries of ``memos`` ({kind: {key: value}}) until the
+    ``sizes`` ({(kind, key): bytes}, least recent first) sum to at most ``budget``; the most
+    recent entry stays even alone above it."""
+    total = sum(sizes.values())
+    while total > budget and len(sizes) > 1:
+        (kind, key), size = sizes.popitem(last=False)
+        memos.get(kind, {}).pop(key, None)
+        total -= size
+
+
+def nbytes(value: object, depth: int = 0) -> int:
+    """The bytes held by a memoised value: its arrays, frames, texts and figure data, through
+    containers and dataclasses (what dominates a result; small objects count as 0)."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(index=True).sum())
+    if isinstance(value, pd.Series):
+        return int(value.memory_usage(index=True))
+    if isinstance(value, (bytes, str)):
+        return len(value)
+    if isinstance(value, (int, float)):
+        return 8
+    if depth > 6:
+        return 0
+    if isinstance(value, go.Figure):
+        return sum(nbytes(trace.to_plotly_json(), depth + 1) for trace in value.data)
+    if isinstance(value, Mapping):
+        return sum(nbytes(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sum(nbytes(v, depth + 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+    return 0
 
 
 def memo_values(kind: str) -> list:

@@ -67,8 +67,10 @@ def readout(row: pd.Series, scale: float) -> str:
     )
 
 
-def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> TeachingView:
-    """Curves over θ for the chosen query, θ samples of SVT/Recursive, and the explanations."""
+def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> TeachingView | None:
+    """Curves over θ for the chosen query, θ samples of SVT/Recursive, and the explanations;
+    None while curves too heavy to compute by themselves wait for their button (raises
+    :class:`~dpsum_core.simulate.cost.TooHeavy` above one click's budget)."""
     data, domain, config, workload = ctx.dataset, ctx.domain, plan.config, plan.workload
     # The page returned on ctx.error and plan.error, so none of these is None here.
     assert data is not None and domain is not None and config is not None and workload is not None
@@ -79,6 +81,8 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     algorithm = state.get(K.TEACH_ALGORITHM) or "identity"
     grid = np.asarray(present.theta_grid(domain), dtype=float)
     curves = compute.curves(data, config, query=query, thetas=grid, private=private)
+    if curves is None:
+        return None
     parts = compute.bias_parts(data, domain, tau, grid)
     table = components(curves, parts, algorithm)
     samples: dict[str, np.ndarray] = {}

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from dpsum_core.mechanisms.cost import Seconds, Work, vectorised
+from dpsum_core.mechanisms.cost import Seconds, Work, per_theta, vectorised
 from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.noise import Noise
@@ -89,6 +89,10 @@ class Algorithm:
         ``cost(work) -> Seconds``: the estimated CPU seconds of one run from public sizes
         only (:mod:`dpsum_core.mechanisms.cost`), so that a click too heavy for a shared server
         is refused before anything runs. Default: one vectorised pass over trials × bins.
+    error_cost
+        ``error_cost(work) -> Seconds``: the estimated CPU seconds of ``error`` at
+        ``work.thetas`` θ values (Decide, Single query, the Release estimate). Default: one
+        vectorised pass over θ × (bins + queries).
     default
         Whether a configuration runs it when no algorithms are listed (a new algorithm is
         opt-in until the dashboard's views and the golden outputs are checked with it).
@@ -115,6 +119,7 @@ class Algorithm:
     theta_law: Callable[[Inputs, float], tuple[np.ndarray, np.ndarray]] | None = None
     error_rescales: bool = True
     cost: Cost = vectorised
+    error_cost: Cost = per_theta
     default: bool = True
     own_theta: Truncation | None = None
     binned: bool = True

@@ -6,6 +6,12 @@ that errs high, not a profiler.
 
 >>> round(vectorised(Work(bins=1000, queries=1000, trials=100, thetas=1)).run, 2)
 0.3
+
+An algorithm's expected error (the Decide grid, Single query's θ curves, the Release estimate,
+the error column of a run) is priced by its record's ``error_cost`` on the same :class:`Work`,
+``thetas`` being the θ values it is evaluated at (``trials`` unused). The constants of the
+error rules were measured by ``python -m bench.pricing`` (its JSON lists measured against
+estimated seconds).
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ STRATEGY_EXPONENT = 0.75
 DESIGN_SECONDS = 55.0
 DESIGN_BINS = 5000
 PRODUCT_SECONDS = 1e-9
+# Expected error per (θ, bin + query): bias and variance of every query at one θ, vectorised
+# (bench/pricing.py: Identity, Workload and SQM over 61 θ at n = m = 1000 … 5000).
+ERROR_CELL_SECONDS = 2e-7
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class Work:
     queries: int
     trials: int
     thetas: int  # distinct θ the trials can draw (1 for a fixed θ; at most ``trials``)
+    epsilon: float = 1.0  # the algorithm's budget (ClampShells' design depends on it)
 
 
 @dataclass(frozen=True)
@@ -63,3 +73,9 @@ def design_seconds(bins: int) -> float:
 def vectorised(work: Work) -> Seconds:
     """The default: one vectorised pass over (trials × (bins + queries)) arrays."""
     return Seconds(CELL_SECONDS * work.trials * (work.bins + work.queries))
+
+
+def per_theta(work: Work) -> Seconds:
+    """The default error rule: bias and variance of every query at each of ``work.thetas`` θ,
+    one vectorised pass over (θ × (bins + queries))."""
+    return Seconds(ERROR_CELL_SECONDS * work.thetas * (work.bins + work.queries))

@@ -12,7 +12,7 @@ import numpy as np
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
-from dpsum_core.mechanisms.cost import Seconds, Work, strategy_seconds, vectorised
+from dpsum_core.mechanisms.cost import Seconds, Work, per_theta, strategy_seconds, vectorised
 from dpsum_core.mechanisms.error import Components, binned_bias
 from dpsum_core.mechanisms.greedy_h import Strategy, cached_greedy_h, public_grid
 from dpsum_core.mechanisms.measurement import Inputs, Measurement, _spent, truncated_weights
@@ -171,6 +171,17 @@ def tamm_cost(work: Work) -> Seconds:
     return Seconds(vectorised(work).run + built * strategy_seconds(work.bins), strategies=built)
 
 
+def timm_error_cost(work: Work) -> Seconds:
+    """The error at each θ, vectorised; GreedyH(W) once (a public key, cached)."""
+    return Seconds(per_theta(work).run, once=strategy_seconds(work.bins), strategies=1)
+
+
+def tamm_error_cost(work: Work) -> Seconds:
+    """The error at each θ, with one GreedyH(W·T_θ) per θ (its variance needs the strategy)."""
+    built = work.thetas
+    return Seconds(per_theta(work).run + built * strategy_seconds(work.bins), strategies=built)
+
+
 RECORDS = (
     Algorithm(
         name="timm",
@@ -184,6 +195,7 @@ RECORDS = (
         error=timm_error,
         stream_id=4,
         cost=timm_cost,
+        error_cost=timm_error_cost,
     ),
     Algorithm(
         name="tamm",
@@ -197,5 +209,6 @@ RECORDS = (
         error=tamm_error,
         stream_id=5,
         cost=tamm_cost,
+        error_cost=tamm_error_cost,
     ),
 )

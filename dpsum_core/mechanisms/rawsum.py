@@ -34,6 +34,7 @@ from dpsum_core.mechanisms.cost import (
     Seconds,
     Work,
     design_seconds,
+    per_theta,
     strategy_seconds,
     vectorised,
 )
@@ -311,6 +312,15 @@ def rawsum_cost(work: Work) -> Seconds:
     )
 
 
+def rawsum_error_cost(work: Work) -> Seconds:
+    """The error at each θ, vectorised; the dense design and its GreedyH once per click (its
+    expected θ* at each ε reads the same design)."""
+    n = work.bins
+    return Seconds(
+        per_theta(work).run, once=design_seconds(n) + strategy_seconds(n), strategies=1
+    )
+
+
 RECORDS = (
     Algorithm(
         name="rawsum",
@@ -326,5 +336,6 @@ RECORDS = (
         stream_id=7,  # 6 is SQM's per-query θ stream (simulate.streams.SQM_THETA_STREAM)
         posthoc_theta=expected_theta,
         cost=rawsum_cost,
+        error_cost=rawsum_error_cost,
     ),
 )

@@ -7,8 +7,10 @@ and one entry in :data:`FAMILIES`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms import baselines, clampshells, matrix, rawsum, sqm
+from dpsum_core.mechanisms import baselines, clampshells, matrix, rawsum, shells_cost, sqm
 from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.truncation import registry as truncation_registry
 from dpsum_core.truncation.method import Truncation
@@ -17,6 +19,10 @@ from dpsum_core.truncation.method import Truncation
 FAMILIES = (sqm, baselines, matrix, rawsum, clampshells)
 
 REGISTRY: dict[str, Algorithm] = {a.name: a for family in FAMILIES for a in family.RECORDS}
+# ClampShells' prices (by tree depth, leaves and J*) live beside its record, in shells_cost.
+REGISTRY["clampshells"] = replace(
+    REGISTRY["clampshells"], cost=shells_cost.run_cost, error_cost=shells_cost.error_cost
+)
 ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
 # What a configuration runs when no algorithms are listed (a new algorithm is opt-in first).
 DEFAULT_ALGORITHMS: tuple[str, ...] = tuple(a.name for a in REGISTRY.values() if a.default)

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import Algorithm
@@ -59,7 +60,11 @@ def _laws(
 ) -> list[ThetaLaw]:
     """The law of ``alg``'s θ under ``truncation`` at each total budget in ``eps``."""
     if alg.theta_law is not None:  # θ located inside the mechanism: its exact law
-        return [ThetaLaw(*alg.theta_law(inputs, float(e))) for e in eps]
+        laws = []
+        for e in eps:
+            checkpoint()  # each law reads the data's exact edge sums: stoppable between them
+            laws.append(ThetaLaw(*alg.theta_law(inputs, float(e))))
+        return laws
     if alg.runs_once:
         if alg.posthoc_theta is None:
             raise RuntimeError(f"{alg.name} has no posthoc_theta (a bug in the registry)")
@@ -132,6 +137,7 @@ def _expected_abs(
     rows = []
     cached: tuple[bytes, Components] | None = None
     for law, e in zip(laws, eps_m, strict=True):
+        checkpoint()  # one ε at a time: stoppable between them
         weights = law.weights if law.weights.ndim == 2 else law.weights[:, None]
         used = np.flatnonzero(weights.max(axis=1) > NEGLIGIBLE)
         if not alg.error_rescales:  # the design itself depends on ε (ClampShells)

@@ -137,3 +137,148 @@ def test_a_heavy_click_in_the_app_waits_for_its_turn_then_runs() -> None:
     assert_clean(at)
     assert QUEUE.waiting == 0 and QUEUE.running == 0
     assert at.session_state[EXPLORER_RESULT] is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 27.4: fair to people, not to clicks; every session's kept results bounded in bytes
+# ----------------------------------------------------------------------------------------------
+def _hold(turns: Turns, **who) -> tuple[threading.Thread, threading.Event, threading.Event]:
+    """A thread holding a heavy turn until released: (thread, started, release)."""
+    started, release = threading.Event(), threading.Event()
+
+    def run() -> None:
+        with turns.turn(HEAVY, lambda ahead: None, poll=0.01, **who):
+            started.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, started, release
+
+
+def _queued(turns: Turns, count: int) -> None:
+    for _ in range(1000):
+        if turns.waiting == count:
+            return
+        threading.Event().wait(0.005)
+    pytest.fail(f"{turns.waiting} runs queued, not {count}")
+
+
+def test_a_new_heavy_click_of_a_session_replaces_its_queued_one() -> None:
+    from dpsum_ui.turns import Replaced
+
+    turns = Turns(slots=1)
+    holder, started, release = _hold(turns, session="other", client="x")
+    assert started.wait(10)
+    outcome: list[str] = []
+
+    def click(name: str) -> None:
+        try:
+            with turns.turn(HEAVY, lambda ahead: None, poll=0.01, session="s", client="c"):
+                outcome.append(f"{name} ran")
+        except Replaced:
+            outcome.append(f"{name} replaced")
+
+    first = threading.Thread(target=click, args=("first",))
+    first.start()
+    _queued(turns, 1)
+    second = threading.Thread(target=click, args=("second",))
+    second.start()
+    first.join(10)
+    assert outcome == ["first replaced"] and turns.waiting == 1  # one queued run per session
+    release.set()
+    holder.join(10)
+    second.join(10)
+    assert outcome == ["first replaced", "second ran"]
+
+
+def test_one_client_holds_at_most_its_cap_of_heavy_runs() -> None:
+    from dpsum_ui.turns import QueueFull
+
+    turns = Turns(slots=1, per_client=2)
+    holder, started, release = _hold(turns, session="tab1", client="alice")
+    assert started.wait(10)
+    queued, _, queued_release = _hold(turns, session="tab2", client="alice")
+    _queued(turns, 1)
+    with pytest.raises(QueueFull, match="2 heavy runs running or waiting"), turns.turn(
+        HEAVY, lambda ahead: pytest.fail("a refused run waited"), session="tab3",
+        client="alice",
+    ):  # fmt: skip
+        pytest.fail("a refused run ran")
+    assert turns.waiting == 1  # nothing queued for the refused click
+    other, _, other_release = _hold(turns, session="tab4", client="bob")  # another person
+    _queued(turns, 2)
+    for event in (release, queued_release, other_release):
+        event.set()
+    for thread in (holder, queued, other):
+        thread.join(10)
+    assert turns.running == 0 and turns.waiting == 0
+
+
+def test_the_queued_seconds_are_capped() -> None:
+    from dpsum_ui.turns import QueueFull
+
+    turns = Turns(slots=1, per_client=10, max_seconds=100)
+    with turns.turn(500, lambda ahead: None):  # alone: runs, whatever its estimate
+        waiting = threading.Thread(
+            target=lambda: turns.turn(60, lambda ahead: None, poll=0.01).__enter__()
+        )
+        waiting.daemon = True
+        waiting.start()
+        _queued(turns, 1)
+        with pytest.raises(QueueFull, match="would go beyond"), turns.turn(
+            50, lambda ahead: pytest.fail("a refused run waited")
+        ):  # fmt: skip
+            pytest.fail("a refused run ran")
+        assert turns.waiting == 1
+
+
+def test_turns_go_round_robin_across_clients() -> None:
+    """Issue 27.4's case: four tabs of one user queue their heavy runs, then another user
+    clicks; the other user's run is next, not fifth."""
+    turns = Turns(slots=1, per_client=10)
+    hold = threading.Event()
+    started: list[str] = []
+
+    def job(name: str, client: str) -> None:
+        with turns.turn(HEAVY, lambda ahead: None, poll=0.01, session=name, client=client):
+            started.append(name)
+            hold.wait(10)
+
+    threads = [threading.Thread(target=job, args=("a0", "alice"))]
+    threads[0].start()
+    while turns.running < 1:
+        threading.Event().wait(0.005)
+    for i, (name, client) in enumerate((("a1", "alice"), ("a2", "alice"), ("a3", "alice"),
+                                        ("b1", "bob")), start=1):  # fmt: skip
+        threads.append(threading.Thread(target=job, args=(name, client)))
+        threads[-1].start()
+        _queued(turns, i)
+    hold.set()
+    for t in threads:
+        t.join(10)
+    assert started == ["a0", "b1", "a1", "a2", "a3"]
+
+
+def test_every_sessions_kept_results_are_bounded_in_bytes() -> None:
+    from collections import OrderedDict
+
+    import numpy as np
+
+    from dpsum_ui.store import evict, nbytes
+
+    mib = np.zeros(1 << 17)  # 1 MiB of float64
+    assert nbytes({"answers": (mib, mib), "name": "x"}) == 2 * mib.nbytes + 1
+    memos = {"result": OrderedDict(), "figure": OrderedDict()}
+    sizes: OrderedDict = OrderedDict()
+    for i, kind in enumerate(("result", "figure", "result", "figure", "result")):
+        memos[kind][i] = mib
+        sizes[(kind, i)] = nbytes(mib)
+        evict(memos, sizes, budget=3 * mib.nbytes)
+    assert list(sizes) == [("result", 2), ("figure", 3), ("result", 4)]  # least recent out
+    assert sorted(memos["result"]) == [2, 4] and list(memos["figure"]) == [3]
+    sizes.move_to_end(("result", 2))  # a use makes it recent
+    memos["figure"][5] = np.zeros(1 << 20)  # 8 MiB: alone above the bound, kept
+    sizes[("figure", 5)] = nbytes(memos["figure"][5])
+    evict(memos, sizes, budget=3 * mib.nbytes)
+    assert list(sizes) == [("figure", 5)] and memos == {"result": {}, "figure": {5: memos["figure"][5]}}

@@ -120,3 +120,80 @@ def test_the_process_wide_strategy_caches_have_byte_bounds() -> None:
     assert greedy_h.SHARED.max_bytes == limits.MAX_SHARED_STRATEGY_BYTES
     assert greedy_h.process_cache().max_bytes == limits.MAX_PROCESS_STRATEGY_BYTES
     assert greedy_h.StrategyCache(8).max_bytes == limits.MAX_SESSION_STRATEGY_BYTES
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 27.2: ClampShells priced by tree depth, leaves and J*; the analytic views priced
+# ----------------------------------------------------------------------------------------------
+def test_clampshells_is_priced_by_its_tree_and_clamp_points() -> None:
+    from dpsum_core.mechanisms.clampshells import levels_for
+    from dpsum_core.mechanisms.shells_cost import error_cost, per_clamp_seconds
+
+    assert levels_for(3.0) == 3 and levels_for(0.01) == 0
+    # the Explorer link of the issue: estimated 0.15 s, took 18 s (its error column at 3 levels)
+    deep = run_cost(ExperimentConfig(bins=5000, epsilon=3.0, algorithms=("clampshells",)))
+    assert deep.seconds > 10
+    shallow = run_cost(ExperimentConfig(bins=5000, epsilon=0.01, algorithms=("clampshells",)))
+    assert shallow.seconds < deep.seconds / 5
+    # each J* costs its own prefix of shells: ascending J*, ascending cost
+    each = per_clamp_seconds(5000, 5000, 3)
+    assert each.size == 11 and np.all(np.diff(each) > 0)
+    work = Work(bins=5000, queries=5000, trials=1, thetas=2, epsilon=10.0)
+    assert error_cost(work).run == pytest.approx(each[-2:].sum())  # the two costliest J*
+    assert error_cost(Work(5000, 5000, 1, 100, 10.0)).run == pytest.approx(each.sum())
+
+
+def test_every_algorithm_states_its_error_cost() -> None:
+    work = Work(bins=1000, queries=1000, trials=1, thetas=10)
+    for alg in REGISTRY.values():
+        assert alg.error_cost(work).run > 0, alg.name
+    assert REGISTRY["tamm"].error_cost(work).strategies == 10
+    assert REGISTRY["rawsum"].error_cost(work).once >= design_seconds(1000)
+
+
+def test_the_hostile_decide_grid_is_refused_and_the_default_is_instant() -> None:
+    from dpsum_core.mechanisms.registry import ALGORITHMS
+    from dpsum_core.simulate.cost import curves_cost, decision_cost, estimate_cost
+    from dpsum_core.simulate.decision import epsilon_grid
+
+    eps = epsilon_grid()
+    assert decision_cost(ExperimentConfig(), eps).seconds <= limits.MAX_LINK_SECONDS
+    hostile = ExperimentConfig(upper=20_001.0, bins=5000, algorithms=ALGORITHMS,
+                               truncations=("none", "svt", "recursive"))  # fmt: skip
+    cost = decision_cost(hostile, eps)
+    assert cost.seconds > limits.MAX_CLICK_SECONDS
+    with pytest.raises(ParameterError) as info:
+        cost.check()
+    message = str(info.value)
+    assert "the error of ClampShells" in message and "the design of RawSum" in message
+    assert "fewer bins" in message and "Nothing was run" in message
+    # Single query's 61 θ at 5 000 bins: RawSum's design alone is most of a minute
+    assert curves_cost(ExperimentConfig(bins=5000, algorithms=ALGORITHMS), 61,
+                       private=True).seconds > 30  # fmt: skip
+    assert curves_cost(ExperimentConfig(), 61, private=True).seconds < limits.MAX_LINK_SECONDS
+    deep = estimate_cost(ExperimentConfig(bins=5000, epsilon=5.0), "clampshells", trials=400,
+                         points=25)  # fmt: skip
+    assert deep.seconds > 10 > estimate_cost(ExperimentConfig(), "tamm", trials=400,
+                                             points=25).seconds  # fmt: skip
+
+
+def test_the_decide_curves_stop_at_a_checkpoint_per_epsilon() -> None:
+    from dpsum_core.checkpoint import checkpoints
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.simulate.decision import relative_error_curves
+
+    class Stop(Exception):
+        pass
+
+    data = make_dataset(np.linspace(0.0, 800_000.0, 500), upper=800_000.0)
+    config = ExperimentConfig(workload="Q3", algorithms=("identity",), truncations=("none",))
+    calls: list[int] = []
+
+    def hook() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Stop
+
+    with pytest.raises(Stop), checkpoints(hook):
+        relative_error_curves(data, config, np.geomspace(0.01, 1.0, 10))
+    assert len(calls) == 3  # stopped at the third ε, not after the tenth
