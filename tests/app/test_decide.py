@@ -90,6 +90,10 @@ def test_simulate_overlays_the_runs_and_the_link_reproduces_the_view(decide: App
     assert params["target"] == "3" and params["above"] == "10" and params["simulate"] == "1"
     other = _open("app_pages/decide.py", params)
     assert not other.exception and not other.error
+    # 7 algorithms × 100 trials at 7 ε are priced above the link budget: the link restores
+    # the view and waits for Simulate, which then draws the same runs (same seed)
+    assert any("not run" in i.value for i in other.info)
+    other.button(key="decide_simulate").click().run()
     assert summary(other).count("≤ 3 %") == summary(decide).count("≤ 3 %") == 1
     (spec2,) = charts(other)
     assert title(spec2) == title(spec)
