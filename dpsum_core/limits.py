@@ -95,3 +95,10 @@ MAX_SESSION_STRATEGY_BYTES = 64 << 20
 # a click estimated above QUEUE_ABOVE_SECONDS waits for a free slot; lighter ones (the default
 # Explorer run, ≈ 2.6 s estimated, mostly one-off builds that are cached) never wait.
 QUEUE_ABOVE_SECONDS = 3.0
+# What cleaning a column costs (dpsum_core/data/cleaning.py: cleaning_seconds), per row read:
+# parsing text cells (≈ 0.5–2 µs a row on this project's 2-core machine), and with a privacy
+# identifier the sort of the rows by person and value and the per-person sums (≈ 0.5–1.5 µs a
+# row, 2·10⁶ rows in 1–3 s). At MAX_ROWS by person that is ≈ 50 s: within MAX_CLICK_SECONDS, so
+# never refused, but an upload of more than ≈ 1.2·10⁶ rows cleaned by person takes a queue turn.
+CLEAN_ROW_SECONDS = 1e-6
+CLEAN_PERSON_ROW_SECONDS = 1.5e-6

@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.data.cleaning import numeric_columns, unit_of_privacy
+from dpsum_core.checkpoint import checkpoints
+from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
@@ -25,7 +26,9 @@ from dpsum_core.validation import check_positive
 from . import keys as K
 from . import server_data
 from .fields import DEFAULT_SAMPLE
+from .stopping import stop_check
 from .store import get, memo, memo_values, put
+from .turns import QUEUE
 from .uploads import Upload, decoded, read_upload
 
 
@@ -74,7 +77,14 @@ def sample_dataset(name: str, column: str, upper: float, id_column: str | None =
 def _make(
     df: pd.DataFrame, column: str, upper: float, name: str, id_column: str | None = None
 ) -> Dataset:
-    return table_column(df, column, upper=upper, name=name, id_column=id_column)
+    """Clean ``column`` (by person of ``id_column``), priced like a run: a heavy cleaning (a
+    large table by person: :func:`~dpsum_core.data.cleaning.cleaning_seconds`) waits for a turn
+    on the cores, and this script's stop check is bound at the cleaning's checkpoints, so a
+    closed tab or a new click stops it."""
+    check = stop_check()
+    seconds = cleaning_seconds(len(df), by_person=id_column is not None)
+    with QUEUE.turn(seconds, lambda ahead: check()), checkpoints(check):
+        return table_column(df, column, upper=upper, name=name, id_column=id_column)
 
 
 def _names(df: pd.DataFrame) -> list[str]:
