@@ -102,3 +102,7 @@ QUEUE_ABOVE_SECONDS = 3.0
 # never refused, but an upload of more than ≈ 1.2·10⁶ rows cleaned by person takes a queue turn.
 CLEAN_ROW_SECONDS = 1e-6
 CLEAN_PERSON_ROW_SECONDS = 1.5e-6
+# Server datasets (dpsum_ui/server_data.py): files one dataset folder may hold (each is checked
+# and handed to DuckDB by name) and entries the Data page lists (more can be typed by path).
+MAX_DATASET_FILES = 10_000
+MAX_LISTED_DATASETS = 1_000

@@ -225,12 +225,27 @@ def current_source() -> str:
 # --------------------------------------------------------------------------------------------
 class _ServerEntry:
     """One summarised server dataset of this session: the first summary (``summary``, whose
-    fingerprint keys results), its latest extension by second passes, and the backend."""
+    fingerprint keys results), its latest extension by second passes, the backend, and the
+    files' signature (``_server_files``) that the summary was computed from."""
 
-    def __init__(self, backend, summary: DataSummary):
+    def __init__(self, backend, summary: DataSummary, server: tuple[Path, tuple], name: str):
         self.backend = backend
         self.summary = summary
         self.latest = summary
+        self._server = server
+        self._name = name
+
+    def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
+        """The backend's second pass, after checking the files again with the server data
+        rules: a file swapped for a link (leading outside, or anywhere) or changed since the
+        summary is refused, never read."""
+        root, signature = self._server
+        if _server_files(root, self._name)[1] != signature:
+            raise DataError(
+                f"the server dataset {self._name!r} changed since it was summarised (a file "
+                "was replaced, added or modified): choose it again to read it anew"
+            )
+        return self.backend.extend(summary, missing)
 
 
 def on_server() -> None:
@@ -296,7 +311,11 @@ def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
     if not name:
         raise DataError("the data directory holds no Parquet/CSV file or folder")
     files = server_data.dataset_files(root, name)
-    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    try:
+        stats = [(f, f.stat()) for f in files]
+    except OSError as exc:
+        raise DataError(f"{name!r} cannot be read ({exc.strerror or exc}): refused") from None
+    signature = tuple((str(f), info.st_mtime_ns, info.st_size) for f, info in stats)
     return root, signature
 
 
@@ -319,9 +338,7 @@ def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) ->
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                result, entry.latest = complete(
-                    entry.latest, lambda s: task(s), entry.backend.extend
-                )
+                result, entry.latest = complete(entry.latest, lambda s: task(s), entry.extend)
                 return result
     return task(data)
 
@@ -338,7 +355,7 @@ def release_input(
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                return entry.latest, entry.backend.extend
+                return entry.latest, entry.extend
     return data, None
 
 
@@ -537,7 +554,7 @@ def _server_summary(
     def build() -> _ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
-            return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
+            return _ServerEntry(backend, backend.summarize(CutPoints(domain)), server, name)
 
     return memo("server", key, build).summary
 
