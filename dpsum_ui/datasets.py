@@ -20,6 +20,7 @@ from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.publish.ledger import file_fingerprint
+from dpsum_core.publish.ledger import source_fingerprint as ledger_source
 from dpsum_core.text import escape_name
 from dpsum_core.validation import check_positive
 
@@ -165,14 +166,19 @@ def _sample_fingerprint(name: str) -> str:
 
 
 def source_fingerprint(ctx: DataContext) -> str:
-    """What binds a ledger to the current dataset: the SHA-256 of the uploaded file's or the
-    sample file's bytes (:func:`dpsum_core.publish.ledger.file_fingerprint`), and for a server
-    dataset its name under the data directory (``server:<name>``)."""
+    """What binds a ledger to the current dataset, by the CLI's rule
+    (:func:`dpsum_core.publish.ledger.source_fingerprint`): the SHA-256 of an uploaded file's,
+    a sample's or a server file's bytes, and for a server folder its files' names, sizes and
+    modification times — so a ledger of ``dpsum release --data <the same file>`` binds here
+    too, and a replaced server file is another dataset. Computed once per (files, sizes,
+    modification times) in this session."""
     if ctx.source == "upload":
         slot = _RELEASE_UPLOAD if ctx.role == "release" and ctx.separate else _UPLOAD
         return str(st.session_state[slot].fingerprint)
     if ctx.source == "server":
-        return f"server:{ctx.server}"
+        root, signature = server_data.files_signature(server_data.data_dir(), ctx.server)
+        target = server_data.resolve(root, str(ctx.server))
+        return memo("server_fingerprint", signature, lambda: ledger_source(target))
     return _sample_fingerprint(str(ctx.sample))
 
 
@@ -223,31 +229,6 @@ def current_source() -> str:
 # --------------------------------------------------------------------------------------------
 # Server datasets (issue 11): summarised through DuckDB, the summary kept in this session only
 # --------------------------------------------------------------------------------------------
-class _ServerEntry:
-    """One summarised server dataset of this session: the first summary (``summary``, whose
-    fingerprint keys results), its latest extension by second passes, the backend, and the
-    files' signature (``_server_files``) that the summary was computed from."""
-
-    def __init__(self, backend, summary: DataSummary, server: tuple[Path, tuple], name: str):
-        self.backend = backend
-        self.summary = summary
-        self.latest = summary
-        self._server = server
-        self._name = name
-
-    def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
-        """The backend's second pass, after checking the files again with the server data
-        rules: a file swapped for a link (leading outside, or anywhere) or changed since the
-        summary is refused, never read."""
-        root, signature = self._server
-        if _server_files(root, self._name)[1] != signature:
-            raise DataError(
-                f"the server dataset {self._name!r} changed since it was summarised (a file "
-                "was replaced, added or modified): choose it again to read it anew"
-            )
-        return self.backend.extend(summary, missing)
-
-
 def on_server() -> None:
     """Callback of the server dataset choice: like an upload, ask for U (never guess it)."""
     if st.session_state.get(DOMAIN_PENDING) is None:
@@ -301,22 +282,6 @@ def select_server(name: str, column: str | None, id_column: str | None = None) -
     put(K.DATA_COLUMN, column)
     put(K.DATA_ID_COLUMN, id_column)
     st.session_state.pop(DOMAIN_PENDING, None)
-
-
-def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
-    """(root, signature): the data directory and the checked files' (path, mtime, size), so
-    that a changed file is summarised again."""
-    if root is None:
-        raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
-    if not name:
-        raise DataError("the data directory holds no Parquet/CSV file or folder")
-    files = server_data.dataset_files(root, name)
-    try:
-        stats = [(f, f.stat()) for f in files]
-    except OSError as exc:
-        raise DataError(f"{name!r} cannot be read ({exc.strerror or exc}): refused") from None
-    signature = tuple((str(f), info.st_mtime_ns, info.st_size) for f, info in stats)
-    return root, signature
 
 
 def _duckdb(
@@ -469,7 +434,7 @@ def _planning_context() -> DataContext:
         name = server_name()
         label, sample = name or "server dataset", None
         try:
-            server = _server_files(root, name)
+            server = server_data.files_signature(root, name)
             columns, names = memo(
                 "server_columns", (name, server[1]),
                 lambda: _server_columns(_duckdb(server[0], label, upper=1.0, column=None)),
@@ -551,10 +516,11 @@ def _server_summary(
     path, signature = server
     key = (signature, column, id_column, upper, domain.upper, domain.bins)
 
-    def build() -> _ServerEntry:
+    def build() -> server_data.ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
-            return _ServerEntry(backend, backend.summarize(CutPoints(domain)), server, name)
+            summary = backend.summarize(CutPoints(domain))
+            return server_data.ServerEntry(backend, summary, server, name)
 
     return memo("server", key, build).summary
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from dpsum_core import limits
 from dpsum_core.data.backends.duckdb import DATA_SUFFIXES, hidden, resolve_files
+from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import DataError
 
 # A directory modified this recently may change again within its file system's timestamp
@@ -183,6 +184,47 @@ def _folder(root: Path, name: str, target: Path) -> tuple[tuple[Path, ...], tupl
     for path in list(dirs):
         dirs.update(p for p in path.parents if root in p.parents or p == root)
     return files, tuple(sorted(dirs))
+
+
+def files_signature(root: Path | None, name: str | None) -> tuple[Path, tuple]:
+    """(root, signature): the data directory and the checked files' (path, mtime, size), so
+    that a changed file is summarised again."""
+    if root is None:
+        raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
+    if not name:
+        raise DataError("the data directory holds no Parquet/CSV file or folder")
+    files = dataset_files(root, name)
+    try:
+        stats = [(f, f.stat()) for f in files]
+    except OSError as exc:
+        raise DataError(f"{name!r} cannot be read ({exc.strerror or exc}): refused") from None
+    signature = tuple((str(f), info.st_mtime_ns, info.st_size) for f, info in stats)
+    return root, signature
+
+
+class ServerEntry:
+    """One summarised server dataset of this session: the first summary (``summary``, whose
+    fingerprint keys results), its latest extension by second passes, the backend, and the
+    files' signature (:func:`files_signature`) that the summary was computed from."""
+
+    def __init__(self, backend, summary: DataSummary, server: tuple[Path, tuple], name: str):
+        self.backend = backend
+        self.summary = summary
+        self.latest = summary
+        self._server = server
+        self._name = name
+
+    def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:
+        """The backend's second pass, after checking the files again with the server data
+        rules: a file swapped for a link (leading outside, or anywhere) or changed since the
+        summary is refused, never read."""
+        root, signature = self._server
+        if files_signature(root, self._name)[1] != signature:
+            raise DataError(
+                f"the server dataset {self._name!r} changed since it was summarised (a file "
+                "was replaced, added or modified): choose it again to read it anew"
+            )
+        return self.backend.extend(summary, missing)
 
 
 _MEMORY: OrderedDict[tuple, tuple[tuple[tuple[str, int], ...], object]] = OrderedDict()

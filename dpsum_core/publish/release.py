@@ -116,14 +116,17 @@ class ReleasePlan:
             **out,
         }
 
-    def ledger_entry(self, data_name: str) -> dict:
-        """What the custodian's ledger keeps of this release (recorded before any draw)."""
+    def ledger_entry(self, data_name: str, column: str, id_column: str | None) -> dict:
+        """What the custodian's ledger keeps of this release (recorded before any draw): the
+        data's name, the released ``column`` and the unit of privacy (``id_column``)."""
         return {
             "created": _now(),
             "epsilon": self.epsilon,
             "algorithm": self.algorithm,
             "truncation": self.truncation,
             "data": data_name,
+            "column": column,
+            "id_column": id_column,
             "config": self.record(),
         }
 

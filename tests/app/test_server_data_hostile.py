@@ -16,7 +16,7 @@ from test_server_datasets import SAMPLE, data_page, server
 from dpsum_core import limits
 from dpsum_core.data.summary import MissingStatistics
 from dpsum_core.errors import DataError
-from dpsum_ui import datasets, server_data
+from dpsum_ui import server_data
 
 pytest.importorskip("duckdb")
 
@@ -135,7 +135,7 @@ def test_a_directory_changed_within_two_seconds_is_not_kept(tmp_path, resolves):
 def test_a_file_swapped_for_a_link_before_a_second_pass_is_not_read(root, tmp_path):
     (root / "ds").mkdir()
     pd.DataFrame({"income": np.arange(50.0)}).to_csv(root / "ds" / "a.csv", index=False)
-    server = datasets._server_files(root, "ds")
+    server = server_data.files_signature(root, "ds")
 
     class Backend:
         passes = 0
@@ -144,7 +144,7 @@ def test_a_file_swapped_for_a_link_before_a_second_pass_is_not_read(root, tmp_pa
             Backend.passes += 1
             return summary
 
-    entry = datasets._ServerEntry(Backend(), None, server, "ds")
+    entry = server_data.ServerEntry(Backend(), None, server, "ds")
     missing = MissingStatistics(np.array([1.0]), np.array([], dtype=int))
     entry.extend(None, missing)
     assert Backend.passes == 1
