@@ -106,3 +106,6 @@ CLEAN_PERSON_ROW_SECONDS = 1.5e-6
 # and handed to DuckDB by name) and entries the Data page lists (more can be typed by path).
 MAX_DATASET_FILES = 10_000
 MAX_LISTED_DATASETS = 1_000
+# ClampShells' designs (dpsum_core/mechanisms/clampshells.py), process-wide, bounded in bytes
+# (least recently used out): 32 designs at 5 000 bins could hold ≈ 0.8 GB.
+MAX_CLAMPSHELLS_CACHE_BYTES = 256 << 20
