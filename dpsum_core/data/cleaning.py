@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DELIMITER = "delimiter"  # key of DataFrame.attrs: the delimiter a text table was read with
+# White space, as Python's ``str.isspace`` (``str.strip()``, ``re``'s ``\s``) has it: ranges of
+# code points, spelled for every engine (the SQL engines' ``\s`` is ASCII only). An identifier
+# is compared with it removed at both ends; a value loses every white space character.
+SPACE_RANGES = (
+    (0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680),
+    (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+)  # fmt: skip
+SPACES = "".join(chr(c) for lo, hi in SPACE_RANGES for c in range(lo, hi + 1))
 WeightRule = Literal["upper", "midpoint"]
 
 
@@ -395,14 +403,30 @@ def cleaning_seconds(rows: int, *, by_person: bool) -> float:
 
 
 def _missing_ids(ids: pd.Series) -> np.ndarray:
-    """Rows without an identifier: NA, or text that is empty or only whitespace."""
+    """Rows without an identifier: NA, or text that is empty or only white space (:data:`SPACES`)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     missing = ids.isna().to_numpy(dtype=bool)
     if pd.api.types.is_object_dtype(ids) or pd.api.types.is_string_dtype(ids):
-        blank = ids.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        blank = ids.astype("string").str.strip(SPACES).eq("").fillna(False).to_numpy(dtype=bool)
         missing = missing | blank
     return missing
+
+
+def person_codes(ids: pd.Series) -> np.ndarray:
+    """One code per person (first appearance order): text identifiers are compared with their
+    white space at both ends removed (:data:`SPACES`: ``" 7"``, ``"7\u00a0"`` and ``"7"`` are
+    one person, as in every engine); other values (numbers) as they are.
+
+    Each distinct identifier is stripped once, not each row."""
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+    codes, uniques = pd.factorize(ids, sort=False)
+    if not any(isinstance(u, str) for u in uniques):
+        return codes
+    stripped = [u.strip(SPACES) if isinstance(u, str) else u for u in uniques]
+    merged, _ = pd.factorize(pd.Series(stripped, dtype=object), sort=False)
+    return merged[codes]
 
 
 def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
@@ -418,11 +442,9 @@ def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
     :func:`~dpsum_core.checkpoint.checkpoint` before each block lets a caller stop the
     cleaning (:func:`cleaning_seconds` is its price).
     """
-    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
-
     if values.size == 0:
         return np.empty(0)
-    codes, _ = pd.factorize(ids, sort=False)
+    codes = person_codes(ids)
     checkpoint()
     by_value = np.argsort(values, kind="stable")
     checkpoint()
