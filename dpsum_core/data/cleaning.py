@@ -425,6 +425,8 @@ def person_codes(ids: pd.Series) -> np.ndarray:
     if not any(isinstance(u, str) for u in uniques):
         return codes
     stripped = [u.strip(SPACES) if isinstance(u, str) else u for u in uniques]
+    if all(a is b for a, b in zip(stripped, uniques, strict=True)):  # nothing to strip
+        return codes
     merged, _ = pd.factorize(pd.Series(stripped, dtype=object), sort=False)
     return merged[codes]
 
