@@ -416,19 +416,26 @@ def _missing_ids(ids: pd.Series) -> np.ndarray:
 def person_codes(ids: pd.Series) -> np.ndarray:
     """One code per person (first appearance order): text identifiers are compared with their
     white space at both ends removed (:data:`SPACES`: ``" 7"``, ``"7\u00a0"`` and ``"7"`` are
-    one person, as in every engine); other values (numbers) as they are.
+    one person, as in every engine); other values (numbers) as they are; NA is −1.
 
     Each distinct identifier is stripped once, not each row."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     codes, uniques = pd.factorize(ids, sort=False)
-    if not any(isinstance(u, str) for u in uniques):
+    kind = pd.api.types.infer_dtype(uniques, skipna=True)
+    if kind == "string":  # vectorised (Arrow strings: a compute kernel)
+        text = pd.Series(uniques)
+        stripped = text.str.strip(SPACES)
+        if not (stripped != text).any():  # nothing to strip
+            return codes
+    elif kind.startswith("mixed"):  # text beside numbers: strip the text only
+        stripped = pd.Series(
+            [u.strip(SPACES) if isinstance(u, str) else u for u in uniques], dtype=object
+        )
+    else:  # numbers
         return codes
-    stripped = [u.strip(SPACES) if isinstance(u, str) else u for u in uniques]
-    if all(a is b for a, b in zip(stripped, uniques, strict=True)):  # nothing to strip
-        return codes
-    merged, _ = pd.factorize(pd.Series(stripped, dtype=object), sort=False)
-    return merged[codes]
+    merged, _ = pd.factorize(stripped, sort=False)
+    return np.where(codes < 0, -1, merged[codes])  # NA stays NA (−1)
 
 
 def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
