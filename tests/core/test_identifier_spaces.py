@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from dpsum_core.data.backends import open_backend
-from dpsum_core.data.cleaning import SPACES
+from dpsum_core.data.cleaning import SPACES, person_codes
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import cut_points
 
@@ -69,3 +69,10 @@ def test_spark_finds_the_same_people(path, spark):
     mem, got = _summary(path, "memory"), _summary(path, "spark", spark=spark)
     assert got.report.people == PEOPLE
     assert_same_summary(mem, got)
+
+
+def test_codes_strip_text_keep_numbers_and_na():
+    mixed = pd.Series([1, " 1", "1", 1.5, f"{NBSP}1", 2], dtype=object)
+    assert person_codes(mixed).tolist() == [0, 1, 1, 2, 1, 3]  # 1 and "1" stay two people
+    assert person_codes(pd.Series(["a", " a", None, "b"], dtype="string")).tolist() == [0, 0, -1, 1]
+    assert person_codes(pd.Series([3.0, 3.0, 4.0])).tolist() == [0, 0, 1]
