@@ -166,8 +166,7 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
     except DpsumError as exc:
         ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
-    entry = plan.ledger_entry(ctx.dataset.name, ctx.dataset.column, ctx.id_column)
-    book = book.with_release(entry)
+    book = book.with_release(plan.ledger_entry(ctx.dataset))
     ss[_LEDGER], ss[_LAST] = book, rel
     ss[K.RELEASE_RAISE] = False
     ss[_MESSAGE] = ("success", released_message(decimal_text(plan.epsilon), book))
