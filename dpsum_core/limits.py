@@ -109,3 +109,5 @@ MAX_LISTED_DATASETS = 1_000
 # ClampShells' designs (dpsum_core/mechanisms/clampshells.py), process-wide, bounded in bytes
 # (least recently used out): 32 designs at 5 000 bins could hold ≈ 0.8 GB.
 MAX_CLAMPSHELLS_CACHE_BYTES = 256 << 20
+# Hashing a server file for its ledger fingerprint (SHA-256), priced at this many bytes a second.
+HASH_BYTES_PER_SECOND = 500e6

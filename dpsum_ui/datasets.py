@@ -178,8 +178,17 @@ def source_fingerprint(ctx: DataContext) -> str:
     if ctx.source == "server":
         root, signature = server_data.files_signature(server_data.data_dir(), ctx.server)
         target = server_data.resolve(root, str(ctx.server))
-        return memo("server_fingerprint", signature, lambda: ledger_source(target))
+        return memo("server_fingerprint", signature, lambda: _hashed(target, signature))
     return _sample_fingerprint(str(ctx.sample))
+
+
+def _hashed(target: Path, signature: tuple) -> str:
+    """A server dataset's ledger fingerprint; hashing a large file's bytes takes a turn on the
+    cores (priced by its size) and stops when the tab is closed."""
+    check = stop_check()
+    seconds = sum(size for *_, size in signature) / limits.HASH_BYTES_PER_SECOND
+    with QUEUE.turn(seconds, lambda ahead: check()), checkpoints(check):
+        return ledger_source(target)
 
 
 def domain_pending() -> str | None:

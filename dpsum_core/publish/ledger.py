@@ -52,6 +52,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.validation import check_positive
@@ -79,7 +80,8 @@ def file_fingerprint(path: str | os.PathLike) -> str:
     """
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+        for block in iter(lambda: handle.read(1 << 24), b""):
+            checkpoint()  # a server file may hold gigabytes: stoppable every 16 MiB
             digest.update(block)
     return f"sha256:{digest.hexdigest()}"
 

@@ -74,3 +74,34 @@ def test_a_replaced_server_file_does_not_keep_its_ledger(root, tmp_path):
     assert any("belongs to the dataset" in e.value for e in at.error), [e.value for e in at.error]
     assert at.checkbox(key="release_confirm").disabled
     assert at.session_state["_release_ledger"] == book  # nothing charged
+
+
+def test_hashing_a_server_file_is_priced_and_stoppable(root, monkeypatch):
+    from contextlib import contextmanager
+
+    from dpsum_core import limits
+    from dpsum_ui import datasets, server_data
+
+    asked: list[float] = []
+
+    class Queue:
+        @contextmanager
+        def turn(self, seconds, on_wait):
+            asked.append(seconds)
+            yield
+
+    class Stop(Exception):
+        pass
+
+    def stop() -> None:
+        raise Stop
+
+    monkeypatch.setattr(datasets, "QUEUE", Queue())
+    monkeypatch.setattr(limits, "HASH_BYTES_PER_SECOND", 1.0)  # one byte a second
+    _, signature = server_data.files_signature(root, "incomes.parquet")
+    target = root / "incomes.parquet"
+    assert datasets._hashed(target, signature) == ledger.file_fingerprint(target)
+    assert asked == [target.stat().st_size]
+    monkeypatch.setattr(datasets, "stop_check", lambda: stop)
+    with pytest.raises(Stop):
+        datasets._hashed(target, signature)

@@ -80,3 +80,20 @@ def test_a_new_ledger_gets_the_mode_of_any_new_file(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE(os.stat(tmp_path / "new.json").st_mode) == 0o644
+
+
+def test_hashing_a_large_file_stops_at_a_checkpoint(tmp_path):
+    from dpsum_core.checkpoint import checkpoints
+
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"income\n" + b"1\n" * (20 << 20))  # 40 MiB: three 16 MiB blocks
+    seen = []
+
+    def stop() -> None:
+        seen.append(1)
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # what a caller raises to stop
+
+    with pytest.raises(KeyboardInterrupt), checkpoints(stop):
+        ledger.file_fingerprint(big)
+    assert seen == [1, 1]
