@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dpsum_core import limits
+from dpsum_core.errors import DataError
 from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
@@ -80,7 +81,12 @@ with data_col:
            horizontal=True, on_change=state.on_source)  # fmt: skip
     source = get(K.DATA_SOURCE)
     if root is not None and source == "server":
-        listed = server_data.list_datasets(root)
+        try:
+            offered = server_data.listing(root)
+        except DataError as exc:
+            st.error(escape_name(f"{exc}: ask whoever runs this server to check DPSUM_DATA_DIR.", "markdown"))
+            offered = server_data.Listing(())
+        listed = list(offered.names)
         state.ensure_option(K.DATA_SERVER, listed)
         widget(
             st.selectbox,
@@ -100,6 +106,16 @@ with data_col:
         )
         if (refused := state.data_context().data_error) is not None:
             st.error(refused)  # next to the field that caused it
+        if offered.skipped or offered.more:
+            notes = [*offered.skipped[:5]]
+            if len(offered.skipped) > 5:
+                notes.append(f"{len(offered.skipped) - 5:,} more entries skipped")
+            if offered.more:
+                notes.append(
+                    f"{offered.more:,} entries after the first {len(listed):,} not listed: "
+                    "type a path"
+                )
+            st.caption(escape_name("Not offered: " + "; ".join(notes) + ".", "markdown"))
         st.caption(
             "🔒 Read on this server through DuckDB: only a summary (counts and exact sums at "
             "the bin edges, the largest values) is computed and kept in this session only. "

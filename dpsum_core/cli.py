@@ -354,7 +354,7 @@ def _release(args: argparse.Namespace) -> int:
             # Drawn in memory under the lock, published only once the charge is saved: every
             # check that can refuse comes before the charge, so a charged release is published.
             rel = release_plan(data, plan, extend=extend)
-            book = book.with_release(plan.ledger_entry(data.name))
+            book = book.with_release(plan.ledger_entry(data))
             ledger.save(path, book)
         spent = f"ledger {args.ledger}: ε spent {decimal_text(book.spent)}"
         ledger_note = spent + ("" if book.total is None else f" of {decimal_text(book.total)}")

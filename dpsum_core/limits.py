@@ -104,3 +104,19 @@ QUEUE_MAX_SECONDS = 600.0
 # many bytes, least recently used out (the newest is kept even alone above it): one session
 # held ≈ 1.1 GB of four heavy runs.
 MAX_SESSION_MEMO_BYTES = 256 << 20
+# What cleaning a column costs (dpsum_core/data/cleaning.py: cleaning_seconds), per row read:
+# parsing text cells (≈ 0.5–2 µs a row on this project's 2-core machine), and with a privacy
+# identifier the sort of the rows by person and value and the per-person sums (≈ 0.5–1.5 µs a
+# row, 2·10⁶ rows in 1–3 s). At MAX_ROWS by person that is ≈ 50 s: within MAX_CLICK_SECONDS, so
+# never refused, but an upload of more than ≈ 1.2·10⁶ rows cleaned by person takes a queue turn.
+CLEAN_ROW_SECONDS = 1e-6
+CLEAN_PERSON_ROW_SECONDS = 1.5e-6
+# Server datasets (dpsum_ui/server_data.py): files one dataset folder may hold (each is checked
+# and handed to DuckDB by name) and entries the Data page lists (more can be typed by path).
+MAX_DATASET_FILES = 10_000
+MAX_LISTED_DATASETS = 1_000
+# ClampShells' designs (dpsum_core/mechanisms/clampshells.py), process-wide, bounded in bytes
+# (least recently used out): 32 designs at 5 000 bins could hold ≈ 0.8 GB.
+MAX_CLAMPSHELLS_CACHE_BYTES = 256 << 20
+# Hashing a server file for its ledger fingerprint (SHA-256), priced at this many bytes a second.
+HASH_BYTES_PER_SECOND = 500e6

@@ -5,6 +5,13 @@ Runs ``python -m streamlit run <this package>/app.py`` with the repository's Str
 options, so they hold from any folder; options given after ``dpsum app`` (``--server.port``,
 ``--server.headless true``, …) come last and win. ``dpsum app --help`` prints this help and
 Streamlit's own.
+
+The dashboard listens on 127.0.0.1 only (this machine) unless an address is given: with
+``--server.address``, ``STREAMLIT_SERVER_ADDRESS`` or ``server.address`` in a Streamlit
+config file (``~/.streamlit/config.toml``, ``./.streamlit/config.toml``). It has no login:
+to serve a class, keep it on 127.0.0.1 behind a reverse proxy that authenticates (README,
+"Serving the dashboard to a class"). ``dpsum app`` becomes the Streamlit process (exec), so
+SIGTERM or Ctrl+C to it stops the server.
 """
 
 from __future__ import annotations
@@ -32,13 +39,38 @@ def config_options(path: Path = CONFIG) -> list[str]:
     return options
 
 
+LOOPBACK = "127.0.0.1"
+
+
+def address_given(argv: list[str], cwd: Path | None = None, home: Path | None = None) -> bool:
+    """Whether the user chose the address the server listens on: ``--server.address`` among
+    ``argv``, the environment (``STREAMLIT_SERVER_ADDRESS``) or a user's Streamlit config file
+    (global, or in the folder it is started from)."""
+    if any(a == "--server.address" or a.startswith("--server.address=") for a in argv):
+        return True
+    if os.environ.get("STREAMLIT_SERVER_ADDRESS"):
+        return True
+    folders = (home or Path.home(), cwd or Path.cwd())
+    for path in (folder / ".streamlit" / "config.toml" for folder in folders):
+        try:
+            if tomllib.loads(path.read_text()).get("server", {}).get("address"):
+                return True
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue  # no file, or one Streamlit itself will complain about
+    return False
+
+
 def command(argv: list[str]) -> list[str]:
-    """The streamlit command line for ``dpsum app ARGV``."""
-    return [sys.executable, "-m", "streamlit", "run", str(APP), *config_options(), *argv]
+    """The streamlit command line for ``dpsum app ARGV``: 127.0.0.1 unless an address is
+    given (:func:`address_given`)."""
+    local = [] if address_given(argv) else [f"--server.address={LOOPBACK}"]
+    return [sys.executable, "-m", "streamlit", "run", str(APP), *config_options(), *local, *argv]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Start the dashboard (blocks until it stops); returns Streamlit's exit status."""
+    """Start the dashboard: this process becomes Streamlit (POSIX exec), so a signal that
+    stops ``dpsum app`` stops the server; elsewhere, blocks until it stops and returns its
+    exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["--help"], ["-h"]):
         print(__doc__.strip() + "\n")
@@ -46,9 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     if not APP.exists():
         print(f"dpsum: error: the dashboard's app.py is missing from {HERE}", file=sys.stderr)
         return 2
-    env = dict(os.environ)
     # app.py imports dpsum_ui and the pages by path: the installed packages are on sys.path.
-    return subprocess.call(command(argv), env=env)
+    args = command(argv)
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(args[0], args)  # no child left serving when dpsum app is stopped
+    return subprocess.call(args)
 
 
 if __name__ == "__main__":

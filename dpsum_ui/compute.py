@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
@@ -58,26 +57,12 @@ from dpsum_core.simulate.results import ExperimentResult
 from . import keys as K
 from . import present, state
 from .datasets import with_passes
+from .stopping import stop_check as _stop_check
 from .turns import QUEUE
 
 # Seconds between two redraws of a progress bar: the engine reports at every checkpoint (up to
 # thousands a second), a browser needs a few.
 _REDRAW_SECONDS = 0.2
-
-
-def _stop_check() -> Callable[[], None]:
-    """Streamlit's check of this script's stop and rerun requests: raises StopException (the
-    session is going away) or RerunException (a new click) when one is pending. Streamlit makes
-    the same check inside every st.* call that sends something to the browser; this one sends
-    nothing, so the engine may call it at every checkpoint. Where the running Streamlit lacks
-    it, the progress bar's redraws (every 0.2 s) are the check."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    check = getattr(ctx, "yield_check", None)
-    return check if callable(check) else _no_check
-
-
-def _no_check() -> None:
-    """No stop check outside a script run (a test calling the helpers directly)."""
 
 
 @contextmanager

@@ -12,20 +12,24 @@ import pandas as pd
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.data.cleaning import numeric_columns, unit_of_privacy
+from dpsum_core.checkpoint import checkpoints
+from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.publish.ledger import file_fingerprint
+from dpsum_core.publish.ledger import source_fingerprint as ledger_source
 from dpsum_core.text import escape_name
 from dpsum_core.validation import check_positive
 
 from . import keys as K
 from . import server_data
 from .fields import DEFAULT_SAMPLE
+from .stopping import stop_check
 from .store import get, memo, memo_values, put
+from .turns import QUEUE
 from .uploads import Upload, decoded, read_upload
 
 
@@ -74,7 +78,14 @@ def sample_dataset(name: str, column: str, upper: float, id_column: str | None =
 def _make(
     df: pd.DataFrame, column: str, upper: float, name: str, id_column: str | None = None
 ) -> Dataset:
-    return table_column(df, column, upper=upper, name=name, id_column=id_column)
+    """Clean ``column`` (by person of ``id_column``), priced like a run: a heavy cleaning (a
+    large table by person: :func:`~dpsum_core.data.cleaning.cleaning_seconds`) waits for a turn
+    on the cores, and this script's stop check is bound at the cleaning's checkpoints, so a
+    closed tab or a new click stops it."""
+    check = stop_check()
+    seconds = cleaning_seconds(len(df), by_person=id_column is not None)
+    with QUEUE.turn(seconds, lambda ahead: check()), checkpoints(check):
+        return table_column(df, column, upper=upper, name=name, id_column=id_column)
 
 
 def _names(df: pd.DataFrame) -> list[str]:
@@ -155,15 +166,29 @@ def _sample_fingerprint(name: str) -> str:
 
 
 def source_fingerprint(ctx: DataContext) -> str:
-    """What binds a ledger to the current dataset: the SHA-256 of the uploaded file's or the
-    sample file's bytes (:func:`dpsum_core.publish.ledger.file_fingerprint`), and for a server
-    dataset its name under the data directory (``server:<name>``)."""
+    """What binds a ledger to the current dataset, by the CLI's rule
+    (:func:`dpsum_core.publish.ledger.source_fingerprint`): the SHA-256 of an uploaded file's,
+    a sample's or a server file's bytes, and for a server folder its files' names, sizes and
+    modification times — so a ledger of ``dpsum release --data <the same file>`` binds here
+    too, and a replaced server file is another dataset. Computed once per (files, sizes,
+    modification times) in this session."""
     if ctx.source == "upload":
         slot = _RELEASE_UPLOAD if ctx.role == "release" and ctx.separate else _UPLOAD
         return str(st.session_state[slot].fingerprint)
     if ctx.source == "server":
-        return f"server:{ctx.server}"
+        root, signature = server_data.files_signature(server_data.data_dir(), ctx.server)
+        target = server_data.resolve(root, str(ctx.server))
+        return memo("server_fingerprint", signature, lambda: _hashed(target, signature))
     return _sample_fingerprint(str(ctx.sample))
+
+
+def _hashed(target: Path, signature: tuple) -> str:
+    """A server dataset's ledger fingerprint; hashing a large file's bytes takes a turn on the
+    cores (priced by its size) and stops when the tab is closed."""
+    check = stop_check()
+    seconds = sum(size for *_, size in signature) / limits.HASH_BYTES_PER_SECOND
+    with QUEUE.turn(seconds, lambda ahead: check()), checkpoints(check):
+        return ledger_source(target)
 
 
 def domain_pending() -> str | None:
@@ -213,16 +238,6 @@ def current_source() -> str:
 # --------------------------------------------------------------------------------------------
 # Server datasets (issue 11): summarised through DuckDB, the summary kept in this session only
 # --------------------------------------------------------------------------------------------
-class _ServerEntry:
-    """One summarised server dataset of this session: the first summary (``summary``, whose
-    fingerprint keys results), its latest extension by second passes, and the backend."""
-
-    def __init__(self, backend, summary: DataSummary):
-        self.backend = backend
-        self.summary = summary
-        self.latest = summary
-
-
 def on_server() -> None:
     """Callback of the server dataset choice: like an upload, ask for U (never guess it)."""
     if st.session_state.get(DOMAIN_PENDING) is None:
@@ -278,18 +293,6 @@ def select_server(name: str, column: str | None, id_column: str | None = None) -
     st.session_state.pop(DOMAIN_PENDING, None)
 
 
-def _server_files(root: Path | None, name: str | None) -> tuple[Path, tuple]:
-    """(root, signature): the data directory and the checked files' (path, mtime, size), so
-    that a changed file is summarised again."""
-    if root is None:
-        raise DataError("no server data directory is configured (DPSUM_DATA_DIR)")
-    if not name:
-        raise DataError("the data directory holds no Parquet/CSV file or folder")
-    files = server_data.dataset_files(root, name)
-    signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-    return root, signature
-
-
 def _duckdb(
     root: Path, name: str, *, upper: float, column: str | None, id_column: str | None = None
 ):
@@ -309,9 +312,7 @@ def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) ->
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                result, entry.latest = complete(
-                    entry.latest, lambda s: task(s), entry.backend.extend
-                )
+                result, entry.latest = complete(entry.latest, lambda s: task(s), entry.extend)
                 return result
     return task(data)
 
@@ -328,7 +329,7 @@ def release_input(
     if isinstance(data, DataSummary):
         for entry in memo_values("server"):
             if entry.summary is data:
-                return entry.latest, entry.backend.extend
+                return entry.latest, entry.extend
     return data, None
 
 
@@ -442,7 +443,7 @@ def _planning_context() -> DataContext:
         name = server_name()
         label, sample = name or "server dataset", None
         try:
-            server = _server_files(root, name)
+            server = server_data.files_signature(root, name)
             columns, names = memo(
                 "server_columns", (name, server[1]),
                 lambda: _server_columns(_duckdb(server[0], label, upper=1.0, column=None)),
@@ -524,10 +525,11 @@ def _server_summary(
     path, signature = server
     key = (signature, column, id_column, upper, domain.upper, domain.bins)
 
-    def build() -> _ServerEntry:
+    def build() -> server_data.ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
-            return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
+            summary = backend.summarize(CutPoints(domain))
+            return server_data.ServerEntry(backend, summary, server, name)
 
     return memo("server", key, build).summary
 

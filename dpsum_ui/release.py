@@ -173,7 +173,7 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
     except DpsumError as exc:
         ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
-    book = book.with_release(plan.ledger_entry(ctx.dataset.name))
+    book = book.with_release(plan.ledger_entry(ctx.dataset))
     ss[_LEDGER], ss[_LAST] = book, rel
     ss[K.RELEASE_RAISE] = False
     ss[_MESSAGE] = ("success", released_message(decimal_text(plan.epsilon), book))

@@ -305,13 +305,16 @@ def file_name(text: str, default: str) -> str:
 
 def with_note(fig: go.Figure, note: str) -> go.Figure:
     """A copy of ``fig`` with ``note`` written under the plot (downloads only; the chart on
-    screen is unchanged). The note is escaped: it is text, never markup."""
+    screen is unchanged). The note is escaped: it is text, never markup. Quotes are left as
+    typed: Plotly's pseudo-HTML decodes ``&amp; &lt; &gt;`` but shows ``&quot;`` literally,
+    and outside a tag a quote is only text."""
     if not note.strip():
         return fig
     noted = go.Figure(fig)
     bottom = (noted.layout.margin.b or 60) + 40
     noted.add_annotation(
-        text=html.escape(note.strip()).replace("\n", "<br>"), xref="paper", yref="paper",
+        text=html.escape(note.strip(), quote=False).replace("\n", "<br>"), xref="paper",
+        yref="paper",
         x=0, y=0, yshift=-bottom + 10, xanchor="left", yanchor="top", showarrow=False,
         align="left", font=dict(size=12, color="#333333"),
     )  # fmt: skip

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from dpsum_core import limits
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.errors import DataError
 from dpsum_core.validation import check_upper
 
@@ -20,6 +22,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DELIMITER = "delimiter"  # key of DataFrame.attrs: the delimiter a text table was read with
+# White space, as Python's ``str.isspace`` (``str.strip()``, ``re``'s ``\s``) has it: ranges of
+# code points, spelled for every engine (the SQL engines' ``\s`` is ASCII only). An identifier
+# is compared with it removed at both ends; a value loses every white space character.
+SPACE_RANGES = (
+    (0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680),
+    (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+)  # fmt: skip
+SPACES = "".join(chr(c) for lo, hi in SPACE_RANGES for c in range(lo, hi + 1))
 WeightRule = Literal["upper", "midpoint"]
 
 
@@ -379,15 +389,53 @@ def clean(
     return values, report
 
 
+def cleaning_seconds(rows: int, *, by_person: bool) -> float:
+    """Estimated CPU seconds of :func:`clean` on ``rows`` rows (``by_person``: with a privacy
+    identifier), from ``limits.CLEAN_ROW_SECONDS`` and ``limits.CLEAN_PERSON_ROW_SECONDS``:
+    the work is one pass over the rows, and by person one sort of them.
+
+    Privacy
+    -------
+    Reads the number of rows only (the data holder's own file, never released).
+    """
+    per_row = limits.CLEAN_ROW_SECONDS + (limits.CLEAN_PERSON_ROW_SECONDS if by_person else 0.0)
+    return rows * per_row
+
+
 def _missing_ids(ids: pd.Series) -> np.ndarray:
-    """Rows without an identifier: NA, or text that is empty or only whitespace."""
+    """Rows without an identifier: NA, or text that is empty or only white space (:data:`SPACES`)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     missing = ids.isna().to_numpy(dtype=bool)
     if pd.api.types.is_object_dtype(ids) or pd.api.types.is_string_dtype(ids):
-        blank = ids.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        blank = ids.astype("string").str.strip(SPACES).eq("").fillna(False).to_numpy(dtype=bool)
         missing = missing | blank
     return missing
+
+
+def person_codes(ids: pd.Series) -> np.ndarray:
+    """One code per person (first appearance order): text identifiers are compared with their
+    white space at both ends removed (:data:`SPACES`: ``" 7"``, ``"7\u00a0"`` and ``"7"`` are
+    one person, as in every engine); other values (numbers) as they are; NA is −1.
+
+    Each distinct identifier is stripped once, not each row."""
+    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+    codes, uniques = pd.factorize(ids, sort=False)
+    kind = pd.api.types.infer_dtype(uniques, skipna=True)
+    if kind == "string":  # vectorised (Arrow strings: a compute kernel)
+        text = pd.Series(uniques)
+        stripped = text.str.strip(SPACES)
+        if not (stripped != text).any():  # nothing to strip
+            return codes
+    elif kind.startswith("mixed"):  # text beside numbers: strip the text only
+        stripped = pd.Series(
+            [u.strip(SPACES) if isinstance(u, str) else u for u in uniques], dtype=object
+        )
+    else:  # numbers
+        return codes
+    merged, _ = pd.factorize(stripped, sort=False)
+    return np.where(codes < 0, -1, merged[codes])  # NA stays NA (−1)
 
 
 def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
@@ -396,22 +444,34 @@ def person_totals(values: np.ndarray, ids: pd.Series) -> np.ndarray:
     ``aggregate(array_sort(…))`` use, so the totals are bit-identical in every engine; a total
     that overflows is kept at ±(largest double), to be clipped to [0, U] by the caller.
 
-    One vectorised step per rank: the people are ordered by their number of rows, so step r
-    adds the r-th value of the people with more than r rows (total work: the number of rows).
+    Vectorised over the people with the same number of rows: the rows of the k people with s
+    rows each form a k × s block whose rows ``np.add.accumulate`` adds left to right, one IEEE
+    addition at a time (an accumulation is never re-associated, unlike a sum). The work is one
+    sort of the rows and one pass over them; there are at most √(2·rows) distinct sizes, and a
+    :func:`~dpsum_core.checkpoint.checkpoint` before each block lets a caller stop the
+    cleaning (:func:`cleaning_seconds` is its price).
     """
-    import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
-
-    codes, _ = pd.factorize(ids, sort=False)
-    order = np.lexsort((values, codes))
-    sorted_values, sorted_codes = values[order], codes[order]
+    if values.size == 0:
+        return np.empty(0)
+    codes = person_codes(ids)
+    checkpoint()
+    by_value = np.argsort(values, kind="stable")
+    checkpoint()
+    order = by_value[np.argsort(codes[by_value], kind="stable")]  # by person, then by value
+    checkpoint()
+    # + 0.0 turns −0.0 into 0.0, as the first addition 0.0 + x does: the block's first column
+    # then stands for 0.0 + (first value) exactly.
+    sorted_values, sorted_codes = values[order] + 0.0, codes[order]
     starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]][: values.size])
     sizes = np.diff(np.r_[starts, values.size])
-    by_size = np.argsort(-sizes, kind="stable")
+    by_size = np.argsort(-sizes, kind="stable")  # the order of the totals: most rows first
     starts, sizes = starts[by_size], sizes[by_size]
-    totals = np.zeros(starts.size)
-    with np.errstate(over="ignore"):
-        for r in range(int(sizes[0]) if sizes.size else 0):
-            m = int(np.searchsorted(-sizes, -r, side="left"))  # people with more than r rows
-            totals[:m] += sorted_values[starts[:m] + r]
-    big = np.finfo(np.float64).max  # ±∞ + finite stays ±∞: a total is never NaN
+    totals = np.empty(starts.size)
+    blocks = np.r_[np.flatnonzero(np.r_[True, sizes[1:] != sizes[:-1]]), sizes.size]
+    with np.errstate(over="ignore"):  # ±∞ + finite stays ±∞: a total is never NaN
+        for lo, hi in pairwise(blocks.tolist()):
+            checkpoint()
+            rows = sorted_values[starts[lo:hi, None] + np.arange(sizes[lo])]
+            totals[lo:hi] = np.add.accumulate(rows, axis=1)[:, -1]
+    big = np.finfo(np.float64).max
     return np.clip(totals, -big, big)

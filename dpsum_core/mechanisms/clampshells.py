@@ -35,18 +35,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.mechanisms.algorithm import INSIDE, INSIDE_THETA, Algorithm
+from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
@@ -168,8 +170,7 @@ def _shell_tree(a: int, b: int, levels: int, branch: int) -> list[np.ndarray]:
     return [np.array([a + round(i * w / m) for i in range(m + 1)], dtype=np.int64) for m in parts]
 
 
-@lru_cache(maxsize=32)
-def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
+def _build_design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
     """The :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public inputs only."""
     e = domain.edges
     shells = shell_edges(domain.bins)
@@ -212,6 +213,24 @@ def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
         domain, levels, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell, node_scale, cell_arr,
         np.concatenate(cell_shell), op, tuple(covs),
     )
+
+
+def design_bytes(d: ClampShellsDesign) -> int:
+    """Bytes a design holds once used: its arrays, the sparse reconstruction, the leaf
+    covariances and (built lazily) the four per-leaf moments."""
+    op = d.reconstruct
+    arrays = [d.shells, d.parts, d.node_lo, d.node_hi, d.node_scale, d.cells, *d.leaf_cov]
+    return sum(a.nbytes for a in arrays) + op.data.nbytes * 2 + 32 * d.cells.size
+
+
+# Process-wide: the key is public (U, n, L, B). Bounded in bytes, not only in entries.
+_DESIGNS: LRU[ClampShellsDesign] = LRU(32, limits.MAX_CLAMPSHELLS_CACHE_BYTES, design_bytes)
+
+
+def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
+    """The cached :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public
+    inputs only, so a cache hit reveals nothing about anyone's data."""
+    return _DESIGNS.get((domain, levels, branch), lambda: _build_design(domain, levels, branch))
 
 
 def design_for(domain: Domain, epsilon: float) -> ClampShellsDesign:
@@ -467,6 +486,14 @@ def _laplace_sf(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 0.5 * np.exp(-np.abs(x)), 1.0 - 0.5 * np.exp(-np.abs(x)))
 
 
+def _laplace_log_cdf(x: np.ndarray) -> np.ndarray:
+    """log P(Lap(0, 1) ≤ x), computed directly: 1 − P(Lap > x) would cancel where the tail is
+    near 1 (a shell far above its threshold), losing the small complement's digits."""
+    return np.where(
+        x < 0, np.log(0.5) + np.minimum(x, 0.0), np.log1p(-0.5 * np.exp(-np.maximum(x, 0.0)))
+    )
+
+
 def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """The exact law of J*: (support (ascending J* values), probabilities).
 
@@ -476,13 +503,14 @@ def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tu
     """
     s = stats.interval_sums(d.shells)
     b = d.shell_top / (LOCATE_SHARE * epsilon)
-    p = _laplace_sf(LOCATE_Z * math.sqrt(2.0) - s / b)
-    none_above = np.concatenate((np.cumprod((1.0 - p)[::-1])[::-1][1:], [1.0]))
+    x = LOCATE_Z * math.sqrt(2.0) - s / b
+    p, log_q = _laplace_sf(x), _laplace_log_cdf(x)  # significant, and not (in logs)
+    none_above = np.exp(np.concatenate((np.cumsum(log_q[::-1])[::-1][1:], [0.0])))
     p_k = p * none_above
     j = np.maximum(d.shells[1:], d.min_clamp_bin)
     support = d.clamp_bins()
     probs = np.array([p_k[j == v].sum() for v in support])
-    probs[-1] += float(np.prod(1.0 - p))  # nothing significant: J* = n
+    probs[-1] += float(np.exp(log_q.sum()))  # nothing significant: J* = n
     return support, probs
 
 

@@ -6,7 +6,7 @@ A ledger is a small JSON file (one per dataset) kept by the data custodian::
      "dataset": {"name": "data.csv", "fingerprint": "sha256:…", "id_column": null},
      "total_changes": [{"created": …, "old_total": 1.0, "new_total": 2.0}],
      "releases": [{"created": …, "epsilon": 0.1, "algorithm": …, "truncation": …,
-                   "data": …, "config": {…}}, …]}
+                   "data": …, "column": …, "id_column": …, "config": {…}}, …]}
 
 :class:`Ledger` is the value (the CLI keeps it in a file, the dashboard in the session and as a
 download); :func:`load`, :func:`save` and :func:`locked` are the file's side. Sums are exact:
@@ -19,14 +19,16 @@ A ledger holds firm:
   (:func:`file_fingerprint`: the SHA-256 of the data file's bytes, *not* the engine's
   ``Dataset.fingerprint``, which digests the values as cleaned with U and so changes with U);
   a release of another dataset is refused with both names. A version-1 ledger (no
-  fingerprint) loads unbound and is bound by its next release. A folder or a glob (the duckdb
+  fingerprint) loads unbound and is bound by its next release, per row only (its releases
+  predate units of privacy). The app and the CLI bind alike: an upload or a sample by its
+  bytes, a server dataset as the CLI binds the same path (:func:`source_fingerprint`). A folder or a glob (the duckdb
   and spark engines) is bound by :func:`source_fingerprint` without reading its bytes (the
   list of its files with their sizes and modification times), a Spark table by its name.
 - **for one unit of privacy**: the binding records the privacy identifier (``id_column``;
   ``None``: one row = one person). ε spent per row says nothing of a person with many rows
   (group privacy multiplies it by their number of rows), so a release for another unit is
   refused rather than added up in a sum that would mean nothing. Ledgers of versions 1 and 2
-  predate the identifier: their releases were per row.
+  predate the identifier: their releases were per row. Every entry names its column and unit.
 - **a total set once**: a different total is refused unless it is raised explicitly
   (:meth:`Ledger.with_total` with ``raise_total=True``), which is recorded in
   ``total_changes`` (old total, new total, time). A total is never lowered below the spend.
@@ -41,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +52,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.validation import check_positive
@@ -76,7 +80,8 @@ def file_fingerprint(path: str | os.PathLike) -> str:
     """
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+        for block in iter(lambda: handle.read(1 << 24), b""):
+            checkpoint()  # a server file may hold gigabytes: stoppable every 16 MiB
             digest.update(block)
     return f"sha256:{digest.hexdigest()}"
 
@@ -173,9 +178,18 @@ class Ledger:
         privacy ``id_column`` (``None``: one row = one person).
 
         An unbound ledger (new, or version 1) is bound now; a ledger bound to another dataset
-        or another unit raises ParameterError naming both.
+        or another unit raises ParameterError naming both. A version-1 ledger's releases (made
+        before units of privacy existed) were per row: it binds only to one row = one person.
         """
         if self.fingerprint is None:
+            if self.releases and id_column is not None:  # a version-1 ledger: per row
+                raise ParameterError(
+                    f"release refused: this ledger (version 1, not bound to a dataset) records "
+                    f"{len(self.releases)} release(s) made for one row = one person, this "
+                    f"release is for {unit_of_privacy(id_column)}: ε spent per row does not "
+                    "bound a person with many rows, so start a new ledger for this unit; "
+                    "nothing was drawn"
+                )
             return replace(self, fingerprint=fingerprint, dataset=name, id_column=id_column)
         if self.fingerprint != fingerprint:
             raise ParameterError(
@@ -242,9 +256,21 @@ class Ledger:
             )
 
     def with_release(self, entry: dict, total: float | None = None) -> Ledger:
-        """A ledger with ``entry`` (which must hold ``epsilon``) appended; ``total`` as
-        :meth:`with_total` (a different total is refused)."""
+        """A ledger with ``entry`` appended; ``total`` as :meth:`with_total` (a different total
+        is refused).
+
+        ``entry`` holds ``epsilon`` and, as every release records them
+        (:meth:`~dpsum_core.publish.release.ReleasePlan.ledger_entry`), the released ``column``
+        and the unit of privacy (``id_column``, ``None``: one row = one person), which must be
+        the ledger's own.
+        """
         check_positive(entry["epsilon"], "epsilon")
+        unit = entry.get("id_column", self.id_column)
+        if self.fingerprint is not None and unit != self.id_column:
+            raise ParameterError(
+                f"release refused: this ledger counts ε for {unit_of_privacy(self.id_column)}, "
+                f"this release is for {unit_of_privacy(unit)}; nothing was drawn"
+            )
         return replace(self.with_total(total), releases=(*self.releases, dict(entry)))
 
     def to_json(self) -> str:
@@ -354,12 +380,15 @@ def save(path: str | os.PathLike, ledger: Ledger) -> None:
     The text goes to a temporary file in the same folder (so that the rename stays on one file
     system), is flushed and fsync'ed, then ``os.replace`` swaps it in (atomic on POSIX) and the
     folder is fsync'ed so that the rename itself survives a power cut. A crash before the
-    rename leaves the old ledger and a stray ``.ledger-*.tmp`` file, which is never read.
+    rename leaves the old ledger and a stray ``.ledger-*.tmp`` file, which is never read. The
+    file keeps its permission bits (a new one gets those of any new file: 0666 less the umask).
     """
     path = resolve(path)
     folder = path.parent
+    mode = _mode(path)
     fd, tmp = tempfile.mkstemp(prefix=".ledger-", suffix=".tmp", dir=folder)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(ledger.to_json() + "\n")
             handle.flush()
@@ -373,6 +402,16 @@ def save(path: str | os.PathLike, ledger: Ledger) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def _mode(path: Path) -> int:
+    """The permission bits of the ledger file, or those a new file gets (0666 & ~umask)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 @contextmanager

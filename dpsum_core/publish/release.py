@@ -39,7 +39,7 @@ import pandas as pd
 
 from dpsum_core import __version__, limits
 from dpsum_core.data.cleaning import unit_of_privacy
-from dpsum_core.data.dataset import Statistics, make_dataset
+from dpsum_core.data.dataset import Dataset, Statistics, make_dataset
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
@@ -116,14 +116,18 @@ class ReleasePlan:
             **out,
         }
 
-    def ledger_entry(self, data_name: str) -> dict:
-        """What the custodian's ledger keeps of this release (recorded before any draw)."""
+    def ledger_entry(self, data: Dataset | DataSummary) -> dict:
+        """What the custodian's ledger keeps of this release of ``data`` (recorded before any
+        draw): the data's name, the released column and the unit of privacy (``id_column``,
+        from the data's cleaning: ``None`` for one row = one person)."""
         return {
             "created": _now(),
             "epsilon": self.epsilon,
             "algorithm": self.algorithm,
             "truncation": self.truncation,
-            "data": data_name,
+            "data": data.name,
+            "column": data.column,
+            "id_column": data.report.id_column,
             "config": self.record(),
         }
 

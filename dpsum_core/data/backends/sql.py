@@ -24,7 +24,7 @@ import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
 
 from dpsum_core import limits
-from dpsum_core.data.cleaning import CleaningReport, rank_columns
+from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
 from dpsum_core.data.reading import check_id_column
@@ -33,6 +33,11 @@ from dpsum_core.errors import DataError, ParameterError
 
 # What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
 # exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
+# Python's white space (cleaning.SPACE_RANGES) as a character class for RE2 (DuckDB) and Java
+# (Spark), whose ``\s`` is ASCII only.
+SPACE = "".join(
+    rf"\x{{{lo:X}}}" + (rf"-\x{{{hi:X}}}" if hi > lo else "") for lo, hi in SPACE_RANGES
+)
 NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
 SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
 HALF = "CAST(67108864 AS DOUBLE)"  # 2²⁶: limbs are summed in halves (see keyed)
@@ -139,13 +144,13 @@ def parse_column(
         return f"({col} IS NULL OR isnan(CAST({col} AS DOUBLE)))", f"CAST({col} AS DOUBLE)"
     if kind != "text":
         return f"({col} IS NULL)", "CAST(NULL AS DOUBLE)"
-    blank = dialect.replace_all(col, r"\s") + " = ''"
+    blank = dialect.replace_all(col, f"[{SPACE}]") + " = ''"
     missing = f"({col} IS NULL OR {blank}"
-    if csv:  # pandas.read_csv turns its NA strings into NaN (after skipinitialspace)
+    if csv:  # pandas.read_csv turns its NA strings into NaN (after skipinitialspace: ' ' only)
         na = ", ".join(dialect.lit(v) for v in sorted(STR_NA_VALUES) if v)
-        missing += f" OR ltrim({col}) IN ({na})"
+        missing += f" OR {dialect.replace_all(col, '^ +')} IN ({na})"
     missing += ")"
-    stripped = dialect.replace_all(col, r"[,\s$_]" if commas else r"[\s$_]")
+    stripped = dialect.replace_all(col, f"[,{SPACE}$_]" if commas else f"[{SPACE}$_]")
     parsed = (
         f"CASE WHEN {dialect.full_match(stripped, NUMBER)} THEN TRY_CAST({stripped} AS DOUBLE) END"
     )
@@ -289,8 +294,8 @@ class SQLBackend:
         missing, parsed = parse_column(self.quote(column), kinds[column], self.dialect, csv=self.csv)
         pid = self.quote(id_column)
         no_id, _ = parse_column(pid, kinds[id_column], self.dialect, csv=self.csv)
-        if self.csv and kinds[id_column] == "text":
-            pid = f"ltrim({pid})"  # pandas reads CSV cells with skipinitialspace
+        if kinds[id_column] == "text":  # one person whatever white space ends the identifier
+            pid = self.dialect.replace_all(pid, f"^[{SPACE}]+|[{SPACE}]+$")
         return (
             f"SELECT {pid} AS pid, {no_id} AS no_id, {parsed} AS p, {missing} AS missing "
             f"FROM {self.relation()}"
