@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
