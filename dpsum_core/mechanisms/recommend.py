@@ -29,13 +29,16 @@ from dpsum_core.validation import check_epsilon, check_int, check_positive
 
 MEASURED_EPSILON = (0.01, 1.0)  # the ε range of the study behind the rule (ClampShells below it)
 FALLBACK = "tamm"  # the paper's recommended algorithm
+FALLBACK_TRUNCATION = "svt"  # with the engine's default θ choice
 
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The recommended algorithm's name and a one-line reason (public: no data behind it)."""
+    """The recommended algorithm's name, its truncation method (its own θ rule for an
+    algorithm that chooses θ itself) and a one-line reason (public: no data behind it)."""
 
     algorithm: str
+    truncation: str
     why: str
 
 
@@ -59,14 +62,15 @@ def recommend(*, epsilon: float, upper: float, bins: int, workload: str) -> Reco
     del workload  # public, unused by the current rule (see above)
     if bins < 2 * MIN_CLAMP_BIN:
         return Recommendation(
-            FALLBACK, f"with {bins} bins ClampShells cannot clamp below the top: TaMM"
+            FALLBACK, FALLBACK_TRUNCATION, f"with {bins} bins ClampShells cannot clamp below the top: TaMM"
         )
     if epsilon > MEASURED_EPSILON[1]:
         return Recommendation(
-            FALLBACK, f"ClampShells was measured up to ε = {MEASURED_EPSILON[1]:g}: the paper's TaMM"
+            FALLBACK, FALLBACK_TRUNCATION, f"ClampShells was measured up to ε = {MEASURED_EPSILON[1]:g}: the paper's TaMM"
         )
     return Recommendation(
         "clampshells",
+        "inside",
         "it locates θ from noisy shell sums and clamps there: 1.3–7.1× lower median error than "
         "TaMM+SVT at ε from 0.01 to 1 in the design study (public inputs only)",
     )
