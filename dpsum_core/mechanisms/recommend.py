@@ -27,6 +27,7 @@ from dpsum_core import limits
 from dpsum_core.mechanisms.clampshells import MIN_CLAMP_BIN
 from dpsum_core.validation import check_epsilon, check_int, check_positive
 
+AUTO = "auto"  # the algorithm name that stands for the recommendation (resolved before any run)
 MEASURED_EPSILON = (0.01, 1.0)  # the ε range of the study behind the rule (ClampShells below it)
 FALLBACK = "tamm"  # the paper's recommended algorithm
 FALLBACK_TRUNCATION = "svt"  # with the engine's default θ choice
@@ -74,3 +75,24 @@ def recommend(*, epsilon: float, upper: float, bins: int, workload: str) -> Reco
         "it locates θ from noisy shell sums and clamps there: 1.3–7.1× lower median error than "
         "TaMM+SVT at ε from 0.01 to 1 in the design study (public inputs only)",
     )
+
+
+def resolve_auto(
+    algorithms: tuple[str, ...], *, epsilon: float, upper: float, bins: int, workload: str
+) -> tuple[tuple[str, ...], Recommendation | None]:
+    """``algorithms`` with :data:`AUTO` replaced by the recommended algorithm (once, in its
+    place; a name listed twice is kept once), and the recommendation (``None`` without auto).
+
+    Privacy
+    -------
+    Public inputs only, like :func:`recommend`: resolved before anything is measured.
+    """
+    if AUTO not in algorithms:
+        return algorithms, None
+    rec = recommend(epsilon=epsilon, upper=upper, bins=bins, workload=workload)
+    out: list[str] = []
+    for name in algorithms:
+        name = rec.algorithm if name == AUTO else name
+        if name not in out:
+            out.append(name)
+    return tuple(out), rec
