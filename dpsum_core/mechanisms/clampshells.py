@@ -47,6 +47,11 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
+from dpsum_core.mechanisms.clampshells_answers import (
+    SHAPE_MAX_LEVELS,
+    answers_from_cells,
+    tail_scan,
+)
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
@@ -57,7 +62,6 @@ if TYPE_CHECKING:
 LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
 LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
 MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
-TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
 # bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
 # ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
@@ -70,7 +74,6 @@ TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
 # trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
 # and 8 of bench/columns.py, never the evaluation seed 2024 or sample_data).
-SHAPE_MAX_LEVELS = 0
 TREE_FROM = 0.0125
 TREE_BRANCH = 8
 TREE_MAX = 3
@@ -136,7 +139,7 @@ class ClampShellsDesign:
         return np.array([c.sum() for c in self.leaf_cov])
 
     @cached_property
-    def _leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per leaf c, at ε = 1: Var(Σ of the earlier leaves of its shell), Cov(that sum, x̂_c),
         Var(x̂_c) and Var(Σ of the leaves of its shell from c on)."""
         before, cov, var, suffix = [], [], [], []
@@ -339,80 +342,6 @@ def measure_clamped(
     z[active] = rng.add_laplace(exact[active], d.node_scale[cols] / epsilon)
     spent = float(d.loss_per_bin(epsilon)[: int(j_star.max())].max()) if trials else 0.0
     return z, spent
-
-
-def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
-    """Keep leaves up to the last whose tail mass Σ_{c′ ≥ c} x̂_c′ exceeds TAIL_Z times its
-    standard deviation; zero the rest (post-processing of the reconstructed leaves x̂). The
-    point mass at U (bin n on its own, :attr:`ClampShellsDesign.point_top`) is neither scanned
-    nor dropped: its noise would mask the tail below it, and it enters only the total."""
-    _, _, _, suffix = d._leaf_moments
-    k2 = d.shells_below(j_star)
-    if d.point_top:
-        scanned = _scan(d, x[:, :-1], np.minimum(k2, d.parts.size - 2), suffix[:-1], epsilon)
-        return np.concatenate((scanned, x[:, -1:]), axis=1)
-    return _scan(d, x, k2, suffix, epsilon)
-
-
-def _scan(
-    d: ClampShellsDesign, x: np.ndarray, k2: np.ndarray, suffix: np.ndarray, epsilon: float
-) -> np.ndarray:
-    """The tail scan over the first ``x.shape[1]`` leaves, ``k2`` active parts per trial."""
-    C = x.shape[1]
-    shell_of = d.cell_shell[:C]
-    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
-    # Var of the tail from leaf c: the rest of its shell + the later active shells (independent)
-    tail_var = (suffix[None, :] + S[k2][:, None] - S[shell_of + 1][None, :]) / epsilon**2
-    active = shell_of[None, :] < k2[:, None]
-    tail = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
-    keep = active & (tail > TAIL_Z * np.sqrt(np.maximum(tail_var, 0.0)))
-    last = np.where(keep.any(axis=1), C - 1 - np.argmax(keep[:, ::-1], axis=1), -1)
-    return np.where(np.arange(C)[None, :] <= last[:, None], x, 0.0)
-
-
-def query_cells(d: ClampShellsDesign, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each query's bin count J_i: the leaf c holding bin J_i and the interpolation
-    fraction (J_i − a_c)/(b_c − a_c) of that leaf below τ_i (public)."""
-    c = np.clip(np.searchsorted(d.cells, counts, side="left") - 1, 0, d.cells.size - 2)
-    a, b = d.cells[c], d.cells[c + 1]
-    return c, np.clip((counts - a) / (b - a), 0.0, 1.0)
-
-
-def curvature(d: ClampShellsDesign, x: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """β_c of every leaf (trials × C): the cumulative sum inside leaf c is modelled as
-    x_c·f + β_c·f(1 − f) at fraction f, the quadratic whose slope falls from the density at
-    the leaf's lower edge to the one at its upper edge; an edge's density is the mean of the two
-    adjacent leaves' densities per bin (the leaf's own at the first leaf and at the last active
-    one, ``active`` leaves per trial), so β_c = w_c·(ρ_lo − ρ_hi)/2. Linear in x (public
-    weights): post-processing whose error stays analytic. Ratio-2 shells hold mass that falls
-    steeply with the value, where linear interpolation inside a shell is biased by several %."""
-    w = np.diff(d.cells).astype(float)
-    if d.levels > SHAPE_MAX_LEVELS:
-        return np.zeros_like(x)
-    dens = x / w
-    C = dens.shape[-1]
-    below = np.concatenate((dens[..., :1], dens[..., :-1]), axis=-1)
-    above = np.concatenate((dens[..., 1:], dens[..., -1:]), axis=-1)
-    last = np.arange(C)[None, :] >= np.asarray(active).reshape(-1, 1) - 1
-    if d.point_top:  # the point mass at U is no density: the leaf below it is a last leaf
-        last[:, C - 2] = True
-    above = np.where(last, dens, above)
-    rho_lo, rho_hi = (below + dens) / 2, (dens + above) / 2
-    return w * (rho_lo - rho_hi) / 2
-
-
-def answers_from_cells(
-    d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray
-) -> np.ndarray:
-    """Cumulative sums at leaf edges, quadratic interpolation inside a leaf (:func:`curvature`),
-    the clamped total for queries at or above θ* (trials × m)."""
-    c, frac = query_cells(d, counts)
-    active = np.searchsorted(d.cells, j_star, side="left")
-    beta = curvature(d, x, active)
-    before = np.cumsum(x, axis=1) - x
-    inside = before[:, c] + x[:, c] * frac[None, :] + beta[:, c] * (frac * (1 - frac))[None, :]
-    total = x.sum(axis=1)
-    return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
 
 
 def clampshells(
