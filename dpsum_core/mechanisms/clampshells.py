@@ -16,7 +16,10 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    c ≤ g_node: with Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
 3. Adaptive sequential composition: ε. Least squares inside each part, the tail scan,
    cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
-   the clamped total above θ*, isotonic regression and clipping are post-processing.
+   the clamped total above θ*, the onset gate (answers before the first one above z noise
+   sds are 0: the sds come from the public design and J*, z from them and the public δ of the
+   error metric; :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and
+   clipping are post-processing: functions of the noisy output and public inputs only.
 
 Measured (``python bench/accuracy.py --clampshells --trials 200``, evaluation columns seed 2024,
 median relative error over queries, isotonic on; constants tuned on seeds 7 and 8, never on
@@ -49,7 +52,9 @@ from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
 from dpsum_core.mechanisms.clampshells_answers import (
     SHAPE_MAX_LEVELS,
+    answer_sd,
     answers_from_cells,
+    onset_gate,
     tail_scan,
 )
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
@@ -383,7 +388,8 @@ def clampshells(
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
     leaves = np.asarray(d.reconstruct @ z.T).T
     kept = tail_scan(d, leaves, j_star, epsilon)
-    answers = answers_from_cells(d, kept, j_star, inputs.workload.counts)
+    counts = inputs.workload.counts
+    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), answer_sd(d, counts, j_star, epsilon), inputs.delta)
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 

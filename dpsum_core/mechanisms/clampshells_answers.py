@@ -15,6 +15,7 @@ TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # Leaf shape (bin n apart, quadratic interpolation) only up to this tree depth: see
 # clampshells.py's constants for how it was chosen.
 SHAPE_MAX_LEVELS = 0
+ONSET_FLOOR = 0.1  # the onset gate's z at noise sd σ: √(2 ln(1 + σ/(ONSET_FLOOR·δ))) (onset_gate)
 
 
 def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
@@ -89,3 +90,32 @@ def answers_from_cells(
     inside = before[:, c] + x[:, c] * frac[None, :] + beta[:, c] * (frac * (1 - frac))[None, :]
     total = x.sum(axis=1)
     return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
+
+
+def answer_sd(d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
+    """The noise sd of every answer (trials × m), from the public design: the variance of the
+    cumulative sum at the upper edge of the query's leaf (an upper bound for an edge inside
+    it), and of the clamped total for a query at or above θ*. Public given J*."""
+    before, cov, var, _ = d.leaf_moments
+    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
+    c, _ = query_cells(d, counts)
+    at_end = (S[d.cell_shell] + before + 2.0 * cov + var)[c]
+    total = S[d.shells_below(j_star)]
+    v = np.where(counts[None, :] >= j_star[:, None], total[:, None], at_end[None, :])
+    return np.sqrt(np.maximum(v, 0.0)) / epsilon
+
+
+def onset_gate(answers: np.ndarray, sd: np.ndarray, delta: float) -> np.ndarray:
+    """Zero every answer before the first that exceeds z·σ, its noise sd σ times
+    z = √(2 ln(1 + σ/(ONSET_FLOOR·δ))) (per trial; all of them when none does).
+
+    The smallest queries often have true sums far below their noise (zeros, a few records); an
+    answer 0 costs them a relative error ≤ 1, a noisy one about σ/max(y, δ). z grows with σ/δ
+    as the Gaussian tail bound that keeps the expected cost of a pure-noise answer let through,
+    ≈ (σ/δ)·e^{−z²/2}, below one: no gate where the noise is below δ. Post-processing of the
+    noisy answers with public sds and the public δ of the error metric."""
+    z = np.sqrt(2.0 * np.log1p(sd / (ONSET_FLOOR * delta)))
+    significant = answers > z * sd
+    m = answers.shape[1]
+    first = np.where(significant.any(axis=1), np.argmax(significant, axis=1), m)
+    return np.where(np.arange(m)[None, :] < first[:, None], 0.0, answers)
