@@ -7,7 +7,10 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    value t ≤ U lies in exactly one shell k (t ≤ g_k, its top value) and moves only that shell's
    raw sum, by t: with Lap(g_k/(pε)) the loss is t·pε/g_k ≤ pε.
 2. *Stage 2, (1−p)ε, for every J* stage 1 can output.* J* (and θ* = e_{J*}) is a function of
-   stage 1's noisy output only, so stage 2 is a fixed Laplace mechanism given J*: every record
+   stage 1's noisy output only — the top significant shell's edge, one shell higher when the
+   noisy sums still grow there (:func:`heavy_tail`: ratios of the noisy sums, no new
+   measurement; J* stays a shell edge ≥ jmin or n) — so stage 2 is a fixed Laplace mechanism
+   given J*: every record
    is clamped, c = min(t, θ*), and lies in exactly one *part* of bins 1..J*: the ratio-2
    shells, and at depth 0 bin n on its own (the top shell stops at n − 1; the part exists only
    when J* = n, so it is still a partition, and it holds the point mass at U that cleaning
@@ -67,6 +70,7 @@ if TYPE_CHECKING:
 LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
 LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
 MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
+HEAVY_RATIO = 1.3  # clamp one shell higher when Z_k̂/Z_{k̂−1} and Z_{k̂−1}/Z_{k̂−2} exceed it
 # The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
 # bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
 # ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
@@ -305,10 +309,30 @@ def locate(
     significant = z > LOCATE_Z * math.sqrt(2.0) * scale[None, :]
     K = exact.size
     k_hat = K - 1 - np.argmax(significant[:, ::-1], axis=1)
+    k_hat = k_hat + heavy_tail(z, k_hat)
     j_star = np.where(
         significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
     )
     return j_star.astype(np.int64), float(np.max(d.shell_top / scale))
+
+
+def heavy_tail(z: np.ndarray, k_hat: np.ndarray) -> np.ndarray:
+    """1 where stage 1 clamps one shell higher, else 0 (trials,): the noisy shell sums still
+    grow at the top significant shell, Z_k̂ > R·Z_{k̂−1} and Z_{k̂−1} > R·max(Z_{k̂−2}, 0) with
+    Z_{k̂−1} > 0 and R = HEAVY_RATIO, and a shell lies above k̂.
+
+    Mass that still grows where the detection stops is a tail heavier than the detection can
+    see (a Pareto tail of index α has ratio 2^{1−α} per shell; a light tail's ratios fall fast
+    below 1): the mass above k̂ is then worth clamping at the next shell's top. Two successive
+    ratios, not one, so that a point mass (a top code) in shell k̂ alone does not raise θ*.
+    Post-processing of stage 1's noisy output: J* stays one of the shell edges ≥ jmin or n.
+    """
+    K = z.shape[1]
+    rows = np.arange(z.shape[0])
+    top, below, below2 = (z[rows, np.maximum(k_hat - i, 0)] for i in (0, 1, 2))
+    heavy = (k_hat >= 2) & (k_hat < K - 1) & (below > 0) & (top > HEAVY_RATIO * below)
+    heavy &= below > HEAVY_RATIO * np.maximum(below2, 0.0)
+    return heavy.astype(np.int64)
 
 
 def stage2_exact(stats: EdgeStatistics, d: ClampShellsDesign, j_star: int) -> np.ndarray:
@@ -402,6 +426,22 @@ def _laplace_sf(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 0.5 * np.exp(-np.abs(x)), 1.0 - 0.5 * np.exp(-np.abs(x)))
 
 
+def _raise_prob(s: np.ndarray, b: np.ndarray, k: int, grid: int = 20_001) -> float:
+    """P[Z_k > z₁√2·b_k, Z_k > R·Z_{k−1}, Z_{k−1} > R·max(Z_{k−2}, 0), Z_{k−1} > 0] with
+    R = HEAVY_RATIO and independent Z_i = s_i + Lap(b_i) (0 where :func:`heavy_tail` cannot
+    fire): one integral over u = Z_{k−1} > 0 of its density × P[Z_k > max(t, R·u)] ×
+    P[Z_{k−2} < u/R], by the trapezoid rule on a fine grid."""
+    if k < 2 or k >= s.size - 1 or not math.isfinite(HEAVY_RATIO):
+        return 0.0
+    R, t = HEAVY_RATIO, LOCATE_Z * math.sqrt(2.0) * b[k]
+    u = np.linspace(0.0, max(s[k - 1], 0.0) + 60.0 * b[k - 1], grid)[1:]
+    density = 0.5 / b[k - 1] * np.exp(-np.abs(u - s[k - 1]) / b[k - 1])
+    above = _laplace_sf((np.maximum(t, R * u) - s[k]) / b[k])
+    below = 1.0 - _laplace_sf((u / R - s[k - 2]) / b[k - 2])
+    f = density * above * below
+    return float(np.sum((f[1:] + f[:-1]) / 2.0 * np.diff(u)) + f[0] * u[0] / 2.0)
+
+
 def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """The exact law of J*: (support (ascending J* values), probabilities).
 
@@ -413,10 +453,13 @@ def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tu
     b = d.shell_top / (LOCATE_SHARE * epsilon)
     p = _laplace_sf(LOCATE_Z * math.sqrt(2.0) - s / b)
     none_above = np.concatenate((np.cumprod((1.0 - p)[::-1])[::-1][1:], [1.0]))
-    p_k = p * none_above
+    # P[k̂ = k and raised] = P[nothing above k significant]·P[Z_k significant, the two ratios]
+    raised = np.array([_raise_prob(s, b, k) for k in range(s.size)]) * none_above
+    p_k = p * none_above - raised
     j = np.maximum(d.shells[1:], d.min_clamp_bin)
+    j_up = np.maximum(d.shells[np.minimum(np.arange(2, s.size + 2), s.size)], d.min_clamp_bin)
     support = d.clamp_bins()
-    probs = np.array([p_k[j == v].sum() for v in support])
+    probs = np.array([p_k[j == v].sum() + raised[j_up == v].sum() for v in support])
     probs[-1] += float(np.prod(1.0 - p))  # nothing significant: J* = n
     return support, probs
 
