@@ -17,7 +17,10 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    creates). Inside a part, a public tree (depth chosen from the public ε only; depth 0 is the
    plain design) has λ distinct levels; the record lies in one node per level and moves it by
    c ≤ g_node: with Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each part, the tail scan,
+3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of
+   the parts below the top active one with stage 1's noisy sums of the same shells (there no
+   record is clamped, so both measure the same raw sums; :func:`combine_stage1`; the tail scan
+   and the onset gate keep stage 2's own, larger, variances), the tail scan,
    cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
    the clamped total above θ*, the onset gate (answers before the first one above z noise
    sds are 0: the sds come from the public design and J*, z from them and the public δ of the
@@ -162,6 +165,28 @@ class ClampShellsDesign:
             suffix.append(np.diagonal(S)[::-1].copy())
         return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
 
+    @cached_property
+    def stage1_gls(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Stage 1's noisy sum of a shell combined with stage 2's leaves of the same shell by
+        generalised least squares (a rank-one update), for every part that is a stage-1 shell:
+        per leaf the gain V1/(1ᵀV1 + σ₁²) (0 in the other parts), and per part the leaves'
+        covariance after combining, V − V11ᵀV/(1ᵀV1 + σ₁²) (V itself elsewhere); V the leaves'
+        covariance, σ₁² = 2(g_k/p)² stage 1's variance, both at ε = 1, so the gain holds at
+        every ε. Valid for the parts below the top active one, where no record is clamped
+        (raw sum = clamped sum)."""
+        gains, combined = [], []
+        K = self.shells.size - 1
+        for k, V in enumerate(self.leaf_cov):
+            if k < K and self.parts[k + 1] == self.shells[k + 1]:
+                v1 = V.sum(axis=1)
+                denom = v1.sum() + 2.0 * (self.shell_top[k] / LOCATE_SHARE) ** 2
+                gains.append(v1 / denom)
+                combined.append(V - np.outer(v1, v1) / denom)
+            else:
+                gains.append(np.zeros(V.shape[0]))
+                combined.append(V)
+        return np.concatenate(gains), tuple(combined)
+
     def loss_per_bin(self, epsilon: float) -> np.ndarray:
         """Exact stage-2 loss of a record at e_j (its worst value in bin j), Σ_{nodes ∋ j} e_j/b,
         at total budget ``epsilon``, for every bin j (the same for every J* ≥ j: a clamped
@@ -297,7 +322,16 @@ def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
 def locate(
     stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
 ) -> tuple[np.ndarray, float]:
-    """Stage 1: J* per trial (trials,) and the ε spent (pε).
+    """Stage 1: J* per trial (trials,) and the ε spent (pε) (:func:`locate_measured` without
+    the noisy shell sums)."""
+    j_star, _, spent = locate_measured(stats, d, trials, epsilon=epsilon, rng=rng)
+    return j_star, spent
+
+
+def locate_measured(
+    stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Stage 1: J* per trial (trials,), the noisy shell sums (trials × K) and the ε spent (pε).
 
     Privacy
     -------
@@ -313,7 +347,21 @@ def locate(
     j_star = np.where(
         significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
     )
-    return j_star.astype(np.int64), float(np.max(d.shell_top / scale))
+    return j_star.astype(np.int64), z, float(np.max(d.shell_top / scale))
+
+
+def combine_stage1(d: ClampShellsDesign, leaves: np.ndarray, z1: np.ndarray, j_star: np.ndarray) -> np.ndarray:
+    """The leaves (trials × C) after the GLS update with stage 1's noisy shell sums z1
+    (:attr:`ClampShellsDesign.stage1_gls`), in the parts below each trial's top active part.
+    Post-processing: both measurements are already released."""
+    gain, _ = d.stage1_gls
+    P = d.parts.size - 1
+    part_sums = np.zeros((leaves.shape[0], P))
+    np.add.at(part_sums.T, d.cell_shell, leaves.T)
+    K1 = z1.shape[1]
+    resid = z1[:, np.minimum(d.cell_shell, K1 - 1)] - part_sums[:, d.cell_shell]
+    below_top = d.cell_shell[None, :] < (d.shells_below(j_star) - 1)[:, None]
+    return leaves + np.where(below_top, gain[None, :] * resid, 0.0)
 
 
 def heavy_tail(z: np.ndarray, k_hat: np.ndarray) -> np.ndarray:
@@ -407,10 +455,10 @@ def clampshells(
     noise = as_noise(rng)
     d = design_for(inputs.domain, epsilon)
     stats = edge_statistics(inputs.data, inputs.domain)
-    j_star, spent_locate = locate(stats, d, trials, epsilon=epsilon, rng=noise)
+    j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
     z, spent_measure = measure_clamped(stats, d, j_star, epsilon=epsilon, rng=noise)
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
-    leaves = np.asarray(d.reconstruct @ z.T).T
+    leaves = combine_stage1(d, np.asarray(d.reconstruct @ z.T).T, z1, j_star)
     kept = tail_scan(d, leaves, j_star, epsilon)
     counts = inputs.workload.counts
     answers = onset_gate(answers_from_cells(d, kept, j_star, counts), answer_sd(d, counts, j_star, epsilon), inputs.delta)
@@ -478,7 +526,9 @@ def _components_at(
     coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
     mean = coef @ sums
     var = np.zeros(counts.size)
+    top = int(d.shells_below(j_star)) - 1  # parts below it are combined with stage 1
     for k, V in enumerate(d.leaf_cov):
+        V = d.stage1_gls[1][k] if k < top else V
         idx = np.flatnonzero(d.cell_shell[:nc] == k)
         if idx.size:  # all of the shell's leaves, or its first ones when J* is inside it
             a = coef[:, idx]

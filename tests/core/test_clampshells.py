@@ -269,3 +269,37 @@ def test_raise_probability_is_the_joint_laplace_probability():
         p = event.mean()
         assert cs._raise_prob(s, b, k) == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / z.shape[0]) + 1e-4)
     assert cs._raise_prob(s, b, 1) == 0.0 and cs._raise_prob(s, b, 5) == 0.0
+
+
+@pytest.mark.parametrize("eps", [0.01, 1.0])
+def test_stage1_sums_combined_by_gls_are_unbiased_with_the_stated_smaller_covariance(eps):
+    """Monte Carlo of both stages' noise around known clamped sums, J* = n (every part below
+    the top one that is a stage-1 shell is combined): the combined leaves are unbiased, their covariance per part is
+    ``stage1_gls[1]``, and each shell total's variance is below stage 2's alone."""
+    domain = Domain(1000.0, 64)
+    d = cs.design_for(domain, eps)
+    rng = np.random.default_rng(5)
+    truth = rng.uniform(0.0, 500.0, d.cells.size - 1)
+    trials = 40_000
+    A = d.reconstruct.toarray()
+    # node sums consistent with the leaves, so the least squares leaves are unbiased
+    node_sums = np.array([truth[(d.cells[:-1] >= lo) & (d.cells[1:] <= hi)].sum()
+                          for lo, hi in zip(d.node_lo, d.node_hi, strict=True)])  # fmt: skip
+    z2 = node_sums + rng.laplace(0.0, 1.0, (trials, node_sums.size)) * d.node_scale / eps
+    shell_truth = np.array([truth[d.cell_shell == k].sum() for k in range(d.shells.size - 1)])
+    b1 = d.shell_top / (cs.LOCATE_SHARE * eps)
+    z1 = shell_truth + rng.laplace(0.0, 1.0, (trials, b1.size)) * b1
+    j = np.full(trials, domain.bins)
+    x = cs.combine_stage1(d, (A @ z2.T).T, z1, j)
+    top = int(d.shells_below(domain.bins)) - 1
+    _, combined = d.stage1_gls
+    se = x.std(axis=0) / math.sqrt(trials)
+    assert np.all(np.abs(x.mean(axis=0) - truth) < 5 * se)
+    stage1_shells = [k for k in range(top) if d.parts[k + 1] == d.shells[k + 1]]
+    assert len(stage1_shells) >= 5
+    for k in stage1_shells:
+        idx = np.flatnonzero(d.cell_shell == k)
+        emp = np.cov(x[:, idx], rowvar=False).reshape(idx.size, idx.size)
+        want = combined[k] / eps**2
+        np.testing.assert_allclose(emp, want, rtol=0.1, atol=0.05 * np.abs(want).max())
+        assert combined[k].sum() < d.leaf_cov[k].sum()
