@@ -154,16 +154,14 @@ class ClampShellsDesign:
     def leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per leaf c, at ε = 1: Var(Σ of the earlier leaves of its shell), Cov(that sum, x̂_c),
         Var(x̂_c) and Var(Σ of the leaves of its shell from c on)."""
-        before, cov, var, suffix = [], [], [], []
-        for V in self.leaf_cov:
-            P = np.cumsum(np.cumsum(V, axis=0), axis=1)
-            r = V.shape[0]
-            before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
-            cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
-            var.append(np.diagonal(V).copy())
-            S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
-            suffix.append(np.diagonal(S)[::-1].copy())
-        return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
+        return _moments(self.leaf_cov)
+
+    @cached_property
+    def combined_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`leaf_moments` after the GLS update with stage 1 (:attr:`stage1_gls`), and the
+        shells' variances (the fourth entry is the per-shell variance here, not the suffix)."""
+        before, cov, var, _ = _moments(self.stage1_gls[1])
+        return before, cov, var, np.array([c.sum() for c in self.stage1_gls[1]])
 
     @cached_property
     def stage1_gls(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
@@ -196,6 +194,21 @@ class ClampShellsDesign:
         np.add.at(inv, self.node_lo, epsilon / self.node_scale)
         np.add.at(inv, self.node_hi, -epsilon / self.node_scale)
         return np.cumsum(inv)[:n] * self.domain.edges
+
+
+def _moments(covs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per leaf c of parts with leaf covariances ``covs``: Var(Σ of the earlier leaves of its
+    part), Cov(that sum, x̂_c), Var(x̂_c) and Var(Σ of the leaves of its part from c on)."""
+    before, cov, var, suffix = [], [], [], []
+    for V in covs:
+        P = np.cumsum(np.cumsum(V, axis=0), axis=1)
+        r = V.shape[0]
+        before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
+        cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
+        var.append(np.diagonal(V).copy())
+        S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
+        suffix.append(np.diagonal(S)[::-1].copy())
+    return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
 
 
 def _shell_tree(a: int, b: int, levels: int, branch: int) -> list[np.ndarray]:

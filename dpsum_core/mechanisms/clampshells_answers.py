@@ -95,13 +95,19 @@ def answers_from_cells(
 def answer_sd(d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
     """The noise sd of every answer (trials × m), from the public design: the variance of the
     cumulative sum at the upper edge of the query's leaf (an upper bound for an edge inside
-    it), and of the clamped total for a query at or above θ*. Public given J*."""
-    before, cov, var, _ = d.leaf_moments
-    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
+    it), and of the clamped total for a query at or above θ*; the parts below the top active
+    one with their covariance after the GLS update with stage 1. Public given J*."""
+    plain, combined = d.leaf_moments, d.combined_moments
+    top = d.shells_below(j_star) - 1  # (trials,)
+    part_var = np.where(np.arange(d.shell_var.size)[None, :] < top[:, None], combined[3], d.shell_var)
+    S = np.concatenate((np.zeros((top.size, 1)), np.cumsum(part_var, axis=1)), axis=1)
     c, _ = query_cells(d, counts)
-    at_end = (S[d.cell_shell] + before + 2.0 * cov + var)[c]
-    total = S[d.shells_below(j_star)]
-    v = np.where(counts[None, :] >= j_star[:, None], total[:, None], at_end[None, :])
+    shell = d.cell_shell[c]
+    inside = [(m[0] + 2.0 * m[1] + m[2])[c] for m in (plain, combined)]
+    own = np.where(shell[None, :] < top[:, None], inside[1][None, :], inside[0][None, :])
+    at_end = np.take_along_axis(S, np.broadcast_to(shell, own.shape), axis=1) + own
+    total = S[np.arange(top.size), top + 1]
+    v = np.where(counts[None, :] >= j_star[:, None], total[:, None], at_end)
     return np.sqrt(np.maximum(v, 0.0)) / epsilon
 
 

@@ -14,11 +14,18 @@ from dpsum_core.mechanisms import clampshells_answers as ca
 
 @pytest.mark.parametrize("eps", [0.01, 0.3])
 def test_answer_sd_is_the_exact_sd_of_the_cumulative_sum_at_every_leaf_edge(eps):
-    """Against the full covariance of all leaves (block diagonal over the parts): the variance
-    of Σ_{c′ ≤ c} x̂_c′, at each leaf's upper edge, with every part active (J* = n), and the
-    variance of the total for a query at or above θ*."""
+    """Against the full covariance of all leaves (block diagonal over the parts, after the GLS
+    update with stage 1 below the top active part): the variance of Σ_{c′ ≤ c} x̂_c′, at each
+    leaf's upper edge, with every part active (J* = n), and the variance of the total for a
+    query at or above θ*."""
     d = cs.design_for(Domain(1000.0, 100), eps)
-    cov = block_diag(*d.leaf_cov) / eps**2
+    _, combined = d.stage1_gls
+
+    def covs(j):
+        top = int(d.shells_below(j)) - 1
+        return [combined[k] if k < top else V for k, V in enumerate(d.leaf_cov)][: top + 1]
+
+    cov = block_diag(*covs(d.domain.bins)) / eps**2
     C = cov.shape[0]
     lower = np.tril(np.ones((C, C)))
     exact = np.sqrt(np.diagonal(lower @ cov @ lower.T))
@@ -26,8 +33,7 @@ def test_answer_sd_is_the_exact_sd_of_the_cumulative_sum_at_every_leaf_edge(eps)
     got = ca.answer_sd(d, counts, np.array([d.domain.bins]), eps)[0]
     np.testing.assert_allclose(got, exact, rtol=1e-9)
     j = int(d.clamp_bins()[0])  # the lowest clamp point: queries at or above it get the total
-    k = int(d.shells_below(j))
-    total = np.sqrt(sum(V.sum() for V in d.leaf_cov[:k])) / eps
+    total = np.sqrt(sum(V.sum() for V in covs(j))) / eps
     above = ca.answer_sd(d, counts, np.array([j]), eps)[0][counts >= j]
     np.testing.assert_allclose(above, total, rtol=1e-9)
 
