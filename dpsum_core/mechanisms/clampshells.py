@@ -515,8 +515,11 @@ def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tu
     p = _laplace_sf(LOCATE_Z * math.sqrt(2.0) - s / b)
     none_above = np.concatenate((np.cumprod((1.0 - p)[::-1])[::-1][1:], [1.0]))
     # P[k̂ = k and raised] = P[nothing above k significant]·P[Z_k significant, the two ratios]
-    raised = np.array([_raise_prob(s, b, k) for k in range(s.size)]) * none_above
-    p_k = p * none_above - raised
+    # (skipped where P[k̂ = k] itself is below 1e-15: the integral could only be smaller)
+    p_k = p * none_above
+    raised = np.array([_raise_prob(s, b, k) if p_k[k] > 1e-15 else 0.0 for k in range(s.size)])
+    raised *= none_above
+    p_k = p_k - raised
     j = np.maximum(d.shells[1:], d.min_clamp_bin)
     j_up = np.maximum(d.shells[np.minimum(np.arange(2, s.size + 2), s.size)], d.min_clamp_bin)
     support = d.clamp_bins()
