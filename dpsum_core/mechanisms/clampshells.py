@@ -8,32 +8,34 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    raw sum, by t: with Lap(g_k/(pε)) the loss is t·pε/g_k ≤ pε.
 2. *Stage 2, (1−p)ε, for every J* stage 1 can output.* J* (and θ* = e_{J*}) is a function of
    stage 1's noisy output only — the top significant shell's edge, one shell higher when the
-   noisy sums still grow there (:func:`heavy_tail`: ratios of the noisy sums, no new
-   measurement; J* stays a shell edge ≥ jmin or n) — so stage 2 is a fixed Laplace mechanism
-   given J*: every record
-   is clamped, c = min(t, θ*), and lies in exactly one *part* of bins 1..J*: the ratio-2
-   shells, and at depth 0 bin n on its own (the top shell stops at n − 1; the part exists only
-   when J* = n, so it is still a partition, and it holds the point mass at U that cleaning
-   creates). Inside a part, a public tree (depth chosen from the public ε only; depth 0 is the
-   plain design) has λ distinct levels; the record lies in one node per level and moves it by
-   c ≤ g_node: with Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of
-   the parts below the top active one with stage 1's noisy sums of the same shells (there no
-   record is clamped, so both measure the same raw sums; :func:`combine_stage1`; the tail scan
-   and the onset gate keep stage 2's own, larger, variances), the tail scan,
-   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
-   the clamped total above θ*, the onset gate (answers before the first one above z noise
-   sds are 0: the sds come from the public design and J*, z from them and the public δ of the
-   error metric; :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and
-   clipping are post-processing: functions of the noisy output and public inputs only.
+   noisy sums still grow there (ratios of the noisy sums, no new measurement; J* stays a
+   shell edge ≥ jmin or n; :mod:`dpsum_core.mechanisms.clampshells_locate`) — so stage 2 is a
+   fixed Laplace mechanism given J*: every record is clamped, c = min(t, θ*), and lies in
+   exactly one *part* of bins 1..J*: the ratio-2 shells, and at depth 0 bin n on its own (the
+   top shell stops at n − 1; the part exists only when J* = n, so it is still a partition,
+   and it holds the point mass at U that cleaning creates). Inside a part, a public tree
+   (depth chosen from the public ε only; depth 0 is the plain design) has λ distinct levels;
+   the record lies in one node per level and moves it by c ≤ g_node: with
+   Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
+3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
+   parts below the top active one with stage 1's noisy sums of the same shells (no record is
+   clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
+   larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
+   at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
+   before the first one above z noise sds are 0: the sds come from the public design and J*,
+   z from them and the public δ of the error metric;
+   :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and clipping are
+   post-processing: functions of the noisy output and public inputs only.
 
-Measured (``python bench/accuracy.py --clampshells --trials 200``, evaluation columns seed 2024,
-median relative error over queries, isotonic on; constants tuned on seeds 7 and 8, never on
-sample_data): at ε = 0.01 TaMM+SVT / ClampShells is 3.4–7.1× on the four columns of ≥ 10 000
-rows (hourly 3.72× Q1, 3.36× Q2; it was 2.05× / 1.79× before the point part and the quadratic)
-and 3.9× on the 5 000-row one; at ε ∈ {0.1, 1} the better of RawSum and TaMM+SVT / ClampShells
-is 0.92–1.89× (lowest: hourly, ε = 1, Q2). On the *mean* over queries ClampShells is behind
-the better of the two in 17 of 30 cells (down to 0.37× on the 5 000-row column at ε = 0.01).
+Measured (``python bench/accuracy.py --suite --trials 50``: nine synthetic columns, Q1 and Q2,
+ε ∈ {0.01, 0.03, 0.1, 0.3, 1}, isotonic on; the raise, the GLS update and the onset gate were
+tuned on the tuning split, columns seed 7, and are reported on the reporting split, columns
+seed 2024, never on sample_data): TaMM+SVT (s = U/40) / ClampShells on the median over queries
+is 3.8–9.0× at ε = 0.01 (5.7× on the 5 000-row annual column, 8.2–8.4× on the top-coded one;
+3.9–8.1× before issue 26) and 1.1–9.0× everywhere; ClampShells is within 10 % of the best of
+all algorithms on the median in 87 of 90 cells (worst 1.19×, weekly wages at ε = 0.3, behind
+RawSum) and on the mean over queries in 82 of 90 (62 before; worst 2.44×, the bimodal column,
+Q2, ε = 1, where the onset gate zeroes a small first query).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
@@ -63,6 +65,13 @@ from dpsum_core.mechanisms.clampshells_answers import (
     onset_gate,
     tail_scan,
 )
+from dpsum_core.mechanisms.clampshells_locate import (
+    LOCATE_SHARE,
+    MIN_CLAMP_BIN,
+    clamp_law,
+    combine_stage1,
+    locate_measured,
+)
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
@@ -70,10 +79,8 @@ from dpsum_core.noise import Noise, as_noise
 if TYPE_CHECKING:
     from scipy import sparse
 
-LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
-LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
-MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
-HEAVY_RATIO = 1.3  # clamp one shell higher when Z_k̂/Z_{k̂−1} and Z_{k̂−1}/Z_{k̂−2} exceed it
+# LOCATE_SHARE (p), LOCATE_Z (z₁), MIN_CLAMP_BIN (jmin) and HEAVY_RATIO: stage 1's constants,
+# in clampshells_locate.
 # The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
 # bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
 # ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
@@ -332,70 +339,6 @@ def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
 # --------------------------------------------------------------------------------------------
 # The mechanism
 # --------------------------------------------------------------------------------------------
-def locate(
-    stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
-) -> tuple[np.ndarray, float]:
-    """Stage 1: J* per trial (trials,) and the ε spent (pε) (:func:`locate_measured` without
-    the noisy shell sums)."""
-    j_star, _, spent = locate_measured(stats, d, trials, epsilon=epsilon, rng=rng)
-    return j_star, spent
-
-
-def locate_measured(
-    stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Stage 1: J* per trial (trials,), the noisy shell sums (trials × K) and the ε spent (pε).
-
-    Privacy
-    -------
-    pε: one Lap(g_k/(pε)) per shell on the raw shell sums; a record moves one shell by t ≤ g_k.
-    """
-    exact = stats.interval_sums(d.shells)
-    scale = d.shell_top / (LOCATE_SHARE * epsilon)
-    z = rng.add_laplace(np.broadcast_to(exact, (trials, exact.size)), scale[None, :])
-    significant = z > LOCATE_Z * math.sqrt(2.0) * scale[None, :]
-    K = exact.size
-    k_hat = K - 1 - np.argmax(significant[:, ::-1], axis=1)
-    k_hat = k_hat + heavy_tail(z, k_hat)
-    j_star = np.where(
-        significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
-    )
-    return j_star.astype(np.int64), z, float(np.max(d.shell_top / scale))
-
-
-def combine_stage1(d: ClampShellsDesign, leaves: np.ndarray, z1: np.ndarray, j_star: np.ndarray) -> np.ndarray:
-    """The leaves (trials × C) after the GLS update with stage 1's noisy shell sums z1
-    (:attr:`ClampShellsDesign.stage1_gls`), in the parts below each trial's top active part.
-    Post-processing: both measurements are already released."""
-    gain, _ = d.stage1_gls
-    P = d.parts.size - 1
-    part_sums = np.zeros((leaves.shape[0], P))
-    np.add.at(part_sums.T, d.cell_shell, leaves.T)
-    K1 = z1.shape[1]
-    resid = z1[:, np.minimum(d.cell_shell, K1 - 1)] - part_sums[:, d.cell_shell]
-    below_top = d.cell_shell[None, :] < (d.shells_below(j_star) - 1)[:, None]
-    return leaves + np.where(below_top, gain[None, :] * resid, 0.0)
-
-
-def heavy_tail(z: np.ndarray, k_hat: np.ndarray) -> np.ndarray:
-    """1 where stage 1 clamps one shell higher, else 0 (trials,): the noisy shell sums still
-    grow at the top significant shell, Z_k̂ > R·Z_{k̂−1} and Z_{k̂−1} > R·max(Z_{k̂−2}, 0) with
-    Z_{k̂−1} > 0 and R = HEAVY_RATIO, and a shell lies above k̂.
-
-    Mass that still grows where the detection stops is a tail heavier than the detection can
-    see (a Pareto tail of index α has ratio 2^{1−α} per shell; a light tail's ratios fall fast
-    below 1): the mass above k̂ is then worth clamping at the next shell's top. Two successive
-    ratios, not one, so that a point mass (a top code) in shell k̂ alone does not raise θ*.
-    Post-processing of stage 1's noisy output: J* stays one of the shell edges ≥ jmin or n.
-    """
-    K = z.shape[1]
-    rows = np.arange(z.shape[0])
-    top, below, below2 = (z[rows, np.maximum(k_hat - i, 0)] for i in (0, 1, 2))
-    heavy = (k_hat >= 2) & (k_hat < K - 1) & (below > 0) & (top > HEAVY_RATIO * below)
-    heavy &= below > HEAVY_RATIO * np.maximum(below2, 0.0)
-    return heavy.astype(np.int64)
-
-
 def stage2_exact(stats: EdgeStatistics, d: ClampShellsDesign, j_star: int) -> np.ndarray:
     """Exact clamped sums of the stage-2 nodes of J* (the nodes of the shells below J*)."""
     nodes = d.node_shell < d.shells_below(j_star)
@@ -482,52 +425,6 @@ def clampshells(
 # --------------------------------------------------------------------------------------------
 # Expected error, analytic
 # --------------------------------------------------------------------------------------------
-def _laplace_sf(x: np.ndarray) -> np.ndarray:
-    """P(Lap(0, 1) > x)."""
-    return np.where(x >= 0, 0.5 * np.exp(-np.abs(x)), 1.0 - 0.5 * np.exp(-np.abs(x)))
-
-
-def _raise_prob(s: np.ndarray, b: np.ndarray, k: int, grid: int = 20_001) -> float:
-    """P[Z_k > z₁√2·b_k, Z_k > R·Z_{k−1}, Z_{k−1} > R·max(Z_{k−2}, 0), Z_{k−1} > 0] with
-    R = HEAVY_RATIO and independent Z_i = s_i + Lap(b_i) (0 where :func:`heavy_tail` cannot
-    fire): one integral over u = Z_{k−1} > 0 of its density × P[Z_k > max(t, R·u)] ×
-    P[Z_{k−2} < u/R], by the trapezoid rule on a fine grid."""
-    if k < 2 or k >= s.size - 1 or not math.isfinite(HEAVY_RATIO):
-        return 0.0
-    R, t = HEAVY_RATIO, LOCATE_Z * math.sqrt(2.0) * b[k]
-    u = np.linspace(0.0, max(s[k - 1], 0.0) + 60.0 * b[k - 1], grid)[1:]
-    density = 0.5 / b[k - 1] * np.exp(-np.abs(u - s[k - 1]) / b[k - 1])
-    above = _laplace_sf((np.maximum(t, R * u) - s[k]) / b[k])
-    below = 1.0 - _laplace_sf((u / R - s[k - 2]) / b[k - 2])
-    f = density * above * below
-    return float(np.sum((f[1:] + f[:-1]) / 2.0 * np.diff(u)) + f[0] * u[0] / 2.0)
-
-
-def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """The exact law of J*: (support (ascending J* values), probabilities).
-
-    The shells' noises are independent, so P[k̂ = k] = P[Z_k significant]·Π_{k′>k} P[Z_k′ not
-    significant], with P[S_k + Lap(b_k) > z₁√2·b_k] a Laplace tail; no significant shell gives
-    J* = n.
-    """
-    s = stats.interval_sums(d.shells)
-    b = d.shell_top / (LOCATE_SHARE * epsilon)
-    p = _laplace_sf(LOCATE_Z * math.sqrt(2.0) - s / b)
-    none_above = np.concatenate((np.cumprod((1.0 - p)[::-1])[::-1][1:], [1.0]))
-    # P[k̂ = k and raised] = P[nothing above k significant]·P[Z_k significant, the two ratios]
-    # (skipped where P[k̂ = k] itself is below 1e-15: the integral could only be smaller)
-    p_k = p * none_above
-    raised = np.array([_raise_prob(s, b, k) if p_k[k] > 1e-15 else 0.0 for k in range(s.size)])
-    raised *= none_above
-    p_k = p_k - raised
-    j = np.maximum(d.shells[1:], d.min_clamp_bin)
-    j_up = np.maximum(d.shells[np.minimum(np.arange(2, s.size + 2), s.size)], d.min_clamp_bin)
-    support = d.clamp_bins()
-    probs = np.array([p_k[j == v].sum() + raised[j_up == v].sum() for v in support])
-    probs[-1] += float(np.prod(1.0 - p))  # nothing significant: J* = n
-    return support, probs
-
-
 def _components_at(
     stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.reading import load_column
 from dpsum_core.data.summary import cut_points
 from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_locate as cl
 from dpsum_core.mechanisms.error import expected_abs_error
 from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
@@ -71,7 +72,7 @@ def test_exact_per_record_loss_is_epsilon_for_every_clamp_point(n, eps):
         assert losses[records == 0.0][0] == 0.0
     # …and the ε each stage reports spending is the same exact bound.
     stats = cs.edge_statistics(base, domain)
-    _, spent1 = cs.locate(stats, d, 50, epsilon=eps, rng=cs.as_noise(np.random.default_rng(0)))
+    _, spent1 = cl.locate(stats, d, 50, epsilon=eps, rng=cs.as_noise(np.random.default_rng(0)))
     _, spent2 = cs.measure_clamped(stats, d, np.full(50, n), epsilon=eps, rng=cs.as_noise(np.random.default_rng(1)))
     assert spent1 == pytest.approx(P * eps, rel=1e-12)
     assert spent2 == pytest.approx((1 - P) * eps, rel=1e-12)
@@ -134,7 +135,7 @@ def test_law_of_clamp_point_matches_monte_carlo(sample, eps):
     d = cs.design_for(inputs.domain, eps)
     stats = cs.edge_statistics(sample, inputs.domain)
     trials = 20_000
-    j, _ = cs.locate(stats, d, trials, epsilon=eps, rng=cs.as_noise(np.random.default_rng(7)))
+    j, _ = cl.locate(stats, d, trials, epsilon=eps, rng=cs.as_noise(np.random.default_rng(7)))
     support, probs = cs.clamp_law(stats, d, eps)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     freq = np.array([(j == v).mean() for v in support])
@@ -245,7 +246,7 @@ def test_quadratic_interpolation_is_the_analytic_linear_map_and_exact_on_linear_
 
 
 def test_clamp_is_raised_one_shell_only_where_two_successive_sums_still_grow():
-    R = cs.HEAVY_RATIO
+    R = cl.HEAVY_RATIO
     z = np.array([
         [1.0, 2.0, 2 * R * 1.01, 4 * R * R * 1.1, 0.0],  # grows twice at k̂ = 3: raised
         [1.0, 2.0, 2.0, 2 * R * 1.01, 0.0],  # only the top ratio is high (a point mass): kept
@@ -254,7 +255,7 @@ def test_clamp_is_raised_one_shell_only_where_two_successive_sums_still_grow():
         [1.0, 2.0, -2.0, 9.0, 0.0],  # Z_{k̂−1} ≤ 0: kept
     ])  # fmt: skip
     k_hat = np.array([3, 3, 3, 4, 3])
-    assert cs.heavy_tail(z, k_hat).tolist() == [1, 0, 0, 0, 0]
+    assert cl.heavy_tail(z, k_hat).tolist() == [1, 0, 0, 0, 0]
 
 
 def test_raise_probability_is_the_joint_laplace_probability():
@@ -262,13 +263,13 @@ def test_raise_probability_is_the_joint_laplace_probability():
     s = np.array([50.0, 80.0, 200.0, 300.0, 600.0, 10.0])
     b = np.array([20.0, 40.0, 80.0, 160.0, 320.0, 640.0])
     z = s + np.random.default_rng(11).laplace(0.0, 1.0, (400_000, s.size)) * b
-    R, t = cs.HEAVY_RATIO, cs.LOCATE_Z * math.sqrt(2.0) * b
+    R, t = cl.HEAVY_RATIO, cl.LOCATE_Z * math.sqrt(2.0) * b
     for k in (2, 3, 4):
         event = (z[:, k] > t[k]) & (z[:, k - 1] > 0) & (z[:, k] > R * z[:, k - 1])
         event &= z[:, k - 1] > R * np.maximum(z[:, k - 2], 0.0)
         p = event.mean()
-        assert cs._raise_prob(s, b, k) == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / z.shape[0]) + 1e-4)
-    assert cs._raise_prob(s, b, 1) == 0.0 and cs._raise_prob(s, b, 5) == 0.0
+        assert cl._raise_prob(s, b, k) == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / z.shape[0]) + 1e-4)
+    assert cl._raise_prob(s, b, 1) == 0.0 and cl._raise_prob(s, b, 5) == 0.0
 
 
 @pytest.mark.parametrize("eps", [0.01, 1.0])
