@@ -2,13 +2,13 @@
 
 import streamlit as st
 
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.plots.results import (
     answers_figure,
     expected_error_figure,
     isotonic_figure,
     relative_error_figure,
 )
-from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
 from dpsum_ui import keys as K
 
@@ -25,11 +25,10 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
         with truncation:
             method = widgets.truncation_choice()
         with algorithms:
-            widgets.algorithms_control()
+            widgets.algorithms_control(ctx)
         with rho:
             widgets.rho_control(disabled=not get_truncation(method).spends_rho)
-        if method == "fixed":
-            widgets.fixed_theta_control()
+        widgets.required_parameters((method,))
         plan = state.plan(ctx)
         with workload:
             if plan.workload is not None:

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.results import (
     comparison_heatmap,
     epsilon_sweep_figure,
@@ -14,7 +15,6 @@ from dpsum_core.plots.results import (
 )
 from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.truncation.registry import label as truncation_label
 
 from . import compute, present, share, state
 from . import keys as K

@@ -15,7 +15,6 @@ import streamlit as st
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
-from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
@@ -39,29 +38,10 @@ _LAST = "_release_last"
 _MESSAGE = "_release_message"  # (kind, text) to show after the release callback
 
 
-def recommended(ctx: state.DataContext) -> Recommendation | None:
-    """The engine's recommendation for the current public settings (ε, U, n, workload), or
-    ``None`` while they are invalid.
-
-    A public, data-independent choice on purpose: ranking the algorithms by their simulated
-    error on this data (computed without noise) would make the released mechanism depend on
-    the data unnoised.
-    """
-    if ctx.domain is None:
-        return None
-    try:
-        config = state.build_config(ctx.domain, truncations=("none",))
-    except DpsumError:
-        return None
-    return recommend(
-        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
-    )
-
-
 def algorithm_options(ctx: state.DataContext) -> list[str]:
     """Every algorithm dpsum offers: the recommended one first (from public inputs only), then
     the explorer's chosen ones, then the others."""
-    rec = recommended(ctx)
+    rec = state.recommended(ctx)
     first = [rec.algorithm] if rec is not None else []
     chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS and a not in first]
     return first + chosen + [a for a in ALGORITHMS if a not in first + chosen]

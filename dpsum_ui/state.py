@@ -14,6 +14,7 @@ from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import check_run_size
@@ -85,6 +86,26 @@ def build_config(
     """
     return fields.config_from_values(
         get, domain=domain, truncations=truncations, algorithms=algorithms
+    )
+
+
+def recommended(ctx: DataContext) -> Recommendation | None:
+    """The engine's recommendation for the current public settings (ε, U, n, workload), or
+    ``None`` while they are invalid: the one rule behind the Explorer's mark, Decide's headline
+    and the Release page's default.
+
+    A public, data-independent choice on purpose: ranking the algorithms by their simulated
+    error on this data (computed without noise) would make the released mechanism depend on
+    the data unnoised.
+    """
+    if ctx.domain is None:
+        return None
+    try:
+        config = build_config(ctx.domain, truncations=("none",))
+    except DpsumError:
+        return None
+    return recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
 
 

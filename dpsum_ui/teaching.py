@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpsum_core.mechanisms.registry import label
+from dpsum_core.mechanisms.registry import get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.style import domain_text, file_stem
@@ -37,16 +37,17 @@ class TeachingView:
 
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
     """One algorithm's error over θ with its bias split: truncation bias², binning bias²
-    (none for SQM, which sums the exact values), variance and the total."""
+    (none for an algorithm that sums the exact values, as SQM), variance and the total."""
     part = curves[curves["algorithm"] == algorithm].reset_index(drop=True)
     truncation, binning = parts
+    binning = binning if get(algorithm).binned else 0.0
     return pd.DataFrame(
         {
             "theta": part["theta"],
             "truncation_bias": truncation,
-            "binning_bias": 0.0 if algorithm == "sqm" else binning,
+            "binning_bias": binning,
             "truncation_bias2": truncation**2,
-            "binning_bias2": 0.0 if algorithm == "sqm" else binning**2,
+            "binning_bias2": binning**2,
             "variance": part["variance"],
             "total": part["total"],
         }
@@ -131,6 +132,6 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
         text=present.teaching_text(
             tau=tau, theta=theta, epsilon=config.epsilon, eps_theta=eps_theta, eps_m=eps_m,
             scale=float(scales[at]), weights=domain.weights, width=domain.width,
-            sqm=algorithm == "sqm",
+            exact=not get(algorithm).binned, algorithm_label=label(algorithm),
         ),
     )  # fmt: skip

@@ -36,7 +36,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpsum_core import limits
+from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.clampshells import MIN_CLAMP_BIN
+from dpsum_core.mechanisms.registry import get
 from dpsum_core.validation import check_epsilon, check_int, check_positive
 
 AUTO = "auto"  # the algorithm name that stands for the recommendation (resolved before any run)
@@ -112,3 +114,44 @@ def resolve_auto(
         if name not in out:
             out.append(name)
     return tuple(out), rec
+
+
+def rule_in_words() -> str:
+    """The rule above in one sentence, for the guide, About and the README (one source).
+
+    >>> "ClampShells" in rule_in_words()
+    True
+    """
+    return (
+        f"dpsum recommends **ClampShells** for ε up to {CLAMPSHELLS_UP_TO:g} and **RawSum** "
+        f"above whenever the domain has at least {2 * MIN_CLAMP_BIN} bins, and the paper's "
+        "**TaMM** otherwise; the rule reads only public inputs (ε, U, bins, workload), never "
+        "the data"
+    )
+
+
+def resolve_for_release(
+    algorithm: str, truncation: str | None, *, epsilon: float, upper: float, bins: int,
+    workload: str,
+) -> tuple[str, str | None, str | None]:
+    """(algorithm, truncation, why auto chose it) of a release: ``algorithm`` and
+    ``truncation`` as given (lower-cased, why ``None``) unless the algorithm is :data:`AUTO`;
+    then the recommendation's algorithm and truncation (``None`` for one that chooses θ
+    itself), and a truncation given with auto is refused.
+
+    Privacy
+    -------
+    Public inputs only, like :func:`recommend`: resolved before anything is measured.
+    """
+    name = str(algorithm).strip().lower()
+    trunc = None if truncation is None else str(truncation).strip().lower()
+    if name != AUTO:
+        return name, trunc, None
+    if trunc is not None:
+        raise ParameterError(
+            "auto chooses the algorithm and its truncation from the public ε, U, bins and "
+            f"workload: leave the truncation out (not {trunc!r}), or name an algorithm"
+        )
+    rec = recommend(epsilon=epsilon, upper=upper, bins=bins, workload=workload)
+    alg = get(rec.algorithm)
+    return alg.name, None if alg.runs_once else rec.truncation, f"auto chose {alg.label}: {rec.why}"

@@ -43,7 +43,7 @@ from dpsum_core.data.dataset import Statistics, make_dataset
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
-from dpsum_core.mechanisms.recommend import AUTO, recommend
+from dpsum_core.mechanisms.recommend import resolve_for_release
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
@@ -92,8 +92,7 @@ class ReleasePlan:
     epsilon_theta, epsilon_measure
         The budget split, ε_θ + ε_m = ε.
     auto
-        With ``--algorithm auto``: why the recommendation (public inputs only) chose
-        ``algorithm``, recorded as ``chosen_by_auto``; ``None`` when the algorithm was named.
+        Why ``auto`` chose ``algorithm`` (recorded as ``chosen_by_auto``), else ``None``.
     """
 
     config: ExperimentConfig
@@ -141,29 +140,18 @@ def plan_release(
     """Validate one algorithm and one truncation method for a release of ``config``.
 
     ``truncation`` is ``None`` or ``posthoc`` for a post-hoc algorithm (RawSum) and one of
-    none, fixed, svt, recursive for every other. ``algorithm="auto"`` is resolved here, before
-    any draw, by :func:`~dpsum_core.mechanisms.recommend.recommend` (public inputs only), which
-    also picks the truncation: a truncation given with it is refused.
+    none, fixed, svt, recursive for every other; ``auto`` is resolved first (public inputs
+    only: :func:`~dpsum_core.mechanisms.recommend.resolve_for_release`).
 
     Raises
     ------
     ParameterError
         An algorithm or truncation dpsum does not offer, or one that does not fit the other.
     """
-    name = str(algorithm).strip().lower()
-    trunc = None if truncation is None else str(truncation).strip().lower()
-    why = None
-    if name == AUTO:
-        if trunc is not None:
-            raise ParameterError(
-                "auto chooses the algorithm and its truncation from the public ε, U, bins and "
-                f"workload: leave the truncation out (not {trunc!r}), or name an algorithm"
-            )
-        rec = recommend(
-            epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
-        )
-        name, why = rec.algorithm, f"auto chose {get(rec.algorithm).label}: {rec.why}"
-        trunc = None if get(name).runs_once else rec.truncation
+    name, trunc, why = resolve_for_release(
+        algorithm, truncation, epsilon=config.epsilon, upper=config.upper, bins=config.bins,
+        workload=config.workload,
+    )
     alg = get(name)
     if alg.runs_once:
         own = alg.theta_rule  # posthoc (RawSum) or inside (ClampShells)
@@ -217,11 +205,37 @@ def decimal_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+_POWERS_OF_TEN = 10.0 ** np.arange(23)  # exact doubles
+
+
 def published(values: np.ndarray) -> np.ndarray:
-    """``values`` rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing)."""
-    values = np.asarray(values, float)
-    return np.array([float(f"{v:.{PUBLISHED_DIGITS}g}") for v in values.ravel()]).reshape(
-        values.shape
+    """``values`` rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing).
+
+    Vectorised (run's CSV files hold millions of numbers): each value x becomes
+    rint(x·10ᵏ)/10ᵏ with k chosen so the integer has PUBLISHED_DIGITS digits; both factors are
+    exact doubles for |k| ≤ 22, so the result is the double nearest to the rounded decimal and
+    prints as that decimal. The few values outside that range (|x| < 10⁻¹⁴ or > 10³⁰) go
+    through Python's ``%g``. Zero, NaN and ±∞ are kept.
+    """
+    x = np.asarray(values, float)
+    out = x.copy()
+    nonzero = np.isfinite(x) & (x != 0)
+    with np.errstate(divide="ignore"):
+        k = PUBLISHED_DIGITS - 1 - np.floor(np.log10(np.abs(np.where(nonzero, x, 1.0))))
+    fast = nonzero & (np.abs(k) <= 22)
+    power = _POWERS_OF_TEN[np.abs(k[fast]).astype(np.intp)]
+    scaled = np.where(k[fast] >= 0, x[fast] * power, x[fast] / power)
+    out[fast] = np.where(k[fast] >= 0, np.rint(scaled) / power, np.rint(scaled) * power)
+    slow = nonzero & ~fast
+    out[slow] = [float(f"{v:.{PUBLISHED_DIGITS}g}") for v in x[slow]]
+    return out
+
+
+def published_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float column through :func:`published`: the CSV files people read
+    (run's answers and summary, the Explorer's downloads) carry the release's digits."""
+    return frame.assign(
+        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
     )
 
 

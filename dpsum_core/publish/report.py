@@ -1,5 +1,6 @@
 """What a release hands over: its files (answers.csv, release.json, report.md and a
-self-contained report.html) and the command that makes the same configuration again.
+self-contained report.html) and the command that makes the same configuration again
+(:mod:`dpsum_core.publish.command`).
 
 Everything here is made of a :class:`~dpsum_core.publish.release.Release`'s public parts:
 nothing computed from the data without noise reaches a file (the release tests scan for leaks).
@@ -9,17 +10,17 @@ from __future__ import annotations
 
 import html
 import json
-import shlex
 from pathlib import Path
 
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.publish.command import record_command
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
     decimal_text,
 )
-from dpsum_core.truncation.registry import get as get_truncation
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
 
@@ -72,41 +73,6 @@ def answers_csv(rel: Release) -> str:
 def record_json(rel: Release, *, engine: str = "memory") -> str:
     """release.json's text (the release's record and the engine that computed its summary)."""
     return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
-
-
-def reproduce_command(
-    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None
-) -> str:
-    """The ``dpsum release`` command line that makes this configuration again (new noise)."""
-    params = config.get("truncation_params", {})
-    method = get_truncation(config["truncation"])
-    where = [] if engine == "memory" else ["--engine", engine]
-    if id_column is not None:
-        where += ["--id-column", id_column]
-    args = ["dpsum", "release", *where, "--data", dataset, "--upper", decimal_text(config["upper"]),
-            "--bins", str(config["bins"]), "--weights", str(config["weights"]),
-            "--workload", str(config["workload"]), "--epsilon", decimal_text(config["epsilon"]),
-            "--algorithm", str(config["algorithm"])]  # fmt: skip
-    if method.choose is not None:  # a method one chooses (not θ chosen by the algorithm)
-        args += ["--truncation", str(config["truncation"])]
-    if method.spends_rho:
-        args += ["--rho", decimal_text(config["rho"])]
-    if config["truncation"] == "fixed" and params.get("theta") is not None:
-        args += ["--theta", decimal_text(params["theta"])]
-    if config["truncation"] == "svt":
-        args += ["--svt-variant", str(params["svt_variant"]), "--svt-r",
-                 decimal_text(params["svt_r"]), "--svt-c", decimal_text(params["svt_c"]),
-                 "--svt-s", decimal_text(params["svt_s"])]  # fmt: skip
-    if config["truncation"] == "recursive":
-        if params.get("rm_beta") is not None:
-            args += ["--rm-beta", decimal_text(params["rm_beta"])]
-        args += ["--rm-theta0", decimal_text(params["rm_theta0"]),
-                 "--rm-mu", decimal_text(params["rm_mu"])]  # fmt: skip
-    if not config["isotonic"]:
-        args.append("--no-isotonic")
-    return " ".join(shlex.quote(a) for a in args) + " --out NEW_FOLDER --ledger LEDGER"
-
-
 
 
 def report_markdown(
@@ -183,7 +149,7 @@ def report_markdown(
         f"Python {rel.versions.get('python')}.",
         "- **Same configuration again** (new noise, a new charge on the ledger):",
         "",
-        f"      {reproduce_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
+        f"      {record_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
         "",
     ]
     return "\n".join(lines)
