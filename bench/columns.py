@@ -26,6 +26,7 @@ class Column:
     unit: str
     upper: float
     values: np.ndarray
+    ids: np.ndarray | None = None  # a privacy identifier per row: one record per person
 
 
 def _lognormal_with_zeros(rng, n, *, median, sigma, zeros, tail_share, tail_scale, alpha, cap):
@@ -95,4 +96,46 @@ def clampshells_columns(seed: int = 2024) -> list[Column]:
         Column("annual-5k", "dollars per year", 250_000.0, small),
         Column("annual-30k", "dollars per year", 800_000.0, annual),
         Column("top-coded", "dollars per year, top-coded at 30 000", 30_000.0, top),
+    ]
+
+
+def suite_columns(seed: int = 2024) -> list[Column]:
+    """The accuracy suite (issue 26): the ClampShells columns of :func:`clampshells_columns`
+    plus a Pareto-tailed annual column, a bimodal column, a column of values rounded to
+    multiples of 1 000 and a per-person file (several rows per person, summed per person).
+
+    Constants are tuned on one seed (``bench/accuracy.py --suite --split tuning``) and reported
+    on another (``--split reporting``); the new columns were never used for tuning before they
+    were added here.
+    """
+    rng = np.random.default_rng(seed + 1)  # the first five columns keep their own stream
+    # Pareto-tailed annual earnings: a log-normal body and 12 % of records with a Pareto(1.4)
+    # tail from 60 000, a top code at U = 1 000 000 (~1 % of the tail sits there).
+    pareto = _lognormal_with_zeros(rng, 12_000, median=36_000, sigma=0.6, zeros=0.05,
+                                   tail_share=0.12, tail_scale=60_000, alpha=1.4, cap=1_000_000)
+    pareto = np.rint(_heap(rng, pareto, 1_000, 0.2))
+    # Bimodal: part-time (median 9 000) and full-time (median 58 000) earners, U = 200 000.
+    part = rng.lognormal(np.log(9_000), 0.5, 7_000)
+    full = rng.lognormal(np.log(58_000), 0.35, 11_000)
+    bimodal = np.rint(np.concatenate([np.zeros(600), part, full]))
+    # Heavily rounded: every value a multiple of 1 000 (point masses on a grid), U = 300 000.
+    rounded = np.rint(
+        _lognormal_with_zeros(rng, 10_000, median=42_000, sigma=0.75, zeros=0.03,
+                              tail_share=0.01, tail_scale=150_000, alpha=2.0, cap=400_000)
+        / 1_000
+    ) * 1_000
+    # Per person: 9 000 people with 1–4 income rows each (jobs, benefits), U = 250 000 per
+    # person; the record is the person's total, clipped to U after summing.
+    people = 9_000
+    rows = rng.choice([1, 2, 3, 4], size=people, p=[0.55, 0.25, 0.13, 0.07])
+    ids = np.repeat(np.arange(people), rows)
+    per_row = _lognormal_with_zeros(rng, ids.size, median=14_000, sigma=1.0, zeros=0.08,
+                                    tail_share=0.01, tail_scale=80_000, alpha=1.8, cap=600_000)
+    per_row = np.rint(_heap(rng, rng.permutation(per_row), 500, 0.3))
+    return [
+        *clampshells_columns(seed),
+        Column("pareto", "dollars per year, Pareto tail", 1_000_000.0, pareto),
+        Column("bimodal", "dollars per year, part- and full-time", 200_000.0, bimodal),
+        Column("rounded", "dollars per year, multiples of 1 000", 300_000.0, rounded),
+        Column("per-person", "dollars per year, summed per person", 250_000.0, per_row, ids),
     ]

@@ -122,7 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=",".join(c.truncations),
         help=f"comma list of {','.join(TRUNCATION_METHODS)}",
     )
-    run.add_argument("--algorithms", default=",".join(c.algorithms))
+    run.add_argument(
+        "--algorithms",
+        default=",".join(c.algorithms),
+        help="comma list of algorithms; auto: the one recommended from the public ε, U, bins "
+        "and workload (named in every output)",
+    )
     run.add_argument("--trials", type=_number(int), default=c.trials)
     run.add_argument("--delta", type=_number(float), default=c.delta)
     run.add_argument("--seed", type=_number(int), default=c.seed)
@@ -134,7 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(rel)
     method(rel)
-    rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
+    rel.add_argument(
+        "--algorithm",
+        required=True,
+        help=f"one of {', '.join(ALGORITHMS)}, or auto (recommended from public inputs)",
+    )
     rel.add_argument(
         "--truncation",
         help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
@@ -272,13 +281,16 @@ def _run(args: argparse.Namespace) -> int:
     _print_cleaning(data)
     _check_domain(args, data, config.domain)
     result = run(config)
+    auto = _auto_choice(args, config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
-    _write_json(with_notice(_run_info(result, args)), out / "run.json")
+    _write_json(with_notice({**_run_info(result, args), **auto}), out / "run.json")
     _write_notice(out)
+    if auto:
+        print(auto["auto"]["why"])
     print(
         f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
         f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
@@ -369,6 +381,8 @@ def _release(args: argparse.Namespace) -> int:
     )
     out.mkdir(parents=True, exist_ok=True)
     write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
+    if plan.auto is not None:
+        print(plan.auto)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
         f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
@@ -490,6 +504,20 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     print(NOT_FOR_PUBLICATION)
     return 0
+
+
+def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
+    """``{"auto": {algorithm, truncation, why}}`` when ``--algorithms`` listed auto (the config
+    already holds the algorithm it resolved to), else ``{}``."""
+    from dpsum_core.mechanisms.recommend import AUTO, recommend
+
+    if AUTO not in (a.strip().lower() for a in args.algorithms.split(",")):
+        return {}
+    rec = recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    )
+    why = f"auto chose {rec.algorithm} ({rec.truncation}): {rec.why}"
+    return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 
 def _run_info(result, args: argparse.Namespace) -> dict:

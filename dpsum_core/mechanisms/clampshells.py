@@ -7,24 +7,35 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    value t ≤ U lies in exactly one shell k (t ≤ g_k, its top value) and moves only that shell's
    raw sum, by t: with Lap(g_k/(pε)) the loss is t·pε/g_k ≤ pε.
 2. *Stage 2, (1−p)ε, for every J* stage 1 can output.* J* (and θ* = e_{J*}) is a function of
-   stage 1's noisy output only, so stage 2 is a fixed Laplace mechanism given J*: every record
-   is clamped, c = min(t, θ*), and lies in exactly one *part* of bins 1..J*: the ratio-2
-   shells, and at depth 0 bin n on its own (the top shell stops at n − 1; the part exists only
-   when J* = n, so it is still a partition, and it holds the point mass at U that cleaning
-   creates). Inside a part, a public tree (depth chosen from the public ε only; depth 0 is the
-   plain design) has λ distinct levels; the record lies in one node per level and moves it by
-   c ≤ g_node: with Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each part, the tail scan,
-   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
-   the clamped total above θ*, isotonic regression and clipping are post-processing.
+   stage 1's noisy output only — the top significant shell's edge, one shell higher when the
+   noisy sums still grow there (ratios of the noisy sums, no new measurement; J* stays a
+   shell edge ≥ jmin or n; :mod:`dpsum_core.mechanisms.clampshells_locate`) — so stage 2 is a
+   fixed Laplace mechanism given J*: every record is clamped, c = min(t, θ*), and lies in
+   exactly one *part* of bins 1..J*: the ratio-2 shells, and at depth 0 bin n on its own (the
+   top shell stops at n − 1; the part exists only when J* = n, so it is still a partition,
+   and it holds the point mass at U that cleaning creates). Inside a part, a public tree
+   (depth chosen from the public ε only; depth 0 is the plain design) has λ distinct levels;
+   the record lies in one node per level and moves it by c ≤ g_node: with
+   Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
+3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
+   parts below the top active one with stage 1's noisy sums of the same shells (no record is
+   clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
+   larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
+   at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
+   before the first one above z noise sds are 0: the sds come from the public design and J*,
+   z from them and the public δ of the error metric;
+   :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and clipping are
+   post-processing: functions of the noisy output and public inputs only.
 
-Measured (``python bench/accuracy.py --clampshells --trials 200``, evaluation columns seed 2024,
-median relative error over queries, isotonic on; constants tuned on seeds 7 and 8, never on
-sample_data): at ε = 0.01 TaMM+SVT / ClampShells is 3.4–7.1× on the four columns of ≥ 10 000
-rows (hourly 3.72× Q1, 3.36× Q2; it was 2.05× / 1.79× before the point part and the quadratic)
-and 3.9× on the 5 000-row one; at ε ∈ {0.1, 1} the better of RawSum and TaMM+SVT / ClampShells
-is 0.92–1.89× (lowest: hourly, ε = 1, Q2). On the *mean* over queries ClampShells is behind
-the better of the two in 17 of 30 cells (down to 0.37× on the 5 000-row column at ε = 0.01).
+Measured (``python bench/accuracy.py --suite --trials 50``: nine synthetic columns, Q1 and Q2,
+ε ∈ {0.01, 0.03, 0.1, 0.3, 1}, isotonic on; the raise, the GLS update and the onset gate were
+tuned on the tuning split, columns seed 7, and are reported on the reporting split, columns
+seed 2024, never on sample_data): TaMM+SVT (s = U/40) / ClampShells on the median over queries
+is 3.8–9.0× at ε = 0.01 (5.7× on the 5 000-row annual column, 8.2–8.4× on the top-coded one;
+3.9–8.1× before issue 26) and 1.1–9.0× everywhere; ClampShells is within 10 % of the best of
+all algorithms on the median in 87 of 90 cells (worst 1.19×, weekly wages at ε = 0.3, behind
+RawSum) and on the mean over queries in 82 of 90 (62 before; worst 2.44×, the bimodal column,
+Q2, ε = 1, where the onset gate zeroes a small first query).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
@@ -48,6 +59,20 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.mechanisms.algorithm import INSIDE, INSIDE_THETA, Algorithm
+from dpsum_core.mechanisms.clampshells_answers import (
+    SHAPE_MAX_LEVELS,
+    answer_sd,
+    answers_from_cells,
+    onset_gate,
+    tail_scan,
+)
+from dpsum_core.mechanisms.clampshells_locate import (
+    LOCATE_SHARE,
+    MIN_CLAMP_BIN,
+    clamp_law,
+    combine_stage1,
+    locate_measured,
+)
 from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
@@ -56,10 +81,8 @@ from dpsum_core.noise import Noise, as_noise
 if TYPE_CHECKING:
     from scipy import sparse
 
-LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
-LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
-MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
-TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
+# LOCATE_SHARE (p), LOCATE_Z (z₁), MIN_CLAMP_BIN (jmin) and HEAVY_RATIO: stage 1's constants,
+# in clampshells_locate.
 # The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
 # bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
 # ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
@@ -72,7 +95,6 @@ TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
 # trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
 # and 8 of bench/columns.py, never the evaluation seed 2024 or sample_data).
-SHAPE_MAX_LEVELS = 0
 TREE_FROM = 0.0125
 TREE_BRANCH = 8
 TREE_MAX = 3
@@ -138,19 +160,39 @@ class ClampShellsDesign:
         return np.array([c.sum() for c in self.leaf_cov])
 
     @cached_property
-    def _leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per leaf c, at ε = 1: Var(Σ of the earlier leaves of its shell), Cov(that sum, x̂_c),
         Var(x̂_c) and Var(Σ of the leaves of its shell from c on)."""
-        before, cov, var, suffix = [], [], [], []
-        for V in self.leaf_cov:
-            P = np.cumsum(np.cumsum(V, axis=0), axis=1)
-            r = V.shape[0]
-            before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
-            cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
-            var.append(np.diagonal(V).copy())
-            S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
-            suffix.append(np.diagonal(S)[::-1].copy())
-        return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
+        return _moments(self.leaf_cov)
+
+    @cached_property
+    def combined_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`leaf_moments` after the GLS update with stage 1 (:attr:`stage1_gls`), and the
+        shells' variances (the fourth entry is the per-shell variance here, not the suffix)."""
+        before, cov, var, _ = _moments(self.stage1_gls[1])
+        return before, cov, var, np.array([c.sum() for c in self.stage1_gls[1]])
+
+    @cached_property
+    def stage1_gls(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Stage 1's noisy sum of a shell combined with stage 2's leaves of the same shell by
+        generalised least squares (a rank-one update), for every part that is a stage-1 shell:
+        per leaf the gain V1/(1ᵀV1 + σ₁²) (0 in the other parts), and per part the leaves'
+        covariance after combining, V − V11ᵀV/(1ᵀV1 + σ₁²) (V itself elsewhere); V the leaves'
+        covariance, σ₁² = 2(g_k/p)² stage 1's variance, both at ε = 1, so the gain holds at
+        every ε. Valid for the parts below the top active one, where no record is clamped
+        (raw sum = clamped sum)."""
+        gains, combined = [], []
+        K = self.shells.size - 1
+        for k, V in enumerate(self.leaf_cov):
+            if k < K and self.parts[k + 1] == self.shells[k + 1]:
+                v1 = V.sum(axis=1)
+                denom = v1.sum() + 2.0 * (self.shell_top[k] / LOCATE_SHARE) ** 2
+                gains.append(v1 / denom)
+                combined.append(V - np.outer(v1, v1) / denom)
+            else:
+                gains.append(np.zeros(V.shape[0]))
+                combined.append(V)
+        return np.concatenate(gains), tuple(combined)
 
     def loss_per_bin(self, epsilon: float) -> np.ndarray:
         """Exact stage-2 loss of a record at e_j (its worst value in bin j), Σ_{nodes ∋ j} e_j/b,
@@ -161,6 +203,21 @@ class ClampShellsDesign:
         np.add.at(inv, self.node_lo, epsilon / self.node_scale)
         np.add.at(inv, self.node_hi, -epsilon / self.node_scale)
         return np.cumsum(inv)[:n] * self.domain.edges
+
+
+def _moments(covs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per leaf c of parts with leaf covariances ``covs``: Var(Σ of the earlier leaves of its
+    part), Cov(that sum, x̂_c), Var(x̂_c) and Var(Σ of the leaves of its part from c on)."""
+    before, cov, var, suffix = [], [], [], []
+    for V in covs:
+        P = np.cumsum(np.cumsum(V, axis=0), axis=1)
+        r = V.shape[0]
+        before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
+        cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
+        var.append(np.diagonal(V).copy())
+        S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
+        suffix.append(np.diagonal(S)[::-1].copy())
+    return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
 
 
 def _shell_tree(a: int, b: int, levels: int, branch: int) -> list[np.ndarray]:
@@ -301,27 +358,6 @@ def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
 # --------------------------------------------------------------------------------------------
 # The mechanism
 # --------------------------------------------------------------------------------------------
-def locate(
-    stats: EdgeStatistics, d: ClampShellsDesign, trials: int, *, epsilon: float, rng: Noise
-) -> tuple[np.ndarray, float]:
-    """Stage 1: J* per trial (trials,) and the ε spent (pε).
-
-    Privacy
-    -------
-    pε: one Lap(g_k/(pε)) per shell on the raw shell sums; a record moves one shell by t ≤ g_k.
-    """
-    exact = stats.interval_sums(d.shells)
-    scale = d.shell_top / (LOCATE_SHARE * epsilon)
-    z = rng.add_laplace(np.broadcast_to(exact, (trials, exact.size)), scale[None, :])
-    significant = z > LOCATE_Z * math.sqrt(2.0) * scale[None, :]
-    K = exact.size
-    k_hat = K - 1 - np.argmax(significant[:, ::-1], axis=1)
-    j_star = np.where(
-        significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
-    )
-    return j_star.astype(np.int64), float(np.max(d.shell_top / scale))
-
-
 def stage2_exact(stats: EdgeStatistics, d: ClampShellsDesign, j_star: int) -> np.ndarray:
     """Exact clamped sums of the stage-2 nodes of J* (the nodes of the shells below J*)."""
     nodes = d.node_shell < d.shells_below(j_star)
@@ -360,80 +396,6 @@ def measure_clamped(
     return z, spent
 
 
-def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
-    """Keep leaves up to the last whose tail mass Σ_{c′ ≥ c} x̂_c′ exceeds TAIL_Z times its
-    standard deviation; zero the rest (post-processing of the reconstructed leaves x̂). The
-    point mass at U (bin n on its own, :attr:`ClampShellsDesign.point_top`) is neither scanned
-    nor dropped: its noise would mask the tail below it, and it enters only the total."""
-    _, _, _, suffix = d._leaf_moments
-    k2 = d.shells_below(j_star)
-    if d.point_top:
-        scanned = _scan(d, x[:, :-1], np.minimum(k2, d.parts.size - 2), suffix[:-1], epsilon)
-        return np.concatenate((scanned, x[:, -1:]), axis=1)
-    return _scan(d, x, k2, suffix, epsilon)
-
-
-def _scan(
-    d: ClampShellsDesign, x: np.ndarray, k2: np.ndarray, suffix: np.ndarray, epsilon: float
-) -> np.ndarray:
-    """The tail scan over the first ``x.shape[1]`` leaves, ``k2`` active parts per trial."""
-    C = x.shape[1]
-    shell_of = d.cell_shell[:C]
-    S = np.concatenate(([0.0], np.cumsum(d.shell_var)))
-    # Var of the tail from leaf c: the rest of its shell + the later active shells (independent)
-    tail_var = (suffix[None, :] + S[k2][:, None] - S[shell_of + 1][None, :]) / epsilon**2
-    active = shell_of[None, :] < k2[:, None]
-    tail = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
-    keep = active & (tail > TAIL_Z * np.sqrt(np.maximum(tail_var, 0.0)))
-    last = np.where(keep.any(axis=1), C - 1 - np.argmax(keep[:, ::-1], axis=1), -1)
-    return np.where(np.arange(C)[None, :] <= last[:, None], x, 0.0)
-
-
-def query_cells(d: ClampShellsDesign, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each query's bin count J_i: the leaf c holding bin J_i and the interpolation
-    fraction (J_i − a_c)/(b_c − a_c) of that leaf below τ_i (public)."""
-    c = np.clip(np.searchsorted(d.cells, counts, side="left") - 1, 0, d.cells.size - 2)
-    a, b = d.cells[c], d.cells[c + 1]
-    return c, np.clip((counts - a) / (b - a), 0.0, 1.0)
-
-
-def curvature(d: ClampShellsDesign, x: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """β_c of every leaf (trials × C): the cumulative sum inside leaf c is modelled as
-    x_c·f + β_c·f(1 − f) at fraction f, the quadratic whose slope falls from the density at
-    the leaf's lower edge to the one at its upper edge; an edge's density is the mean of the two
-    adjacent leaves' densities per bin (the leaf's own at the first leaf and at the last active
-    one, ``active`` leaves per trial), so β_c = w_c·(ρ_lo − ρ_hi)/2. Linear in x (public
-    weights): post-processing whose error stays analytic. Ratio-2 shells hold mass that falls
-    steeply with the value, where linear interpolation inside a shell is biased by several %."""
-    w = np.diff(d.cells).astype(float)
-    if d.levels > SHAPE_MAX_LEVELS:
-        return np.zeros_like(x)
-    dens = x / w
-    C = dens.shape[-1]
-    below = np.concatenate((dens[..., :1], dens[..., :-1]), axis=-1)
-    above = np.concatenate((dens[..., 1:], dens[..., -1:]), axis=-1)
-    last = np.arange(C)[None, :] >= np.asarray(active).reshape(-1, 1) - 1
-    if d.point_top:  # the point mass at U is no density: the leaf below it is a last leaf
-        last[:, C - 2] = True
-    above = np.where(last, dens, above)
-    rho_lo, rho_hi = (below + dens) / 2, (dens + above) / 2
-    return w * (rho_lo - rho_hi) / 2
-
-
-def answers_from_cells(
-    d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray
-) -> np.ndarray:
-    """Cumulative sums at leaf edges, quadratic interpolation inside a leaf (:func:`curvature`),
-    the clamped total for queries at or above θ* (trials × m)."""
-    c, frac = query_cells(d, counts)
-    active = np.searchsorted(d.cells, j_star, side="left")
-    beta = curvature(d, x, active)
-    before = np.cumsum(x, axis=1) - x
-    inside = before[:, c] + x[:, c] * frac[None, :] + beta[:, c] * (frac * (1 - frac))[None, :]
-    total = x.sum(axis=1)
-    return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
-
-
 def clampshells(
     inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
 ) -> Measurement:
@@ -468,12 +430,13 @@ def clampshells(
     noise = as_noise(rng)
     d = design_for(inputs.domain, epsilon)
     stats = edge_statistics(inputs.data, inputs.domain)
-    j_star, spent_locate = locate(stats, d, trials, epsilon=epsilon, rng=noise)
+    j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
     z, spent_measure = measure_clamped(stats, d, j_star, epsilon=epsilon, rng=noise)
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
-    leaves = np.asarray(d.reconstruct @ z.T).T
+    leaves = combine_stage1(d, np.asarray(d.reconstruct @ z.T).T, z1, j_star)
     kept = tail_scan(d, leaves, j_star, epsilon)
-    answers = answers_from_cells(d, kept, j_star, inputs.workload.counts)
+    counts = inputs.workload.counts
+    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), answer_sd(d, counts, j_star, epsilon), inputs.delta)
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 
@@ -481,39 +444,6 @@ def clampshells(
 # --------------------------------------------------------------------------------------------
 # Expected error, analytic
 # --------------------------------------------------------------------------------------------
-def _laplace_sf(x: np.ndarray) -> np.ndarray:
-    """P(Lap(0, 1) > x)."""
-    return np.where(x >= 0, 0.5 * np.exp(-np.abs(x)), 1.0 - 0.5 * np.exp(-np.abs(x)))
-
-
-def _laplace_log_cdf(x: np.ndarray) -> np.ndarray:
-    """log P(Lap(0, 1) ≤ x), computed directly: 1 − P(Lap > x) would cancel where the tail is
-    near 1 (a shell far above its threshold), losing the small complement's digits."""
-    return np.where(
-        x < 0, np.log(0.5) + np.minimum(x, 0.0), np.log1p(-0.5 * np.exp(-np.maximum(x, 0.0)))
-    )
-
-
-def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """The exact law of J*: (support (ascending J* values), probabilities).
-
-    The shells' noises are independent, so P[k̂ = k] = P[Z_k significant]·Π_{k′>k} P[Z_k′ not
-    significant], with P[S_k + Lap(b_k) > z₁√2·b_k] a Laplace tail; no significant shell gives
-    J* = n.
-    """
-    s = stats.interval_sums(d.shells)
-    b = d.shell_top / (LOCATE_SHARE * epsilon)
-    x = LOCATE_Z * math.sqrt(2.0) - s / b
-    p, log_q = _laplace_sf(x), _laplace_log_cdf(x)  # significant, and not (in logs)
-    none_above = np.exp(np.concatenate((np.cumsum(log_q[::-1])[::-1][1:], [0.0])))
-    p_k = p * none_above
-    j = np.maximum(d.shells[1:], d.min_clamp_bin)
-    support = d.clamp_bins()
-    probs = np.array([p_k[j == v].sum() for v in support])
-    probs[-1] += float(np.exp(log_q.sum()))  # nothing significant: J* = n
-    return support, probs
-
-
 def _components_at(
     stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -528,7 +458,9 @@ def _components_at(
     coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
     mean = coef @ sums
     var = np.zeros(counts.size)
+    top = int(d.shells_below(j_star)) - 1  # parts below it are combined with stage 1
     for k, V in enumerate(d.leaf_cov):
+        V = d.stage1_gls[1][k] if k < top else V
         idx = np.flatnonzero(d.cell_shell[:nc] == k)
         if idx.size:  # all of the shell's leaves, or its first ones when J* is inside it
             a = coef[:, idx]

@@ -27,6 +27,7 @@ class Inputs:
     workload: Workload
     domain: Domain
     true_answers: np.ndarray
+    delta: float = 100.0  # the relative error's public floor max(y, δ) (ClampShells' onset gate)
 
 
 @dataclass(frozen=True, eq=False)

@@ -43,6 +43,7 @@ from dpsum_core.data.dataset import Dataset, Statistics, make_dataset
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
+from dpsum_core.mechanisms.recommend import resolve_for_release
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
@@ -90,6 +91,8 @@ class ReleasePlan:
         Whether the published answers are isotonic-regressed (post-processing).
     epsilon_theta, epsilon_measure
         The budget split, ε_θ + ε_m = ε.
+    auto
+        Why ``auto`` chose ``algorithm`` (recorded as ``chosen_by_auto``), else ``None``.
     """
 
     config: ExperimentConfig
@@ -98,6 +101,7 @@ class ReleasePlan:
     isotonic: bool
     epsilon_theta: float
     epsilon_measure: float
+    auto: str | None = None
 
     @property
     def epsilon(self) -> float:
@@ -109,8 +113,10 @@ class ReleasePlan:
         the seed, the trial count and the simulation's δ are not part of a release)."""
         out = {k: v for k, v in self.config.to_dict().items() if k not in _NOT_RECORDED}
         out["truncation_params"] = self.config.truncation_params.resolved(self.config.upper)
+        chosen = {} if self.auto is None else {"chosen_by_auto": self.auto}
         return {
             "algorithm": self.algorithm,
+            **chosen,
             "truncation": self.truncation,
             "isotonic": self.isotonic,
             **out,
@@ -138,15 +144,19 @@ def plan_release(
     """Validate one algorithm and one truncation method for a release of ``config``.
 
     ``truncation`` is ``None`` or ``posthoc`` for a post-hoc algorithm (RawSum) and one of
-    none, fixed, svt, recursive for every other.
+    none, fixed, svt, recursive for every other; ``auto`` is resolved first (public inputs
+    only: :func:`~dpsum_core.mechanisms.recommend.resolve_for_release`).
 
     Raises
     ------
     ParameterError
         An algorithm or truncation dpsum does not offer, or one that does not fit the other.
     """
-    alg = get(str(algorithm).strip().lower())
-    trunc = None if truncation is None else str(truncation).strip().lower()
+    name, trunc, why = resolve_for_release(
+        algorithm, truncation, epsilon=config.epsilon, upper=config.upper, bins=config.bins,
+        workload=config.workload,
+    )
+    alg = get(name)
     if alg.runs_once:
         own = alg.theta_rule  # posthoc (RawSum) or inside (ClampShells)
         if trunc not in (None, own):
@@ -178,7 +188,7 @@ def plan_release(
     if alg.theta_share:  # θ located inside the mechanism with its own share (ClampShells)
         share = Decimal(repr(float(alg.theta_share))) * Decimal(repr(float(one.epsilon)))
         eps_theta, eps_m = float(share), float(Decimal(repr(float(one.epsilon))) - share)
-    return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m)
+    return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m, why)
 
 
 def _decimal_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:

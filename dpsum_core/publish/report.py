@@ -127,7 +127,8 @@ def report_markdown(
         f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "
         f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "
         f"{decimal_text(b['epsilon_measure'])} measures the answers.",
-        f"- **Algorithm**: {alg.label}: Laplace noise on {alg.measures}.",
+        f"- **Algorithm**: {alg.label}: Laplace noise on {alg.measures}."
+        + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
         f"- **Truncation**: {get_truncation(c['truncation']).description}.",
         f"- **Released θ**: {shown_theta}.",
         "- **Isotonic regression**: "

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.recommend import AUTO, resolve_auto
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
 from dpsum_core.truncation.params import TruncationParams, missing
 from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
@@ -20,6 +21,9 @@ class ExperimentConfig:
     """Everything that determines a run, except the data. Round-trips through JSON.
 
     Defaults are the paper's: U = 800 000, n = 1000, ε = 0.01, ρ = 0.1, 100 trials, δ = 100.
+    ``algorithms`` may list ``auto``: it is replaced, here and before anything runs, by the
+    algorithm :func:`~dpsum_core.mechanisms.recommend.recommend` picks from the public ε, U,
+    n and workload, so the config (and every output written from it) names what ran.
     """
 
     workload: str = "Q1"
@@ -43,12 +47,17 @@ class ExperimentConfig:
         set_(self, "delta", check_positive(self.delta, "delta"))
         set_(self, "seed", check_int(self.seed, "seed", low=0, high=2**63 - 1))
         set_(self, "truncations", _subset(self.truncations, TRUNCATION_METHODS, "truncation"))
-        set_(self, "algorithms", _subset(self.algorithms, ALGORITHMS, "algorithm"))
+        set_(self, "algorithms", _subset(self.algorithms, (*ALGORITHMS, AUTO), "algorithm"))
         if isinstance(self.truncation_params, dict):
             set_(self, "truncation_params", TruncationParams(**self.truncation_params))
         if needed := missing(self.truncation_params, self.truncations):
             raise ParameterError(needed)
         self.domain  # validates U, n and the weight rule  # noqa: B018
+        resolved, _ = resolve_auto(
+            self.algorithms, epsilon=self.epsilon, upper=self.upper, bins=self.bins,
+            workload=self.workload,
+        )
+        set_(self, "algorithms", tuple(a for a in ALGORITHMS if a in resolved))
         if "svt" in self.truncations:
             self.truncation_params.check_svt_grid(self.upper)
 

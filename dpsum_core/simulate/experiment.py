@@ -85,6 +85,7 @@ def inputs_for(data: Statistics, config: ExperimentConfig) -> Inputs:
         workload=workload,
         domain=domain,
         true_answers=data.sum_at_most(workload.thresholds),
+        delta=config.delta,
     )
 
 

@@ -242,6 +242,7 @@ def test_no_isotonic_publishes_the_raw_noisy_answers(tmp_path):
         (["--algorithm", "tamm"], "choose one truncation"),
         (["--algorithm", "tamm", "--truncation", "posthoc"], "posthoc is RawSum's own"),
         (["--algorithm", "rawsum", "--truncation", "svt"], "chooses θ after measuring"),
+        (["--algorithm", "auto", "--truncation", "svt"], "leave the truncation out"),
         (["--algorithm", "tamm", "--truncation", "fixed"], "needs a threshold"),
         (["--algorithm", "tamm", "--truncation", "svt", "--budget", "1"], "--budget needs --ledger"),
     ],

@@ -9,6 +9,7 @@ import pytest
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_locate as cl
 from tests.stats.harness import audit
 
 TRIALS = 200_000
@@ -33,7 +34,7 @@ def _run(data, domain, eps, factor, seed):
     d = cs.design_for(domain, eps)
     stats = cs.edge_statistics(data, domain)
     noise = _Recorded(np.random.default_rng(seed), factor)
-    j, _ = cs.locate(stats, d, TRIALS, epsilon=eps, rng=noise)
+    j, _ = cl.locate(stats, d, TRIALS, epsilon=eps, rng=noise)
     z2, _ = cs.measure_clamped(stats, d, j, epsilon=eps, rng=noise)
     return noise.draws[0], j, z2
 

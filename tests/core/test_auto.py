@@ -1,0 +1,71 @@
+"""``auto``: the recommended algorithm (public inputs only), resolved before anything runs and
+named in every output of ``dpsum run`` and ``dpsum release``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpsum_core.cli import main
+from dpsum_core.mechanisms.recommend import AUTO, recommend, resolve_auto
+from dpsum_core.publish.release import plan_release
+from dpsum_core.simulate.config import ExperimentConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.3, 5.0])
+def test_config_replaces_auto_by_the_recommendation(epsilon):
+    config = ExperimentConfig(epsilon=epsilon, algorithms=("auto", "identity"))
+    rec = recommend(epsilon=epsilon, upper=config.upper, bins=config.bins, workload="Q1")
+    assert AUTO not in config.algorithms
+    assert set(config.algorithms) == {rec.algorithm, "identity"}
+    # The resolved config round-trips: its JSON names what runs, not "auto".
+    assert ExperimentConfig.from_json(config.to_json()) == config
+
+
+def test_resolve_auto_keeps_a_name_listed_twice_once():
+    rec = recommend(epsilon=0.1, upper=1000.0, bins=100, workload="Q2")
+    names, got = resolve_auto((rec.algorithm, AUTO), epsilon=0.1, upper=1000.0, bins=100,
+                              workload="Q2")  # fmt: skip
+    assert names == (rec.algorithm,) and got == rec
+    assert resolve_auto(("tamm",), epsilon=0.1, upper=1.0, bins=10, workload="Q2") == (("tamm",), None)
+
+
+def test_run_names_what_auto_chose(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "3", "--epsilon", "0.1",
+                 "--algorithms", "auto", "--out", str(out)]) == 0  # fmt: skip
+    rec = recommend(epsilon=0.1, upper=800_000.0, bins=1000, workload="Q3")
+    info = json.loads((out / "run.json").read_text())
+    assert info["auto"]["algorithm"] == rec.algorithm
+    assert info["config"]["algorithms"] == [rec.algorithm]
+    assert "auto chose" in info["auto"]["why"]
+    assert "auto chose" in capsys.readouterr().out
+    summary = (out / "summary.csv").read_text()
+    assert rec.algorithm in summary and "auto" not in summary
+
+
+@pytest.mark.parametrize("epsilon", ["0.1", "5"])
+def test_release_names_what_auto_chose_in_release_json_and_report(tmp_path, epsilon):
+    out = tmp_path / "out"
+    assert main(["release", "--data", SMALL, "--workload", "Q3", "--epsilon", epsilon,
+                 "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
+    rec = recommend(epsilon=float(epsilon), upper=800_000.0, bins=1000, workload="Q3")
+    record = json.loads((out / "release.json").read_text())
+    assert record["config"]["algorithm"] == rec.algorithm
+    assert record["config"]["chosen_by_auto"].startswith("auto chose")
+    assert "auto chose" in (out / "report.md").read_text()
+
+
+def test_auto_release_plan_takes_the_recommended_truncation():
+    base = ExperimentConfig(epsilon=5.0, truncations=("none",))
+    plan = plan_release(base, algorithm="auto", truncation=None)
+    rec = recommend(epsilon=5.0, upper=base.upper, bins=base.bins, workload=base.workload)
+    assert (plan.algorithm, plan.auto is not None) == (rec.algorithm, True)
+    assert plan.truncation == rec.truncation
+    named = plan_release(base, algorithm=rec.algorithm, truncation=rec.truncation)
+    assert named.auto is None and "chosen_by_auto" not in named.record()
