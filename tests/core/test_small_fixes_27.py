@@ -13,6 +13,7 @@ import pytest
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_locate as locate
 from dpsum_core.mechanisms.lru import LRU
 
 
@@ -58,17 +59,20 @@ def _reference(x: list[float], d: cs.ClampShellsDesign) -> np.ndarray:
 
 
 @pytest.mark.parametrize("far", [20.0, 30.0, 36.0])
-def test_the_clamp_law_keeps_its_digits_when_a_shell_is_far_above_threshold(far):
+def test_the_clamp_law_keeps_its_digits_when_a_shell_is_far_above_threshold(far, monkeypatch):
     """The top shell is significant with probability 1 − ½e^−far: every lower J* has a
-    probability ∝ ½e^−far, which 1 − p computed to 0 or to a few digits."""
+    probability ∝ ½e^−far, which 1 − p computed to 0 or to a few digits. (The tail-aware raise
+    is switched off here: its own law is tested in test_clampshells.py; this checks the
+    complements.)"""
+    monkeypatch.setattr(locate, "_raise_prob", lambda s, b, k: 0.0)
     eps = 0.1
     d = cs.design_for(Domain(800_000.0, 1000), eps)
-    b = d.shell_top / (cs.LOCATE_SHARE * eps)
+    b = d.shell_top / (locate.LOCATE_SHARE * eps)
     x = np.linspace(-1.0, 2.0, b.size)
     x[-2] = -far  # a shell just below the top, far above its threshold
-    sums = b * (cs.LOCATE_Z * math.sqrt(2.0) - x)
-    x = cs.LOCATE_Z * math.sqrt(2.0) - sums / b  # as the law computes it
-    _, probs = cs.clamp_law(_Sums(sums), d, eps)
+    sums = b * (locate.LOCATE_Z * math.sqrt(2.0) - x)
+    x = locate.LOCATE_Z * math.sqrt(2.0) - sums / b  # as the law computes it
+    _, probs = locate.clamp_law(_Sums(sums), d, eps)
     expected = _reference(x.tolist(), d)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     tiny = (expected > 0) & (expected < 1e-6)
