@@ -46,7 +46,7 @@ from dpsum_core.simulate.decision import Curves, relative_error_curves, simulate
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
 
-from . import present, state
+from . import memo, present, state
 from .datasets import with_passes
 from .turns import QUEUE
 
@@ -117,13 +117,21 @@ class _Bar:
         self._bar.empty()
 
 
-def _compute(kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object]) -> None:
+def _compute(
+    kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object], data: object
+) -> None:
     """Memoise ``work(bar)`` under (kind, key) with a progress bar, after waiting for a turn
-    when the click is heavy; a stop or a new click ends it with nothing stored."""
+    when the click is heavy; a stop or a new click ends it with nothing stored. On public
+    ``data`` the result is shared by every session (:mod:`dpsum_ui.memo`): one that another
+    session holds or is computing is read or awaited, without a turn."""
     bar = _Bar(label)
-    try:
+
+    def build() -> object:
         with QUEUE.turn(cost.seconds, bar.wait), _engine():
-            state.memo(kind, key, lambda: work(bar))
+            return work(bar)
+
+    try:
+        state.memo(kind, key, lambda: memo.shared(data, (kind, key), build, lambda: bar.wait(1)))
     finally:
         bar.done()
 
@@ -143,7 +151,7 @@ def run(
     if state.memo_get(kind, key) is None:
         cost = check_click(config)  # refused before anything runs when too heavy for a server
         _compute(kind, key, cost, label, lambda bar: with_passes(
-            data, lambda d: run_experiment(d, config, progress=bar)))  # fmt: skip
+            data, lambda d: run_experiment(d, config, progress=bar)), data)  # fmt: skip
     return key
 
 
@@ -159,7 +167,7 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
     if state.memo_get("sweep", key) is None:
         cost = check_click(config, runs=len(eps))
         _compute("sweep", key, cost, "ε sweep", lambda bar: with_passes(
-            data, lambda d: epsilon_sweep(d, config, list(eps), progress=bar)))  # fmt: skip
+            data, lambda d: epsilon_sweep(d, config, list(eps), progress=bar)), data)  # fmt: skip
     return key
 
 
@@ -195,16 +203,10 @@ def curves(
         else nullcontext()
     )
     with _engine(), shared:
-        parts = state.memo(
-            "curves",
-            key,
-            lambda: with_passes(
-                data,
-                lambda d: theta_error_components(
-                    d, config, thetas=np.asarray(grid), private_theta=private
-                ),
-            ),
-        )
+        parts = state.memo("curves", key, lambda: memo.shared(data, ("curves", key), lambda: (
+            with_passes(data, lambda d: theta_error_components(
+                d, config, thetas=np.asarray(grid), private_theta=private))),
+            _stop_check()))  # fmt: skip
     return components_frame(parts, np.asarray(grid), query)
 
 
@@ -222,7 +224,8 @@ def bias_parts(
         truncation, binning = expected.bias_parts(inputs, np.asarray(grid))
         return truncation[:, 0], binning[:, 0]
 
-    return state.memo("curves", key, lambda: with_passes(data, build))
+    return state.memo("curves", key, lambda: memo.shared(
+        data, ("bias", key), lambda: with_passes(data, build), _stop_check()))  # fmt: skip
 
 
 def decision_curves(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray) -> Curves:
@@ -255,7 +258,7 @@ def decision_simulation(
         cost = check_click(config, runs=len(epsilons))
         _compute("decide_sim", key, cost, "Simulating", lambda bar: with_passes(
             data, lambda d: simulated_error_vs_epsilon(d, config, epsilons, above=above,
-                                                       progress=bar)))  # fmt: skip
+                                                       progress=bar)), data)  # fmt: skip
     return state.memo_get("decide_sim", key)
 
 
@@ -263,11 +266,9 @@ def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: s
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
     with _engine():
-        return state.memo(
-            "samples",
-            key,
-            lambda: with_passes(data, lambda d: threshold_samples(d, config, truncation)),
-        )
+        return state.memo("samples", key, lambda: memo.shared(data, ("samples", key), lambda: (
+            with_passes(data, lambda d: threshold_samples(d, config, truncation))),
+            _stop_check()))  # fmt: skip
 
 
 def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:

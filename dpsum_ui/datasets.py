@@ -25,6 +25,7 @@ from dpsum_core.validation import check_positive
 from . import keys as K
 from . import server_data
 from .fields import DEFAULT_SAMPLE
+from .memo import mark_public
 from .store import get, memo, memo_values, put
 
 
@@ -66,8 +67,8 @@ def sample_columns(name: str) -> list[str]:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def sample_dataset(name: str, column: str, upper: float, id_column: str | None = None) -> Dataset:
     """A cleaned sample column (public data, shared; the Dataset is immutable), one value per
-    person of ``id_column`` if given."""
-    return _make(sample_table(name), column, upper, name, id_column)
+    person of ``id_column`` if given. Public: results on it are shared by every session."""
+    return mark_public(_make(sample_table(name), column, upper, name, id_column))
 
 
 def _make(
@@ -525,7 +526,8 @@ def _server_summary(
     def build() -> _ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
-            return _ServerEntry(backend, backend.summarize(CutPoints(domain)))
+            # offered to every user of this server: results on it are shared (dpsum_ui.memo)
+            return _ServerEntry(backend, mark_public(backend.summarize(CutPoints(domain))))
 
     return memo("server", key, build).summary
 
