@@ -271,9 +271,10 @@ def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: s
             _stop_check()))  # fmt: skip
 
 
-def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:
-    """A figure built once per key in this session (figures are never mutated after)."""
-    return state.memo("figure", key, build)
+def figure(key: tuple, build: Callable[[], go.Figure], data: object = None) -> go.Figure:
+    """A figure built once per key in this session (figures are never mutated after), and
+    once for every session when it draws a result on public ``data`` (:mod:`dpsum_ui.memo`)."""
+    return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
 
 
 def data_histogram(

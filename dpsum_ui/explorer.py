@@ -119,8 +119,8 @@ def focus(item: Shown) -> tuple[str, ...]:
 
 
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
-    """A figure of the shown run, built once."""
-    return compute.figure((item.key, name), build)
+    """A figure of the shown run, built once (once for every session on public data)."""
+    return compute.figure((item.key, name), build, item.dataset)
 
 
 # --------------------------------------------------------------------------------------------
