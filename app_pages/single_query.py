@@ -9,7 +9,7 @@ import streamlit as st
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import keys as K
-from dpsum_ui import lesson, present, share, shell, state, teaching, widgets
+from dpsum_ui import present, share, shell, state, teaching, widgets
 from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
@@ -107,8 +107,7 @@ def single_query_page() -> None:
     config = plan.config
     assert config is not None  # the page returned on a plan error
     with st.container(key="teach_lesson"):
-        st.iframe(lesson.lesson_html(view.lesson, plotly_src=lesson.plotly_url()),
-                  height="content")  # fmt: skip
+        st.iframe(view.frame, height="content")
 
     algorithm = get(K.TEACH_ALGORITHM)
     share_box, download, note = st.columns([1, 1.4, 3], vertical_alignment="center")

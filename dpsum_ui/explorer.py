@@ -272,7 +272,8 @@ def theta_tab(item: Shown) -> None:
 def summary_tab(item: Shown) -> None:
     """Per-algorithm overview, the privacy ledger, and result downloads."""
     result = item.result
-    table = compute.figure((item.key, "overview"), lambda: present.overview_table(result))
+    table = compute.figure((item.key, "overview"), lambda: present.overview_table(result),
+                           item.dataset)  # fmt: skip
     table, best = present.mark_best(table, iso=bool(state.get(K.ISO)))
     if best:
         st.success(best, icon=":material/trophy:")

@@ -28,7 +28,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
@@ -127,6 +127,10 @@ class SharedMemo:
 
     def __len__(self) -> int:
         return len(self._lru)
+
+    def __iter__(self) -> Iterator[Hashable]:
+        """The keys held, least recently used first (a snapshot)."""
+        return iter(self._lru)
 
     def get(
         self,

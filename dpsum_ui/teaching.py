@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -22,25 +23,25 @@ from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
 
-from . import compute, figs, present, state
+from . import compute, figs, memo, present, state
 from . import keys as K
 from .datasets import with_passes
-from .lesson import figure_json, lesson_html, markdown_html
+from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class TeachingView:
-    """Everything the page shows for the chosen query, algorithm and θ."""
+    """Everything the page shows for the chosen query and algorithm, at every θ of the grid."""
 
-    figure: go.Figure
+    figure: go.Figure  # the chart at the starting θ (the lesson frame moves its marker)
     # built when called: the page draws it only while its expander is open
     all_figure: Callable[[], go.Figure]
-    at_theta: dict[str, float]
     best: float
-    true_answer: float
-    text: dict[str, str]
     stem: str  # download file names: dataset, workload, ε, seed, τ
     lesson: dict  # everything θ moves, per grid θ (dpsum_ui.lesson draws it in the browser)
+    frame: str  # the lesson frame's HTML (plotly.js from this server)
 
 
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
@@ -115,6 +116,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             readout=readout(table.iloc[at], float(scales[at])),
             title=f"{label(algorithm)}: error over θ" + title_tail,
         ),
+        data,
     )
     def all_figure() -> go.Figure:
         return compute.figure(
@@ -122,40 +124,41 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             lambda: figs.all_algorithms_figure(
                 curves, theta=theta, title="Expected error of every algorithm" + title_tail
             ),
+            data,
         )
-    row = table.iloc[at]
-    true_answer = float(data.sum_at_most(np.array([tau]))[0])
-    texts = [
-        present.teaching_text(
-            tau=tau, theta=float(t), epsilon=config.epsilon, eps_theta=eps_theta, eps_m=eps_m,
-            scale=float(s), weights=domain.weights, width=domain.width, sqm=algorithm == "sqm",
+
+    def build_lesson() -> dict:
+        texts = [
+            present.teaching_text(
+                tau=tau, theta=float(t), epsilon=config.epsilon, eps_theta=eps_theta,
+                eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
+                sqm=algorithm == "sqm",
+            )
+            for t, s in zip(grid, scales, strict=True)
+        ]
+        return lesson_payload(
+            table, texts, scales, tau=tau, start=at,
+            true_answer=float(data.sum_at_most(np.array([tau]))[0]),
+            above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
+            budget=(config.epsilon, eps_theta, eps_m), sqm_rule=(algorithm == "sqm", domain),
         )
-        for t, s in zip(grid, scales, strict=True)
-    ]  # fmt: skip
-    lesson = lesson_payload(
-        table, texts, scales, tau=tau, start=at, true_answer=true_answer,
-        above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
-        budget=(config.epsilon, eps_theta, eps_m), sqm_rule=(algorithm == "sqm", domain),
-    )  # fmt: skip
+
+    # Built once per view, and once for every session on public data (dpsum_ui.memo).
+    lesson = _memo(data, ("teach_lesson", *key, at), build_lesson)
+    src = plotly_url()
+    frame = _memo(data, ("teach_frame", *key, at, src),
+                  lambda: lesson_html(lesson, plotly_src=src))
     stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
     )
     return TeachingView(
-        stem=stem,
-        figure=figure,
-        all_figure=all_figure,
-        at_theta={k: float(row[k]) for k in (
-            "truncation_bias", "binning_bias", "truncation_bias2", "binning_bias2", "variance",
-            "total")},
-        best=best,
-        true_answer=true_answer,
-        lesson=lesson,
-        text=present.teaching_text(
-            tau=tau, theta=theta, epsilon=config.epsilon, eps_theta=eps_theta, eps_m=eps_m,
-            scale=float(scales[at]), weights=domain.weights, width=domain.width,
-            sqm=algorithm == "sqm",
-        ),
+        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson, frame=frame
     )  # fmt: skip
+
+
+def _memo(data: Dataset | DataSummary, key: tuple, build: Callable[[], T]) -> T:
+    """``build()`` once per key in this session, and once for every session on public data."""
+    return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
 
 
 def records_above(data: Dataset | DataSummary, tau: float, grid: np.ndarray) -> np.ndarray:
