@@ -172,15 +172,35 @@ _PENDING_FROM = "_domain_pending_from"
 _U_SET_FOR = "_u_set_for"  # the last planning dataset shown with a confirmed U
 
 
+_U_ORIGIN = "_u_origin"  # "link" or "user": where the current U came from (None: a default)
+
+
+def upper_from(origin: str) -> None:
+    """Record where the current U came from: ``"link"`` (a link's settings) or ``"user"``."""
+    st.session_state[_U_ORIGIN] = origin
+
+
+def on_upper() -> None:
+    """Callback of the U input: the user typed U for the current dataset."""
+    upper_from("user")
+    domain_confirmed()
+
+
 def _remember_upper() -> None:
-    """Before a new dataset asks for U: remember which dataset the current U was set for."""
+    """Before a new dataset asks for U: remember where the current U came from."""
     ss = st.session_state
-    ss[_PENDING_FROM] = ss.get(_U_SET_FOR)
+    ss[_PENDING_FROM] = (ss.get(_U_ORIGIN), ss.get(_U_SET_FOR))
 
 
 def pending_from() -> str:
-    """The dataset the current U was set for (named in the "U is still …" prompt)."""
-    return str(st.session_state.get(_PENDING_FROM) or "the previous dataset")
+    """Where the current U came from, credited in the "U is still …" prompt: the link, the
+    user (for which dataset), or the dataset whose default it is."""
+    origin, label = st.session_state.get(_PENDING_FROM) or (None, None)
+    if origin == "link":
+        return "the value of the link you opened"
+    if origin == "user":
+        return f"the value you entered for {label}" if label else "the value you entered"
+    return f"the value set for {label or 'the previous dataset'}"
 
 
 def domain_confirmed() -> None:

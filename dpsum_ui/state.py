@@ -39,11 +39,13 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     on_server,
     on_source,
     on_upload,
+    on_upper,
     pending_from,
     release_separate,
     sample_columns,
     sample_dataset,
     select_server,
+    upper_from,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
