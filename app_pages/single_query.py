@@ -8,8 +8,8 @@ import streamlit as st
 
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.truncation.params import START_FRACTION
+from dpsum_ui import guide, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
-from dpsum_ui import present, share, shell, state, teaching, widgets
 from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
@@ -85,6 +85,7 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
 def single_query_page() -> None:
     """The whole page; returns early when the data or the settings are not usable."""
     shell.show_notice()
+    guide.box("single-query")
     ctx = state.data_context()
     shell.recap(ctx)
     if ctx.error:
