@@ -168,39 +168,15 @@ def domain_pending() -> str | None:
     return st.session_state.get(DOMAIN_PENDING)
 
 
-_PENDING_FROM = "_domain_pending_from"
+PENDING_FROM = "_domain_pending_from"  # (origin, dataset) of the U a new dataset asks about
 _U_SET_FOR = "_u_set_for"  # the last planning dataset shown with a confirmed U
-
-
-_U_ORIGIN = "_u_origin"  # "link" or "user": where the current U came from (None: a default)
-
-
-def upper_from(origin: str) -> None:
-    """Record where the current U came from: ``"link"`` (a link's settings) or ``"user"``."""
-    st.session_state[_U_ORIGIN] = origin
-
-
-def on_upper() -> None:
-    """Callback of the U input: the user typed U for the current dataset."""
-    upper_from("user")
-    domain_confirmed()
+U_ORIGIN = "_u_origin"  # "link" or "user": where the current U came from (None: a default)
 
 
 def _remember_upper() -> None:
     """Before a new dataset asks for U: remember where the current U came from."""
     ss = st.session_state
-    ss[_PENDING_FROM] = (ss.get(_U_ORIGIN), ss.get(_U_SET_FOR))
-
-
-def pending_from() -> str:
-    """Where the current U came from, credited in the "U is still …" prompt: the link, the
-    user (for which dataset), or the dataset whose default it is."""
-    origin, label = st.session_state.get(_PENDING_FROM) or (None, None)
-    if origin == "link":
-        return "the value of the link you opened"
-    if origin == "user":
-        return f"the value you entered for {label}" if label else "the value you entered"
-    return f"the value set for {label or 'the previous dataset'}"
+    ss[PENDING_FROM] = (ss.get(U_ORIGIN), ss.get(_U_SET_FOR))
 
 
 def domain_confirmed() -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+
 from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
@@ -23,9 +25,11 @@ from . import keys as K
 from .datasets import (  # noqa: F401  (re-exported for the pages)
     DEFAULT_SAMPLE,
     DOMAIN_PENDING,
+    PENDING_FROM,
     RELEASE_UPLOAD_ERROR,
     SAMPLE_NAMES,
     SAMPLES,
+    U_ORIGIN,
     UPLOAD_ERROR,
     DataContext,
     data_context,
@@ -39,13 +43,10 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     on_server,
     on_source,
     on_upload,
-    on_upper,
-    pending_from,
     release_separate,
     sample_columns,
     sample_dataset,
     select_server,
-    upper_from,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
@@ -65,6 +66,28 @@ from .store import (  # noqa: F401
     strategy_cache,
     widget,
 )
+
+
+def upper_from(origin: str) -> None:
+    """Record where the current U came from: ``"link"`` (a link's settings) or ``"user"``."""
+    st.session_state[U_ORIGIN] = origin
+
+
+def on_upper() -> None:
+    """Callback of the U input: the user entered U for the current dataset."""
+    upper_from("user")
+    domain_confirmed()
+
+
+def pending_from() -> str:
+    """Where the current U came from, credited in the "U is still …" prompt of a new dataset:
+    the link, the user (for which dataset), or the dataset whose default it is."""
+    origin, label = st.session_state.get(PENDING_FROM) or (None, None)
+    if origin == "link":
+        return "the value of the link you opened"
+    if origin == "user":
+        return f"the value you entered for {label}" if label else "the value you entered"
+    return f"the value set for {label or 'the previous dataset'}"
 
 
 def workload_spec() -> str:
