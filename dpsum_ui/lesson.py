@@ -55,6 +55,7 @@ def _json(value: object) -> str:
 _STYLE = """
 :root { font-family: "Source Sans Pro", "Source Sans 3", system-ui, sans-serif; color: #1A1A1A; }
 body { margin: 0; font-size: 16px; line-height: 1.35; }
+body.standalone { margin: 16px 24px; }
 .lesson { display: grid; grid-template-columns: minmax(220px, 1fr) minmax(0, 3fr);
           gap: 8px 16px; }
 .side { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
@@ -202,9 +203,11 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         if p.get("histogram") is not None
         else ""
     )
+    body_class = ' class="standalone"' if heading else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(p['title'])}</title><style>{_STYLE}</style>{script}</head><body>"
+        f"<title>{html.escape(p['title'])}</title><style>{_STYLE}</style>{script}</head>"
+        f"<body{body_class}>"
         f'{heading}<div class="lesson"><div class="side"><div class="theta">'
         f'<label for="theta">Truncation threshold θ</label><output id="theta_value"></output>'
         f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
