@@ -4,6 +4,7 @@ glossary."""
 import streamlit as st
 
 from dpsum_core import __version__
+from dpsum_core.mechanisms.recommend import rule_in_words
 
 BIBTEX = """@misc{{wu_summation_queries_dp,
   title  = {{Answering Summation Queries for Numerical Attributes
@@ -30,10 +31,14 @@ with left:
 It reimplements the five algorithms of the paper (SQM, Identity, Workload, TiMM, TaMM) and
 the three ways of choosing the truncation threshold θ (none, the Sparse Vector Technique,
 the recursive mechanism), plus a fixed, public θ — and adds **RawSum**, which measures raw
-per-bin sums and chooses θ after measuring (post-processing, nothing spent on θ); it beat
-TaMM with SVT on every synthetic column we measured, by the most at larger ε. Everything you see is computed by the
-`dpsum_core` engine, which the command line (`dpsum run …`, or `python -m dpsum_core run …`)
-uses too.
+per-bin sums and chooses θ after measuring (post-processing, nothing spent on θ), and
+**ClampShells**, which locates a clamp point from noisy shell sums with a quarter of ε.
+
+**Which algorithm to use.** One rule, the same on every page (the ★ in the Explorer, Decide's
+headline, the Release page's default): {rule_in_words()}.
+
+Everything you see is computed by the `dpsum_core` engine, which the command line
+(`dpsum run …`) uses too.
 
 **Who it is for**
 - *Data custodians*: which method and ε give useful answers on data like yours, before any

@@ -43,9 +43,8 @@ with st.container(border=True):
             help="The paper compares none, SVT and Recursive.",
         )
     with algorithms:
-        widgets.algorithms_control()
-    if "fixed" in truncations:
-        widgets.fixed_theta_control()
+        widgets.algorithms_control(ctx)
+    widgets.required_parameters(tuple(truncations))
     plan = compare.grid_plan(ctx, truncations)
     if plan.error:
         st.error(plan.error)

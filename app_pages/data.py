@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.plots.style import file_stem
+from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
@@ -53,7 +54,8 @@ def release_data_section() -> None:
             st.error(rel.error)
         else:
             st.caption(
-                f"Release reads {rel.label} · {rel.column}, with the public domain on the "
+                f"Release reads {escape_name(rel.label, 'markdown')} · "
+                f"{escape_name(rel.column, 'markdown')}, with the public domain on the "
                 "right; nothing from it is shown on the planning pages."
             )
     else:
@@ -204,8 +206,8 @@ with domain_col:
     upper_text = "empty" if upper is None else f"{upper:,.6g}"
     if pending := state.domain_pending():
         st.warning(
-            f"**Set U for {pending}.** U is still {upper_text}, {state.pending_from()}, "
-            "which rarely suits another column. Enter a public upper "
+            f"**Set U for {escape_name(pending, 'markdown')}.** U is still {upper_text}, "
+            f"{state.pending_from()}, which rarely suits another column. Enter a public upper "
             "bound for this column below, or keep this one if it is right.",
             icon=":material/edit:",
         )

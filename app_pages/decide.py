@@ -20,7 +20,7 @@ st.caption(
 guide.box("decide")
 
 
-def controls() -> tuple[list[str], str, float]:
+def controls(ctx: state.DataContext) -> tuple[list[str], str, float]:
     """Target, query subset, workload, ρ, truncation methods and algorithms."""
     with st.container(border=True):
         target, workload, methods = st.columns([1.0, 1.0, 1.5], gap="medium")
@@ -53,9 +53,8 @@ def controls() -> tuple[list[str], str, float]:
                 options=list(TRUNCATION_METHODS),
                 format_func=truncation_label,
             )
-            widgets.algorithms_control()
-            if "fixed" in truncations:
-                widgets.fixed_theta_control()
+            widgets.algorithms_control(ctx)
+            widgets.required_parameters(tuple(truncations))
     return truncations, text, above
 
 
@@ -70,7 +69,7 @@ def decide_page() -> None:
             "app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:"
         )
         return
-    truncations, text, above = controls()
+    truncations, text, above = controls(ctx)
     st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")
     if not truncations:
         st.error("Choose at least one truncation method.")

@@ -2,13 +2,14 @@
 
 import streamlit as st
 
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.plots.results import (
     answers_figure,
     expected_error_figure,
     isotonic_figure,
     relative_error_figure,
 )
-from dpsum_core.truncation.registry import get as get_truncation
+from dpsum_core.text import escape_name
 from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
 from dpsum_ui import keys as K
 
@@ -25,11 +26,10 @@ def settings_panel(ctx: state.DataContext) -> state.Plan:
         with truncation:
             method = widgets.truncation_choice()
         with algorithms:
-            widgets.algorithms_control()
+            widgets.algorithms_control(ctx)
         with rho:
             widgets.rho_control(disabled=not get_truncation(method).spends_rho)
-        if method == "fixed":
-            widgets.fixed_theta_control()
+        widgets.required_parameters((method,))
         plan = state.plan(ctx)
         with workload:
             if plan.workload is not None:
@@ -126,7 +126,8 @@ if ctx.error:
     st.error(f"{ctx.error} Fix it on the Data page.")
     st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
 elif pending := state.domain_pending():
-    st.warning(f"Set the public upper bound U for {pending} on the Data page before running.")
+    st.warning(f"Set the public upper bound U for {escape_name(pending, 'markdown')} on the Data page before "
+               "running.")  # fmt: skip
     st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")
 plan = settings_panel(ctx)
 shown = explorer.shown()

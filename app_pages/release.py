@@ -49,7 +49,7 @@ if state.domain_pending():
 # ---- 1. What will be released --------------------------------------------------------------
 st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
-if (rec := release.recommended(ctx)) is not None:
+if (rec := state.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
 if st.session_state.get(K.RELEASE_ALGORITHM) not in algorithms:
     st.session_state[K.RELEASE_ALGORITHM] = algorithms[0]

@@ -235,7 +235,7 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
     limits = [vals.size] if taus is None else [int(np.count_nonzero(vals <= t)) for t in taus]
     out = np.empty((trials, len(limits)))
     if method == "svt":
-        grid = _svt_grid(upper, prm.start(upper)[0], prm.svt_c)
+        grid = _svt_grid(upper, prm.resolved(upper)["svt_s"], prm.svt_c)
         b_eta, b_nu = _svt_scales(eps, prm.svt_r, prm.svt_variant)
         # The engine draws (η, ν) per chunk of trials: chunks concatenate in trial order.
         eta, nu = np.concatenate(draws[0::2]), np.concatenate(draws[1::2])
@@ -253,8 +253,8 @@ def _thetas(vals, method, eps, config, draws, trials, taus=None) -> np.ndarray:
         scale = beta / eps
         shift = scale * math.log(1.0 / (2.0 * prm.rm_mu))
         centers = [
-            math.log(prm.start(upper)[1])
-            + beta * float(_crossover(vals[:c][::-1], beta, prm.start(upper)[1]))
+            math.log(prm.resolved(upper)["rm_theta0"])
+            + beta * float(_crossover(vals[:c][::-1], beta, prm.resolved(upper)["rm_theta0"]))
             + shift
             for c in limits
         ]

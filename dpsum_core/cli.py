@@ -24,7 +24,8 @@ from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import ALGORITHMS, PAPER_ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
-from dpsum_core.truncation.params import PAPER, START_FRACTION, SVT_VARIANTS, TruncationParams
+from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +55,6 @@ def _number(kind):
 
 # Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
 _CONFIG = ExperimentConfig()
-_PARAMS = TruncationParams()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(run, reproduce), publish (release) or open the dashboard (app).",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c, tp = _CONFIG, _PARAMS
+    c = _CONFIG
 
     def common(p: argparse.ArgumentParser, *, engines: bool = True) -> None:
         """``engines=False``: --engine, --spark-master and --table are accepted only to be
@@ -109,15 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
         p.add_argument("--epsilon", type=_number(float), default=c.epsilon)
         p.add_argument("--rho", type=_number(float), default=c.rho)
-        p.add_argument("--theta", type=_number(float), help="θ for --truncation fixed (public!)")
-        p.add_argument("--svt-variant", choices=SVT_VARIANTS, default=tp.svt_variant)
-        p.add_argument("--svt-r", type=_number(float), default=tp.svt_r)
-        p.add_argument("--svt-c", type=_number(float), default=tp.svt_c)
-        start = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
-        p.add_argument("--svt-s", type=_number(float), help=f"SVT grid start s, {start}")
-        p.add_argument("--rm-beta", type=_number(float), help="default 2·ε_θ/5")
-        p.add_argument("--rm-theta0", type=_number(float), help=f"recursive θ₀, {start}")
-        p.add_argument("--rm-mu", type=_number(float), default=tp.rm_mu)
+        for param in PARAMETERS.values():  # as each method's module declares them
+            kind = {"choices": param.choices} if param.choices else {"type": _number(float)}
+            p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,
+                           **kind)  # fmt: skip
 
     run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
     common(run)
@@ -125,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--truncation",
         default=",".join(c.truncations),
-        help="comma list of none,fixed,svt,recursive",
+        help=f"comma list of {','.join(TRUNCATION_METHODS)}",
     )
     run.add_argument("--algorithms", default=",".join(c.algorithms))
     run.add_argument("--trials", type=_number(int), default=c.trials)
@@ -142,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--algorithm", required=True, help=f"one of {', '.join(ALGORITHMS)}")
     rel.add_argument(
         "--truncation",
-        help="one of none,fixed,svt,recursive (rawsum: leave out, or posthoc; clampshells: leave out, or inside)",
+        help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
+        "leave out, or inside)",
     )
     rel.add_argument(
         "--isotonic",
@@ -184,19 +180,16 @@ def _upper(args: argparse.Namespace) -> float:
     return _CONFIG.upper if args.upper is None else args.upper
 
 
-def _check_default_domain(args: argparse.Namespace, data, domain) -> None:
-    """With --upper left at its default, warn on stderr when the domain fits the data badly.
+def _check_domain(args: argparse.Namespace, data, domain) -> None:
+    """Warn on stderr when the domain fits the data badly (U far too large or too small), as
+    the Data page does, whether U was given or left at its default.
 
     Privacy: the warning reads the data and goes to the operator's terminal only, never into
     the outputs.
     """
-    if args.upper is not None:
-        return
+    default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
     for message in domain_warnings(data, domain):
-        print(
-            f"dpsum: warning: {message} (--upper was left at its default {_CONFIG.upper:g})",
-            file=sys.stderr,
-        )
+        print(f"dpsum: warning: {message}{default}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,25 +237,17 @@ def _app(argv: list[str]) -> int:
     return launch(argv)
 
 
-def _out_dir(path: str) -> Path:
+def _out_path(path: str) -> Path:
+    """``--out`` checked (a folder or nothing yet), not created: a refused command leaves no
+    empty folder behind."""
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
     return out
 
 
 def _params(args: argparse.Namespace) -> TruncationParams:
-    return TruncationParams(
-        svt_variant=args.svt_variant,
-        svt_r=args.svt_r,
-        svt_c=args.svt_c,
-        svt_s=args.svt_s,
-        rm_beta=args.rm_beta,
-        rm_theta0=args.rm_theta0,
-        rm_mu=args.rm_mu,
-        theta=args.theta,
-    )
+    return TruncationParams(**{name: getattr(args, name) for name in PARAMETERS})
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -282,13 +267,14 @@ def _run(args: argparse.Namespace) -> int:
         weights=args.weights,
         truncation_params=_params(args),
     )
+    out = _out_path(args.out)
     data, run = _open(args, config)
-    out = _out_dir(args.out)
     _print_cleaning(data)
-    _check_default_domain(args, data, config.domain)
+    _check_domain(args, data, config.domain)
     result = run(config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
     _write_json(with_notice(_run_info(result, args)), out / "run.json")
@@ -354,8 +340,8 @@ def _release(args: argparse.Namespace) -> int:
         f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
         file=sys.stderr,
     )
-    _check_default_domain(args, data, plan.config.domain)
-    out = _out_dir(args.out)
+    _check_domain(args, data, plan.config.domain)
+    out = _out_path(args.out)  # created only once the release is drawn and charged
     release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
@@ -381,6 +367,7 @@ def _release(args: argparse.Namespace) -> int:
         if args.ledger is None
         else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
     )
+    out.mkdir(parents=True, exist_ok=True)
     write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
@@ -432,7 +419,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
     from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
 
-    out = _out_dir(args.out)
+    out = _out_path(args.out)
     # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum and
     # ClampShells as extras beside the paper's 15 configurations.
     base = ExperimentConfig(
@@ -448,12 +435,14 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     data, run = _open(args, base)
     _print_cleaning(data)
-    _check_default_domain(args, data, base.domain)
+    _check_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
     for rho in (0.1, 0.5):
         for workload in ("Q1", "Q2", "Q3"):
             result = run(base.with_(rho=rho, workload=workload))
+            for line in result.warnings():
+                print(f"dpsum: warning: {workload}, ρ = {rho:g}: {line}", file=sys.stderr)
             frame = result.summary()
             frame.insert(0, "rho", rho)
             frame.insert(0, "workload", workload)
@@ -478,6 +467,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                 ),
             ]
     engine_seconds = time.perf_counter() - start
+    out.mkdir(parents=True, exist_ok=True)
     write_csv(pd.concat(summaries, ignore_index=True), out / "summary.csv")
     _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
     _write_notice(out)
@@ -543,11 +533,16 @@ def _print_cleaning(data) -> None:
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """Write a frame as CSV with Arrow's writer (≈20× faster than pandas for answers.csv)."""
+    """Write a frame as CSV for people: floats rounded to the release's
+    :data:`~dpsum_core.publish.release.PUBLISHED_DIGITS` significant digits (no float dust such
+    as ``207359.99999999994``; run.json keeps the configuration repr-exact), with Arrow's
+    writer (≈20× faster than pandas for answers.csv)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    from dpsum_core.publish.release import published_frame
+
+    table = pa.Table.from_pandas(published_frame(frame), preserve_index=False)
     pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
 
 

@@ -11,11 +11,19 @@ MAX_TRIALS = 10_000
 MAX_ROWS = 20_000_000
 MAX_UPLOAD_MB = 200
 # A table is refused before it is decoded (dpsum_core/data/reading.py) when its header (CSV) or
-# metadata (Parquet) shows more than MAX_COLUMNS columns, or (Parquet) when its decoded size —
-# the pages' uncompressed bytes plus 8 bytes per cell of the DataFrame — exceeds
-# MAX_DECODED_MB: a few hundred kB of compressed Parquet can decode to gigabytes.
+# metadata (Parquet) shows more than MAX_COLUMNS columns, or when the estimated decoded size of
+# the columns read — Parquet: Arrow's buffers (fixed width per row, or the pages' uncompressed
+# bytes) plus 8 bytes per row of the DataFrame; text: 8 bytes per line for a column of numbers,
+# a string object per line and the file's bytes for a column of text — exceeds MAX_DECODED_MB:
+# a few hundred kB of compressed Parquet can decode to gigabytes. Only the chosen value and
+# identifier columns are decoded; the other columns are listed from the header, the metadata
+# and the first rows. 512 MB holds 2·10⁷ rows of one numeric Parquet column (320 MB).
 MAX_COLUMNS = 2000
-MAX_DECODED_MB = 2048
+MAX_DECODED_MB = 512
+# What all the app's sessions together may hold of uploads at once (dpsum_ui/uploads.py): the
+# kept bytes of each uploaded file and the columns decoded from it, reserved before decoding
+# and released when the session drops them; an upload that would exceed it is refused.
+MAX_UPLOADS_HELD_MB = 1536
 # A CSV header line longer than this is refused (a header is read before anything is parsed).
 MAX_HEADER_BYTES = 2**20
 MAX_UPPER = 1e15

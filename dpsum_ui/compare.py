@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.results import (
     comparison_heatmap,
     epsilon_sweep_figure,
@@ -14,7 +15,7 @@ from dpsum_core.plots.results import (
 )
 from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.truncation.registry import label as truncation_label
+from dpsum_core.text import escape_name
 
 from . import compute, present, share, state
 from . import keys as K
@@ -123,7 +124,8 @@ def sweep_caption(item: dict) -> str:
     """Which sweep the figure shows."""
     c = item["config"]
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {item['name']} · {c.workload} · "
+        f"**Seed {c.seed}** · {c.trials} trials · {escape_name(item['name'], 'markdown')} · "
+        f"{c.workload} · "
         f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in item['key'][-1])}}}"
     )
@@ -136,7 +138,8 @@ def sweep_figure(item: dict, iso: bool) -> go.Figure:
     trunc = c.truncations[0]
     title = (
         f"Error versus ε, {truncation_label(trunc)}"
-        f"{' + isotonic' if iso else ''}<br><sup>{item['name']} · {c.workload} · "
+        f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item['name'], 'plotly')} · "
+        f"{c.workload} · "
         f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
     )
     return compute.figure(

@@ -3,7 +3,6 @@ server datasets summarised through DuckDB (only under the configured data direct
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,10 +15,11 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import numeric_columns, unit_of_privacy
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
-from dpsum_core.data.reading import read_numeric_table, read_table, table_column
+from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
 from dpsum_core.errors import DataError, DpsumError, ParameterError
-from dpsum_core.publish.ledger import bytes_fingerprint, file_fingerprint
+from dpsum_core.publish.ledger import file_fingerprint
+from dpsum_core.text import escape_name
 from dpsum_core.validation import check_positive
 
 from . import keys as K
@@ -27,6 +27,7 @@ from . import server_data
 from .fields import DEFAULT_SAMPLE
 from .memo import mark_public
 from .store import get, memo, memo_values, put
+from .uploads import Upload, decoded, read_upload
 
 
 def _sample_dir() -> Path:
@@ -82,9 +83,10 @@ def _names(df: pd.DataFrame) -> list[str]:
     return [str(c) for c in df.columns]
 
 
-def _read_upload(key: str, slot: str, error: str) -> dict | None:
-    """Read the file of the uploader ``key`` into ``session_state[slot]``; on failure keep
-    the current data and put the message in ``session_state[error]``."""
+def _read_upload(key: str, slot: str, error: str) -> Upload | None:
+    """List the file of the uploader ``key`` into ``session_state[slot]`` (its columns are
+    decoded when chosen, see :func:`_upload_dataset`); on failure keep the current data and
+    put the message in ``session_state[error]``."""
     ss = st.session_state
     ss.pop(error, None)
     file = ss.get(key)
@@ -92,19 +94,24 @@ def _read_upload(key: str, slot: str, error: str) -> dict | None:
         return None
     name = getattr(file, "name", "upload")
     try:
-        # Size limit, parsing, row limit and "no numeric column" are the engine's checks.
-        df, columns = read_numeric_table(io.BytesIO(file.getvalue()), name=name)
+        # Size limit, format, header, metadata and "no numeric column" are the engine's checks.
+        ss[slot] = read_upload(file.getvalue(), name, getattr(file, "file_id", name))
     except DpsumError as exc:
-        ss[error] = f"Could not use {name}: {exc}"
+        # shown as Markdown: the file's name (in the message too) is escaped, never rendered
+        ss[error] = escape_name(f"Could not use {name}: {exc}", "markdown")
         return None
-    ss[slot] = {
-        "name": name,
-        "id": getattr(file, "file_id", name),
-        "df": df,
-        "columns": columns,
-        "fingerprint": bytes_fingerprint(file.getvalue()),
-    }
     return ss[slot]
+
+
+def _upload_dataset(
+    kind: str, up: Upload, column: str, upper: float, id_column: str | None
+) -> Dataset:
+    """An upload's column cleaned with U, its columns decoded once per (file, column,
+    identifier) in this session (the decoded frame held against the process-wide budget)."""
+    return memo(kind, (up.id, column, upper, id_column), lambda: _make(
+        memo("decoded", (up.id, column, id_column), lambda: decoded(up, column, id_column)),
+        column, upper, up.name, id_column,
+    ))  # fmt: skip
 
 
 def on_release_upload() -> None:
@@ -113,7 +120,7 @@ def on_release_upload() -> None:
     if up is not None:
         put(K.RELEASE_DATA, "upload")
         column = get(K.DATA_COLUMN)
-        put(K.RELEASE_DATA_COLUMN, column if column in up["columns"] else up["columns"][0])
+        put(K.RELEASE_DATA_COLUMN, column if column in up.columns else up.columns[0])
 
 
 def has_release_upload() -> bool:
@@ -132,8 +139,8 @@ def on_upload() -> None:
     up = _read_upload(K.DATA_UPLOAD, _UPLOAD, UPLOAD_ERROR)
     if up is None:
         return
-    columns = up["columns"]
-    name = up["name"]
+    columns = up.columns
+    name = up.name
     ss = st.session_state
     _remember_upper()
     put(K.DATA_SOURCE, "upload")
@@ -154,7 +161,7 @@ def source_fingerprint(ctx: DataContext) -> str:
     dataset its name under the data directory (``server:<name>``)."""
     if ctx.source == "upload":
         slot = _RELEASE_UPLOAD if ctx.role == "release" and ctx.separate else _UPLOAD
-        return str(st.session_state[slot]["fingerprint"])
+        return str(st.session_state[slot].fingerprint)
     if ctx.source == "server":
         return f"server:{ctx.server}"
     return _sample_fingerprint(str(ctx.sample))
@@ -378,8 +385,8 @@ def _release_context() -> DataContext:
     dataset: cleaned with the same public U, binned on the same public domain."""
     if get(K.RELEASE_DATA) == "upload":
         up = st.session_state[_RELEASE_UPLOAD]
-        source, sample, columns, label = "upload", None, up["columns"], up["name"]
-        names = _names(up["df"])
+        source, sample, columns, label = "upload", None, up.columns, up.name
+        names = up.names
     else:
         sample = get(K.RELEASE_DATA_SAMPLE)
         if sample not in SAMPLES:
@@ -412,9 +419,7 @@ def _release_context() -> DataContext:
         if up is None:
             dataset = sample_dataset(str(sample), str(column), upper, id_column)
         else:
-            dataset = memo("release_dataset", (up["id"], column, upper, id_column),
-                           lambda: _make(up["df"], str(column), upper, label,
-                                         id_column))  # fmt: skip
+            dataset = _upload_dataset("release_dataset", up, str(column), upper, id_column)
     except DpsumError as exc:
         data_error = f"The release data cannot be used: {exc}"
     return DataContext(dataset, domain, list(columns), column, source, sample, label,
@@ -451,8 +456,8 @@ def _planning_context() -> DataContext:
         names = _names(sample_table(sample))
     else:
         up = st.session_state[_UPLOAD]
-        sample, columns, label = None, up["columns"], up["name"]
-        names = _names(up["df"])
+        sample, columns, label = None, up.columns, up.name
+        names = up.names
     column = get(K.DATA_COLUMN)
     if column not in columns:
         column = columns[0] if columns else None
@@ -481,11 +486,8 @@ def _planning_context() -> DataContext:
             if server is not None and domain is not None:
                 dataset = _server_summary(server, label, column, upper, domain, id_column)
         else:
-            up = st.session_state[_UPLOAD]
-            dataset = memo(
-                "dataset", (up["id"], column, upper, id_column),
-                lambda: _make(up["df"], column, upper, label, id_column),
-            )  # fmt: skip
+            dataset = _upload_dataset("dataset", st.session_state[_UPLOAD], column, upper,
+                                      id_column)  # fmt: skip
     except DpsumError as exc:
         data_error = (
             f"The upper bound U is not valid: {exc}"

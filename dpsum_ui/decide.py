@@ -26,6 +26,7 @@ from dpsum_core.simulate.decision import (
     target_sentence,
 )
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
+from dpsum_core.text import escape_name
 
 from . import compute, share, state
 from . import keys as K
@@ -152,7 +153,7 @@ def figure(
     which = "all queries" if above == 0 else f"τ from the {above:g}th percentile up"
     title = (
         f"{headline_name().capitalize()} versus ε, target {percent(target)}<br><sup>"
-        f"{ctx.dataset.name} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
+        f"{escape_name(ctx.dataset.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
     key = (

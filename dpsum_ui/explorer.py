@@ -15,6 +15,7 @@ from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.results import theta_figure
 from dpsum_core.plots.style import file_stem, run_stem
+from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
@@ -308,12 +309,12 @@ def summary_tab(item: Shown) -> None:
     st.caption(
         "True answers are shown to evaluate accuracy: this dashboard is for people allowed to "
         "see the data, not a way to publish it (see About). The files below are **not for "
-        "publication**; a release is made with `python -m dpsum_core release`."
+        "publication**; publish with the **Release** page (or `dpsum release` from a shell)."
     )
     with st.container(horizontal=True):
         st.download_button(
             "Results (summary.csv)",
-            data=lambda: result.summary().to_csv(index=False),
+            data=lambda: published_frame(result.summary()).to_csv(index=False),
             file_name=stem(item, "summary") + ".csv",
             mime="text/csv",
             key=K.SHARE_SUMMARY_CSV,

@@ -2,8 +2,9 @@
 
 Defaults come from the engine's dataclasses, so the app, the CLI and the library agree.
 :func:`config_from_values` (settings → config) and :func:`values_from_config` (a link or a
-config file → settings) both read :data:`FIELDS`; the few settings that are not one field each
-(workload, truncation, β, fixed θ) are written out next to it.
+config file → settings) both read :data:`FIELDS` and the truncation methods' own descriptions of
+their parameters (:data:`~dpsum_core.truncation.registry.PARAMETERS`); the few settings that are
+not one field each (workload, truncation) are written out next to them.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from typing import Any
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.method import Param
 from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import PARAMETERS, REGISTRY
 
 from . import keys as K
 
@@ -26,23 +30,20 @@ EPSILON_GRID: tuple[float, ...] = (
 )  # fmt: skip
 COMPARE_VIEWS: tuple[str, ...] = ("heatmap", "error", "answers")
 _CONFIG = ExperimentConfig()
-_PARAMS = TruncationParams()
 
 
 @dataclass(frozen=True)
 class Field:
-    """One widget holding one config field (``params``: a field of ``TruncationParams``)."""
+    """One widget holding one config field."""
 
     key: str
     name: str
     label: str
-    params: bool = False
-    optional: bool = False  # empty means the engine's default (e.g. s = U·START_FRACTION)
 
     @property
     def default(self) -> Any:
         """The engine's default, as the widget holds it (tuples as lists)."""
-        value = getattr(_PARAMS if self.params else _CONFIG, self.name)
+        value = getattr(_CONFIG, self.name)
         return list(value) if isinstance(value, tuple) else value
 
 
@@ -56,13 +57,22 @@ FIELDS: tuple[Field, ...] = (
     Field(K.DOMAIN_UPPER, "upper", "upper bound U"),
     Field(K.DOMAIN_BINS, "bins", "bins"),
     Field(K.DOMAIN_WEIGHTS, "weights", "weights"),
-    Field(K.SVT_VARIANT, "svt_variant", "svt variant", params=True),
-    Field(K.SVT_R, "svt_r", "svt r", params=True),
-    Field(K.SVT_C, "svt_c", "svt c", params=True),
-    Field(K.SVT_S, "svt_s", "svt s", params=True, optional=True),
-    Field(K.RM_THETA0, "rm_theta0", "recursive theta0", params=True, optional=True),
-    Field(K.RM_MU, "rm_mu", "recursive mu", params=True),
 )
+
+
+def auto_key(param: Param) -> str:
+    """The key of a parameter's "default from ε_θ" checkbox (``rm_beta_auto``)."""
+    return f"{param.widget_key}_auto"
+
+
+def param_defaults() -> dict[str, Any]:
+    """The truncation parameters' widgets at their first values (and their "auto" boxes on)."""
+    out: dict[str, Any] = {}
+    for p in PARAMETERS.values():
+        out[p.widget_key] = p.initial if p.default is None else p.default
+        if p.auto:
+            out[auto_key(p)] = True
+    return out
 
 # Settings that are not one config field each, and the page-only settings.
 UI_DEFAULTS: dict[str, Any] = {
@@ -81,9 +91,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K.WORKLOAD_EVERY: 5,
     K.WORKLOAD_VALUES: "10000, 50000, 100000, 200000, 400000",
     K.TRUNCATION: _CONFIG.truncations[0],
-    K.THETA_FIXED: 100_000.0,
-    K.RM_BETA_AUTO: _PARAMS.rm_beta is None,
-    K.RM_BETA: 2 * _CONFIG.rho * _CONFIG.epsilon / 5,
+    K.RM_BETA: 2 * _CONFIG.rho * _CONFIG.epsilon / 5,  # β's first value when not automatic
     K.ISO: True,
     K.TEACH_QUERY: None,
     K.TEACH_ALGORITHM: "identity",
@@ -100,8 +108,15 @@ UI_DEFAULTS: dict[str, Any] = {
 
 
 def defaults() -> dict[str, Any]:
-    """Initial settings: the paper's defaults, taken from the engine's own defaults."""
-    return {**UI_DEFAULTS, **{f.key: f.default for f in FIELDS}}
+    """Initial settings: the paper's defaults, taken from the engine's own defaults, with the
+    algorithm recommended at those defaults (public inputs only) always among those selected."""
+    out = {**param_defaults(), **UI_DEFAULTS, **{f.key: f.default for f in FIELDS}}
+    rec = recommend(
+        epsilon=_CONFIG.epsilon, upper=_CONFIG.upper, bins=_CONFIG.bins, workload=_CONFIG.workload
+    ).algorithm
+    if rec not in out[K.ALGORITHMS]:
+        out[K.ALGORITHMS] = [*out[K.ALGORITHMS], rec]
+    return out
 
 
 def workload_spec(get: Callable[[str], Any]) -> str:
@@ -141,20 +156,11 @@ def config_from_values(
     def value(field: Field) -> Any:
         v = get(field.key)
         if v is None:
-            if field.optional:
-                return None
             raise ParameterError(f"{field.label} is empty: enter a value")
         return tuple(v) if isinstance(v, list) else v
 
     truncs = truncations or (get(K.TRUNCATION),)
-    if "fixed" in truncs and get(K.THETA_FIXED) is None:
-        raise ParameterError("fixed θ is empty: enter a threshold θ > 0, e.g. 100000")
-    params = {f.name: value(f) for f in FIELDS if f.params}
-    rm_beta = None
-    if not get(K.RM_BETA_AUTO):
-        rm_beta = value(Field(K.RM_BETA, "rm_beta", "recursive beta", params=True))
-    theta = float(get(K.THETA_FIXED)) if "fixed" in truncs else None
-    top = {f.name: value(f) for f in FIELDS if not f.params}
+    top = {f.name: value(f) for f in FIELDS}
     if algorithms is not None:
         top["algorithms"] = tuple(algorithms)
     if domain is not None:
@@ -162,22 +168,40 @@ def config_from_values(
     return ExperimentConfig(
         workload=workload_spec(get),
         truncations=tuple(truncs),
-        truncation_params=TruncationParams(**params, rm_beta=rm_beta, theta=theta),
+        truncation_params=params_from_values(get, truncs),
         **top,
     )
+
+
+def params_from_values(get: Callable[[str], Any], truncations: tuple[str, ...]) -> TruncationParams:
+    """The truncation parameters the settings read by ``get(key)`` describe: a parameter that
+    must be given (a fixed θ) only when its method is chosen, ``None`` for an empty optional one
+    or a ticked "auto" box (the engine's default)."""
+    values: dict[str, Any] = {}
+    for method in REGISTRY.values():
+        for p in method.params:
+            v = get(p.widget_key)
+            if (p.missing and method.name not in truncations) or (p.auto and get(auto_key(p))):
+                v = None
+            elif v is None and (p.missing or p.default is not None):
+                raise ParameterError(f"{method.label}: {p.label} is empty: enter a value")
+            values[p.name] = float(v) if v is not None and p.numeric else v
+    return TruncationParams(**values)
 
 
 def values_from_config(config: ExperimentConfig) -> dict[str, Any]:
     """The settings that reproduce ``config`` (for a link or a config file)."""
     out: dict[str, Any] = {}
     for f in FIELDS:
-        v = getattr(config.truncation_params if f.params else config, f.name)
-        if isinstance(v, tuple):
-            out[f.key] = list(v)
-        elif v is None or f.default is None:
-            out[f.key] = None if v is None else float(v)
-        else:
-            out[f.key] = type(f.default)(v)
+        v = getattr(config, f.name)
+        out[f.key] = list(v) if isinstance(v, tuple) else type(f.default)(v)
+    tp = config.truncation_params
+    for p in PARAMETERS.values():
+        v = getattr(tp, p.name)
+        if p.auto:
+            out[auto_key(p)] = v is None
+        if v is not None or not (p.auto or p.missing):
+            out[p.widget_key] = None if v is None else float(v) if p.numeric else str(v)
     spec = config.workload
     if spec.upper() in NAMED_WORKLOADS:
         out[K.WORKLOAD_KIND] = spec.upper()
@@ -193,10 +217,4 @@ def values_from_config(config: ExperimentConfig) -> dict[str, Any]:
         out[K.COMPARE_TRUNCATIONS] = list(config.truncations)
     out[K.DOMAIN_BINS_MODE] = "bins"
     out[K.DOMAIN_WIDTH] = float(config.upper / config.bins)
-    tp = config.truncation_params
-    out[K.RM_BETA_AUTO] = tp.rm_beta is None
-    if tp.rm_beta is not None:
-        out[K.RM_BETA] = float(tp.rm_beta)
-    if tp.theta is not None:
-        out[K.THETA_FIXED] = float(tp.theta)
     return out

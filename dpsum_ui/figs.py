@@ -12,10 +12,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.registry import ALGORITHMS, get, truncation_label
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.style import algorithm_style
-from dpsum_core.truncation.registry import label as truncation_label
 
 from .present import money
 

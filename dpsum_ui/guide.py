@@ -9,6 +9,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from dpsum_core.mechanisms.recommend import rule_in_words
+
 from . import keys as K
 
 PARAM = "guide"  # query field of a link made with the guide on: guide=1
@@ -30,9 +32,9 @@ TEXTS: dict[str, str] = {
         "means dependable. The **relative error** is the "
         "miss as a share of the true answer, |noisy − true| / true (0.05 = off by 5 %; a "
         "small floor δ stands in for tiny true answers). "
-        "Look first at **TaMM with SVT** (the paper's proposal) and **RawSum** (it did better "
-        "on every synthetic column we measured, see About); the *Summary* tab names the "
-        "lowest error of your run."
+        "Look first at the algorithm marked **★**, the one every page recommends: "
+        + rule_in_words()
+        + ". The *Summary* tab names the lowest error of your run."
     ),
     "single-query": (
         "**Step 2 · one query.** q_τ adds up every value ≤ τ. Move **θ** (mouse or arrow "

@@ -35,6 +35,8 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10
     ``rho``                slider: ρ, share of ε spent on choosing θ
     ``truncation``         segmented_control: ``none``, ``fixed``, ``svt``, ``recursive``
+    (each truncation method's parameters: the keys its module's descriptions declare,
+    dpsum_core.truncation.method.Param.widget_key, drawn by widgets.method_parameters)
     ``theta_fixed``        number_input: the fixed θ
     ``svt_variant``        radio: ``paper`` or ``tight``
     ``svt_r`` ``svt_c`` ``svt_s``         number_inputs: SVT r, c, s
@@ -147,15 +149,7 @@ WORKLOAD_VALUES = "workload_values"
 EPSILON = "epsilon"
 RHO = "rho"
 TRUNCATION = "truncation"
-THETA_FIXED = "theta_fixed"
-SVT_VARIANT = "svt_variant"
-SVT_R = "svt_r"
-SVT_C = "svt_c"
-SVT_S = "svt_s"
-RM_BETA_AUTO = "rm_beta_auto"
-RM_BETA = "rm_beta"
-RM_THETA0 = "rm_theta0"
-RM_MU = "rm_mu"
+RM_BETA = "rm_beta"  # the recursive β's widget (its first value is the dashboard's own)
 ALGORITHMS = "algorithms"
 TRIALS = "trials"
 DELTA = "delta"

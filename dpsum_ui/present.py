@@ -7,22 +7,13 @@ import pandas as pd
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
-from dpsum_core.mechanisms.registry import get, label
+from dpsum_core.mechanisms.registry import get, label, truncation_label
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.truncation.registry import get as get_truncation
-from dpsum_core.truncation.registry import label as truncation_label
+from dpsum_core.text import escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
-
-THETA_SOURCES = {
-    "none": "no θ (θ = ∞)",
-    "fixed": "fixed, public θ (costs nothing)",
-    "svt": "SVT (AboveThreshold)",
-    "recursive": "recursive mechanism",
-    "posthoc": "after measuring, from the noisy sums (post-processing, costs nothing)",
-    "inside": "located by the algorithm from noisy shell sums, with its own share of ε",
-}
 
 
 def overview_table(result: ExperimentResult) -> pd.DataFrame:
@@ -80,8 +71,8 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
     m = result.workload.size
     rows = []
     for r in result.runs:
-        how = THETA_SOURCES[r.truncation]
-        alg, private = get(r.algorithm), get_truncation(r.truncation).spends_rho
+        method = get_truncation(r.truncation)
+        how, alg, private = method.source or method.label, get(r.algorithm), method.spends_rho
         if alg.per_query and private:
             how += f", one θ per query (ε_θ/{m} each)"
         elif alg.theta_rule == SHARED and private:
@@ -128,8 +119,9 @@ def run_caption(result: ExperimentResult) -> str:
     truncs = ", ".join(truncation_label(t) for t in c.truncations)
     # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
+    name, column = (escape_name(n, "markdown") for n in (result.dataset_name, result.dataset_column))
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {result.dataset_name} (`{result.dataset_column}`)"
+        f"**Seed {c.seed}** · {c.trials} trials · {name} ({column})"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
         f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )
@@ -234,9 +226,12 @@ def teaching_text(
     scale: float,
     weights: str,
     width: float,
-    sqm: bool,
+    exact: bool,
+    algorithm_label: str,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
+
+    ``exact``: the shown algorithm sums the exact values (no binning bias, as SQM).
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1).
@@ -260,7 +255,8 @@ def teaching_text(
         + "Where it has the opposite sign of the truncation bias the two cancel and the total "
         "dips: a coincidence of this data, not a θ to aim for. Finer bins or midpoint weights "
         "(Data page) shrink it."
-        + (" **SQM** sums the exact values, so it has no binning bias." if sqm else "")
+        + (f" **{algorithm_label}** sums the exact values, so it has no binning bias."
+           if exact else "")
     )
     sensitivity = (
         "The **sensitivity** is the most one person can change the answer. Without truncation "

@@ -15,7 +15,6 @@ import streamlit as st
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
-from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
@@ -28,6 +27,7 @@ from dpsum_core.publish.release import (
     plan_release,
     release_plan,
 )
+from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import keys as K
@@ -39,29 +39,10 @@ _LAST = "_release_last"
 _MESSAGE = "_release_message"  # (kind, text) to show after the release callback
 
 
-def recommended(ctx: state.DataContext) -> Recommendation | None:
-    """The engine's recommendation for the current public settings (ε, U, n, workload), or
-    ``None`` while they are invalid.
-
-    A public, data-independent choice on purpose: ranking the algorithms by their simulated
-    error on this data (computed without noise) would make the released mechanism depend on
-    the data unnoised.
-    """
-    if ctx.domain is None:
-        return None
-    try:
-        config = state.build_config(ctx.domain, truncations=("none",))
-    except DpsumError:
-        return None
-    return recommend(
-        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
-    )
-
-
 def algorithm_options(ctx: state.DataContext) -> list[str]:
     """Every algorithm dpsum offers: the recommended one first (from public inputs only), then
     the explorer's chosen ones, then the others."""
-    rec = recommended(ctx)
+    rec = state.recommended(ctx)
     first = [rec.algorithm] if rec is not None else []
     chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS and a not in first]
     return first + chosen + [a for a in ALGORITHMS if a not in first + chosen]
@@ -147,7 +128,8 @@ def missing(ctx: state.DataContext) -> list[str]:
     out = []
     if pending := state.domain_pending():
         out.append(
-            f"The public upper bound U is still the sample's: set U for {pending} on the "
+            f"The public upper bound U is still the sample's: set U for "
+            f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
@@ -241,7 +223,7 @@ def report_markdown(rel: Release, dataset: str, source: str) -> str:
 def report_files(rel: Release, dataset: str, source: str) -> tuple[bytes, bytes, str]:
     """(report.html, report.md, the file name stem ``<dataset>_<date>_report``)."""
     markdown = report_markdown(rel, dataset, source)
-    stem = f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report"
+    stem = escape_name(f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report", "file")
     return releases.report_html(markdown).encode(), markdown.encode(), stem
 
 

@@ -27,7 +27,7 @@ from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
-from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
 
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
@@ -49,7 +49,8 @@ def _kinds(cls) -> dict[str, str]:
 
 
 _CONFIG_KINDS = {k: v for k, v in _kinds(ExperimentConfig).items() if k != "truncation_params"}
-_PARAM_KINDS = _kinds(TruncationParams)
+# The truncation methods' parameters, under their own names (the methods' descriptions).
+_PARAM_KINDS = {name: "number" if p.numeric else "text" for name, p in PARAMETERS.items()}
 # Query-string names: the config's own field names, except the list "truncations" which a
 # reader expects as "truncation"; "data", "column" and "iso" describe what is shown.
 _QUERY_NAMES = {"truncations": "truncation"}
@@ -130,10 +131,10 @@ def config_to_query(
             else str(value)
         )  # fmt: skip
     default = TruncationParams()
-    for f in fields(TruncationParams):
-        value = getattr(c.truncation_params, f.name)
-        if value is not None and value != getattr(default, f.name):
-            out[f.name] = value if isinstance(value, str) else number_text(value)
+    for name in PARAMETERS:
+        value = getattr(c.truncation_params, name)
+        if value is not None and value != getattr(default, name):
+            out[name] = value if isinstance(value, str) else number_text(value)
     out["iso"] = "1" if iso else "0"
     return out
 

@@ -9,10 +9,9 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.errors import DpsumError
-from dpsum_core.mechanisms.registry import label
+from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration, run_cost
-from dpsum_core.truncation.registry import label as truncation_label
 
 from . import compute, guide, share, state
 from . import keys as K

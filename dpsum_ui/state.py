@@ -16,9 +16,11 @@ from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
 from dpsum_core.errors import DpsumError
+from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import check_run_size
+from dpsum_core.text import escape_name
 
 from . import fields
 from . import keys as K
@@ -81,8 +83,10 @@ def on_upper() -> None:
 
 def pending_from() -> str:
     """Where the current U came from, credited in the "U is still …" prompt of a new dataset:
-    the link, the user (for which dataset), or the dataset whose default it is."""
-    origin, label = st.session_state.get(PENDING_FROM) or (None, None)
+    the link, the user (for which dataset), or the dataset whose default it is (Markdown, the
+    dataset's name escaped)."""
+    origin, name = st.session_state.get(PENDING_FROM) or (None, None)
+    label = escape_name(name, "markdown") if name else None
     if origin == "link":
         return "the value of the link you opened"
     if origin == "user":
@@ -110,6 +114,26 @@ def build_config(
     """
     return fields.config_from_values(
         get, domain=domain, truncations=truncations, algorithms=algorithms
+    )
+
+
+def recommended(ctx: DataContext) -> Recommendation | None:
+    """The engine's recommendation for the current public settings (ε, U, n, workload), or
+    ``None`` while they are invalid: the one rule behind the Explorer's mark, Decide's headline
+    and the Release page's default.
+
+    A public, data-independent choice on purpose: ranking the algorithms by their simulated
+    error on this data (computed without noise) would make the released mechanism depend on
+    the data unnoised.
+    """
+    if ctx.domain is None:
+        return None
+    try:
+        config = build_config(ctx.domain, truncations=("none",))
+    except DpsumError:
+        return None
+    return recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
 
 

@@ -78,6 +78,7 @@ def ensure_option(key: str, options: list | tuple, fallback: Any = None) -> None
 # --------------------------------------------------------------------------------------------
 _SIZES = {"result": 4, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
 _SIZES["server"] = 2  # each server dataset entry holds a DuckDB connection (datasets.py)
+_SIZES["decoded"] = 2  # an upload's decoded columns, held against a process-wide budget
 
 
 def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:

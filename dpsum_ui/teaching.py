@@ -15,13 +15,14 @@ import plotly.graph_objects as go
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
-from dpsum_core.mechanisms.registry import label
+from dpsum_core.mechanisms.registry import get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
@@ -46,16 +47,17 @@ class TeachingView:
 
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
     """One algorithm's error over θ with its bias split: truncation bias², binning bias²
-    (none for SQM, which sums the exact values), variance and the total."""
+    (none for an algorithm that sums the exact values, as SQM), variance and the total."""
     part = curves[curves["algorithm"] == algorithm].reset_index(drop=True)
     truncation, binning = parts
+    binning = binning if get(algorithm).binned else 0.0
     return pd.DataFrame(
         {
             "theta": part["theta"],
             "truncation_bias": truncation,
-            "binning_bias": 0.0 if algorithm == "sqm" else binning,
+            "binning_bias": binning,
             "truncation_bias2": truncation**2,
-            "binning_bias2": 0.0 if algorithm == "sqm" else binning**2,
+            "binning_bias2": binning**2,
             "variance": part["variance"],
             "total": part["total"],
         }
@@ -98,7 +100,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     at = int(np.argmin(np.abs(grid - theta)))
     # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
     title_tail = (
-        f"<br><sup>{data.name} · q_τ with τ = {tau:,.0f} · "
+        f"<br><sup>{escape_name(data.name, 'plotly')} · q_τ with τ = {tau:,.0f} · "
         f"{domain_text(domain.upper, domain.bins)}</sup>"
         f"<br><sup>ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")
@@ -132,7 +134,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             present.teaching_text(
                 tau=tau, theta=float(t), epsilon=config.epsilon, eps_theta=eps_theta,
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
-                sqm=algorithm == "sqm",
+                exact=not get(algorithm).binned, algorithm_label=label(algorithm),
             )
             for t, s in zip(grid, scales, strict=True)
         ]
@@ -140,7 +142,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             table, texts, scales, tau=tau, start=at,
             true_answer=float(data.sum_at_most(np.array([tau]))[0]),
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
-            budget=(config.epsilon, eps_theta, eps_m), sqm_rule=(algorithm == "sqm", domain),
+            budget=(config.epsilon, eps_theta, eps_m), exact=(not get(algorithm).binned, domain),
         )
 
     # Built once per view, and once for every session on public data (dpsum_ui.memo).
@@ -185,14 +187,14 @@ def lesson_payload(
     figure: go.Figure,
     algorithm: str,
     budget: tuple[float, float, float],
-    sqm_rule: tuple[bool, Domain],
+    exact: tuple[bool, Domain],
 ) -> dict:
     """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
     ``scales`` per θ), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
     money = present.money
     rows = list(table.itertuples(index=False))
     epsilon, eps_theta, eps_m = budget
-    sqm, domain = sqm_rule
+    exact_values, domain = exact
     rule = "its bin's upper edge" if domain.weights == "upper" else "its bin's midpoint"
     fig = figure_json(figure)
     # In the app the page's controls and summary say the rest: one title line, less margin.
@@ -229,7 +231,8 @@ def lesson_payload(
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },
             "binning": {
-                "short": "SQM sums the exact values: no binning bias." if sqm else [
+                "short": f"{label(algorithm)} sums the exact values: no binning bias."
+                if exact_values else [
                     f"Each record counts as {rule} (bins of width {domain.width:,.6g}): "
                     f"{money(r.binning_bias)}." for r in rows],
                 "long": markdown_html(texts[0]["binning"]),

@@ -1,8 +1,17 @@
-"""Keep uploaded files in memory: never let the web server spool them to disk."""
+"""Uploaded files: kept in memory (never spooled to disk by the web server), listed from
+their header and metadata, and decoded one chosen column at a time within one process-wide
+byte budget."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+import pandas as pd
+
 from dpsum_core import limits
+from dpsum_core.data.bytebudget import ByteBudget
+from dpsum_core.data.reading import TableHead, check_id_column, inspect_table, read_table
+from dpsum_core.publish.ledger import bytes_fingerprint
 
 
 def keep_uploads_in_memory() -> None:
@@ -22,3 +31,72 @@ def keep_uploads_in_memory() -> None:
     cap = (limits.MAX_UPLOAD_MB + 1) * 2**20  # + headroom for the multipart envelope
     if MultiPartParser.spool_max_size < cap:
         MultiPartParser.spool_max_size = cap
+
+
+# --------------------------------------------------------------------------------------------
+# What an upload holds (issue 27): its bytes and the columns decoded from it, within one
+# process-wide budget
+# --------------------------------------------------------------------------------------------
+HELD = ByteBudget(limits.MAX_UPLOADS_HELD_MB * 2**20)
+"""What all sessions' uploads hold at once: each file's bytes, reserved when it is read, and
+the columns decoded from it, reserved before they are decoded; each reservation is released
+when the session drops the object holding it (another upload, an evicted memo, the session
+closing)."""
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded file of this session: its bytes and what its header, metadata and first
+    rows show (nothing else is decoded until a column is chosen, see :func:`decoded`)."""
+
+    name: str
+    id: str
+    raw: bytes = field(repr=False)
+    head: TableHead
+    fingerprint: str
+
+    @property
+    def columns(self) -> list[str]:
+        """The numeric columns, best default first."""
+        return list(self.head.candidates)
+
+    @property
+    def names(self) -> list[str]:
+        """Every column (the choices of a privacy identifier)."""
+        return list(self.head.columns)
+
+
+def read_upload(raw: bytes, name: str, file_id: str) -> Upload:
+    """Keep an uploaded file's bytes ``raw`` (reserved from :data:`HELD`) and list its columns.
+
+    Raises
+    ------
+    DataError
+        The engine's checks (:func:`~dpsum_core.data.reading.inspect_table`: size, format,
+        header, metadata, no numeric column) or the process-wide budget is full.
+    """
+    held = HELD.reserve(len(raw), name)
+    try:
+        head = inspect_table(raw, name=name)
+    except BaseException:
+        held.release()
+        raise
+    upload = Upload(name, file_id, raw, head, bytes_fingerprint(raw))
+    held.keep(upload)
+    return upload
+
+
+def decoded(upload: Upload, column: str, id_column: str | None) -> pd.DataFrame:
+    """The value column (and the identifier column) of an upload, decoded alone: their size is
+    estimated and checked first, then reserved from :data:`HELD` while the frame lives.
+
+    Raises
+    ------
+    DataError
+        An identifier that is the value column or missing, a decoded size above
+        ``limits.MAX_DECODED_MB``, or the process-wide budget is full.
+    """
+    check_id_column(column, id_column, upload.names, upload.name)
+    wanted = [column] if id_column is None else [column, id_column]
+    text = None if id_column is None else [id_column]
+    return read_table(upload.raw, name=upload.name, columns=wanted, text_columns=text, budget=HELD)

@@ -15,17 +15,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core import limits
-from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.plots.export import to_html
-from dpsum_core.truncation.params import START_FRACTION, SVT_VARIANTS
+from dpsum_core.truncation.method import START_FRACTION, Param
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_core.truncation.svt import svt_c_min
-from dpsum_core.validation import check_positive, check_upper
 
 from . import compute, present, state, tables
 from . import keys as K
+from .fields import auto_key
 from .state import get, widget
 
 WORKLOAD_LABELS = {
@@ -35,12 +34,6 @@ WORKLOAD_LABELS = {
     "every": "every K-th edge",
     "values": "explicit thresholds",
 }
-TRUNCATION_LABELS = {"none": "None", "fixed": "Fixed θ", "svt": "SVT", "recursive": "Recursive"}
-FIXED_THETA_NOTE = (
-    "A fixed θ is differentially private **only if it was chosen without looking at the "
-    "data** (e.g. from a public source or a previous year). Choosing it from this histogram "
-    "leaks information."
-)
 
 
 def eps_label(value: float) -> str:
@@ -127,110 +120,80 @@ def truncation_choice() -> str:
     )
 
 
-def fixed_theta_control() -> None:
-    """The fixed θ, with the warning that it is private only if chosen without the data."""
-    value, note = st.columns([1, 2.4], vertical_alignment="center", gap="medium")
-    with value:
-        widget(
-            st.number_input,
-            K.THETA_FIXED,
-            "Fixed θ",
-            step=10_000.0,
-            format="%g",
-            help="A public threshold; values above it count as θ.",
-        )
-    with note:
-        st.caption(":material/warning: " + FIXED_THETA_NOTE)
+def required_parameters(methods: tuple[str, ...]) -> None:
+    """The parameters a chosen method cannot run without (a fixed θ), beside the choice of
+    method, each with its method's caution (a fixed θ is private only if chosen without the
+    data)."""
+    for name in methods:
+        method = get_truncation(name)
+        for param in (p for p in method.params if p.missing):
+            value, note = st.columns([1, 2.4], vertical_alignment="center", gap="medium")
+            with value:
+                _number_input(param, upper=None)
+            if method.caution:
+                with note:
+                    st.caption(":material/warning: " + method.caution)
 
 
-START_HELP = (
-    f"Empty: U/{1 / START_FRACTION:g}, which follows the column's unit (dollars per year, per "
-    "week, per hour). The paper used 50 000 with U = 800 000. A public constant: never tune it "
-    "on the data."
-)
+def _number_input(param: Param, *, upper: float | None, disabled: bool = False) -> None:
+    """One number input as the parameter's description says (bounds, step, help; an empty
+    ``per_upper`` field shows the U·START_FRACTION it stands for)."""
+    floor = param.floor(upper, get) if param.floor is not None and upper else None
+    explain = param.explain(floor) if callable(param.explain) else param.explain
+    placeholder = None
+    if param.per_upper and upper is not None:
+        placeholder = f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}"
+    widget(st.number_input, param.widget_key, param.label, step=param.step, format="%g",
+           min_value=floor or param.low, max_value=param.high, placeholder=placeholder,
+           help=explain, disabled=disabled)  # fmt: skip
 
 
 def method_parameters(methods: tuple[str, ...]) -> None:
-    """SVT / Recursive parameters (those of the chosen methods) and δ: public constants."""
+    """The public parameters of the chosen methods, as each method's module describes them
+    (those it cannot run without are beside the choice of method), and δ."""
     upper = float(state.get(K.DOMAIN_UPPER) or 0.0)
-    if "svt" in methods:
-        st.markdown("**SVT** (paper defaults)")
-        widget(
-            st.radio,
-            K.SVT_VARIANT,
-            "Variant",
-            options=list(SVT_VARIANTS),
-            horizontal=True,
-            help="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
-            "tight: Lyu–Su–Li budget split.",
-        )
-        c_min = svt_c_bound()
-        c1, c2, c3 = st.columns(3)
-        with c1:
-            widget(st.number_input, K.SVT_R, "r (fraction)", step=0.001, format="%g",
-                   min_value=0.0, max_value=1.0,
-                   help="SVT looks for the first grid point below which an r-fraction of "
-                   "the records lie.")  # fmt: skip
-        with c2:
-            widget(st.number_input, K.SVT_C, "c (grid ratio)", step=0.05, format="%g",
-                   min_value=c_min or 1.0,
-                   help=f"Grid u_k = s·c^(k−1) up to U, at most {limits.MAX_SVT_GRID:,} "
-                   "points" + (f": c ≥ {c_min:g} for this U and s." if c_min else "."))  # fmt: skip
-        with c3:
-            widget(st.number_input, K.SVT_S, "s (first grid point)", step=10_000.0,
-                   format="%g", min_value=0.0, max_value=limits.MAX_UPPER,
-                   placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
-                   help=START_HELP)  # fmt: skip
-    if "recursive" in methods:
-        st.markdown("**Recursive mechanism** (paper defaults)")
-        auto = widget(st.checkbox, K.RM_BETA_AUTO, "β = 2·ε_θ/5 (paper default)")
-        c1, c2, c3 = st.columns(3)
-        with c1:
-            widget(st.number_input, K.RM_BETA, "β", step=0.0001, format="%g",
-                   min_value=0.0, max_value=limits.MAX_RM_BETA, disabled=auto)  # fmt: skip
-        with c2:
-            widget(st.number_input, K.RM_THETA0, "θ₀", step=10_000.0, format="%g",
-                   min_value=0.0,
-                   placeholder=f"U/{1 / START_FRACTION:g} = {upper * START_FRACTION:g}",
-                   help=START_HELP)  # fmt: skip
-        with c3:
-            widget(st.number_input, K.RM_MU, "μ (in (0, ½])", step=0.05, format="%g",
-                   min_value=0.0, max_value=0.5)  # fmt: skip
-    if "svt" in methods or "recursive" in methods:
+    shown = False
+    for name in methods:
+        method = get_truncation(name)
+        params = [p for p in method.params if not p.missing]
+        if not params:
+            continue
+        shown = True
+        st.markdown(f"**{method.heading}** (paper defaults)")
+        for param in (p for p in params if p.choices):
+            widget(st.radio, param.widget_key, param.label, options=list(param.choices),
+                   horizontal=True, help=param.explain)  # fmt: skip
+        auto = False
+        for param in (p for p in params if p.auto):
+            auto = widget(st.checkbox, auto_key(param), param.auto)
+        numbers = [p for p in params if p.numeric]
+        for column, param in zip(st.columns(3) if numbers else [], numbers, strict=False):
+            with column:
+                _number_input(param, upper=upper, disabled=bool(param.auto) and auto)
+    if shown:
         st.caption("Never tune these on the data: they must be public constants.")
     st.markdown("**Evaluation**")
     widget(st.number_input, K.DELTA, "δ (relative-error floor)", step=10.0, format="%g",
            help="Relative error = |ŷ − y| / max(y, δ).")  # fmt: skip
 
 
-def svt_c_bound() -> float | None:
-    """The smallest grid ratio c for the current U and s (at most MAX_SVT_GRID points), used
-    as the c input's minimum — only while the current c is above it, so that a later change
-    of U or s that makes c too small shows the engine's message instead of silently resetting
-    c (Streamlit resets a value outside new bounds)."""
-    try:
-        upper = float(get(K.DOMAIN_UPPER))
-        s = get(K.SVT_S)
-        s = upper * START_FRACTION if s is None else float(s)
-        c_min = svt_c_min(check_upper(upper), s=check_positive(s, "svt s"))
-    except (TypeError, DpsumError):
-        return None
-    c = get(K.SVT_C)
-    return c_min if c_min is not None and c is not None and c >= c_min else None
-
-
-def algorithms_control() -> None:
-    """Any subset of the algorithms (the paper's names, and RawSum)."""
+def algorithms_control(ctx: state.DataContext) -> None:
+    """Any subset of the algorithms; the one recommended for the current public settings
+    (:func:`state.recommended`, the rule every page follows) is marked ★."""
+    rec = state.recommended(ctx)
+    best = rec.algorithm if rec is not None else None
     widget(
         st.pills,
         K.ALGORITHMS,
         "Algorithms",
         options=list(ALGORITHMS),
         selection_mode="multi",
-        format_func=label,
+        format_func=lambda name: f"★ {label(name)}" if name == best else label(name),
         wrap=True,
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
-        "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism).",
+        "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism); RawSum "
+        "and ClampShells measure sums and choose θ themselves. ★ marks the recommended one: "
+        + (rec.why if rec is not None else "set valid ε, U and bins to see it") + ".",
     )
 
 

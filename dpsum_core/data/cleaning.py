@@ -119,22 +119,32 @@ def decimal_comma_hint(df: pd.DataFrame) -> bool:
     return df.attrs.get(DELIMITER) == ";"
 
 
+_DIGIT = re.compile(r"\d")
 _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 
 
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
+    return rank_columns([str(c) for c in df.columns], numeric_counts(df))
+
+
+def numeric_counts(df: pd.DataFrame) -> list[int]:
+    """The number of finite numbers each column of ``df`` holds (as the cleaning reads them)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     hint = decimal_comma_hint(df)
     counts = []
-    for i in range(df.shape[1]):
-        col = df.iloc[:, i]
+    for _, col in df.items():
         if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             weights = None
         else:  # text: each distinct cell is read once (the format rules see the same cells)
-            if isinstance(col.dtype, pd.CategoricalDtype):  # Parquet text: already coded
+            coded = isinstance(col.dtype, pd.CategoricalDtype)  # Parquet text: already coded
+            cells = col.cat.categories if coded else col
+            if not _DIGIT.search(" ".join(map(str, cells.to_numpy()))):  # a number has a digit
+                counts.append(0)
+                continue
+            if coded:
                 codes, uniques = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(object)
             else:
                 codes, uniques = pd.factorize(col)
@@ -145,7 +155,7 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
         parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values
         finite = np.isfinite(parsed.to_numpy())
         counts.append(int(finite.sum() if weights is None else weights[finite].sum()))
-    return rank_columns([str(c) for c in df.columns], counts)
+    return counts
 
 
 def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:

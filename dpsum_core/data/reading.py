@@ -10,6 +10,7 @@ import csv
 import io
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -17,55 +18,178 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
+from dpsum_core.data.bounds import (
+    SAMPLE_CELLS,
+    base_name,
+    check_decoded,
+    check_present,
+    column_list,
+)
+from dpsum_core.data.bytebudget import ByteBudget
 from dpsum_core.data.cleaning import DELIMITER, decimal_comma_hint, numeric_columns
 from dpsum_core.data.dataset import Dataset, make_dataset
+from dpsum_core.data.parquet import parquet_head, read_parquet
 from dpsum_core.errors import DataError
 
 _DELIMITERS = ",;\t|"
+Source = str | os.PathLike | IO[bytes] | bytes
 
 
 # --------------------------------------------------------------------------------------------
 # Reading a table
 # --------------------------------------------------------------------------------------------
 def read_table(
-    source: str | os.PathLike | IO[bytes],
+    source: Source,
     *,
     name: str | None = None,
     columns: list[str] | None = None,
     text_columns: list[str] | None = None,
+    budget: ByteBudget | None = None,
 ) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file into a DataFrame.
 
     Parameters
     ----------
     source
-        A path, or a binary file-like object (e.g. a Streamlit upload).
+        A path, the file's bytes, or a binary file-like object (e.g. a Streamlit upload).
     name
-        File name used to pick the format when ``source`` is file-like; defaults to its ``name``.
+        File name used to pick the format when ``source`` is not a path; defaults to its
+        ``name``.
     columns
-        Decode only these columns of a Parquet file (a text file is parsed whole).
+        Decode only these columns (all by default). Their decoded size is estimated first
+        (Parquet: from the metadata; text: from the first rows and the number of lines) and
+        refused above ``limits.MAX_DECODED_MB``.
     text_columns
         Columns of a text file kept as text (identifiers: ``007`` and ``7`` stay two people,
         as in the DuckDB and Spark engines, which read CSV cells as text).
+    budget
+        A process-wide allowance (:class:`~dpsum_core.data.bytebudget.ByteBudget`) that the
+        estimate (with ``columns``; for text, with the parser's transient bytes until it is
+        done) is reserved from before decoding; the reservation is released when the returned
+        DataFrame is garbage collected.
 
     Raises
     ------
     DataError
-        If the file is missing, empty, binary (e.g. an Excel workbook) or cannot be parsed, or
-        if its header or metadata shows it too large to decode (``limits.MAX_ROWS``,
-        ``MAX_COLUMNS``, ``MAX_DECODED_MB``): refused before anything is decoded.
+        If the file is missing, empty, binary (e.g. an Excel workbook) or cannot be parsed, if
+        its header or metadata shows it too large to decode (``limits.MAX_ROWS``,
+        ``MAX_COLUMNS``, ``MAX_DECODED_MB``), if a column of ``columns`` is missing, or if the
+        budget cannot hold it: refused before anything but the first rows is decoded.
     """
-    label = name or getattr(source, "name", None) or str(source)
+    label = _label(source, name)
     raw = _read_bytes(source, label)
+    if _is_parquet(raw, label):
+        return read_parquet(raw, label, columns, budget)
+    sep = _text_checks(raw, label)
+    if columns is None:
+        return _parse_text(raw, label, sep, text_columns)
+    head = _parse_text(raw, label, sep, text_columns, nrows=_sample_rows(raw, sep))
+    check_present(columns, [str(c) for c in head.columns], base_name(label))
+    estimate = _text_decoded_bytes(raw, head, columns)
+    check_decoded(estimate, base_name(label))
+    # While parsing, pandas' tokenizer also holds every field of the file (≈ its bytes and
+    # 8 bytes a field): reserved for the parse, given back after it.
+    parsing = estimate + len(raw) + 8 * (raw.count(b"\n") + 1) * head.shape[1]
+    held = None if budget is None else budget.reserve(parsing, base_name(label))
+    try:
+        df = _parse_text(raw, label, sep, text_columns, usecols=columns)
+    except BaseException:
+        if held is not None:
+            held.release()
+        raise
+    if held is not None:
+        held.shrink(estimate)
+        held.keep(df)
+    return df
+
+
+@dataclass(frozen=True)
+class TableHead:
+    """What a table offers, read from its header, metadata and first rows only.
+
+    Attributes
+    ----------
+    name
+        The file's base name.
+    columns
+        Every column (the choices of a privacy identifier).
+    candidates
+        The numeric columns, best default first (see
+        :func:`~dpsum_core.data.cleaning.numeric_columns`): for a text file judged on its first
+        rows, for Parquet from the schema (numeric types) and the first rows of text columns.
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    candidates: tuple[str, ...]
+
+
+def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
+    """List a table's columns and numeric candidates without decoding it: the header and
+    first rows of a text file, the schema, statistics and first rows of Parquet.
+
+    Raises
+    ------
+    DataError
+        As :func:`read_table` for the header and metadata, or no numeric column.
+    """
+    label = _label(source, name)
+    raw = _read_bytes(source, label)
+    if _is_parquet(raw, label):
+        names, candidates = parquet_head(raw, label)
+    else:
+        sep = _text_checks(raw, label)
+        sample = _parse_text(raw, label, sep, nrows=_sample_rows(raw, sep))
+        names, candidates = [str(c) for c in sample.columns], numeric_columns(sample)
+    if not candidates:
+        raise DataError(
+            f"{base_name(label)} has no numeric column (columns: {column_list(names)}): "
+            "upload a file with a column of numbers."
+        )
+    return TableHead(base_name(label), tuple(names), tuple(candidates))
+
+
+def _label(source: Source, name: str | None) -> str:
+    return name or getattr(source, "name", None) or (
+        "the file" if isinstance(source, bytes) else str(source)
+    )
+
+
+def _is_parquet(raw: bytes, label: str) -> bool:
     if not raw.strip():
         raise DataError(
-            f"{_base(label)} is empty: upload a CSV/TSV/Parquet file with a header row."
+            f"{base_name(label)} is empty: upload a CSV/TSV/Parquet file with a header row."
         )
-    if raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq")):
-        return _read_parquet(raw, label, columns)
-    check_text_head(raw, _base(label))
+    return raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq"))
+
+
+def _text_checks(raw: bytes, label: str) -> str:
+    """The delimiter of a text table, after refusing a binary file or an over-wide header."""
+    check_text_head(raw, base_name(label))
     sep = text_delimiter(raw[:8192], str(label))
-    check_header_width(raw[: limits.MAX_HEADER_BYTES + 1], sep, _base(label))
+    check_header_width(raw[: limits.MAX_HEADER_BYTES + 1], sep, base_name(label))
+    return sep
+
+
+def _sample_rows(raw: bytes, sep: str) -> int:
+    """Rows parsed to list a text table's columns: :data:`SAMPLE_CELLS` cells, 20 to 1,000."""
+    end = raw.find(b"\n")
+    fields = 1 if sep == ONE_COLUMN else raw[: end if end >= 0 else None].count(sep.encode()) + 1
+    return min(1000, max(20, SAMPLE_CELLS // fields))
+
+
+def _parse_text(
+    raw: bytes,
+    label: str,
+    sep: str,
+    text_columns: list[str] | None = None,
+    *,
+    nrows: int | None = None,
+    usecols: list[str] | None = None,
+) -> pd.DataFrame:
+    """Parse delimited text (the first ``nrows`` rows, only ``usecols``) with the one rule of
+    every engine."""
+    text = [c for c in text_columns or [] if usecols is None or c in usecols]
     try:
         df = pd.read_csv(
             io.BytesIO(raw),
@@ -76,25 +200,44 @@ def read_table(
             skipinitialspace=True,
             skip_blank_lines=False,  # a blank line in a one-column file is an empty cell
             low_memory=False,
-            dtype=dict.fromkeys(text_columns or [], str),
+            dtype=dict.fromkeys(text, str),
+            nrows=nrows,
+            usecols=usecols,
         )
     except pd.errors.EmptyDataError:
-        raise DataError(f"{_base(label)} has no columns: add a header row and values.") from None
+        raise DataError(f"{base_name(label)} has no columns: add a header row and values.") from None
     except (pd.errors.ParserError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataError(
-            f"{_base(label)} could not be parsed as delimited text ({first}): "
+            f"{base_name(label)} could not be parsed as delimited text ({first}): "
             "check that every row has the same number of fields."
         ) from None
     df.attrs[DELIMITER] = sep  # a ';' file writes decimal commas (see to_numeric)
     if df.shape[1] == 0:
-        raise DataError(f"{_base(label)} has no columns: add a header row and values.")
+        raise DataError(f"{base_name(label)} has no columns: add a header row and values.")
     if df.shape[0] == 0:
         raise DataError(
-            f"{_base(label)} has a header ({_list(df.columns)}) but no rows of data: "
+            f"{base_name(label)} has a header ({column_list(df.columns)}) but no rows of data: "
             "add one value per row below the header."
         )
     return df
+
+
+def _text_decoded_bytes(raw: bytes, head: pd.DataFrame, columns: list[str]) -> int:
+    """Estimated bytes of ``columns`` of a text table once parsed, from its first rows
+    (``head``): per line, 8 bytes for a column read as numbers, else a pointer and a string
+    object (about 56 bytes and its text, at most the whole file's)."""
+    lines = raw.count(b"\n") + 1
+    names = [str(c) for c in head.columns]
+    per_row = text = 0
+    for column in columns:
+        cells = head.iloc[:, names.index(column)]
+        if pd.api.types.is_numeric_dtype(cells) or pd.api.types.is_bool_dtype(cells):
+            per_row += 8
+        else:
+            text += len(raw)  # a column's text is at most the file's
+            per_row += 8 + 56
+    return lines * per_row + text
 
 
 def check_text_head(head: bytes, name: str) -> None:
@@ -135,7 +278,7 @@ def check_header_width(head: bytes, sep: str, name: str) -> None:
         )
 
 
-def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
+def _read_bytes(source: Source, label: str) -> bytes:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.exists():
@@ -157,83 +300,16 @@ def _read_bytes(source: str | os.PathLike | IO[bytes], label: str) -> bytes:
                 "use the DuckDB engine (--engine duckdb), which reads it out of core."
             )
         return path.read_bytes()
-    data = source.read()
+    data = source if isinstance(source, bytes) else source.read()
     if isinstance(data, str):
         data = data.encode("utf-8")
     size_mb = len(data) / 2**20
     if size_mb > limits.MAX_UPLOAD_MB:
         raise DataError(
-            f"{_base(label)} is {size_mb:.0f} MB, above the {limits.MAX_UPLOAD_MB} MB upload limit: "
+            f"{base_name(label)} is {size_mb:.0f} MB, above the {limits.MAX_UPLOAD_MB} MB upload limit: "
             "upload only the column you need, or sample the rows."
         )
     return data
-
-
-def _read_parquet(raw: bytes, label: str, columns: list[str] | None) -> pd.DataFrame:
-    """Decode a Parquet file after checking its metadata: rows, columns and decoded size are
-    refused (DataError naming the limit) before any page is decoded; only ``columns`` (all by
-    default) are decoded, text columns as dictionaries (pandas Categoricals: each distinct
-    string once)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    name = _base(label)
-    try:
-        pf = pq.ParquetFile(io.BytesIO(raw))
-    except Exception as exc:  # pyarrow raises many types; all mean "unreadable"
-        raise DataError(
-            f"{name} could not be read as Parquet ({type(exc).__name__}): "
-            "check the file or export it as CSV."
-        ) from None
-    meta, schema = pf.metadata, pf.schema_arrow
-    names = [str(n) for n in schema.names]
-    if columns is not None:
-        missing = [c for c in columns if c not in names]
-        if missing:
-            raise DataError(
-                f"no column named {missing[0]!r} in {name}; columns are: {_list(pd.Index(names))}."
-            )
-    wanted = names if columns is None else [c for c in names if c in columns]
-    if meta.num_rows > limits.MAX_ROWS:
-        raise DataError(
-            f"{name} has {meta.num_rows:,} rows, more than the {limits.MAX_ROWS:,} this tool "
-            "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
-        )
-    if len(wanted) > limits.MAX_COLUMNS:
-        raise DataError(
-            f"{name} has {len(wanted):,} columns, more than the {limits.MAX_COLUMNS:,} this tool "
-            "reads: keep only the column you need (and a few others) and try again."
-        )
-    chosen = {
-        i for i in range(meta.num_columns) if meta.schema.column(i).path.split(".")[0] in wanted
-    }
-    pages = sum(
-        meta.row_group(g).column(i).total_uncompressed_size
-        for g in range(meta.num_row_groups)
-        for i in chosen
-    )
-    decoded = pages + 8 * meta.num_rows * len(wanted)
-    if decoded > limits.MAX_DECODED_MB * 2**20:
-        raise DataError(
-            f"{name} decodes to about {decoded / 2**20:,.0f} MB, more than the "
-            f"{limits.MAX_DECODED_MB:,} MB this tool decodes: keep only the column you need "
-            "(or sample the rows), or use the DuckDB engine (--engine duckdb)."
-        )
-    text = [
-        f.name
-        for f in schema
-        if f.name in wanted and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-    ]
-    try:
-        pf = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text)
-        table = pf.read(columns=wanted)
-        df = table.to_pandas()
-    except Exception as exc:  # pyarrow raises many types; all mean "unreadable"
-        raise DataError(
-            f"{name} could not be read as Parquet ({type(exc).__name__}): "
-            "check the file or export it as CSV."
-        ) from None
-    return df  # text columns are Categorical: see numeric_columns and table_column
 
 
 def _as_text(series: pd.Series) -> pd.Series:
@@ -282,40 +358,10 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts[best] > 0 else ","
 
 
-def _base(label: str) -> str:
-    return Path(str(label)).name or "the file"
-
-
-def read_numeric_table(
-    source: str | os.PathLike | IO[bytes],
-    *,
-    name: str | None = None,
-    columns: list[str] | None = None,
-    text_columns: list[str] | None = None,
-) -> tuple[pd.DataFrame, list[str]]:
-    """Read a table and list its numeric columns (best default first, see :func:`numeric_columns`).
-
-    Raises
-    ------
-    DataError
-        Unreadable file, too many rows, or no numeric column.
-    """
-    label = name or getattr(source, "name", None) or Path(str(source)).name
-    table = read_table(source, name=label, columns=columns, text_columns=text_columns)
-    df = _check_rows(table, label)
-    candidates = numeric_columns(df)
-    if not candidates:
-        raise DataError(
-            f"{_base(label)} has no numeric column (columns: {_list(df.columns)}): "
-            "upload a file with a column of numbers."
-        )
-    return df, candidates
-
-
 def _check_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if len(df) > limits.MAX_ROWS:
         raise DataError(
-            f"{_base(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
+            f"{base_name(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
             "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
         )
     return df
@@ -358,13 +404,15 @@ def load_column(
     """
     label = name or getattr(source, "name", None) or Path(str(source)).name
     text = None if id_column is None else [id_column]
+    raw = _read_bytes(source, label)
     if column is None:
-        df, candidates = read_numeric_table(source, name=label, text_columns=text)
+        candidates = inspect_table(raw, name=label).candidates
         column = next((c for c in candidates if c != id_column), candidates[0])
-        return table_column(df, column, upper=upper, name=_base(label), id_column=id_column)
+    if id_column is not None and id_column == column:  # refused before anything is decoded
+        check_id_column(column, id_column, [], base_name(label))
     wanted = [column] if id_column is None else [column, id_column]
-    df = _check_rows(read_table(source, name=label, columns=wanted, text_columns=text), label)
-    return table_column(df, column, upper=upper, name=_base(label), id_column=id_column)
+    df = _check_rows(read_table(raw, name=label, columns=wanted, text_columns=text), label)
+    return table_column(df, column, upper=upper, name=base_name(label), id_column=id_column)
 
 
 def table_column(
@@ -386,7 +434,7 @@ def table_column(
     names = [str(c) for c in df.columns]
     check_id_column(column, id_column, names, name)
     if column not in names:
-        raise DataError(f"no column named {column!r} in {name}; columns are: {_list(df.columns)}.")
+        raise DataError(f"no column named {column!r} in {name}; columns are: {column_list(df.columns)}.")
     series = _as_text(df.iloc[:, names.index(column)])
     ids = None if id_column is None else _as_text(df.iloc[:, names.index(id_column)])
     hint = decimal_comma_hint(df)
@@ -408,11 +456,5 @@ def check_id_column(column: str | None, id_column: str | None, names: list[str],
     if id_column not in names:
         raise DataError(
             f"no column named {id_column!r} (privacy identifier) in {name}; "
-            f"columns are: {_list(pd.Index(names))}."
+            f"columns are: {column_list(names)}."
         )
-
-
-def _list(columns: pd.Index) -> str:
-    shown = [str(c) for c in list(columns)[:10]]
-    more = f" … (+{len(columns) - 10})" if len(columns) > 10 else ""
-    return ", ".join(shown) + more

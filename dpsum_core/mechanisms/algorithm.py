@@ -17,6 +17,7 @@ from dpsum_core.mechanisms.cost import Seconds, Work, vectorised
 from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.noise import Noise
+from dpsum_core.truncation.method import Truncation
 
 ThetaRule = Literal["shared", "per_query", "posthoc", "inside"]
 SHARED: ThetaRule = "shared"  # one θ per trial, chosen with ρε and shared by the batch algorithms
@@ -28,6 +29,18 @@ Cost = Callable[[Work], Seconds]  # public sizes -> estimated seconds (mechanism
 POSTHOC: ThetaRule = "posthoc"  # θ chosen after measuring; also the label of their runs
 INSIDE: ThetaRule = "inside"  # θ located by the algorithm with its own share of ε; its runs' label
 RUNS_ONCE: tuple[ThetaRule, ...] = (POSTHOC, INSIDE)  # θ rules that ignore truncation methods
+# The records the runs of such algorithms are labelled with (label, dash, stream, words); their
+# stream ids follow the truncation methods' and are never reused (shared links rely on them).
+POSTHOC_THETA = Truncation(
+    POSTHOC, "θ after measuring", "solid", 4, False,
+    description="θ chosen after measuring, from the noisy measurement (post-processing, no ε)",
+    source="after measuring, from the noisy sums (post-processing, costs nothing)",
+)  # fmt: skip
+INSIDE_THETA = Truncation(
+    INSIDE, "θ located by the algorithm", "solid", 5, False,
+    description="θ located privately by the algorithm itself, with its own share of ε",
+    source="located by the algorithm from noisy shell sums, with its own share of ε",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,12 @@ class Algorithm:
     default
         Whether a configuration runs it when no algorithms are listed (a new algorithm is
         opt-in until the dashboard's views and the golden outputs are checked with it).
+    own_theta
+        ``posthoc`` and ``inside`` algorithms: the record their runs are labelled with (its
+        name is the θ rule; its label, dash, stream and description are the algorithm's).
+    binned
+        Whether its answers are read from the binned histogram, so carry binning bias (false
+        for SQM, which sums the exact values).
     """
 
     name: str
@@ -97,6 +116,8 @@ class Algorithm:
     error_rescales: bool = True
     cost: Cost = vectorised
     default: bool = True
+    own_theta: Truncation | None = None
+    binned: bool = True
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise

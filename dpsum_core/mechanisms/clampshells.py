@@ -46,7 +46,7 @@ from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
 from dpsum_core.data.summary import DataSummary, MissingStatistics
-from dpsum_core.mechanisms.algorithm import INSIDE, Algorithm
+from dpsum_core.mechanisms.algorithm import INSIDE, INSIDE_THETA, Algorithm
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.rawsum import shell_edges
 from dpsum_core.noise import Noise, as_noise
@@ -584,11 +584,12 @@ RECORDS = (
     Algorithm(
         name="clampshells",
         label="ClampShells",
-        color="#000000",
+        color="#8C510A",  # dark brown: black is the true answer's colour
         dash="8px,2px,2px,2px",
         symbol="hexagon",
         measures="raw shell sums to locate θ*, then clamped shell sums below θ*",
         theta_rule=INSIDE,
+        own_theta=INSIDE_THETA,
         measure=clampshells,
         error=clampshells_error,
         stream_id=8,  # 7 is RawSum's; never reused

@@ -28,7 +28,7 @@ import numpy as np
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain, bin_sums
-from dpsum_core.mechanisms.algorithm import POSTHOC, Algorithm
+from dpsum_core.mechanisms.algorithm import POSTHOC, POSTHOC_THETA, Algorithm
 from dpsum_core.mechanisms.cost import (
     PRODUCT_SECONDS,
     Seconds,
@@ -320,6 +320,7 @@ RECORDS = (
         symbol="star",
         measures="raw per-bin sums: geometric shells + GreedyH(W·diag(e)) rows",
         theta_rule=POSTHOC,
+        own_theta=POSTHOC_THETA,
         measure=rawsum,
         error=rawsum_error,
         stream_id=7,  # 6 is SQM's per-query θ stream (simulate.streams.SQM_THETA_STREAM)

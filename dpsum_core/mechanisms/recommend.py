@@ -70,3 +70,18 @@ def recommend(*, epsilon: float, upper: float, bins: int, workload: str) -> Reco
         "it locates θ from noisy shell sums and clamps there: 1.3–7.1× lower median error than "
         "TaMM+SVT at ε from 0.01 to 1 in the design study (public inputs only)",
     )
+
+
+def rule_in_words() -> str:
+    """The rule above in one sentence, for the guide, About and the README (one source).
+
+    >>> "ClampShells" in rule_in_words()
+    True
+    """
+    low, high = MEASURED_EPSILON
+    return (
+        f"dpsum recommends **ClampShells** for ε up to {high:g} (measured from ε = {low:g}, "
+        f"where it gains the most) whenever the domain has at least "
+        f"{2 * MIN_CLAMP_BIN} bins, and the paper's **TaMM** otherwise; the rule reads only "
+        "public inputs (ε, U, bins, workload), never the data"
+    )

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms import baselines, clampshells, matrix, rawsum, sqm
 from dpsum_core.mechanisms.algorithm import Algorithm
+from dpsum_core.truncation import registry as truncation_registry
+from dpsum_core.truncation.method import Truncation
 
 # Registry order is the order of figures, tables and runs (streams are keyed by stream_id).
 FAMILIES = (sqm, baselines, matrix, rawsum, clampshells)
@@ -19,6 +21,10 @@ ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
 # What a configuration runs when no algorithms are listed (a new algorithm is opt-in first).
 DEFAULT_ALGORITHMS: tuple[str, ...] = tuple(a.name for a in REGISTRY.values() if a.default)
 PAPER_ALGORITHMS: tuple[str, ...] = ("sqm", "identity", "workload", "timm", "tamm")
+# The θ rules of the algorithms that choose θ themselves, by the label their runs carry.
+OWN_THETA: dict[str, Truncation] = {
+    a.own_theta.name: a.own_theta for a in REGISTRY.values() if a.own_theta is not None
+}
 
 
 def get(name: str) -> Algorithm:
@@ -34,3 +40,14 @@ def get(name: str) -> Algorithm:
 def label(name: str) -> str:
     """Display name of an algorithm (the name itself if unknown)."""
     return REGISTRY[name].label if name in REGISTRY else name
+
+
+def truncation(name: str) -> Truncation:
+    """The record of a run's truncation: a method one chooses, or the θ rule of the algorithms
+    that choose θ themselves (``posthoc``, ``inside``: from their own records)."""
+    return OWN_THETA[name] if name in OWN_THETA else truncation_registry.get(name)
+
+
+def truncation_label(name: str) -> str:
+    """Display name of a run's truncation (the name itself if unknown)."""
+    return OWN_THETA[name].label if name in OWN_THETA else truncation_registry.label(name)

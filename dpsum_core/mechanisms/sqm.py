@@ -77,6 +77,7 @@ RECORDS = (
         symbol="circle",
         measures="each truncated prefix sum alone, on the raw values",
         theta_rule=PER_QUERY,
+        binned=False,
         measure=sqm,
         error=sqm_error,
         stream_id=1,

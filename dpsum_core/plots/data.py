@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.plots.style import _LAYOUT, domain_text, unit_text
+from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -45,8 +46,9 @@ def data_histogram_figure(
             )
     # The title's main line stays short (a long one was cut off in narrow columns); the domain
     # goes to the subtitle.
+    name, column = escape_name(data.name, "plotly"), escape_name(data.column, "plotly")
     fig.update_layout(
-        title=f"{data.name}: {data.column}<br><sup>{domain_text(domain.upper, domain.bins)} "
+        title=f"{name}: {column}<br><sup>{domain_text(domain.upper, domain.bins)} "
         f"(width {domain.width:,.6g}){unit_text(data.report.id_column)} · records per bin, "
         "log scale</sup>",
         bargap=0,

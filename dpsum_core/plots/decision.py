@@ -11,9 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.plots.style import _LAYOUT
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
-from dpsum_core.truncation.registry import get as get_truncation
 
 if TYPE_CHECKING:  # annotations only
     from dpsum_core.simulate.decision import Reach

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from dpsum_core.text import escape_name
+
 if TYPE_CHECKING:  # analytics imports this module
     pass
 
@@ -27,11 +29,14 @@ def to_html(fig: go.Figure) -> str:
 
 
 def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
-    """Several figures in one self-contained page with plotly.js inlined once."""
+    """Several figures in one self-contained page with plotly.js inlined once (the page's
+    title and the figures' names are text: escaped)."""
     parts = [
-        f"<h2>{name}</h2>" + pio.to_html(fig, include_plotlyjs=i == 0, full_html=False)
+        f"<h2>{escape_name(name, 'html')}</h2>"
+        + pio.to_html(fig, include_plotlyjs=i == 0, full_html=False)
         for i, (name, fig) in enumerate(figures)
     ]
+    title = escape_name(title, "html")
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title></head>"
         f"<body style='font-family:sans-serif'><h1>{title}</h1>{''.join(parts)}</body></html>"

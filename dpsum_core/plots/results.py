@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC, RUNS_ONCE
-from dpsum_core.mechanisms.registry import ALGORITHMS, REGISTRY, get
+from dpsum_core.mechanisms.registry import ALGORITHMS, REGISTRY, get, truncation_label
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.style import (
     _LAYOUT,
@@ -24,7 +24,6 @@ from dpsum_core.plots.style import (
     algorithm_style,
 )
 from dpsum_core.simulate.results import ExperimentResult, Run, headline, headline_name
-from dpsum_core.truncation.registry import label as truncation_label
 
 if TYPE_CHECKING:  # analytics imports this module
     pass

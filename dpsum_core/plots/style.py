@@ -5,13 +5,13 @@ file stems. Colour is never the only cue (WCAG 1.4.1): each algorithm also has a
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
+from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -64,8 +64,9 @@ def domain_text(upper: float, bins: int) -> str:
 
 def unit_text(id_column: str | None) -> str:
     """The unit of privacy in a subtitle when it is a person of several rows (`` · one person
-    = all rows with the same 'pid'``); nothing for the default, one row = one person."""
-    return "" if id_column is None else f" · {unit_of_privacy(id_column)}"
+    = all rows with the same 'pid'``, escaped for Plotly); nothing for the default, one row =
+    one person."""
+    return "" if id_column is None else f" · {escape_name(unit_of_privacy(id_column), 'plotly')}"
 
 
 def _title(text: str, result: ExperimentResult) -> str:
@@ -73,7 +74,7 @@ def _title(text: str, result: ExperimentResult) -> str:
     # ρ only matters when θ is chosen privately (SVT, Recursive)
     rho = f", ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     return (
-        f"{text}<br><sup>{result.dataset_name}{unit_text(result.cleaning.get('id_column'))} · "
+        f"{text}<br><sup>{escape_name(result.dataset_name, 'plotly')}{unit_text(result.cleaning.get('id_column'))} · "
         f"{result.workload.spec} · "
         f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
         f"{c.trials} trials · seed {c.seed}</sup>"
@@ -84,8 +85,7 @@ def file_stem(dataset: str, *parts: str) -> str:
     """A download's file name without extension, saying what it shows:
     ``file_stem("incomes.csv", "Q1", "eps0.01", "seed0", "answers")`` →
     ``dpsum_incomes_Q1_eps0.01_seed0_answers`` (characters unsafe in file names become -)."""
-    text = "_".join(["dpsum", Path(dataset).stem, *parts])
-    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+    return escape_name("_".join(["dpsum", Path(dataset).stem, *parts]), "file")
 
 
 def run_stem(result: ExperimentResult, what: str) -> str:

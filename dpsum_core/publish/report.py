@@ -1,5 +1,6 @@
 """What a release hands over: its files (answers.csv, release.json, report.md and a
-self-contained report.html) and the command that makes the same configuration again.
+self-contained report.html) and the command that makes the same configuration again
+(:mod:`dpsum_core.publish.command`).
 
 Everything here is made of a :class:`~dpsum_core.publish.release.Release`'s public parts:
 nothing computed from the data without noise reaches a file (the release tests scan for leaks).
@@ -9,17 +10,19 @@ from __future__ import annotations
 
 import html
 import json
-import shlex
+import re
 from pathlib import Path
 
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.publish.command import record_command
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
     decimal_text,
 )
-from dpsum_core.truncation.registry import get as get_truncation
+from dpsum_core.text import escape_name
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
 
@@ -74,41 +77,6 @@ def record_json(rel: Release, *, engine: str = "memory") -> str:
     return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
 
 
-def reproduce_command(
-    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None
-) -> str:
-    """The ``dpsum release`` command line that makes this configuration again (new noise)."""
-    params = config.get("truncation_params", {})
-    method = get_truncation(config["truncation"])
-    where = [] if engine == "memory" else ["--engine", engine]
-    if id_column is not None:
-        where += ["--id-column", id_column]
-    args = ["dpsum", "release", *where, "--data", dataset, "--upper", decimal_text(config["upper"]),
-            "--bins", str(config["bins"]), "--weights", str(config["weights"]),
-            "--workload", str(config["workload"]), "--epsilon", decimal_text(config["epsilon"]),
-            "--algorithm", str(config["algorithm"])]  # fmt: skip
-    if method.choose is not None:  # a method one chooses (not θ chosen by the algorithm)
-        args += ["--truncation", str(config["truncation"])]
-    if method.spends_rho:
-        args += ["--rho", decimal_text(config["rho"])]
-    if config["truncation"] == "fixed" and params.get("theta") is not None:
-        args += ["--theta", decimal_text(params["theta"])]
-    if config["truncation"] == "svt":
-        args += ["--svt-variant", str(params["svt_variant"]), "--svt-r",
-                 decimal_text(params["svt_r"]), "--svt-c", decimal_text(params["svt_c"]),
-                 "--svt-s", decimal_text(params["svt_s"])]  # fmt: skip
-    if config["truncation"] == "recursive":
-        if params.get("rm_beta") is not None:
-            args += ["--rm-beta", decimal_text(params["rm_beta"])]
-        args += ["--rm-theta0", decimal_text(params["rm_theta0"]),
-                 "--rm-mu", decimal_text(params["rm_mu"])]  # fmt: skip
-    if not config["isotonic"]:
-        args.append("--no-isotonic")
-    return " ".join(shlex.quote(a) for a in args) + " --out NEW_FOLDER --ledger LEDGER"
-
-
-
-
 def report_markdown(
     rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory"
 ) -> str:
@@ -121,6 +89,7 @@ def report_markdown(
     data without noise.
     """
     c, b = rel.config, rel.budget
+    name, unit = escape_name(dataset, "markdown"), escape_name(rel.unit_of_privacy, "markdown")
     alg = get(c["algorithm"])
     theta = rel.theta
     shown_theta = (
@@ -142,14 +111,14 @@ def report_markdown(
         )
     )
     lines = [
-        f"# dpsum release: {dataset}",
+        f"# dpsum release: {name}",
         "",
         f"Created {rel.created} (UTC).",
         "",
         "## What was released",
         "",
-        f"- **Dataset**: {dataset}.",
-        f"- **Unit of privacy**: {rel.unit_of_privacy}: the guarantee covers adding or "
+        f"- **Dataset**: {name}.",
+        f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
         f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
         f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
@@ -177,15 +146,19 @@ def report_markdown(
         "",
         "## Record",
         "",
-        f"- **Ledger**: {ledger_line or 'no ledger kept'}.",
+        f"- **Ledger**: {escape_name(ledger_line, 'markdown') or 'no ledger kept'}.",
         f"- **Versions**: dpsum {rel.versions.get('dpsum')}, OpenDP {rel.versions.get('opendp')}, "
         f"Python {rel.versions.get('python')}.",
         "- **Same configuration again** (new noise, a new charge on the ledger):",
         "",
-        f"      {reproduce_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
+        f"      {record_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
         "",
     ]
     return "\n".join(lines)
+
+
+_ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # CommonMark's backslash escapes
+_INLINE = re.compile(r"(\\[!-/:-@\[-`{-~]|\*\*)")
 
 
 def report_html(markdown: str) -> str:
@@ -206,8 +179,15 @@ def report_html(markdown: str) -> str:
             table.clear()
 
     def inline(text: str) -> str:
-        parts = html.escape(text).split("**")
-        return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+        # ** toggles bold; a backslash-escaped character (a name, see escape_name) is text
+        out, bold = [], False
+        for token in _INLINE.split(text):
+            if token == "**":
+                out.append("</strong>" if bold else "<strong>")
+                bold = not bold
+            else:
+                out.append(html.escape(token[1:] if _ESCAPED.fullmatch(token) else token))
+        return "".join(out) + ("</strong>" if bold else "")
 
     for line in markdown.splitlines():
         if line.startswith("|"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from dpsum_core.truncation.registry import get as get_truncation
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 
 
 @dataclass(frozen=True)

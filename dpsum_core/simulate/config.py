@@ -10,8 +10,8 @@ from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
-from dpsum_core.truncation.params import TruncationParams
-from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.params import TruncationParams, missing
+from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
 from dpsum_core.validation import check_epsilon, check_int, check_positive, check_rho
 
 
@@ -46,10 +46,8 @@ class ExperimentConfig:
         set_(self, "algorithms", _subset(self.algorithms, ALGORITHMS, "algorithm"))
         if isinstance(self.truncation_params, dict):
             set_(self, "truncation_params", TruncationParams(**self.truncation_params))
-        if "fixed" in self.truncations and self.truncation_params.theta is None:
-            raise ParameterError(
-                "truncation 'fixed' needs a threshold θ: set theta (e.g. --theta 100000)"
-            )
+        if needed := missing(self.truncation_params, self.truncations):
+            raise ParameterError(needed)
         self.domain  # validates U, n and the weight rule  # noqa: B018
         if "svt" in self.truncations:
             self.truncation_params.check_svt_grid(self.upper)
@@ -62,6 +60,7 @@ class ExperimentConfig:
     def to_dict(self) -> dict:
         """Plain dict (lists for tuples) for JSON."""
         out = asdict(self)
+        out["truncation_params"] = self.truncation_params.as_dict()
         out["truncations"] = list(self.truncations)
         out["algorithms"] = list(self.algorithms)
         return out
@@ -84,8 +83,7 @@ class ExperimentConfig:
         if tp is not None:
             if not isinstance(tp, dict):
                 raise ParameterError("truncation_params must be an object")
-            tknown = {f.name for f in fields(TruncationParams)}
-            bad = sorted(set(tp) - tknown)
+            bad = sorted(set(tp) - set(PARAMETERS))
             if bad:
                 raise ParameterError(f"unknown truncation parameter(s): {', '.join(bad)}")
             data["truncation_params"] = TruncationParams(**tp)

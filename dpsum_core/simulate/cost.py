@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from dpsum_core import limits
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.cost import Work
-from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import get, truncation
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.truncation import registry as truncation_registry
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ def run_cost(config: ExperimentConfig, *, runs: int = 1) -> Cost:
         alg = get(name)
         methods = (alg.theta_rule,) if alg.runs_once else config.truncations
         for method in methods:
-            thetas = truncation_registry.get(method).distinct_thetas(
+            thetas = truncation(method).distinct_thetas(
                 config.truncation_params, config.upper, config.trials
             )
             work = Work(config.bins, queries, config.trials, thetas)

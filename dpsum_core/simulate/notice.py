@@ -12,7 +12,8 @@ NOT_FOR_PUBLICATION = (
     "true answers and other statistics computed from the data without noise, and noise drawn "
     "with numpy from a recorded seed (reproducible, and not hardened against floating-point "
     "attacks). To publish private answers, make a release with "
-    "python -m dpsum_core release (one trial, OpenDP's samplers, a kept privacy budget)."
+    "dpsum release or the dashboard's Release page (one trial, OpenDP's samplers, a kept "
+    "privacy budget)."
 )
 
 

@@ -19,11 +19,11 @@ from dpsum_core import __version__
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import label as algorithm_label
+from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.simulate.budget import Budget
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.truncation.registry import get as get_truncation
-from dpsum_core.truncation.registry import label as truncation_label
 
 Over = Literal["median", "mean"]
 HEADLINE_OVER: Over = "median"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpsum_core.truncation.registry import get as get_truncation
+from dpsum_core.mechanisms.registry import truncation as get_truncation
 
 # Fixed stream ids (never renumber: shared links reproduce their figures through them).
 THETA_STREAM = 0  # the shared θ of the batch algorithms

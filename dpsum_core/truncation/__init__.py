@@ -1,3 +1,4 @@
-"""Truncation: how θ is chosen (SPEC §2), one module per method (:mod:`.none`/fixed in
-:mod:`.registry`, :mod:`.svt`, :mod:`.recursive`), their records in :mod:`.registry`.
+"""Truncation: how θ is chosen (SPEC §2), one module per method (:mod:`.fixed` for none and a
+fixed θ, :mod:`.svt`, :mod:`.recursive`), each exporting its records (:mod:`.method`: the record
+and its parameters' descriptions), collected in :mod:`.registry`.
 """

@@ -5,17 +5,15 @@ A fixed θ is differentially private only if it was chosen without looking at th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.noise import Noise
 from dpsum_core.truncation.choice import ThetaLaw, ThresholdChoice
-
-if TYPE_CHECKING:  # annotations only: params.py checks SVT grids through svt.py
-    from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.method import Param, Truncation
+from dpsum_core.truncation.method import Values as TruncationParams
+from dpsum_core.validation import check_positive
 
 FIXED_NEEDS_THETA = "truncation 'fixed' needs a threshold: set theta (e.g. --theta 100000)"
 
@@ -99,6 +97,22 @@ def fixed_cut_points(params: TruncationParams, upper: float) -> np.ndarray:
     return np.empty(0) if params.theta is None else np.array([float(params.theta)])
 
 
-def one_theta(params: TruncationParams, upper: float, trials: int) -> int:
-    """Distinct θ over ``trials`` trials (for cost estimates): one, public."""
-    return 1
+THETA = Param(
+    "theta", "--theta", "Fixed θ", help="θ for --truncation fixed (public!)",
+    check=lambda v: check_positive(v, "theta"), step=10_000.0,
+    explain="A public threshold; values above it count as θ.", initial=100_000.0,
+    missing="truncation 'fixed' needs a threshold θ: set theta (e.g. --theta 100000)",
+    key="theta_fixed",
+)  # fmt: skip
+
+RECORDS = (
+    Truncation("none", "no truncation", "dot", 0, False, none_theta, none_laws, no_cut_points,
+               description="no truncation: every value counts in full, up to the public bound U",
+               source="no θ (θ = ∞)"),
+    Truncation("fixed", "fixed θ", "dashdot", 1, False, fixed_theta, fixed_laws,
+               fixed_cut_points, description="a fixed, public θ: values above θ count as θ",
+               source="fixed, public θ (costs nothing)", params=(THETA,),
+               caution="A fixed θ is differentially private **only if it was chosen without "
+                       "looking at the data** (e.g. from a public source or a previous year). "
+                       "Choosing it from this histogram leaks information."),
+)  # fmt: skip

@@ -6,13 +6,13 @@ many trials at once, and the law of θ.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dpsum_core import limits
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.summary import DataSummary
+from dpsum_core.errors import ParameterError
 from dpsum_core.noise import Noise, as_noise
 from dpsum_core.truncation.choice import (
     LAW_POINTS,
@@ -20,10 +20,10 @@ from dpsum_core.truncation.choice import (
     ThresholdChoice,
     _laplace_quantile_midpoints,
 )
-
-if TYPE_CHECKING:  # annotations only: params.py checks SVT grids with this module
-    from dpsum_core.truncation.params import TruncationParams
-
+from dpsum_core.truncation.method import Param, Truncation
+from dpsum_core.truncation.method import Values as TruncationParams
+from dpsum_core.truncation.svt import START_HELP, START_TEXT
+from dpsum_core.validation import check_positive
 
 
 # --------------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ def recursive_theta(
     """
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
-    theta0 = params.start(upper)[1]
+    theta0 = THETA0.in_force(params, upper)
     i_star = crossover_index(data, beta=beta, theta0=theta0, counts=counts)
     scale = beta / epsilon
     shift = scale * math.log(1.0 / (2.0 * params.rm_mu))
@@ -121,7 +121,7 @@ def recursive_law(
     m = None if tau is None else np.asarray(tau).size
     beta = params.rm_beta if params.rm_beta is not None else 2.0 * epsilon / 5.0
     counts = None if tau is None else data.count_at_most(np.asarray(tau, float))
-    theta0 = params.start(upper)[1]
+    theta0 = THETA0.in_force(params, upper)
     i_star = crossover_index(data, beta=beta, theta0=theta0, counts=counts)
     scale = beta / epsilon
     center = (
@@ -157,3 +157,31 @@ def recursive_distinct_thetas(params: TruncationParams, upper: float, trials: in
     """Distinct θ over ``trials`` trials (for cost estimates): θ is continuous, so every trial
     has its own."""
     return trials
+
+
+def _check_mu(value: float) -> None:
+    mu = check_positive(value, "recursive mu")
+    if mu > 0.5:
+        raise ParameterError(f"recursive mu must be in (0, 0.5], got {mu:g}")
+
+
+THETA0 = Param(
+    "rm_theta0", "--rm-theta0", "θ₀", help=f"recursive θ₀, {START_TEXT}",
+    check=lambda v: check_positive(v, "recursive theta0"), per_upper=True, step=10_000.0,
+    low=0.0, explain=START_HELP,
+)  # fmt: skip
+PARAMS = (
+    Param("rm_beta", "--rm-beta", "β", help="default 2·ε_θ/5",
+          check=lambda v: check_positive(v, "recursive beta", upper=limits.MAX_RM_BETA),
+          auto="β = 2·ε_θ/5 (paper default)", step=0.0001, low=0.0, high=limits.MAX_RM_BETA),
+    THETA0,
+    Param("rm_mu", "--rm-mu", "μ (in (0, ½])", default=0.5, check=_check_mu, step=0.05, low=0.0,
+          high=0.5),
+)  # fmt: skip
+
+RECORDS = (
+    Truncation("recursive", "Recursive", "dash", 3, True, recursive_theta, recursive_laws,
+               distinct_thetas=recursive_distinct_thetas, params=PARAMS,
+               title="Recursive mechanism", source="recursive mechanism",
+               description="θ chosen privately with the recursive mechanism, spending ε_θ"),
+)  # fmt: skip

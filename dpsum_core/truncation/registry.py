@@ -2,99 +2,33 @@
 
 The engine, the CLI, the figures and the pages read a method's label, line dash, random stream,
 whether it spends ρε, the public points a data summary must hold for it, how it chooses θ and
-the law of that choice from its record; adding a method is one module and one record here.
+the law of that choice and its parameters from its record; adding a method is one module
+(exporting ``RECORDS``, see :mod:`.method`) and one entry in :data:`MODULES`.
 Every parameter (r, c, s, β, θ₀, μ, the grid) is a public constant, never tuned on the data;
 only the chosen θ is released, never a noisy count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.noise import Noise
 from dpsum_core.truncation import fixed, recursive, svt
 from dpsum_core.truncation.choice import ThetaLaw, ThresholdChoice
-from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.method import Choose, Laws, Param, Truncation, Values
 from dpsum_core.validation import check_choice
 
-Choose = Callable[..., ThresholdChoice]  # (data, *, epsilon, upper, params, trials, rng, tau)
-Laws = Callable[..., list[ThetaLaw]]  # (data, *, epsilons, upper, params, tau)
-CutPoints = Callable[[TruncationParams, float], np.ndarray]  # (params, U) -> public points
-Distinct = Callable[[TruncationParams, float, int], int]  # (params, U, trials) -> distinct θ
+# Registry order is the order of options, runs, figures and parameters (command line, links,
+# files); random streams are keyed by each record's stream_id, never by its position.
+MODULES = (fixed, svt, recursive)
 
-
-@dataclass(frozen=True)
-class Truncation:
-    """What dpsum knows about one way of choosing θ.
-
-    Attributes
-    ----------
-    name
-        Identifier in configs, the CLI, files and links (``svt``).
-    label
-        Display name (``SVT``), the same in figures, tables and widgets.
-    dash
-        Line dash of its curves where algorithms are told apart by colour (decision figure).
-    stream_id
-        Fixed key of its random streams; never reused or renumbered (shared links rely on it).
-    spends_rho
-        Whether θ is chosen from the data, spending ε_θ = ρε (the ledger's first line).
-    choose, laws, cut_points
-        θ for many trials; the law of θ at each ε_θ (analytic error, no noise); the public points
-        a data summary must hold for it. ``None`` for ``posthoc`` and ``inside``, whose θ the
-        algorithm chooses.
-    distinct_thetas
-        ``(params, U, trials) -> int``: how many distinct θ ``trials`` trials can draw, from
-        public parameters only (TaMM builds one strategy per distinct θ; simulate.cost).
-    description
-        The method in plain words, for reports (``θ chosen privately with …``).
-    """
-
-    name: str
-    label: str
-    dash: str
-    stream_id: int
-    spends_rho: bool
-    choose: Choose | None
-    laws: Laws | None
-    cut_points: CutPoints | None
-    distinct_thetas: Distinct = fixed.one_theta
-    description: str = ""
-
-
-_RECORDS = (
-    Truncation("none", "no truncation", "dot", 0, False,
-               fixed.none_theta, fixed.none_laws, fixed.no_cut_points,
-               description="no truncation: every value counts in full, up to the public bound U"),
-    Truncation("fixed", "fixed θ", "dashdot", 1, False,
-               fixed.fixed_theta, fixed.fixed_laws, fixed.fixed_cut_points,
-               description="a fixed, public θ: values above θ count as θ"),
-    Truncation("svt", "SVT", "solid", 2, True, svt.svt_theta, svt.svt_laws, svt.svt_cut_points,
-               distinct_thetas=svt.svt_distinct_thetas,
-               description="θ chosen privately with the sparse vector technique (SVT), spending "
-                           "ε_θ"),
-    Truncation("recursive", "Recursive", "dash", 3, True,
-               recursive.recursive_theta, recursive.recursive_laws, fixed.no_cut_points,
-               distinct_thetas=recursive.recursive_distinct_thetas,
-               description="θ chosen privately with the recursive mechanism, spending ε_θ"),
-    # Not a method one chooses: the label of runs whose algorithm picks θ after measuring.
-    Truncation(POSTHOC, "θ after measuring", "solid", 4, False, None, None, None,
-               description="θ chosen after measuring, from the noisy measurement "
-                           "(post-processing, no ε)"),
-    # Nor this: the label of runs whose algorithm locates θ itself with its own share of ε.
-    Truncation(INSIDE, "θ located by the algorithm", "solid", 5, False, None, None, None,
-               description="θ located privately by the algorithm itself, with its own share "
-                           "of ε"),
-)  # fmt: skip
-
+_RECORDS: tuple[Truncation, ...] = tuple(t for module in MODULES for t in module.RECORDS)
 REGISTRY: dict[str, Truncation] = {t.name: t for t in _RECORDS}
-TRUNCATION_METHODS: tuple[str, ...] = tuple(t.name for t in _RECORDS if t.choose is not None)
+TRUNCATION_METHODS: tuple[str, ...] = tuple(REGISTRY)
+# Every method's parameters, by name.
+PARAMETERS: dict[str, Param] = {p.name: p for t in _RECORDS for p in t.params}
 
 
 def get(name: str) -> Truncation:
@@ -129,7 +63,7 @@ def choose_theta(
     *,
     epsilon: float,
     upper: float,
-    params: TruncationParams,
+    params: Values,
     trials: int,
     rng: np.random.Generator | Noise,
     tau: np.ndarray | None = None,
@@ -154,7 +88,7 @@ def theta_laws(
     *,
     epsilons: np.ndarray,
     upper: float,
-    params: TruncationParams,
+    params: Values,
     tau: np.ndarray | None = None,
 ) -> list[ThetaLaw]:
     """The law of the θ that :func:`choose_theta` draws with the same arguments, at each ε_θ in
@@ -175,7 +109,7 @@ def theta_law(
     *,
     epsilon: float,
     upper: float,
-    params: TruncationParams,
+    params: Values,
     tau: np.ndarray | None = None,
 ) -> ThetaLaw:
     """:func:`theta_laws` at one ε_θ."""
@@ -184,7 +118,7 @@ def theta_law(
     )[0]
 
 
-def cut_points(params: TruncationParams, upper: float) -> np.ndarray:
+def cut_points(params: Values, upper: float) -> np.ndarray:
     """Every public point any method needs counts and sums at, for U (the SVT grid, a fixed θ):
     what a data summary holds so that a run under any method needs no second pass for them."""
     points = [t.cut_points(params, upper) for t in _RECORDS if t.cut_points is not None]

@@ -6,13 +6,14 @@ once, and the law of the index it fires at.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from dpsum_core import limits
 from dpsum_core.data.dataset import Statistics
-from dpsum_core.errors import ParameterError
+from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.noise import Noise, as_noise
 from dpsum_core.truncation.choice import (
     LAW_POINTS,
@@ -21,10 +22,16 @@ from dpsum_core.truncation.choice import (
     _laplace_cdf,
     _laplace_quantile_midpoints,
 )
+from dpsum_core.truncation.method import START_FRACTION, Param, Truncation
+from dpsum_core.truncation.method import Values as TruncationParams
+from dpsum_core.validation import (
+    check_choice,
+    check_positive,
+    check_unit_interval,
+    check_upper,
+)
 
-if TYPE_CHECKING:  # annotations only: params.py checks SVT grids with this module
-    from dpsum_core.truncation.params import TruncationParams
-
+SVT_VARIANTS: tuple[str, ...] = ("paper", "tight")
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,7 +155,7 @@ def svt_gaps(
 ) -> tuple[np.ndarray, np.ndarray]:
     """SVT's public grid u (K,) and its private test statistics g_k = f_k − r·N: shape (K,), or
     (m, K) on each query's records {t ≤ τ_i} when ``tau`` is given (see :func:`svt_theta`)."""
-    u = svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
+    u = svt_grid(upper, s=SVT_S.in_force(params, upper), c=params.svt_c)
     if tau is None:
         points = u
         total: int | np.ndarray = data.size
@@ -245,11 +252,69 @@ def svt_laws(
 
 def svt_cut_points(params: TruncationParams, upper: float) -> np.ndarray:
     """The public points SVT counts at: its grid u_k for U (a data summary must hold them)."""
-    return svt_grid(upper, s=params.start(upper)[0], c=params.svt_c)
+    return svt_grid(upper, s=SVT_S.in_force(params, upper), c=params.svt_c)
 
 
 def svt_distinct_thetas(params: TruncationParams, upper: float, trials: int) -> int:
     """Distinct θ over ``trials`` trials (for cost estimates): a grid point each, or U when
     SVT never fires, so at most K + 1."""
-    grid = svt_grid_size(upper, s=params.start(upper)[0], c=params.svt_c)
+    grid = svt_grid_size(upper, s=SVT_S.in_force(params, upper), c=params.svt_c)
     return min(trials, grid + 1)
+
+
+def _check_c(value: float) -> None:
+    c = check_positive(value, "svt c")
+    if c <= 1:
+        raise ParameterError(f"svt c (grid ratio) must be > 1, got {c:g}")
+
+
+def c_floor(upper: float, get: Callable[[str], Any]) -> float | None:
+    """The smallest grid ratio c for U and the given s (at most MAX_SVT_GRID points), as the c
+    widget's minimum — only while the current c is above it, so that a later change of U or s
+    that makes c too small shows the engine's message instead of silently resetting c (a
+    widget resets a value outside new bounds). ``None`` when U or s is not usable."""
+    try:
+        s = get("svt_s")
+        s = upper * START_FRACTION if s is None else float(s)
+        c_min = svt_c_min(check_upper(upper), s=check_positive(s, "svt s"))
+    except (TypeError, DpsumError):
+        return None
+    c = get("svt_c")
+    return c_min if c_min is not None and c is not None and c >= c_min else None
+
+
+START_HELP = (
+    f"Empty: U/{1 / START_FRACTION:g}, which follows the column's unit (dollars per year, per "
+    "week, per hour). The paper used 50 000 with U = 800 000. A public constant: never tune it "
+    "on the data."
+)
+START_TEXT = f"default U/{1 / START_FRACTION:g} (follows the column's unit)"
+
+SVT_S = Param(
+    "svt_s", "--svt-s", "s (first grid point)", help=f"SVT grid start s, {START_TEXT}",
+    check=lambda v: check_positive(v, "svt s"), per_upper=True, step=10_000.0, low=0.0,
+    high=limits.MAX_UPPER, explain=START_HELP,
+)  # fmt: skip
+PARAMS = (
+    Param("svt_variant", "--svt-variant", "Variant", default="paper", choices=SVT_VARIANTS,
+          check=lambda v: check_choice(v, "svt variant", SVT_VARIANTS),
+          explain="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
+                  "tight: Lyu–Su–Li budget split."),
+    Param("svt_r", "--svt-r", "r (fraction)", default=0.998,
+          check=lambda v: check_unit_interval(v, "svt r"), low=0.0, high=1.0, step=0.001,
+          explain="SVT looks for the first grid point below which an r-fraction of the "
+                  "records lie."),
+    Param("svt_c", "--svt-c", "c (grid ratio)", default=1.2, check=_check_c, low=1.0,
+          step=0.05, floor=c_floor,
+          explain=lambda c_min: f"Grid u_k = s·c^(k−1) up to U, at most "
+          f"{limits.MAX_SVT_GRID:,} points" + (f": c ≥ {c_min:g} for this U and s." if c_min
+                                                 else ".")),
+    SVT_S,
+)  # fmt: skip
+
+RECORDS = (
+    Truncation("svt", "SVT", "solid", 2, True, svt_theta, svt_laws, svt_cut_points,
+               distinct_thetas=svt_distinct_thetas, params=PARAMS,
+               description="θ chosen privately with the sparse vector technique (SVT), spending "
+                           "ε_θ", source="SVT (AboveThreshold)"),
+)  # fmt: skip

@@ -10,7 +10,8 @@ from test_sharing import _open, flat
 
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.decision import decision_summary, error_vs_epsilon, smallest_epsilon
-from dpsum_ui import datasets
+from dpsum_ui import datasets, fields
+from dpsum_ui import keys as K
 
 
 @pytest.fixture
@@ -31,7 +32,8 @@ def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> Non
     text = summary(decide)
     assert "Target: median relative error ≤ 5 % on the queries from the 10th percentile" in text
     data = datasets.sample_dataset("incomes.csv", "income", 800_000.0)
-    frame = error_vs_epsilon(data, ExperimentConfig(workload="Q3"), above=10)
+    algorithms = tuple(fields.defaults()[K.ALGORITHMS])  # the page's selection
+    frame = error_vs_epsilon(data, ExperimentConfig(workload="Q3", algorithms=algorithms), above=10)
     for target in (0.05, 0.02):
         if target != 0.05:
             decide.text_input(key="decide_target").input("2 %").run()
@@ -82,7 +84,7 @@ def test_simulate_overlays_the_runs_and_the_link_reproduces_the_view(decide: App
     assert_clean(decide)
     (spec,) = charts(decide)
     simulated = [t for t in spec["data"] if t.get("name", "").endswith(", simulated")]
-    assert len(simulated) == 6  # 5 algorithms with SVT, and RawSum
+    assert len(simulated) == 7  # 5 algorithms with SVT, RawSum and ClampShells
     assert all(array(t["x"]).size == 7 for t in simulated)
     params = flat(dict(decide.query_params))
     assert params["target"] == "3" and params["above"] == "10" and params["simulate"] == "1"

@@ -42,8 +42,9 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
     run_explorer(small)
     assert_clean(small)
     (spec,) = charts(small)
-    # 6 algorithms (RawSum included) × (band + mean line) + the true answers
-    assert len(spec["data"]) == 13
+    # 7 algorithms (RawSum, and ClampShells: recommended at the defaults) × (band + mean
+    # line) + the true answers
+    assert len(spec["data"]) == 15
     assert "Noisy answers" in title(spec) and "seed 0" in title(spec)
     assert any("**Seed 0**" in m.value for m in small.markdown)
     assert small.query_params["seed"] == ["0"] or small.query_params["seed"] == "0"
@@ -52,10 +53,10 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
 @pytest.mark.parametrize(
     ("tab", "n_charts", "n_traces"),
     [
-        ("Relative error", 1, 12),
-        ("Isotonic regression", 1, 24),
+        ("Relative error", 1, 14),  # 7 algorithms × (mean, band)
+        ("Isotonic regression", 1, 28),
         ("θ and data", 2, None),
-        ("Expected error", 1, 14),  # 6 × (simulated, analytic) + 2 line-style entries
+        ("Expected error", 1, 16),  # 7 × (simulated, analytic) + 2 line-style entries
     ],
 )
 def test_every_tab_draws_its_figure(
@@ -88,7 +89,9 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     small.run()
     assert_clean(small)
     overview, ledger = (d.value for d in small.dataframe)
-    assert list(overview["Algorithm"]) == ["SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum"]
+    assert list(overview["Algorithm"]) == [
+        "SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "ClampShells"
+    ]
     # issue 19: the best configuration is named in a sentence and marked in the table
     best = int(overview["… with isotonic"].astype(float).idxmin())
     assert list(overview["Lowest error"]).count("★ lowest") == 1
@@ -98,12 +101,14 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
     assert sentence.startswith("Lowest median relative error (with isotonic regression): " + name)
     np.testing.assert_allclose(ledger["ε_θ (choose θ)"] + ledger["ε_m (measure)"], 0.01)
     np.testing.assert_allclose(ledger["ε total"], 0.01)
-    # ρ·ε with SVT; RawSum chooses θ after measuring and spends nothing on it
-    np.testing.assert_allclose(ledger["ε_θ (choose θ)"], [0.001] * 5 + [0.0])
+    # ρ·ε with SVT; RawSum chooses θ after measuring and spends nothing on it; ClampShells
+    # locates its θ with a quarter of ε
+    np.testing.assert_allclose(ledger["ε_θ (choose θ)"], [0.001] * 5 + [0.0, 0.0025])
     assert small.download_button(key="share_summary_csv")
     assert small.download_button(key="share_run_json")
     captions = " ".join(c.value for c in small.caption)
-    assert "not for publication" in captions and "python -m dpsum_core release" in captions
+    assert "not for publication" in captions and "Release" in captions
+    assert "python -m dpsum_core" not in captions and "dpsum release" in captions
 
 
 def test_reruns_never_redraw_noise(small: AppTest) -> None:

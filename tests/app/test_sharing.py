@@ -10,6 +10,7 @@ from app_helpers import array, assert_clean, charts, errors, lesson, new_app, ru
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_ui import share
@@ -383,4 +384,9 @@ def test_the_widget_table_round_trips_a_config_and_starts_at_the_engine_defaults
         values = {**fields.defaults(), **fields.values_from_config(config)}
         assert fields.config_from_values(values.get, truncations=config.truncations) == config
     defaults = fields.defaults()
-    assert fields.config_from_values(defaults.get) == ExperimentConfig()
+    # the engine's defaults, with the algorithm recommended at them among those selected
+    rec = recommend(epsilon=0.01, upper=800_000, bins=1000, workload="Q1").algorithm
+    engine = ExperimentConfig()
+    assert fields.config_from_values(defaults.get) == engine.with_(
+        algorithms=(*engine.algorithms, *(() if rec in engine.algorithms else (rec,)))
+    )

@@ -106,20 +106,23 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     assert_clean(compare)
     (heatmap, *_) = charts(compare)
     assert heatmap["data"][0]["type"] == "heatmap"
-    # 15 cells + RawSum once, in its own "θ after measuring" column
-    assert len(heatmap["data"][0]["y"]) == 6 and len(heatmap["data"][0]["x"]) == 4
+    # 15 cells + RawSum and ClampShells once each, in their own θ columns
+    assert len(heatmap["data"][0]["y"]) == 7 and len(heatmap["data"][0]["x"]) == 5
     # issue 19: a pair that is not a configuration says so, never "nan"
     cells = [c for row in heatmap["data"][0]["text"] for c in row]
     assert "nan" not in " ".join(cells).lower()
-    assert cells.count("does not exist") == 5 + 3  # RawSum under 3 methods, 5 in its column
+    # RawSum and ClampShells: each under the other 4 θ columns, and 5 algorithms in each of
+    # their 2 columns
+    assert cells.count("does not exist") == 2 * 4 + 2 * 5
     assert all(c == "does not exist" or float(c) > 0 for c in cells)
     compare.button_group(key="compare_view").set_value("error").run()
     assert_clean(compare)
     grid = charts(compare)[0]
-    # 3 panels × (5 algorithms + RawSum as the reference in every panel) × (band + line)
-    assert len(grid["data"]) == 3 * 6 * 2
+    # 3 panels × (5 algorithms + RawSum and ClampShells as references in every panel)
+    # × (band + line)
+    assert len(grid["data"]) == 3 * 7 * 2
     compare.button_group(key="compare_view").set_value("answers").run()
-    assert len(charts(compare)[0]["data"]) == 3 * (6 * 2 + 1)
+    assert len(charts(compare)[0]["data"]) == 3 * (7 * 2 + 1)
     assert compare.download_button(key="dl_compare_grid_html")
 
 
@@ -131,7 +134,7 @@ def test_compare_epsilon_sweep(compare: AppTest) -> None:
     assert_clean(compare)
     sweep = charts(compare)[-1]
     assert "Error versus ε" in title(sweep) and "Recursive" in title(sweep)
-    assert len(sweep["data"]) == 6 and all(len(t["x"]) == 2 for t in sweep["data"])
+    assert len(sweep["data"]) == 7 and all(len(t["x"]) == 2 for t in sweep["data"])
     assert compare.download_button(key="dl_compare_sweep_html")
 
 
@@ -204,7 +207,8 @@ def test_runs_too_big_for_memory_are_refused_with_a_way_out(app: AppTest) -> Non
     app.number_input(key="trials").set_value(limits.MAX_TRIALS).run()
     assert not app.exception
     (error,) = errors(app)
-    assert "noisy answers" in error and "use at most 5,000 trials" in error
+    # 1,000 queries × 7 algorithms (ClampShells, recommended, among the defaults) × 3 methods
+    assert "noisy answers" in error and "use at most 4,285 trials" in error
     app.button(key="explorer_run").click().run()
     assert any("Nothing was run" in e for e in errors(app))
 

@@ -42,7 +42,8 @@ def _assert_not_for_publication(out, info, printed):
     simulation, not for publication, and name the release command."""
     for text in (info["notice"], (out / "NOTICE.txt").read_text(), printed):
         assert "not for publication" in text.lower()
-        assert "python -m dpsum_core release" in text
+        assert "dpsum release" in text and "Release page" in text
+        assert "python -m dpsum_core" not in text
 
 
 def test_fixed_truncation_and_values_workload(tmp_path):
@@ -150,12 +151,39 @@ def test_default_upper_that_does_not_fit_the_data_is_warned_on_stderr(tmp_path):
     assert "dpsum: warning:" in proc.stderr and "U = 800,000 looks far too large" in proc.stderr
     assert "--upper was left at its default" in proc.stderr
     assert "warning" not in proc.stdout  # the outputs stay clean
-    # an explicit --upper is the user's public choice: no warning
+    # an explicit --upper that is far too large is warned too (as the Data page does) ...
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", *args, "--upper", "800000", "--out", str(tmp_path / "q")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0 and "looks far too large" in proc.stderr
+    assert "left at its default" not in proc.stderr
+    # ... and one that fits is not
     proc = subprocess.run(
         [sys.executable, "-m", "dpsum_core", *args, "--upper", "100", "--out", str(tmp_path / "p")],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_a_refused_command_leaves_no_empty_out_folder(tmp_path, capsys):
+    book = tmp_path / "ledger.json"
+    release = ["release", "--data", SMALL, "--algorithm", "tamm", "--truncation", "svt",
+               "--ledger", str(book), "--budget", "0.005", "--out", str(tmp_path / "r")]
+    assert main(release) == 2 and "budget" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+    assert main(["run", "--data", "missing.csv", "--out", str(tmp_path / "o")]) == 2
+    assert main(["reproduce", "--data", "missing.csv", "--out", str(tmp_path / "p")]) == 2
+    assert not (tmp_path / "o").exists() and not (tmp_path / "p").exists()
+
+
+def test_reproduce_warns_when_truncation_is_inactive_as_run_does(tmp_path, capsys):
+    # the paper's start s = 50 000 is above U = 20 000: SVT's θ is U in every trial
+    code = main(["reproduce", "--data", SMALL, "--upper", "20000", "--bins", "100",
+                 "--trials", "2", "--no-png", "--out", str(tmp_path)])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "dpsum: warning: Q1, ρ = 0.1: truncation is inactive: SVT chose θ ≥ U" in err
 
 
 def test_sample_data_on_the_default_domain_gives_no_warning(tmp_path):

@@ -35,7 +35,7 @@ def test_every_algorithm_states_its_cost_in_its_record() -> None:
 def test_distinct_thetas_by_truncation_method() -> None:
     params, upper = TruncationParams(), 800_000.0
     assert truncation("recursive").distinct_thetas(params, upper, 6000) == 6000  # continuous θ
-    grid = svt_grid_size(upper, s=params.start(upper)[0], c=params.svt_c)
+    grid = svt_grid_size(upper, s=params.resolved(upper)["svt_s"], c=params.svt_c)
     assert truncation("svt").distinct_thetas(params, upper, 6000) == grid + 1  # or U
     assert truncation("svt").distinct_thetas(params, upper, 5) == 5
     assert truncation("none").distinct_thetas(params, upper, 6000) == 1

@@ -44,11 +44,17 @@ def test_the_old_absolute_defaults_were_inactive_and_are_warned_about():
     assert all("truncation is inactive" in w for w in result.warnings())
 
 
+def _starts(params: TruncationParams, upper: float) -> tuple[float, float]:
+    """(s, θ₀) in force for U."""
+    resolved = params.resolved(upper)
+    return resolved["svt_s"], resolved["rm_theta0"]
+
+
 def test_defaults_resolve_to_a_fraction_of_u_and_the_paper_keeps_its_constants():
-    assert TruncationParams().start(800_000.0) == (100_000.0, 100_000.0)  # U/8
-    assert TruncationParams().start(200.0) == (200 * START_FRACTION, 200 * START_FRACTION)
-    assert TruncationParams(svt_s=7.0, rm_theta0=9.0).start(200.0) == (7.0, 9.0)
-    assert PAPER.start(20_000.0) == (50_000.0, 50_000.0)
+    assert _starts(TruncationParams(), 800_000.0) == (100_000.0, 100_000.0)  # U/8
+    assert _starts(TruncationParams(), 200.0) == (200 * START_FRACTION, 200 * START_FRACTION)
+    assert _starts(TruncationParams(svt_s=7.0, rm_theta0=9.0), 200.0) == (7.0, 9.0)
+    assert _starts(PAPER, 20_000.0) == (50_000.0, 50_000.0)
 
 
 def test_cli_reports_the_parameters_in_force_and_warns_on_stderr(tmp_path, capsys):

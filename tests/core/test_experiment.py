@@ -13,12 +13,11 @@ from hypothesis import strategies as st
 from dpsum_core.data.reading import load_column
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.isotonic import isotonic
-from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.registry import ALGORITHMS, get, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
-from dpsum_core.truncation.registry import label as truncation_label
 
 SUMMARY_COLUMNS = [
     "algorithm", "truncation", "query", "threshold", "true_answer", "binned_answer",

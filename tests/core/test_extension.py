@@ -1,10 +1,13 @@
-"""Adding an algorithm is one module and one registry line; adding a truncation method is one
-module and one record (issue 15). Shown on a copy of the project: the additions are written
-exactly so, then the new algorithm and method run through the experiment, the CLI and a page.
+"""Adding an algorithm is one module and one registry line (issue 15); adding a truncation
+method with a parameter is one module and one registry line (issue 23). Shown on a copy of the
+project: the additions are written exactly so, then the new algorithm and method run through the
+experiment, the CLI (options, validation, run.json, the release report's command) and the
+dashboard (every Explorer tab, the Parameters popover, the link, the Compare grid).
 
 The fake algorithm measures the histogram like Identity (its noise is Identity's), under a name,
-label and stream of its own; the fake truncation method picks the public θ = U/2. Neither is a
-mechanism anyone should use: they exercise the wiring, not the privacy (tested elsewhere).
+label and stream of its own; the fake truncation method picks the public θ = f·U, its parameter
+f (``--part-f``, default ½) declared in its own module. Neither is a mechanism anyone should use:
+they exercise the wiring, not the privacy (tested elsewhere).
 """
 
 from __future__ import annotations
@@ -36,25 +39,37 @@ RECORDS = (
 '''
 
 FAKE_TRUNCATION = '''
-"""Half: the public θ = U/2 (the extension test's truncation method)."""
+"""Part: the public θ = f·U, f its parameter (the extension test's truncation method)."""
 
 import numpy as np
 
 from dpsum_core.truncation.choice import ThetaLaw, ThresholdChoice
+from dpsum_core.truncation.method import Param, Truncation
+from dpsum_core.validation import check_unit_interval
 
 
-def half_theta(data, *, epsilon, upper, params, trials, rng, tau=None):
+def part_theta(data, *, epsilon, upper, params, trials, rng, tau=None):
     shape = (trials,) if tau is None else (trials, np.asarray(tau).size)
-    return ThresholdChoice("half", np.full(shape, upper / 2), 0.0)
+    return ThresholdChoice("part", np.full(shape, params.part_f * upper), 0.0)
 
 
-def half_laws(data, *, epsilons, upper, params, tau=None):
+def part_laws(data, *, epsilons, upper, params, tau=None):
     one = np.ones(1) if tau is None else np.ones((1, np.asarray(tau).size))
-    return [ThetaLaw(one * upper / 2, one) for _ in np.atleast_1d(epsilons)]
+    return [ThetaLaw(one * params.part_f * upper, one) for _ in np.atleast_1d(epsilons)]
 
 
-def half_cut_points(params, upper):
-    return np.array([upper / 2])
+def part_cut_points(params, upper):
+    return np.array([params.part_f * upper])
+
+
+F = Param("part_f", "--part-f", "f (fraction of U)", help="θ = f·U for --truncation part",
+          default=0.5, check=lambda v: check_unit_interval(v, "part f"), low=0.0, high=1.0,
+          step=0.05, explain="θ is this fraction of U.")
+RECORDS = (
+    Truncation("part", "θ = f·U", "dot", 9, False, part_theta, part_laws, part_cut_points,
+               description="a public θ, the fraction f of U", source="θ = f·U (public)",
+               params=(F,)),
+)
 '''
 
 
@@ -81,13 +96,14 @@ def extended(tmp_path_factory) -> Path:
     registry.write_text(text)
     _add_line(registry, "from dpsum_core.mechanisms.algorithm import Algorithm\n",
               "from dpsum_core.mechanisms import fake\n")
-    (core / "truncation" / "half.py").write_text(FAKE_TRUNCATION)
+    (core / "truncation" / "part.py").write_text(FAKE_TRUNCATION)
     trunc = core / "truncation" / "registry.py"
+    text = trunc.read_text()
+    modules = re.search(r"^MODULES = \((.*)\)$", text, re.M)
+    assert modules, "truncation/registry.py lists its modules in one MODULES line"
+    trunc.write_text(text.replace(modules.group(0), f"MODULES = ({modules.group(1)}, part)"))
     _add_line(trunc, "from dpsum_core.truncation import fixed, recursive, svt\n",
-              "from dpsum_core.truncation import half\n")
-    _add_line(trunc, "_RECORDS = (\n",
-              '    Truncation("half", "θ = U/2", "dot", 9, False, half.half_theta, half.half_laws,'
-              " half.half_cut_points),\n")
+              "from dpsum_core.truncation import part\n")
     return copy
 
 
@@ -100,59 +116,108 @@ def _python(copy: Path, code: str, timeout: int = 300) -> subprocess.CompletedPr
 def test_a_new_algorithm_and_truncation_run_through_the_experiment(extended):
     proc = _python(extended, """
         import json
-        from dpsum_core.data.reading import load_column
-        from dpsum_core.simulate.config import ExperimentConfig
-        from dpsum_core.simulate.experiment import run_experiment
+        from dpsum_core import ExperimentConfig, load_column, run_experiment
         data = load_column("sample_data/incomes_small.csv", upper=800_000)
         config = ExperimentConfig(workload="Q3", algorithms=("fake", "identity"),
-                                  truncations=("half", "svt"), trials=5, seed=0)
+                                  truncations=("part", "svt"), trials=5, seed=0,
+                                  truncation_params={"part_f": 0.25})
         result = run_experiment(data, config)
-        print(json.dumps([[r.algorithm, r.truncation, float(r.theta.max()), r.budget.total]
-                          for r in result.runs]))
+        again = ExperimentConfig.from_json(config.to_json())
+        print(json.dumps({"runs": [[r.algorithm, r.truncation, float(r.theta.max()),
+                                    r.budget.total] for r in result.runs],
+                          "round_trip": again == config}))
     """)
     assert proc.returncode == 0, proc.stderr
-    runs = json.loads(proc.stdout)
-    assert sorted(r[:2] for r in runs) == [["fake", "half"], ["fake", "svt"],
-                                           ["identity", "half"], ["identity", "svt"]]
+    out = json.loads(proc.stdout)
+    runs = out["runs"]
+    assert sorted(r[:2] for r in runs) == [["fake", "part"], ["fake", "svt"],
+                                           ["identity", "part"], ["identity", "svt"]]
     assert all(r[3] == pytest.approx(0.01) for r in runs)  # every ledger sums to ε
-    assert {r[2] for r in runs if r[1] == "half"} == {400_000.0}  # the method's θ = U/2
+    assert {r[2] for r in runs if r[1] == "part"} == {200_000.0}  # the method's θ = f·U
+    assert out["round_trip"]  # the parameter is part of the configuration's JSON
+
+
+def _cli(copy: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dpsum_core", *argv], cwd=copy,
+                          env={**os.environ, "PYTHONPATH": str(copy), "COLUMNS": "100"},
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
 def test_a_new_algorithm_and_truncation_run_from_the_cli(extended, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "dpsum_core", "run", "--data", "sample_data/incomes_small.csv",
-         "--workload", "Q3", "--algorithms", "fake,identity", "--truncation", "half",
-         "--trials", "5", "--out", str(tmp_path / "out")],
-        cwd=extended, env={**os.environ, "PYTHONPATH": str(extended)},
-        capture_output=True, text=True, timeout=300,
-    )
+    data = ("--data", "sample_data/incomes_small.csv", "--workload", "Q3")
+    proc = _cli(extended, "run", *data, "--algorithms", "fake,identity", "--truncation",
+                "part", "--part-f", "0.25", "--trials", "5", "--out", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stderr
-    summary = (tmp_path / "out" / "summary.csv").read_text()
-    assert '"fake","half"' in summary
+    assert '"fake","part"' in (tmp_path / "run" / "summary.csv").read_text()
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["truncation_params_in_force"]["part_f"] == 0.25
+    # the option, its help and its validation come from the module's description
+    assert "θ = f·U for --truncation part" in _cli(extended, "run", "--help").stdout
+    bad = _cli(extended, "run", *data, "--truncation", "part", "--part-f", "2", "--out",
+               str(tmp_path / "bad"))
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "dpsum: error: part f must be strictly between 0 and 1, got 2"
+    # a release with it: its report's command carries the parameter, its record the method
+    proc = _cli(extended, "release", *data, "--algorithm", "identity", "--truncation", "part",
+                "--part-f", "0.25", "--out", str(tmp_path / "release"))
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "release" / "report.md").read_text()
+    assert "--truncation part --part-f 0.25 --out NEW_FOLDER" in report
+    assert "a public θ, the fraction f of U" in report
+    record = json.loads((tmp_path / "release" / "release.json").read_text())
+    assert record["theta"] == 200_000.0
 
 
-def test_a_new_algorithm_and_truncation_show_on_the_explorer(extended):
+def test_a_new_algorithm_and_truncation_show_on_every_page(extended):
     proc = _python(extended, """
         import json
         from streamlit.testing.v1 import AppTest
+        from dpsum_ui.explorer import TABS
+
+        def clean(at):
+            assert not at.exception, [e.value for e in at.exception]
+            assert not at.error, [e.value for e in at.error]
+
+        def specs(at):
+            return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
         at = AppTest.from_file("app.py", default_timeout=120)
         at.run()
         at.selectbox(key="workload_kind").select("Q3")
         at.number_input(key="trials").set_value(5)
         at.button_group(key="algorithms").set_value(["fake", "identity"])
-        at.button_group(key="truncation").set_value("half")
+        at.button_group(key="truncation").set_value("part")
+        at.run()
+        at.number_input(key="part_f").set_value(0.25)  # in the Parameters popover
         at.run()
         at.button(key="explorer_run").click()
         at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert not at.error, [e.value for e in at.error]
-        names = {t.get("name") for el in at.get("plotly_chart")
-                 for t in json.loads(el.proto.spec)["data"]}
-        titles = [json.loads(el.proto.spec)["layout"].get("title", {}).get("text", "")
-                  for el in at.get("plotly_chart")]
-        print(json.dumps({"names": sorted(n for n in names if n), "titles": titles}))
-    """)
+        clean(at)
+        shown = {"tabs": {}, "link": dict(at.query_params)}
+        for tab in TABS:  # every tab of the Explorer, the Summary's table included
+            at.session_state["explorer_tab"] = tab
+            at.run()
+            clean(at)
+            shown["tabs"][tab] = {
+                "names": sorted({t.get("name") or "" for s in specs(at) for t in s["data"]}),
+                "titles": [s["layout"].get("title", {}).get("text", "") for s in specs(at)],
+                "tables": [df.value.astype(str).to_dict("list") for df in at.dataframe],
+            }
+        at.switch_page("app_pages/compare.py").run()
+        at.multiselect(key="compare_truncations").set_value(["none", "part"]).run()
+        at.button(key="compare_run").click().run()
+        clean(at)
+        shown["grid"] = [list(s["data"][0].get("x", [])) for s in specs(at)
+                         if s["data"] and s["data"][0].get("type") == "heatmap"]
+        print(json.dumps(shown))
+    """, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     shown = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert any(n.startswith("Fake") for n in shown["names"])
-    assert any("θ = U/2" in t for t in shown["titles"])
+    tabs = shown["tabs"]
+    assert any(n.startswith("Fake") for n in tabs["Answers"]["names"])
+    assert any("θ = f·U" in t for t in tabs["Answers"]["titles"])
+    summary = json.dumps(tabs["Summary & budget"]["tables"], ensure_ascii=False)
+    assert "θ = f·U (public)" in summary and "Fake" in summary  # the method's own words
+    assert all(tabs[t]["titles"] for t in tabs if t != "Summary & budget")  # each drew a chart
+    assert shown["link"].get("part_f") == ["0.25"] or shown["link"].get("part_f") == "0.25"
+    assert shown["grid"] and "θ = f·U" in shown["grid"][0]

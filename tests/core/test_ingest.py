@@ -67,14 +67,17 @@ def test_a_parquet_of_repeated_strings_is_read_in_bounded_memory(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("limit", "value", "message"),
+    ("limit", "value", "message", "ids"),
     [
-        ("MAX_ROWS", 1000, "more than the 1,000 this tool handles in memory"),
-        ("MAX_COLUMNS", 3, "more than the 3 this tool reads"),
-        ("MAX_DECODED_MB", 1, "more than the 1 MB this tool decodes"),
+        ("MAX_ROWS", 1000, "more than the 1,000 this tool handles in memory", None),
+        ("MAX_COLUMNS", 3, "more than the 3 this tool reads", None),
+        # the chosen columns' decoded size: 50 000 rows of 200 characters as identifiers
+        ("MAX_DECODED_MB", 1, "more than the 1 MB this tool decodes", "note0"),
     ],
 )
-def test_a_parquet_beyond_a_limit_is_refused_from_its_metadata(tmp_path, monkeypatch, limit, value, message):
+def test_a_parquet_beyond_a_limit_is_refused_from_its_metadata(
+    tmp_path, monkeypatch, limit, value, message, ids
+):
     """Rows, columns and decoded size come from the metadata: the refusal names the limit and
     no page is decoded."""
     import pyarrow.parquet as pq
@@ -87,7 +90,7 @@ def test_a_parquet_beyond_a_limit_is_refused_from_its_metadata(tmp_path, monkeyp
     monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: pytest.fail("decoded"))
     monkeypatch.setattr(pq, "read_table", lambda *a, **k: pytest.fail("decoded"))
     with pytest.raises(DataError, match=message):
-        load_column(path, upper=1000)
+        load_column(path, upper=1000, id_column=ids)
 
 
 def test_only_the_chosen_parquet_column_is_decoded(tmp_path, monkeypatch):
@@ -137,14 +140,14 @@ def test_parquet_text_columns_read_as_dictionaries_give_the_same_numbers(tmp_pat
     entries) is ranked and cleaned as the same column read from CSV."""
     import pandas as pd
 
-    from dpsum_core.data.reading import read_numeric_table
+    from dpsum_core.data.reading import inspect_table
 
     df = pd.DataFrame({"note": ["a", "b", None, "a"] * 5, "amount": ["1,5", "2", None, "x"] * 5})
     df.to_parquet(tmp_path / "t.parquet")
     df.to_csv(tmp_path / "t.csv", index=False, sep=";")
-    _, pq_cols = read_numeric_table(tmp_path / "t.parquet")
-    _, csv_cols = read_numeric_table(tmp_path / "t.csv")
-    assert pq_cols == csv_cols == ["amount"]
+    pq_cols = inspect_table(tmp_path / "t.parquet").candidates
+    csv_cols = inspect_table(tmp_path / "t.csv").candidates
+    assert pq_cols == csv_cols == ("amount",)
     a = load_column(tmp_path / "t.parquet", upper=10, column="amount")
     b = load_column(tmp_path / "t.csv", upper=10, column="amount")
     np.testing.assert_array_equal(a.values, [1.5] * 5 + [2.0] * 5)

@@ -40,6 +40,15 @@ def test_records_are_frozen_complete_and_uniquely_keyed():
         get("nope")
 
 
+def test_no_algorithm_is_drawn_like_the_true_answer_or_like_another():
+    from dpsum_core.plots.style import TRUE_COLOR
+
+    colors = [a.color.lower() for a in REGISTRY.values()]
+    assert TRUE_COLOR.lower() not in colors  # the truth is black (dashed)
+    assert len(set(colors)) == len(colors)
+    assert "dash" not in {a.dash for a in REGISTRY.values()}  # the truth's dash pattern
+
+
 def test_adding_algorithms_leaves_every_other_algorithms_answers_bit_identical(small):
     base = dict(workload="Q2", trials=20, seed=11, truncations=("svt", "recursive"))
     full = run_experiment(small, ExperimentConfig(**base, algorithms=ALGORITHMS))

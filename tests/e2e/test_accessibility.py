@@ -196,7 +196,7 @@ def test_main_flow_with_the_keyboard_only(page, server):
     assert d.failure() is None, d.failure()
     assert d.suggested_filename == "dpsum_incomes_small_Q3_eps0.02_seed7_answers_svt_iso.csv"
     rows = list(csv.DictReader(io.StringIO(Path(d.path()).read_text(encoding="utf-8"))))
-    assert len(rows) == 7 * 10  # 6 algorithms + the true answers, 10 queries each
+    assert len(rows) == 8 * 10  # 7 algorithms + the true answers, 10 queries each
     series = {r["series"] for r in rows}
     assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "true answer"}, series
     for r in rows:

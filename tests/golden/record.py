@@ -2,14 +2,14 @@
 
 Re-recording is allowed ONLY when a change of behaviour is intended and has been reviewed:
 the goldens exist to prove that a refactoring (issue 15: moving the engine's modules into
-sub-packages) leaves every output bit for bit identical. If tests/core/test_golden.py fails
+sub-packages) leaves every output unchanged (tests/golden/compare.py: exactly, numbers within
+a tolerance for other CPUs' kernels). If tests/core/test_golden.py fails
 after a change that was meant to be behaviour-neutral, the change is wrong, not the goldens.
 When a behaviour change is intended, re-record in its own commit, and let the reviewer read
 ``git diff tests/golden/outputs`` (plain CSV/JSON/text) and say why each difference is right.
 
-The files are specific to the library versions and CPU they were recorded with (numpy's
-vectorised math may differ in the last bit elsewhere); ENVIRONMENT.json says which, for
-information only (it is not compared).
+The files are specific to the library versions they were recorded with; ENVIRONMENT.json
+says which (the golden tests skip, and say why, under other versions).
 """
 
 from __future__ import annotations

@@ -1,0 +1,154 @@
+"""The one writer of ``dpsum`` command lines: the dashboard's "Reproduce this" (``dpsum run``),
+its release command and the release report's (``dpsum release``).
+
+Every command is a list of options rendered by :func:`render`, the only place where text is
+quoted for a shell (:func:`dpsum_core.text.escape_name`: ``shlex.quote``, or bash's ``$'…'``
+for a name with control characters, so the command stays one exact line), so a name with
+spaces, quotes or newlines (a column, a file) cannot break out of its word; a :class:`Placeholder` (``<your file.csv>``) is the one thing
+written as is. The truncation methods' options come from their own descriptions
+(:data:`~dpsum_core.truncation.registry.PARAMETERS`), the table the command line's parser reads,
+so a written command always parses back to the same configuration (tests/core/test_command.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from dpsum_core.mechanisms.registry import truncation
+from dpsum_core.publish.release import ReleasePlan, decimal_text
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import escape_name
+from dpsum_core.truncation.params import TruncationParams
+from dpsum_core.truncation.registry import PARAMETERS
+
+_DEFAULTS = TruncationParams()
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """Text the reader replaces (``<your file.csv>``, ``<data directory>/``): written as is
+    alone; followed by a ``tail`` (a server dataset's name), the whole is quoted as one word."""
+
+    head: str
+    tail: str = ""
+
+    @property
+    def text(self) -> str:
+        """The whole, unquoted (for Python lines, where ``repr`` quotes it)."""
+        return self.head + self.tail
+
+
+Option = tuple[str, str | Placeholder | None]  # (flag, value); None: a switch (--no-isotonic)
+
+
+def render(command: str, options: Sequence[Option], *, lines: bool = False) -> str:
+    """``dpsum <command>`` and its options, each value quoted once; with ``lines``, broken after
+    every option's value (readable, still one shell command)."""
+    words = [["dpsum", command]] + [
+        [flag] if value is None else [flag, _quote(value)] for flag, value in options
+    ]
+    return (" \\\n  " if lines else " ").join(" ".join(w) for w in words)
+
+
+def _quote(value: str | Placeholder) -> str:
+    if isinstance(value, Placeholder):
+        # with a name after it the whole path is one quoted word (``<data directory>/name``
+        # unquoted would read as a shell redirection); a bare placeholder is written as is
+        return escape_name(value.head + value.tail, "shell") if value.tail else value.head
+    return escape_name(value, "shell")
+
+
+def script_number(value: float | int) -> str:
+    """A number as the dashboard's commands write it: ints as such, floats by ``repr``."""
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
+def parameter_options(
+    params: TruncationParams,
+    *,
+    number: Callable[[float], str] = script_number,
+    methods: tuple[str, ...] | None = None,
+    upper: float | None = None,
+) -> list[Option]:
+    """The truncation parameters' options, in the parser's order: every parameter that differs
+    from its default; or, with ``methods`` and ``upper``, the parameters of those methods in
+    force for U (defaults that follow U filled in), each one that has a value."""
+    out: list[Option] = []
+    for name, p in PARAMETERS.items():
+        if methods is None:
+            value = getattr(params, name)
+            keep = value is not None and value != getattr(_DEFAULTS, name)
+        else:
+            value = p.in_force(params, float(upper or 0.0))
+            keep = value is not None and any(p in truncation(m).params for m in methods)
+        if keep:
+            out.append((p.flag, value if isinstance(value, str) else number(value)))
+    return out
+
+
+def _config_options(
+    config: ExperimentConfig, data: str | Placeholder, column: str | None, id_column: str | None
+) -> list[Option]:
+    """The data, the domain, the workload, ε, ρ and the parameters (the dashboard's order)."""
+    n = script_number
+    where: list[Option] = [("--data", data)]
+    where += [("--column", column)] if column else []
+    where += [("--id-column", id_column)] if id_column else []
+    return [*where, ("--upper", n(config.upper)), ("--bins", str(config.bins)),
+            ("--weights", config.weights), ("--workload", config.workload),
+            ("--epsilon", n(config.epsilon)), ("--rho", n(config.rho)),
+            *parameter_options(config.truncation_params)]  # fmt: skip
+
+
+def run_command(config: ExperimentConfig, *, path: str | Placeholder, column: str | None,
+                out: str = "dpsum_out", id_column: str | None = None) -> str:  # fmt: skip
+    """The ``dpsum run`` command of ``config`` (its summary.csv equals the explorer's)."""
+    n = script_number
+    return render("run", [
+        *_config_options(config, path, column, id_column),
+        ("--truncation", ",".join(config.truncations)),
+        ("--algorithms", ",".join(config.algorithms)), ("--trials", str(config.trials)),
+        ("--delta", n(config.delta)), ("--seed", str(config.seed)), ("--out", out),
+    ], lines=True)  # fmt: skip
+
+
+def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str | None,
+                    budget: float | None, out: str = "dpsum_release",
+                    id_column: str | None = None) -> str:  # fmt: skip
+    """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed)."""
+    options = [*_config_options(plan.config, path, column, id_column),
+               ("--algorithm", plan.algorithm)]  # fmt: skip
+    if plan.truncation:
+        options.append(("--truncation", plan.truncation))
+    options += [("--isotonic" if plan.isotonic else "--no-isotonic", None),
+                ("--ledger", "ledger.json")]  # fmt: skip
+    if budget is not None:
+        options.append(("--budget", script_number(budget)))
+    return render("release", [*options, ("--out", out)], lines=True)
+
+
+def record_command(
+    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None
+) -> str:
+    """The ``dpsum release`` command line that makes a release's recorded configuration again
+    (new noise), for its report: the chosen method's parameters in force, as decimals."""
+    method = truncation(config["truncation"])
+    options: list[Option] = [] if engine == "memory" else [("--engine", engine)]
+    if id_column is not None:
+        options.append(("--id-column", id_column))
+    d = decimal_text
+    options += [("--data", dataset), ("--upper", d(config["upper"])),
+                ("--bins", str(config["bins"])), ("--weights", str(config["weights"])),
+                ("--workload", str(config["workload"])), ("--epsilon", d(config["epsilon"])),
+                ("--algorithm", str(config["algorithm"]))]  # fmt: skip
+    if method.chosen:  # a method one chooses (not θ chosen by the algorithm)
+        options.append(("--truncation", method.name))
+    if method.spends_rho:
+        options.append(("--rho", d(config["rho"])))
+    params = TruncationParams(**config.get("truncation_params", {}))
+    options += parameter_options(params, number=d, methods=(method.name,), upper=config["upper"])
+    if not config["isotonic"]:
+        options.append(("--no-isotonic", None))
+    options += [("--out", Placeholder("NEW_FOLDER")), ("--ledger", Placeholder("LEDGER"))]
+    return render("release", options)

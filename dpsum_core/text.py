@@ -1,0 +1,82 @@
+"""Names as text (issue 27): the one escaping of every name a user or a file chooses — a file,
+dataset, column or identifier-column name — before it reaches a report, a chart title, a file
+name or a command line, so that a name is shown as typed and never read as markup or as a
+further line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+import unicodedata
+from typing import Literal
+
+Target = Literal["markdown", "html", "plotly", "shell", "file"]
+
+# Characters never shown as themselves: controls (newlines, tabs, escape sequences), format
+# characters (bidirectional overrides that reorder what is read), line and paragraph
+# separators, surrogates, private-use and unassigned code points.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Markdown (CommonMark and GitHub's): emphasis, code, links, images, raw HTML, entities,
+# tables, headings, strikethrough and math. "_" inside a word is left alone: it cannot start or
+# end emphasis there (``incomes_small.csv`` stays as it is).
+_MARKDOWN = re.compile(r"[\\`*\[\]<>|!~&#$]|(?<![^\W_])_|_(?![^\W_])")
+_FILE = re.compile(r"[^A-Za-z0-9._=-]+")
+
+
+def _hidden(ch: str) -> bool:
+    return unicodedata.category(ch) in _HIDDEN
+
+
+def _escaped(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else (
+        f"\\U{code:08x}"
+    )
+
+
+def visible(name: object) -> str:
+    """``name`` on one line, each hidden character (see module) shown escaped: ``a\\nb``."""
+    text = str(name)
+    if not any(_hidden(ch) for ch in text):
+        return text
+    return "".join(_escaped(ch) if _hidden(ch) else ch for ch in text)
+
+
+def escape_name(name: object, target: Target) -> str:
+    """``name`` as it may be written into ``target``.
+
+    Parameters
+    ----------
+    name
+        A file, dataset, column or identifier-column name (anything: it is made text).
+    target
+        ``"markdown"``: one line, Markdown's and HTML's special characters backslash-escaped
+        (rendered as typed by CommonMark, GitHub and this project's HTML report);
+        ``"html"``: one line, HTML-escaped (``&``, ``<``, ``>``, quotes);
+        ``"plotly"``: one line, with the ``&``, ``<`` and ``>`` of Plotly's pseudo-HTML
+        escaped (titles, subtitles, annotations: no link, no tag);
+        ``"shell"``: one shell word — :func:`shlex.quote`, or bash's ``$'…'`` quoting when the
+        name holds hidden characters, so that the command stays on one line and names exactly
+        the file;
+        ``"file"``: a piece of a file name (characters other than letters, digits and
+        ``._=-`` become ``-``).
+    """
+    text = str(name)
+    if target == "shell":
+        if not any(_hidden(ch) for ch in text):
+            return shlex.quote(text)
+        body = "".join(
+            _escaped(ch) if _hidden(ch) else "\\" + ch if ch in "\\'" else ch for ch in text
+        )
+        return f"$'{body}'"
+    if target == "file":
+        return _FILE.sub("-", text).strip("-")
+    shown = visible(text)
+    if target == "markdown":
+        return _MARKDOWN.sub(lambda m: "\\" + m.group(0), shown)
+    return html.escape(shown, quote=target == "html")
