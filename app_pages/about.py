@@ -46,8 +46,11 @@ Everything you see is computed by the `dpsum_core` engine, which the command lin
   shown first, with a simulation check) and says, for an error target you type, the smallest ε
   at which each meets it.
 - *Teachers*: the Single query page explains truncation bias, binning bias, sensitivity and
-  the budget split; the chart's θ slider moves live in the browser, and the page fits a
-  projector (1280×800 and up).
+  the budget split; θ moves in the browser (no server round trip), the chart, θ, the four
+  numbers and the four explanations fit the first screen from 1280×800 up, and **Download
+  this lesson** saves the page as one HTML file that works offline. Results on a sample or a
+  server dataset are shared by everyone using the same settings and seed, so a class opening
+  the same link computes it once.
 - *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations. Every
   view — the explorer's run, the Compare grid and ε sweep, the Single query's τ, θ and
   algorithm, the Decide page's target — has a link (the address bar and the **Share** button) that reproduces it, and

@@ -5,7 +5,7 @@ import streamlit as st
 from dpsum_core.simulate.results import headline_definition
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_ui import compare, shell, state, widgets
+from dpsum_ui import compare, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -15,6 +15,7 @@ st.caption(
     "configurations) on one workload, and how the error falls as ε grows. Both run only when "
     "you press their Run button."
 )
+guide.box("compare")
 shell.show_notice()
 ctx = state.data_context()
 shell.recap(ctx)

@@ -222,9 +222,8 @@ with domain_col:
     upper_text = "empty" if upper is None else f"{upper:,.6g}"
     if pending := state.domain_pending():
         st.warning(
-            f"**Set U for {escape_name(pending, 'markdown')}.** U is still {upper_text}, the "
-            f"value set for {escape_name(state.pending_from(), 'markdown')}, which rarely suits "
-            "another column. Enter a public upper "
+            f"**Set U for {escape_name(pending, 'markdown')}.** U is still {upper_text}, "
+            f"{state.pending_from()}, which rarely suits another column. Enter a public upper "
             "bound for this column below, or keep this one if it is right.",
             icon=":material/edit:",
         )
@@ -235,7 +234,7 @@ with domain_col:
         step=10_000.0,
         format="%g",
         help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
-        on_change=state.domain_confirmed,
+        on_change=state.on_upper,
     )
     if pending and get(K.DOMAIN_UPPER) is not None:
         st.button(

@@ -56,7 +56,7 @@ from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, thresh
 from dpsum_core.simulate.results import ExperimentResult
 
 from . import keys as K
-from . import present, state
+from . import memo, present, state
 from .datasets import with_passes
 from .stopping import stop_check as _stop_check
 from .turns import QUEUE
@@ -127,20 +127,34 @@ def _who() -> tuple[str | None, str | None]:
     return session, client
 
 
-def _compute(kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object]) -> None:
+def _compute(
+    kind: str, key: tuple, cost: Cost, label: str, work: Callable[[_Bar], object], data: object
+) -> None:
     """Memoise ``work(bar)`` under (kind, key) with a progress bar, after waiting for a turn
-    when the click is heavy; a stop or a new click ends it with nothing stored."""
+    when the click is heavy; a stop or a new click ends it with nothing stored. On public
+    ``data`` the result is shared by every session (:mod:`dpsum_ui.memo`): one that another
+    session holds or is computing is read or awaited, without a turn."""
     bar = _Bar(label)
     session, client = _who()
-    try:
+
+    def build() -> object:
         with QUEUE.turn(cost.seconds, bar.wait, session=session, client=client), _engine():
-            state.memo(kind, key, lambda: work(bar))
+            return work(bar)
+
+    try:
+        state.memo(kind, key, lambda: memo.shared(data, (kind, key), build, lambda: bar.wait(1)))
     finally:
         bar.done()
 
 
 def analytic(
-    kind: str, key: tuple, cost: Cost, what: str, button: str, work: Callable[[], Any]
+    kind: str,
+    key: tuple,
+    cost: Cost,
+    what: str,
+    button: str,
+    work: Callable[[], Any],
+    data: object = None,
 ) -> Any:
     """The memoised value of (kind, key), or ``work()`` computed as a click: by itself when its
     estimate is within a link's budget (``limits.MAX_LINK_SECONDS``), otherwise only when the
@@ -155,6 +169,8 @@ def analytic(
         lower).
     """
     value = state.memo_get(kind, key)
+    if value is None and (held := memo.held(data, (kind, key))) is not None:
+        value = state.memo(kind, key, lambda: held)  # another session computed it: free
     if value is not None:
         return value
     cost.check(limits.MAX_CLICK_SECONDS)
@@ -166,7 +182,7 @@ def analytic(
         )
         if not st.button(f"Compute {what}", key=button, icon=":material/play_arrow:"):
             return None
-    _compute(kind, key, cost, f"Computing {what}", lambda bar: work())
+    _compute(kind, key, cost, f"Computing {what}", lambda bar: work(), data)
     return state.memo_get(kind, key)
 
 
@@ -185,7 +201,7 @@ def run(
     if state.memo_get(kind, key) is None:
         cost = check_click(config)  # refused before anything runs when too heavy for a server
         _compute(kind, key, cost, label, lambda bar: with_passes(
-            data, lambda d: run_experiment(d, config, progress=bar)))  # fmt: skip
+            data, lambda d: run_experiment(d, config, progress=bar)), data)  # fmt: skip
     return key
 
 
@@ -201,7 +217,7 @@ def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[
     if state.memo_get("sweep", key) is None:
         cost = check_click(config, runs=len(eps))
         _compute("sweep", key, cost, "ε sweep", lambda bar: with_passes(
-            data, lambda d: epsilon_sweep(d, config, list(eps), progress=bar)))  # fmt: skip
+            data, lambda d: epsilon_sweep(d, config, list(eps), progress=bar)), data)  # fmt: skip
     return key
 
 
@@ -244,7 +260,7 @@ def curves(
                 d, config, thetas=np.asarray(grid), private_theta=private))  # fmt: skip
 
     cost = curves_cost(config, len(grid), private=private)
-    parts = analytic("curves", key, cost, "the θ curves", K.TEACH_COMPUTE, work)
+    parts = analytic("curves", key, cost, "the θ curves", K.TEACH_COMPUTE, work, data)
     return None if parts is None else components_frame(parts, np.asarray(grid), query)
 
 
@@ -262,7 +278,8 @@ def bias_parts(
         truncation, binning = expected.bias_parts(inputs, np.asarray(grid))
         return truncation[:, 0], binning[:, 0]
 
-    return state.memo("curves", key, lambda: with_passes(data, build))
+    return state.memo("curves", key, lambda: memo.shared(
+        data, ("bias", key), lambda: with_passes(data, build), _stop_check()))  # fmt: skip
 
 
 def decision_curves(
@@ -277,6 +294,7 @@ def decision_curves(
     return analytic(
         "decide", key, decision_cost(config, grid), "the curves", K.DECIDE_COMPUTE,
         lambda: with_passes(data, lambda d: relative_error_curves(d, config, np.asarray(grid))),
+        data,
     )  # fmt: skip
 
 
@@ -296,7 +314,7 @@ def decision_simulation(
         cost = check_click(config, runs=len(epsilons))
         _compute("decide_sim", key, cost, "Simulating", lambda bar: with_passes(
             data, lambda d: simulated_error_vs_epsilon(d, config, epsilons, above=above,
-                                                       progress=bar)))  # fmt: skip
+                                                       progress=bar)), data)  # fmt: skip
     return state.memo_get("decide_sim", key)
 
 
@@ -304,16 +322,15 @@ def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: s
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
     with _engine():
-        return state.memo(
-            "samples",
-            key,
-            lambda: with_passes(data, lambda d: threshold_samples(d, config, truncation)),
-        )
+        return state.memo("samples", key, lambda: memo.shared(data, ("samples", key), lambda: (
+            with_passes(data, lambda d: threshold_samples(d, config, truncation))),
+            _stop_check()))  # fmt: skip
 
 
-def figure(key: tuple, build: Callable[[], go.Figure]) -> go.Figure:
-    """A figure built once per key in this session (figures are never mutated after)."""
-    return state.memo("figure", key, build)
+def figure(key: tuple, build: Callable[[], go.Figure], data: object = None) -> go.Figure:
+    """A figure built once per key in this session (figures are never mutated after), and
+    once for every session when it draws a result on public ``data`` (:mod:`dpsum_ui.memo`)."""
+    return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
 
 
 def data_histogram(

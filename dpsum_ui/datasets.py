@@ -27,6 +27,7 @@ from dpsum_core.validation import check_positive
 from . import keys as K
 from . import server_data
 from .fields import DEFAULT_SAMPLE
+from .memo import mark_public
 from .stopping import stop_check
 from .store import get, memo, memo_values, put
 from .turns import QUEUE
@@ -71,8 +72,8 @@ def sample_columns(name: str) -> list[str]:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def sample_dataset(name: str, column: str, upper: float, id_column: str | None = None) -> Dataset:
     """A cleaned sample column (public data, shared; the Dataset is immutable), one value per
-    person of ``id_column`` if given."""
-    return _make(sample_table(name), column, upper, name, id_column)
+    person of ``id_column`` if given. Public: results on it are shared by every session."""
+    return mark_public(_make(sample_table(name), column, upper, name, id_column))
 
 
 def _make(
@@ -199,19 +200,15 @@ def domain_pending() -> str | None:
     return st.session_state.get(DOMAIN_PENDING)
 
 
-_PENDING_FROM = "_domain_pending_from"
+PENDING_FROM = "_domain_pending_from"  # (origin, dataset) of the U a new dataset asks about
 _U_SET_FOR = "_u_set_for"  # the last planning dataset shown with a confirmed U
+U_ORIGIN = "_u_origin"  # "link" or "user": where the current U came from (None: a default)
 
 
 def _remember_upper() -> None:
-    """Before a new dataset asks for U: remember which dataset the current U was set for."""
+    """Before a new dataset asks for U: remember where the current U came from."""
     ss = st.session_state
-    ss[_PENDING_FROM] = ss.get(_U_SET_FOR)
-
-
-def pending_from() -> str:
-    """The dataset the current U was set for (named in the "U is still …" prompt)."""
-    return str(st.session_state.get(_PENDING_FROM) or "the previous dataset")
+    ss[PENDING_FROM] = (ss.get(U_ORIGIN), ss.get(_U_SET_FOR))
 
 
 def domain_confirmed() -> None:
@@ -528,7 +525,8 @@ def _server_summary(
     def build() -> server_data.ServerEntry:
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
-            summary = backend.summarize(CutPoints(domain))
+            # offered to every user of this server: results on it are shared (dpsum_ui.memo)
+            summary = mark_public(backend.summarize(CutPoints(domain)))
             return server_data.ServerEntry(backend, summary, server, name)
 
     return memo("server", key, build).summary

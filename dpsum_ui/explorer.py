@@ -120,8 +120,8 @@ def focus(item: Shown) -> tuple[str, ...]:
 
 
 def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go.Figure:
-    """A figure of the shown run, built once."""
-    return compute.figure((item.key, name), build)
+    """A figure of the shown run, built once (once for every session on public data)."""
+    return compute.figure((item.key, name), build, item.dataset)
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,7 +273,8 @@ def theta_tab(item: Shown) -> None:
 def summary_tab(item: Shown) -> None:
     """Per-algorithm overview, the privacy ledger, and result downloads."""
     result = item.result
-    table = compute.figure((item.key, "overview"), lambda: present.overview_table(result))
+    table = compute.figure((item.key, "overview"), lambda: present.overview_table(result),
+                           item.dataset)  # fmt: skip
     table, best = present.mark_best(table, iso=bool(state.get(K.ISO)))
     if best:
         st.success(best, icon=":material/trophy:")

@@ -1,5 +1,7 @@
-"""The guide: one short box per step (Data, Explorer, Decide, Release) for a newcomer or a
-class, shown while the sidebar's "Guide" switch is on; the switch travels in share links."""
+"""The guide: one short box per step for a newcomer or a class, shown while the sidebar's
+"Guide" switch is on; the switch travels in share links. The steps are numbered from the page
+the app opens on (the Explorer, on a sample): try, understand one query, compare, then bring
+your own data, decide and release."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ PARAM = "guide"  # query field of a link made with the guide on: guide=1
 
 TEXTS: dict[str, str] = {
     "data": (
-        "**Step 1 · the data.** Pick one numeric column, one row per person. **U**, the upper "
+        "**Step 4 · your data.** Pick one numeric column, one row per person. **U**, the upper "
         "end of the domain [0, U], must be **public** — known before you look at the data (a "
         "legal maximum, a published range). If it came from the data, the largest value itself "
         "would leak. **Cleaning** drops values that are not numbers and clips every value "
@@ -23,7 +25,8 @@ TEXTS: dict[str, str] = {
         "The report below says how many records it touched."
     ),
     "explorer": (
-        "**Step 2 · the explorer.** Press **Run**: each algorithm answers every query many "
+        "**Step 1 · the explorer** (on a sample dataset; yours comes in step 4, on the Data "
+        "page). Press **Run**: each algorithm answers every query many "
         "times with fresh noise (ε, the privacy budget, sets how much). In *Answers*, the "
         "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): narrow "
         "means dependable. The **relative error** is the "
@@ -33,8 +36,20 @@ TEXTS: dict[str, str] = {
         + rule_in_words()
         + ". The *Summary* tab names the lowest error of your run."
     ),
+    "single-query": (
+        "**Step 2 · one query.** q_τ adds up every value ≤ τ. Move **θ** (mouse or arrow "
+        "keys): values above θ count as θ. Lower θ → less noise (one person can move the "
+        "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
+        "four numbers and the four boxes follow θ; the best θ on the chart was found by "
+        "looking at the data, so a private method (SVT, Recursive) must choose θ instead."
+    ),
+    "compare": (
+        "**Step 3 · compare.** The paper's grid: every algorithm with every way of choosing θ, "
+        "on the same data, seed and ε. Each cell is the typical relative error (lower is "
+        "better); the ε sweep shows how each improves as the budget grows."
+    ),
     "decide": (
-        "**Step 3 · decide.** Type the error you can live with (5 = answers off by about 5 % "
+        "**Step 5 · decide.** Type the error you can live with (5 = answers off by about 5 % "
         "in the typical query). Each line is one algorithm's error as ε, the privacy budget, "
         "grows; where it crosses the horizontal **target** line is the smallest ε that meets "
         "it. Smaller ε means more "
@@ -42,7 +57,7 @@ TEXTS: dict[str, str] = {
         "These errors use the true answers: decide before publishing, never after."
     ),
     "release": (
-        "**Step 4 · release.** This is the only page that publishes: one draw of noise, with "
+        "**Step 6 · release.** This is the only page that publishes: one draw of noise, with "
         "no seed, so nobody can redo it. The **ledger** adds up the ε spent on this dataset: "
         "each release of the same people spends budget again, and the ledger refuses a release "
         "that would go over the total you set. What is **published**: the noisy answers, the "
@@ -62,13 +77,14 @@ def switch() -> None:
     st.sidebar.toggle(
         "Guide",
         key=K.GUIDE,
-        help="One short explanation per step, in plain words (Data, Explorer, Decide, Release). "
+        help="One short explanation per step, in plain words (Explorer, Single query, Compare, "
+        "Data, Decide, Release). "
         "Share links carry it.",
     )
 
 
 def box(step: str) -> None:
-    """The guide's box for ``step`` (``data``, ``explorer``, ``decide``, ``release``), if on."""
+    """The guide's box for ``step`` (a key of :data:`TEXTS`), if on."""
     if on():
         with st.container(key=f"guide_{step}"):
             st.info(TEXTS[step], icon=":material/school:")

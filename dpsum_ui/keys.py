@@ -63,11 +63,13 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
 Single query (app_pages/single_query.py)
     ``teach_query``        select_slider: the query's threshold τ (from the workload)
     ``teach_algorithm``    segmented_control: algorithm whose bias/variance is drawn
-    ``teach_theta``        select_slider: θ on a log grid
+    ``teach_theta``        setting (no widget): the θ the lesson frame starts at (a link's θ);
+                           θ is then moved in the browser by the frame's own slider
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
     ``teach_share``        popover: link to this query, θ and algorithm
     ``teach_all_box``      expander: every algorithm's error over θ, built only when open
     ``teach_compute``      button: compute θ curves estimated above a link's budget
+    ``teach_lesson_download`` download_button: the lesson as one offline HTML file
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -176,6 +178,7 @@ TEACH_PRIVATE = "teach_private"
 TEACH_SHARE = "teach_share"
 TEACH_ALL = "teach_all_box"
 TEACH_COMPUTE = "teach_compute"  # compute θ curves estimated above a link's budget
+TEACH_LESSON_DOWNLOAD = "teach_lesson_download"
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"

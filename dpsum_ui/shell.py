@@ -71,6 +71,7 @@ def restore_from_link(page: str) -> None:
         shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
         id_column=shared.id_column,
     )  # fmt: skip
+    state.upper_from("link")  # credited as the link's if another dataset asks for U
     if page == "compare":
         state.put(K.COMPARE_TRUNCATIONS, list(shared.config.truncations))
     if page == "decide":

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+
 from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
@@ -18,15 +20,18 @@ from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import check_run_size
+from dpsum_core.text import escape_name
 
 from . import fields
 from . import keys as K
 from .datasets import (  # noqa: F401  (re-exported for the pages)
     DEFAULT_SAMPLE,
     DOMAIN_PENDING,
+    PENDING_FROM,
     RELEASE_UPLOAD_ERROR,
     SAMPLE_NAMES,
     SAMPLES,
+    U_ORIGIN,
     UPLOAD_ERROR,
     DataContext,
     data_context,
@@ -40,7 +45,6 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     on_server,
     on_source,
     on_upload,
-    pending_from,
     release_separate,
     sample_columns,
     sample_dataset,
@@ -64,6 +68,30 @@ from .store import (  # noqa: F401
     strategy_cache,
     widget,
 )
+
+
+def upper_from(origin: str) -> None:
+    """Record where the current U came from: ``"link"`` (a link's settings) or ``"user"``."""
+    st.session_state[U_ORIGIN] = origin
+
+
+def on_upper() -> None:
+    """Callback of the U input: the user entered U for the current dataset."""
+    upper_from("user")
+    domain_confirmed()
+
+
+def pending_from() -> str:
+    """Where the current U came from, credited in the "U is still …" prompt of a new dataset:
+    the link, the user (for which dataset), or the dataset whose default it is (Markdown, the
+    dataset's name escaped)."""
+    origin, name = st.session_state.get(PENDING_FROM) or (None, None)
+    label = escape_name(name, "markdown") if name else None
+    if origin == "link":
+        return "the value of the link you opened"
+    if origin == "user":
+        return f"the value you entered for {label}" if label else "the value you entered"
+    return f"the value set for {label or 'the previous dataset'}"
 
 
 def workload_spec() -> str:

@@ -6,34 +6,43 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.summary import DataSummary
 from dpsum_core.mechanisms.registry import get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import budget_split
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.text import escape_name
 
-from . import compute, figs, present, state
+from . import compute, figs, memo, present, state
 from . import keys as K
+from .datasets import with_passes
+from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class TeachingView:
-    """Everything the page shows for the chosen query, algorithm and θ."""
+    """Everything the page shows for the chosen query and algorithm, at every θ of the grid."""
 
-    figure: go.Figure
+    figure: go.Figure  # the chart at the starting θ (the lesson frame moves its marker)
     # built when called: the page draws it only while its expander is open
     all_figure: Callable[[], go.Figure]
-    at_theta: dict[str, float]
     best: float
-    true_answer: float
-    text: dict[str, str]
     stem: str  # download file names: dataset, workload, ε, seed, τ
+    lesson: dict  # everything θ moves, per grid θ (dpsum_ui.lesson draws it in the browser)
+    frame: str  # the lesson frame's HTML (plotly.js from this server)
 
 
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
@@ -113,6 +122,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             readout=readout(table.iloc[at], float(scales[at])),
             title=f"{label(algorithm)}: error over θ" + title_tail,
         ),
+        data,
     )
     def all_figure() -> go.Figure:
         return compute.figure(
@@ -120,23 +130,169 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             lambda: figs.all_algorithms_figure(
                 curves, theta=theta, title="Expected error of every algorithm" + title_tail
             ),
+            data,
         )
-    row = table.iloc[at]
+
+    def build_lesson() -> dict:
+        texts = [
+            present.teaching_text(
+                tau=tau, theta=float(t), epsilon=config.epsilon, eps_theta=eps_theta,
+                eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
+                exact=not get(algorithm).binned, algorithm_label=label(algorithm),
+            )
+            for t, s in zip(grid, scales, strict=True)
+        ]
+        return lesson_payload(
+            table, texts, scales, tau=tau, start=at,
+            true_answer=float(data.sum_at_most(np.array([tau]))[0]),
+            above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
+            budget=(config.epsilon, eps_theta, eps_m), exact=(not get(algorithm).binned, domain),
+        )
+
+    # Built once per view, and once for every session on public data (dpsum_ui.memo).
+    lesson = _memo(data, ("teach_lesson", *key, at), build_lesson)
+    src = plotly_url()
+    frame = _memo(data, ("teach_frame", *key, at, src),
+                  lambda: lesson_html(lesson, plotly_src=src))
     stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
     )
     return TeachingView(
-        stem=stem,
-        figure=figure,
-        all_figure=all_figure,
-        at_theta={k: float(row[k]) for k in (
-            "truncation_bias", "binning_bias", "truncation_bias2", "binning_bias2", "variance",
-            "total")},
-        best=best,
-        true_answer=float(data.sum_at_most(np.array([tau]))[0]),
-        text=present.teaching_text(
-            tau=tau, theta=theta, epsilon=config.epsilon, eps_theta=eps_theta, eps_m=eps_m,
-            scale=float(scales[at]), weights=domain.weights, width=domain.width,
-            exact=not get(algorithm).binned, algorithm_label=label(algorithm),
-        ),
+        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson, frame=frame
     )  # fmt: skip
+
+
+def _memo(data: Dataset | DataSummary, key: tuple, build: Callable[[], T]) -> T:
+    """``build()`` once per key in this session, and once for every session on public data."""
+    return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
+
+
+def records_above(data: Dataset | DataSummary, tau: float, grid: np.ndarray) -> np.ndarray:
+    """Records that q_τ sums (values ≤ τ) and that exceed θ, at each grid θ: those truncation
+    counts as θ (deterministic, memoised)."""
+    key = (data.fingerprint, data.name, data.column, "above", tau, tuple(float(t) for t in grid))
+
+    def count(d: Statistics) -> np.ndarray:
+        at_most = d.count_at_most(np.minimum(np.append(grid, tau), tau))
+        return np.asarray(at_most[-1] - at_most[:-1], dtype=np.int64)
+
+    return state.memo("curves", key, lambda: with_passes(data, count))
+
+
+def lesson_payload(
+    table: pd.DataFrame,
+    texts: list[dict[str, str]],
+    scales: np.ndarray,
+    *,
+    tau: float,
+    start: int,
+    true_answer: float,
+    above: np.ndarray,
+    figure: go.Figure,
+    algorithm: str,
+    budget: tuple[float, float, float],
+    exact: tuple[bool, Domain],
+) -> dict:
+    """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
+    ``scales`` per θ), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
+    money = present.money
+    rows = list(table.itertuples(index=False))
+    epsilon, eps_theta, eps_m = budget
+    exact_values, domain = exact
+    rule = "its bin's upper edge" if domain.weights == "upper" else "its bin's midpoint"
+    fig = figure_json(figure)
+    # In the app the page's controls and summary say the rest: one title line, less margin.
+    fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
+    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 80, "b": 20}
+    if eps_theta > 0:
+        budget_short = (f"ε = {epsilon:g}: ε_θ = {eps_theta:g} picks θ privately, "
+                        f"ε_m = {eps_m:g} measures the answer.")  # fmt: skip
+    else:
+        budget_short = (f"A fixed θ costs nothing: all of ε = {epsilon:g} measures the answer "
+                        "(private only if θ was chosen without looking at the data).")  # fmt: skip
+    return {
+        "thetas": [float(r.theta) for r in rows],
+        "theta_text": [f"{r.theta:,.0f}" for r in rows],
+        "start": int(start),
+        "number_labels": {"truncation": "Truncation bias", "binning": "Binning bias",
+                          "rmse": "Expected error (RMSE)", "truth": "True answer q_τ"},
+        "numbers": {
+            "truncation": [money(r.truncation_bias) for r in rows],
+            "binning": [money(r.binning_bias) for r in rows],
+            "rmse": [money(r.total**0.5) for r in rows],
+            "truth": money(true_answer),
+        },
+        "notes": {
+            "truncation": [f"{int(n):,} record{'' if n == 1 else 's'} above θ" for n in above],
+        },
+        "readout": [readout(table.iloc[i], float(scales[i])) for i in range(len(rows))],
+        "card_titles": {"truncation": "Truncation bias", "binning": "Binning bias",
+                        "sensitivity": "Sensitivity", "budget": "Budget split"},
+        "cards": {
+            "truncation": {
+                "short": [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
+                          f"{money(abs(r.truncation_bias))}." for r in rows],
+                "long": [markdown_html(t["truncation"]) for t in texts],
+            },
+            "binning": {
+                "short": f"{label(algorithm)} sums the exact values: no binning bias."
+                if exact_values else [
+                    f"Each record counts as {rule} (bins of width {domain.width:,.6g}): "
+                    f"{money(r.binning_bias)}." for r in rows],
+                "long": markdown_html(texts[0]["binning"]),
+            },
+            "sensitivity": {
+                "short": [f"One person moves q_τ by at most min(θ, τ) = "
+                          f"{min(r.theta, tau):,.0f}: noise scale {money(float(s))}."
+                          for r, s in zip(rows, scales, strict=True)],
+                "long": [markdown_html(t["sensitivity"]) for t in texts],
+            },
+            "budget": {"short": budget_short, "long": markdown_html(texts[0]["budget"])},
+        },
+        "figure": fig,
+        "fit": True,
+        "chart_height": 420,
+        "title": f"{label(algorithm)}: error over θ, q_τ with τ = {tau:,.0f}",
+        "algorithm": algorithm,
+    }  # fmt: skip
+
+
+_LESSON_BINS = 1000
+
+
+def lesson_file(view: TeachingView, ctx: state.DataContext, config: ExperimentConfig, *,
+                tau: float, private: bool) -> bytes:
+    """"Download this lesson": the page as one self-contained HTML file (plotly.js inline, the θ
+    slider working offline), with the data's histogram, the settings and the seed.
+
+    Called by the download button after the script run (no session state is read here)."""
+    data, domain = ctx.dataset, ctx.domain
+    assert data is not None and domain is not None
+    theta = view.lesson["thetas"][view.lesson["start"]]
+    # at most 1,000 bars (public bins merged), so that the file stays under 5 MB at any n
+    shown = domain if domain.bins <= _LESSON_BINS else Domain(domain.upper, _LESSON_BINS,
+                                                             domain.weights)  # fmt: skip
+    histogram = data_histogram_figure(data, shown, thetas=(("θ at the start", theta),))
+    settings = {
+        "data": f"{data.name} · {data.column} · {ctx.unit_of_privacy}",
+        "public domain": domain_text(domain.upper, domain.bins) + f" · weights {domain.weights}",
+        "workload": config.workload,
+        "query": f"q_τ with τ = {tau:,.0f}",
+        "algorithm": label(view.lesson["algorithm"]),
+        "budget": f"ε = {config.epsilon:g}" + (f", ρ = {config.rho:g} (θ chosen privately)"
+                                                 if private else " (θ fixed, public)"),
+        "seed": f"{config.seed} ({config.trials} trials: the SVT and Recursive marks)",
+    }  # fmt: skip
+    payload = {
+        **view.lesson,
+        "figure": figure_json(view.figure),
+        "fit": False,
+        "chart_height": 600,
+        "histogram": figure_json(histogram),
+        "settings": settings,
+        "title": f"Truncation in five minutes: {label(view.lesson['algorithm'])}, "
+        f"q_τ with τ = {tau:,.0f}",
+        "footer": "Made with dpsum (Single query page). Move θ with the slider or the arrow "
+        "keys: everything is computed in this file, no network needed.",
+    }
+    return lesson_html(payload).encode("utf-8")

@@ -95,8 +95,9 @@ _PRELOAD = """<script>
   wait(40);
 })();
 </script>"""
-# Pages (url paths) whose first draw holds a chart on the default data.
-CHART_PAGES = frozenset({"data", "single-query", "decide"})
+# Pages (url paths) whose first draw holds a chart on the default data (Single query's chart is
+# in its lesson frame, which loads plotly.js itself: dpsum_ui.lesson).
+CHART_PAGES = frozenset({"data", "decide"})
 SLOT = "chart_library_slot"  # the hidden sidebar container of the eager import (style.py)
 
 

@@ -120,7 +120,8 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     Two checks: most records (``limits.DOMAIN_CROWDED_RECORDS``) fall in a few bins (at most
     ``limits.DOMAIN_CROWDED_BINS`` of them: U is probably far too large, e.g. hourly wages on
     an income domain), or many records (over ``limits.DOMAIN_CLIPPED_SHARE``) were above U and
-    set to U (U is probably too small).
+    set to U (U is probably too small). One at a time: when the crowded bins include the top
+    bin and many records were clipped, the pile is at U, and only "too small" is said.
 
     Privacy
     -------
@@ -129,20 +130,26 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     automatically (a U read off the data is not public, and would leak the range).
     """
     out = []
-    counts = np.sort(histogram(dataset, domain))[::-1]
+    clipped = dataset.report.clipped_above_upper
+    too_small = clipped > limits.DOMAIN_CLIPPED_SHARE * max(dataset.report.rows_kept, 1)
+    per_bin = histogram(dataset, domain)
+    order = np.argsort(per_bin, kind="stable")[::-1]
+    counts = per_bin[order]
     total = counts.sum()
     if total > 0:
         crowded = int(np.searchsorted(np.cumsum(counts), limits.DOMAIN_CROWDED_RECORDS * total))
         crowded += 1
-        if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)):
+        # Records piled at U crowd the top bin: then U is too small, not too large (one
+        # warning, not two that contradict each other).
+        top_piled = too_small and domain.bins - 1 in order[:crowded]
+        if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)) and not top_piled:
             out.append(
                 f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the records fall in {crowded:,} of the "
                 f"{domain.bins:,} bins: U = {domain.upper:,.6g} looks far too large for this "
                 "column (the histogram will look empty and the error will be large). Set U "
                 "from what is publicly known about the column's range."
             )
-    clipped = dataset.report.clipped_above_upper
-    if clipped > limits.DOMAIN_CLIPPED_SHARE * max(dataset.report.rows_kept, 1):
+    if too_small:
         out.append(
             f"{clipped:,} records ({clipped / dataset.report.rows_kept:.1%}) were above "
             f"U = {domain.upper:,.6g} and were set to U: U looks too small for this column. "

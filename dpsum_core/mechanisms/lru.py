@@ -56,6 +56,17 @@ class LRU(Generic[V]):
                 self.nbytes -= freed
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value stored under ``key`` (now the most recently used), or None: nothing is
+        built."""
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is None:
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return hit[0]
+
     def __iter__(self) -> Iterator[Hashable]:
         """The keys held, least recently used first (a snapshot)."""
         with self._lock:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -34,6 +35,16 @@ def errors(at: AppTest) -> list[str]:
 def charts(at: AppTest) -> list[dict]:
     """Plotly figure specs (dicts) of every chart on the page."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def lesson(at: AppTest) -> dict:
+    """What the Single query page's lesson frame shows at every grid θ (its JSON payload)."""
+    (frame,) = at.get("iframe")
+    found = re.search(
+        r'<script type="application/json" id="lesson-data">(.*?)</script>', frame.proto.srcdoc
+    )
+    assert found, "no lesson data in the frame"
+    return json.loads(found.group(1))
 
 
 def title(spec: dict) -> str:

@@ -9,14 +9,18 @@ import streamlit as st
 from app_helpers import assert_clean, new_app
 from streamlit.testing.v1 import AppTest
 
+from dpsum_ui.memo import SHARED
+
 
 @pytest.fixture(autouse=True)
 def _clear_caches() -> Iterator[None]:
     st.cache_data.clear()
     st.cache_resource.clear()
+    SHARED.clear()  # results shared by sessions (dpsum_ui.memo): each test starts cold
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+    SHARED.clear()
 
 
 @pytest.fixture

@@ -219,6 +219,32 @@ def test_upload_asks_for_u_and_warns_when_the_domain_does_not_fit(data_page: App
     assert not _has_keep(data_page)
 
 
+def test_u_is_credited_to_where_it_came_from() -> None:
+    """Issue 25.6: the "U is still …" prompt names the link, the user or the dataset whose
+    default U it is — not the sample a link's U was shown with."""
+    from app_helpers import new_app
+
+    def prompt(at: AppTest) -> str:
+        return next(w.value for w in at.warning if "Set U for" in w.value)
+
+    linked = new_app(data="incomes.csv", column="income", upper="500000", workload="Q3")
+    linked.run()
+    linked.switch_page("app_pages/data.py").run()
+    upload(linked, "hourly.csv", HOURLY)
+    assert "U is still 500,000, the value of the link you opened" in prompt(linked)
+    typed = new_app()
+    typed.run()
+    typed.switch_page("app_pages/data.py").run()
+    typed.number_input(key="domain_upper").set_value(700_000.0).run()
+    upload(typed, "hourly.csv", HOURLY)
+    assert "U is still 700,000, the value you entered for incomes.csv" in prompt(typed)
+    default = new_app()
+    default.run()
+    default.switch_page("app_pages/data.py").run()
+    upload(default, "hourly.csv", HOURLY)
+    assert "U is still 800,000, the value set for incomes.csv" in prompt(default)
+
+
 def test_keep_u_after_an_upload_dismisses_the_question(data_page: AppTest) -> None:
     upload(data_page, "mydata.csv", CSV)
     assert any("Set U for mydata.csv" in w.value for w in data_page.warning)

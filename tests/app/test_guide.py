@@ -8,6 +8,8 @@ from app_helpers import assert_clean, new_app
 STEPS = {
     "data": "app_pages/data.py",
     "explorer": None,
+    "single-query": "app_pages/single_query.py",
+    "compare": "app_pages/compare.py",
     "decide": "app_pages/decide.py",
     "release": "app_pages/release.py",
 }
@@ -51,6 +53,11 @@ def test_guide_texts_say_what_the_issue_asks() -> None:
     assert "Look first at" in TEXTS["explorer"]
     assert "target" in TEXTS["decide"]
     assert "ledger" in TEXTS["release"] and "published" in TEXTS["release"]
+    assert "truncation bias" in TEXTS["single-query"] and "grid" in TEXTS["compare"]
+    # numbered from the page the app opens on (the Explorer)
+    assert TEXTS["explorer"].startswith("**Step 1 ")
+    steps = sorted(int(t.split()[1]) for t in TEXTS.values())
+    assert steps == list(range(1, len(TEXTS) + 1))
 
 
 def test_guide_is_remembered_across_pages() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_helpers import array, assert_clean, charts, errors, title
+from app_helpers import array, assert_clean, charts, errors, lesson, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core import limits
@@ -37,17 +37,33 @@ def compare(app: AppTest) -> AppTest:
     return app
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label.startswith(label))
+def metric(at: AppTest, name: str, index: int | None = None) -> str:
+    """One of the four numbers of the lesson frame, at its start θ or at grid point ``index``."""
+    payload = lesson(at)
+    value = payload["numbers"][name]
+    return value if isinstance(value, str) else value[payload["start"] if index is None else index]
+
+
+def curves_of(at: AppTest) -> dict:
+    """The lesson frame's chart (a plotly figure spec)."""
+    return lesson(at)["figure"]
+
+
+def card(at: AppTest, name: str, index: int | None = None) -> str:
+    """The long explanation of one card at the start θ (or at grid point ``index``)."""
+    payload = lesson(at)
+    value = payload["cards"][name]["long"]
+    return value if isinstance(value, str) else value[payload["start"] if index is None else index]
 
 
 def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
-    (curves,) = charts(teach)  # every algorithm's chart is built only when its box is opened
+    curves = curves_of(teach)
+    assert not charts(teach)  # every algorithm's chart is built only when its box is opened
     teach.session_state["teach_all_box"] = True
     teach.run()
     assert_clean(teach)
-    assert charts(teach)[0] == curves
-    everyone = charts(teach)[1]
+    assert curves_of(teach) == curves
+    (everyone,) = charts(teach)
     names = [t.get("name", "") for t in curves["data"]]
     assert any(n.endswith(": RMSE") for n in names)
     assert {"|truncation bias|", "|binning bias|", "noise (SD)"} <= set(
@@ -55,27 +71,26 @@ def test_single_query_curves_samples_and_explanations(teach: AppTest) -> None:
     )
     assert sum("θ chosen by" in n for n in names) == 2  # SVT and Recursive marks
     assert len(everyone["data"]) == len(ALGORITHMS)  # the page compares every algorithm
-    text = " ".join(m.value for m in teach.markdown)
-    for word in ("Truncation bias", "Binning bias", "Sensitivity", "Budget split", "ε_θ + ε_m = ε"):
-        assert word in text
+    titles = lesson(teach)["card_titles"].values()
+    assert list(titles) == ["Truncation bias", "Binning bias", "Sensitivity", "Budget split"]
+    assert "ε_θ + ε_m = ε" in card(teach, "budget")
     assert teach.select_slider(key="teach_query").value == 80_000.0  # Q3 edge nearest 100k
 
 
 def test_single_query_updates_live_and_deterministically(teach: AppTest) -> None:
-    before = metric(teach, "Expected error")
-    options = teach.select_slider(key="teach_theta").options
-    teach.select_slider(key="teach_theta").set_value(float(options[5].replace(",", ""))).run()
-    assert_clean(teach)
-    assert metric(teach, "Expected error") != before
+    payload = lesson(teach)
+    assert metric(teach, "rmse", 5) != metric(teach, "rmse")  # θ moves the numbers
+    teach.run()
+    assert lesson(teach) == payload  # a rerun: the same frame, nothing recomputed differently
     teach.button_group(key="teach_algorithm").set_value("tamm").run()
     assert_clean(teach)
-    assert title(charts(teach)[0]).startswith("TaMM")
+    assert title(curves_of(teach)).startswith("TaMM")
     # a fixed, public θ: all of ε measures, no private θ marks, and the warning about the data
     teach.toggle(key="teach_private").set_value(False).run()
     assert_clean(teach)
-    names = [t.get("name", "") for t in charts(teach)[0]["data"]]
+    names = [t.get("name", "") for t in curves_of(teach)["data"]]
     assert not any("θ chosen by" in n for n in names)
-    assert "only if θ was chosen without looking" in " ".join(m.value for m in teach.markdown)
+    assert "only if θ was chosen without looking" in card(teach, "budget")
 
 
 def test_single_query_reports_bad_settings(teach: AppTest) -> None:
@@ -202,37 +217,34 @@ def _trace(spec: dict, name: str):
     return next(array(t["y"]) for t in spec["data"] if t.get("name") == name)
 
 
-def _sentence(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if "Truncating at θ" in m.value)
-
-
-def test_one_theta_on_screen_the_chart_follows_the_slider(teach: AppTest) -> None:
-    """Issue 19: the chart has no θ control of its own; its marker, its readout, the metrics,
-    the sentence and the link all show the θ of the slider beside it."""
-    slider = teach.select_slider(key="teach_theta")
-    options = [float(o.replace(",", "")) for o in slider.options]
+def test_one_theta_on_screen_every_number_follows_the_frames_slider(teach: AppTest) -> None:
+    """Issue 19, then 25: the chart has no θ control of its own; at every θ of the frame's
+    slider, its readout, the four numbers and the sentences show that θ and agree."""
+    payload = lesson(teach)
+    curves = payload["figure"]
+    assert "sliders" not in curves["layout"] and "updatemenus" not in curves["layout"]
+    start = payload["start"]
+    assert curves["layout"]["shapes"][0]["x0"] == payload["thetas"][start]
+    assert teach.query_params["theta"] == number_text(payload["thetas"][start])
     seen = set()
-    for theta in (options[10], options[30]):
-        teach.select_slider(key="teach_theta").set_value(theta).run()
-        assert_clean(teach)
-        curves = charts(teach)[0]
-        assert "sliders" not in curves["layout"] and "updatemenus" not in curves["layout"]
-        assert curves["layout"]["shapes"][0]["x0"] == theta
-        readout = curves["layout"]["annotations"][0]["text"]
+    for i in (10, 30):
+        theta = payload["thetas"][i]
+        readout = payload["readout"][i]
         assert f"θ = {theta:,.0f}" in readout
-        rmse = metric(teach, "Expected error")
+        rmse = metric(teach, "rmse", i)
         assert f"expected error (RMSE) {rmse}" in readout  # the same number, the same words
-        assert f"Truncating at θ = {theta:,.0f}" in _sentence(teach)
-        assert teach.query_params["theta"] == number_text(theta)
+        assert f"truncation bias {metric(teach, 'truncation', i)}" in readout
+        assert f"Truncating at θ = {theta:,.0f}" in card(teach, "truncation", i)
+        assert f"θ = {theta:,.0f}" in payload["cards"]["truncation"]["short"][i]
         seen.add(rmse)
     assert len(seen) == 2
 
 
 def test_teaching_numbers_are_words_in_the_data_unit(teach: AppTest) -> None:
-    values = [m.value for m in teach.metric]
+    values = [metric(teach, name) for name in ("truncation", "binning", "rmse", "truth")]
     assert any(v.endswith(("million", "billion")) for v in values), values
     assert not any(v.endswith((" k", " M", " G", " T")) for v in values), values
-    curves = charts(teach)[0]
+    curves = curves_of(teach)
     assert "²" not in curves["layout"]["annotations"][0]["text"]
     assert curves["layout"]["yaxis"]["title"]["text"] == "error, in the data's unit"
     assert all(t[-1].isdigit() or t.endswith(("million", "billion", "trillion"))
@@ -240,7 +252,7 @@ def test_teaching_numbers_are_words_in_the_data_unit(teach: AppTest) -> None:
 
 
 def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
-    curves = charts(teach)[0]
+    curves = curves_of(teach)
     identity_trunc = _trace(curves, "|truncation bias|")
     binning = _trace(curves, "|binning bias|")
     # upper-edge weights: the binning bias never vanishes, even at θ = U; the truncation bias
@@ -249,15 +261,15 @@ def test_teaching_curves_separate_the_two_biases(teach: AppTest) -> None:
     # SQM sums exact values: the same truncation bias, and no binning bias at all
     teach.button_group(key="teach_algorithm").set_value("sqm").run()
     assert_clean(teach)
-    sqm = charts(teach)[0]
+    sqm = curves_of(teach)
     names = [t.get("name") for t in sqm["data"]]
     assert "|binning bias|" not in names
     np.testing.assert_allclose(_trace(sqm, "|truncation bias|"), identity_trunc)
-    assert any("no binning bias" in m.value for m in teach.markdown)
+    assert "no binning bias" in card(teach, "binning")
 
 
 def test_lowest_error_marker_ignores_the_cancellation_of_the_biases(teach: AppTest) -> None:
-    spec = charts(teach)[0]
+    spec = curves_of(teach)
     x = next(array(t["x"]) for t in spec["data"] if t.get("name") == "noise (SD)")
     trunc = np.nan_to_num(_trace(spec, "|truncation bias|"))
     trade_off = trunc**2 + _trace(spec, "noise (SD)") ** 2

@@ -211,6 +211,23 @@ def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
     assert "50 records (50.0%) were above U = 50" in message and "too small" in message
 
 
+def test_values_piled_at_u_give_one_warning_not_two_that_contradict():
+    """Issue 25.6: most records clipped into the top bin crowd it; that is U too small, not
+    U far too large. A crowd elsewhere with many records clipped still says both."""
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.data.domain import Domain, domain_warnings
+
+    piled = make_dataset(pd.Series([*range(1, 11), *[5_000.0] * 990]), upper=1000, name="p",
+                         column="v")  # fmt: skip
+    (message,) = domain_warnings(piled, Domain(1000, 1000))
+    assert "too small" in message and "far too large" not in message
+    # crowded in the lowest bin, and 5% clipped at U: two separate problems, two warnings
+    both = make_dataset(pd.Series([*[0.5] * 950, *[5_000.0] * 50]), upper=1000, name="b",
+                        column="v")  # fmt: skip
+    texts = " ".join(domain_warnings(both, Domain(1000, 1000)))
+    assert "far too large" in texts and "too small" in texts
+
+
 def test_the_cleaning_report_counts_in_words():
     from dpsum_core.data.cleaning import CleaningReport
 

@@ -31,7 +31,7 @@ def test_guide_boxes_follow_the_switch_and_the_link_carries_it(page, server, bro
     assert page.locator(key("guide_decide")).count() == 0
     assert "guide=" not in page.url
     page.locator(f"{SIDEBAR} {key('guide')} label").click()
-    page.locator(key("guide_decide")).get_by_text("Step 3 · decide").wait_for()
+    page.locator(key("guide_decide")).get_by_text("Step 5 · decide").wait_for()
     page.wait_for_function("() => location.search.includes('guide=1')")
     wait_idle(page)
     link = page.url
@@ -48,7 +48,7 @@ def test_guide_boxes_follow_the_switch_and_the_link_carries_it(page, server, bro
         other = context.new_page()
         other.set_default_timeout(60_000)
         other.goto(link)
-        other.locator(key("guide_decide")).get_by_text("Step 3 · decide").wait_for()
+        other.locator(key("guide_decide")).get_by_text("Step 5 · decide").wait_for()
         wait_idle(other)
         assert _switch(other).is_checked()
         assert_clean(other)

@@ -80,7 +80,7 @@ def test_screenshots_of_every_page(browser, server):
         shoot(page, "data")
 
         goto_page(page, "Single query")
-        page.locator(f"{key('chart_teach_curves')} .main-svg").first.wait_for()
+        page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for()
         assert_clean(page)
         shoot(page, "single_query")
 
@@ -119,7 +119,7 @@ def test_teaching_page_screenshots_for_the_readme(browser, server, size):
         page = context.new_page()
         page.set_default_timeout(60_000)
         page.goto(server.url + "/single-query")
-        page.locator(f"{key('chart_teach_curves')} .main-svg").first.wait_for()
+        page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for()
         wait_idle(page)
         wait_rendered(page)
         assert_clean(page)

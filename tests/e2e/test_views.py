@@ -7,7 +7,6 @@ import pytest
 
 from dpsum_core.plots.results import ANSWER_AXIS_MARGIN
 from tests.e2e.conftest import (
-    ARTIFACTS,
     assert_clean,
     button,
     chart_data,
@@ -15,11 +14,9 @@ from tests.e2e.conftest import (
     goto_page,
     key,
     new_context,
-    nudge_slider,
     open_app,
     run_q3,
     set_number,
-    slider_value,
     upload_data,
     upload_payload,
     wait_idle,
@@ -108,99 +105,4 @@ def test_compare_link_reproduces_the_view_in_a_new_browser_context(page, server,
         context.close()
 
 
-def test_single_query_link_reproduces_the_view_in_a_new_browser_context(page, server, browser):
-    open_app(page, server.url)
-    goto_page(page, "Single query")
-    page.locator(f"{key('teach_algorithm')} button", has_text="TaMM").click()
-    page.wait_for_function("() => location.search.includes('algorithm=tamm')")
-    nudge_slider(page, "teach_theta", "ArrowRight")
-    wait_idle(page)
-    theta = slider_value(page, "teach_theta")
-    page.wait_for_function(
-        "(t) => decodeURIComponent(location.search).includes('theta=' + t)",
-        arg=theta.replace(",", ""),
-    )
-    link = page.url
-    wait_rendered(page)
-    curves = chart_data(page, "teach_curves")
-    context, other = _fresh(browser, link)
-    try:
-        other.locator(key("chart_teach_curves")).wait_for()
-        wait_rendered(other)
-        assert slider_value(other, "teach_theta") == theta
-        assert chart_title(other, "teach_curves").startswith("TaMM")
-        assert chart_data(other, "teach_curves") == curves
-        assert_clean(other)
-    finally:
-        context.close()
-
-
-def test_teaching_page_shows_one_theta(page, server):
-    """Issue 19: the chart has no θ slider of its own; the page's θ slider moves the chart's
-    marker and readout, the metrics and the sentence together (one θ on screen)."""
-    open_app(page, server.url)
-    goto_page(page, "Single query")
-    sel = f"{key('chart_teach_curves')} .js-plotly-plot"
-    page.locator(sel).wait_for()
-    wait_rendered(page)
-    assert page.locator(f"{sel} .slider-grip-rect").count() == 0  # no second θ control
-    marker = "(sel) => document.querySelector(sel)._fullLayout.shapes[0].x0"
-    readout = "(sel) => document.querySelector(sel)._fullLayout.annotations[0].text"
-    rmse = page.locator('[data-testid="stMetric"]', has_text="Expected error (RMSE)")
-    for _ in range(2):
-        theta = slider_value(page, "teach_theta")
-        assert page.evaluate(marker, sel) == pytest.approx(float(theta.replace(",", "")), rel=1e-9)
-        assert f"θ = {theta}" in page.evaluate(readout, sel)
-        value = rmse.locator('[data-testid="stMetricValue"]').inner_text()
-        assert f"(RMSE) {value}" in page.evaluate(readout, sel)
-        page.get_by_text(f"Truncating at θ = {theta} counts").wait_for()
-        nudge_slider(page, "teach_theta", "ArrowRight")
-        page.wait_for_function(
-            "([sel, t]) => Math.abs(document.querySelector(sel)._fullLayout.shapes[0].x0 - t) > 1",
-            arg=[sel, float(theta.replace(",", ""))],
-        )
-        wait_rendered(page)
-    assert_clean(page)
-
-
-def test_teaching_controls_and_numbers_are_at_least_16px(page, server):
-    open_app(page, server.url)
-    goto_page(page, "Single query")
-    wait_rendered(page)
-    sizes = page.evaluate(
-        """() => [...document.querySelectorAll(
-            '.st-key-teach_panel [data-testid="stWidgetLabel"] p,'
-            + '.st-key-teach_panel [data-testid="stMetricLabel"] p,'
-            + '.st-key-teach_panel [data-testid="stMetricValue"],'
-            + '.st-key-teach_panel [data-testid="stSliderThumbValue"]')]
-            .filter(e => e.offsetParent !== null)
-            .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])"""
-    )
-    assert len(sizes) >= 8, sizes  # algorithm, τ, θ, ε, … labels and the four metrics
-    small = [s for s in sizes if s[1] < 16]
-    assert not small, small
-
-
-@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 800)])
-def test_teaching_page_fits_a_projector(browser, server, width, height):
-    """Slider and chart side by side above the fold; screenshots in tests/e2e/artifacts."""
-    context, page = _fresh(browser, server.url, width, height)
-    try:
-        button(page, "explorer_run").wait_for()
-        wait_idle(page)
-        goto_page(page, "Single query")
-        wait_rendered(page)
-        page.screenshot(path=str(ARTIFACTS / f"teaching_{width}x{height}.png"))
-        chart = page.locator(f"{key('chart_teach_curves')} .js-plotly-plot").bounding_box()
-        theta = page.locator(key("teach_theta")).bounding_box()
-        assert theta["x"] + theta["width"] <= chart["x"]  # side by side
-        assert theta["y"] + theta["height"] <= height, theta  # above the fold
-        assert chart["y"] < height / 3
-        font = page.evaluate(
-            "(sel) => document.querySelector(sel)._fullLayout.font.size",
-            f"{key('chart_teach_curves')} .js-plotly-plot",
-        )
-        assert font >= 16
-        assert_clean(page)
-    finally:
-        context.close()
+# Single query (the lesson frame: θ in the browser): tests/e2e/test_classroom.py

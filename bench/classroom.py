@@ -1,0 +1,181 @@
+"""A classroom on one server: N students open the teacher's links at once.
+
+    python -m bench.classroom [--students 30] [--quick]
+
+One ``streamlit run app.py`` and one Chromium with N browser contexts (N students: own cookies,
+storage and Streamlit session). Measured, on the server process from /proc:
+
+- ``one_student``: a single student opens an Explorer link (default settings, a seed nobody ran
+  yet): server CPU seconds and open-to-figures seconds;
+- ``explorer``: N students open one Explorer link (another fresh seed) at once: server CPU in
+  total, open-to-figures median and p90, and ``cpu_per_additional_student_s`` =
+  (CPU of the N − CPU of the one student) / (N − 1), the figure that matters when the
+  browsers share the server's cores (target ≤ 0.1 s; 1.2 s before issue 25);
+- ``single_query``: the same N open one Single query link at once (CPU, open-to-drawn);
+- ``theta_step_ms``: on Single query, arrow-key steps of θ in the lesson frame, by the page's
+  own clock (performance.now in the page): until the four numbers and the explanations changed
+  (target ≤ 50 ms), and until the chart's marker moved too (the next frame);
+- ``lesson_bytes``: the size of the "Download this lesson" file (target ≤ 5 MB);
+- the server's peak RSS (VmHWM; target ≤ 1.5 GiB at 30 sessions), ``shared_computations``
+  (lines the server wrote with DPSUM_MEMO_TRACE=1) and the machine's load.
+
+Nothing is asserted; ``pass`` says how each figure compares with its target.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+from bench.common import emit, log, machine, parser, target
+
+EXPLORER_SEEDS = (2501, 2502)  # the lone student's, then the class's (fresh: nobody ran them)
+THETA_STEPS = 12
+
+
+def _explorer_link(seed: int) -> str:
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_ui import share
+
+    params = share.config_to_query(ExperimentConfig(seed=seed), sample="incomes.csv",
+                                   column="income")  # fmt: skip
+    return f"/?{urlencode(params)}"
+
+
+SINGLE_QUERY_LINK = "/single-query?data=incomes.csv&workload=Q3&tau=240000&theta=80000"
+
+
+def _quantiles(values: list[float]) -> dict:
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return {"median_s": round(statistics.median(ordered), 2), "p90_s": round(p90, 2),
+            "max_s": round(ordered[-1], 2)}  # fmt: skip
+
+
+def _open_all(browser, url: str, count: int, ready) -> tuple[list, list[float]]:
+    """``count`` new contexts open ``url`` at once; seconds until ``ready(page)`` in each."""
+    from tests.e2e.conftest import new_context
+
+    contexts = [new_context(browser) for _ in range(count)]
+    pages = [c.new_page() for c in contexts]
+    start = time.perf_counter()
+    for page in pages:
+        page.set_default_timeout(600_000)
+        page.goto(url, wait_until="commit")
+    seconds = []
+    for page in pages:  # in order: each is waited for from the common start
+        ready(page)
+        seconds.append(time.perf_counter() - start)
+    return contexts, seconds
+
+
+def _answers(seed: int):
+    from tests.e2e.conftest import answers_title, wait_idle
+
+    def ready(page) -> None:
+        page.wait_for_function(answers_title(seed), timeout=600_000)
+        wait_idle(page, 600_000)
+
+    return ready
+
+
+def _lesson_ready(page) -> None:
+    from tests.e2e.conftest import wait_idle
+
+    page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for(
+        timeout=600_000)  # fmt: skip
+    wait_idle(page, 600_000)
+
+
+def main() -> None:
+    p = parser(__doc__)
+    p.add_argument("--students", type=int, default=30, help="browser contexts (default 30)")
+    args = p.parse_args()
+    students = 3 if args.quick else args.students
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, Server, new_context, open_app
+    from tests.e2e.test_classroom import theta_steps
+    from tests.e2e.test_concurrency import cpu_s, memory_kb
+
+    result: dict = {"students": students, "machine_before": machine()}
+    server = Server(env={"DPSUM_MEMO_TRACE": "1"})
+    pid = server.proc.pid
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            warm = new_context(browser)
+            open_app(warm.new_page(), server.url)  # imports and the sample loaded
+            warm.close()
+
+            log("one student")
+            cpu0 = cpu_s(pid)
+            contexts, seconds = _open_all(browser, server.url + _explorer_link(EXPLORER_SEEDS[0]),
+                                          1, _answers(EXPLORER_SEEDS[0]))  # fmt: skip
+            one_cpu = cpu_s(pid) - cpu0
+            for c in contexts:
+                c.close()
+            result["one_student"] = {"server_cpu_s": round(one_cpu, 2),
+                                     "open_to_figures_s": round(seconds[0], 2)}  # fmt: skip
+
+            log(f"{students} students: the Explorer link")
+            cpu0 = cpu_s(pid)
+            contexts, seconds = _open_all(browser, server.url + _explorer_link(EXPLORER_SEEDS[1]),
+                                          students, _answers(EXPLORER_SEEDS[1]))  # fmt: skip
+            cpu = cpu_s(pid) - cpu0
+            extra = (cpu - one_cpu) / max(1, students - 1)
+            result["explorer"] = {
+                "server_cpu_s": round(cpu, 2),
+                "server_cpu_per_student_s": round(cpu / students, 3),
+                "cpu_per_additional_student_s": target(extra, 0.1),
+                "open_to_figures": _quantiles(seconds),
+            }
+
+            log(f"one student, then the class: {result['one_student']} {result['explorer']}")
+            log(f"{students} students: the Single query link")
+            for c in contexts:
+                c.close()
+            cpu0 = cpu_s(pid)
+            contexts, seconds = _open_all(browser, server.url + SINGLE_QUERY_LINK, students,
+                                          _lesson_ready)  # fmt: skip
+            cpu = cpu_s(pid) - cpu0
+            result["single_query"] = {
+                "server_cpu_s": round(cpu, 2),
+                "server_cpu_per_student_s": round(cpu / students, 3),
+                "open_to_drawn": _quantiles(seconds),
+            }
+            memory = memory_kb(pid)
+            result["server_peak_rss_mib"] = target(memory["VmHWM"] / 1024, 1.5 * 1024, "MiB")
+
+            log("θ steps and the lesson file")
+            page = contexts[0].pages[0]
+            theta_steps(page, 2)  # warm up
+            steps = theta_steps(page, THETA_STEPS)
+            numbers = [s["dom"] for s in steps]
+            painted = [s["painted"] for s in steps]
+            result["theta_step_ms"] = {
+                "numbers_median": target(statistics.median(numbers), 50.0, "ms"),
+                "numbers_max": round(max(numbers), 1),
+                "with_chart_median": round(statistics.median(painted), 1),
+                "with_chart_max": round(max(painted), 1),
+                "steps": len(steps),
+            }
+            with page.expect_download() as info:
+                page.locator(".st-key-teach_lesson_download button").first.click()
+            size = Path(info.value.path()).stat().st_size
+            result["lesson_bytes"] = target(size, 5_000_000, "bytes")
+            for c in contexts:
+                c.close()
+            browser.close()
+    finally:
+        server.stop()
+    result["shared_computations"] = server.log.read_text().count("dpsum shared memo: computed")
+    result["machine_after"] = machine()
+    emit(result)
+
+
+if __name__ == "__main__":
+    main()

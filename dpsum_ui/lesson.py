@@ -1,0 +1,224 @@
+"""The Single query lesson as one HTML page: θ moves in the browser, with no server round trip.
+
+The page's θ grid is small (about 60 points), so everything that depends on θ — the chart's
+marker and readout, the four numbers, the explanations — is computed once on the server and sent
+as arrays; a θ step in the browser only picks another index. The same page is drawn inside the
+app (plotly.js from this server, cached by the browser) and offered as "Download this lesson"
+(plotly.js inline: one file that works from disk, offline, mailed or put on a course page).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+from streamlit.components.v1 import declare_component
+
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+MAX_LESSON_BYTES = 5_000_000  # a downloaded lesson, plotly.js (about 4.8 MB) included
+# plotly.js for the lesson frame in the app, served by this server from the plotly package
+# (a component's folder), cached by the browser: a θ step asks nothing of the server.
+_PLOTLY = declare_component("plotly_js", path=str(PLOTLY_JS.parent))
+
+
+def plotly_url() -> str:
+    """The address of plotly.js on this server (under its base URL path, if any)."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"{'/' + base if base else ''}/component/{_PLOTLY.name}/{PLOTLY_JS.name}"
+
+
+def markdown_html(text: str) -> str:
+    """The explanations' markdown (``**bold**``, ``*italic*``) as escaped HTML."""
+    out = html.escape(text, quote=False)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    return re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<i>\1</i>", out)
+
+
+@cache
+def plotly_source() -> str:
+    """plotly.js, minified (about 4.8 MB), read once."""
+    return PLOTLY_JS.read_text(encoding="utf-8")
+
+
+def _json(value: object) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+_STYLE = """
+:root { font-family: "Source Sans Pro", "Source Sans 3", system-ui, sans-serif; color: #1A1A1A; }
+body { margin: 0; font-size: 16px; line-height: 1.35; }
+body.standalone { margin: 16px 24px; }
+.lesson { display: grid; grid-template-columns: minmax(220px, 1fr) minmax(0, 3fr);
+          gap: 8px 16px; }
+.side { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
+.theta label { font-size: 16px; display: block; }
+.theta output { font-size: 22px; font-weight: 600; margin-left: 6px; }
+.theta input { width: 100%; height: 28px; accent-color: #0072B2; margin: 2px 0 0 0; }
+.hint { font-size: 16px; color: #555; }
+#numbers { display: grid; grid-template-columns: 1fr; gap: 4px; }
+.metric { min-width: 0; }
+.metric .label { font-size: 16px; color: #333; line-height: 1.2; }
+.metric .value { font-size: 22px; font-weight: 600; line-height: 1.2; }
+.metric .note { font-size: 16px; color: #555; }
+#chart { min-width: 0; }
+#cards { grid-column: 1 / -1; display: grid; gap: 10px;
+         grid-template-columns: repeat(auto-fit, minmax(210px, 1fr)); }
+.card { background: #F3F6F9; border-radius: 6px; padding: 6px 10px; min-width: 0; }
+.card h2 { font-size: 16px; margin: 0 0 2px 0; }
+.card p { margin: 0; font-size: 16px; }
+.card summary { font-size: 16px; cursor: pointer; list-style: none; }
+.card summary::-webkit-details-marker { display: none; }
+.card .more { color: #0072B2; white-space: nowrap; }
+.card details[open] .more { display: none; }
+.card details p { margin-top: 4px; }
+.extra { grid-column: 1 / -1; }
+.extra h2 { font-size: 20px; }
+.settings { font-size: 16px; }
+"""
+
+# Everything θ moves, by index into the arrays of the payload; no network, no server.
+_SCRIPT = """
+const L = JSON.parse(document.getElementById('lesson-data').textContent);
+const slider = document.getElementById('theta');
+const out = document.getElementById('theta_value');
+const pick = (v, i) => (typeof v === 'string' ? v : v[i]);
+const chart = document.getElementById('chart');
+const fig = L.figure;
+function fit() {
+  // In the app: as tall as the window leaves below the frame's top (never below 280 px).
+  const frame = window.frameElement;
+  let h = L.chart_height;
+  if (frame && L.fit) {
+    const top = frame.getBoundingClientRect().top + window.parent.scrollY;
+    const rest = document.getElementById('cards').offsetHeight + 28;
+    h = Math.max(280, Math.min(560, window.parent.innerHeight - top - rest));
+  }
+  return h;
+}
+function show(i) {
+  slider.value = i;
+  out.textContent = L.theta_text[i];
+  for (const [k, v] of Object.entries(L.numbers)) {
+    document.getElementById('num_' + k).textContent = pick(v, i);
+  }
+  for (const [k, v] of Object.entries(L.notes)) {
+    document.getElementById('note_' + k).textContent = pick(v, i);
+  }
+  for (const [k, v] of Object.entries(L.cards)) {
+    document.getElementById('short_' + k).innerHTML = pick(v.short, i);
+    document.getElementById('long_' + k).innerHTML = pick(v.long, i);
+  }
+  // The chart's marker and readout (a relayout: tens of ms) follow in the next frame, after
+  // the numbers; steps faster than that draw only the latest θ.
+  if (window.Plotly && chart.data) {
+    if (pending === null) requestAnimationFrame(moveMarker);
+    pending = i;
+  }
+  remember(i);
+}
+let pending = null;
+function moveMarker() {
+  const x = L.thetas[pending];
+  const text = L.readout[pending];
+  pending = null;
+  Plotly.relayout(chart, {'shapes[0].x0': x, 'shapes[0].x1': x, 'annotations[0].text': text});
+}
+function remember(i) {
+  // In the app: keep this tab's θ across reruns and in the address bar (same origin).
+  try {
+    const p = window.parent;
+    if (p === window) return;
+    p.__dpsumTheta = {server: L.start, index: i};
+    const url = new URL(p.location.href);
+    if (url.searchParams.has('theta')) {
+      url.searchParams.set('theta', String(L.thetas[i]));
+      p.history.replaceState(p.history.state, '', url);
+    }
+  } catch (e) { /* opened from disk: nothing to keep */ }
+}
+function draw(i) {
+  const x = L.thetas[i];
+  fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
+  fig.layout.annotations[0].text = L.readout[i];
+  fig.layout.height = fit();
+  Plotly.newPlot(chart, fig.data, fig.layout, {displaylogo: false, responsive: true});
+  if (L.histogram) {
+    Plotly.newPlot('histogram', L.histogram.data, L.histogram.layout,
+                   {displaylogo: false, responsive: true});
+  }
+}
+let start = L.start;
+try {
+  const kept = window.parent !== window && window.parent.__dpsumTheta;
+  if (kept && kept.server === L.start) start = kept.index;
+} catch (e) { /* opened from disk */ }
+slider.addEventListener('input', () => show(Number(slider.value)));
+show(start);
+if (window.Plotly) draw(start);
+else document.getElementById('plotly-js').addEventListener('load', () => draw(Number(slider.value)));
+"""
+
+
+def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
+    """The lesson page. ``plotly_src``: a URL of plotly.js (the app), or None to put plotly.js
+    inline (the downloaded file: works from disk with no network)."""
+    p = payload
+    if plotly_src is None:
+        script = f'<script id="plotly-js">{plotly_source()}</script>'
+    else:
+        script = f'<script id="plotly-js" src="{html.escape(plotly_src)}"></script>'
+    numbers = "".join(
+        f'<div class="metric"><div class="label">{html.escape(label)}</div>'
+        f'<div class="value" id="num_{key}"></div>'
+        + (f'<div class="note" id="note_{key}"></div>' if key in p["notes"] else "")
+        + "</div>"
+        for key, label in p["number_labels"].items()
+    )
+    cards = "".join(
+        f'<div class="card"><h2>{html.escape(title)}</h2><details><summary>'
+        f'<span id="short_{key}"></span> <span class="more">More…</span></summary>'
+        f'<p id="long_{key}"></p></details></div>'
+        for key, title in p["card_titles"].items()
+    )
+    extra = ""
+    if p.get("histogram") is not None:
+        settings = "".join(
+            f"<li>{html.escape(k)}: {html.escape(v)}</li>" for k, v in p["settings"].items()
+        )
+        extra = (
+            '<div class="extra"><h2>The data</h2><div id="histogram"></div>'
+            f'<h2>Settings</h2><ul class="settings">{settings}</ul>'
+            f'<p class="hint">{html.escape(p["footer"])}</p></div>'
+        )
+    heading = (
+        f"<h1 style='font-size:24px;margin:0 0 8px 0'>{html.escape(p['title'])}</h1>"
+        if p.get("histogram") is not None
+        else ""
+    )
+    body_class = ' class="standalone"' if heading else ""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(p['title'])}</title><style>{_STYLE}</style>{script}</head>"
+        f"<body{body_class}>"
+        f'{heading}<div class="lesson"><div class="side"><div class="theta">'
+        f'<label for="theta">Truncation threshold θ</label><output id="theta_value"></output>'
+        f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
+        'aria-label="Truncation threshold θ"></div>'
+        f'<div id="numbers">{numbers}</div></div><div id="chart"></div>'
+        f'<div id="cards">{cards}</div>{extra}</div>'
+        f'<script type="application/json" id="lesson-data">{_json(p)}</script>'
+        f"<script>{_SCRIPT}</script></body></html>"
+    )
+
+
+def figure_json(fig: go.Figure) -> dict:
+    """A figure as plain JSON data (numpy arrays as lists, plotly.js's own format)."""
+    return json.loads(pio.to_json(fig, validate=False, engine="json"))
