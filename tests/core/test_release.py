@@ -56,12 +56,14 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     ]  # fmt: skip
     answers = pd.read_csv(out / "answers.csv")
     record = json.loads((out / "release.json").read_text())
-    assert list(answers.columns) == ["threshold", "private_answer", "noise_halfwidth_95"]
+    assert list(answers.columns) == [
+        "threshold", "private_answer", "noise_halfwidth_95", "lower_95", "upper_95", "bias_bounded"
+    ]  # fmt: skip
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {
-        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
-        "engine",
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
+        "created", "engine",
     }  # fmt: skip
     assert record["engine"] == "memory"  # the engine that computed the summary (public)
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None

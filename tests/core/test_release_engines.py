@@ -25,7 +25,8 @@ from dpsum_core.data.backends import open_backend
 from dpsum_core.data.reading import load_column
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import DrawOnce, plan_release, release_plan, summary_for
+from dpsum_core.publish.draws import DrawOnce
+from dpsum_core.publish.release import plan_release, release_plan, summary_for
 from dpsum_core.simulate.config import ExperimentConfig
 
 ROOT = Path(__file__).resolve().parents[2]
