@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.publish.intervals import KAPPA, bin_ratios
 from dpsum_core.publish.release import release
 from dpsum_core.publish.report import answers_csv
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
-from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms.workloads import make_workload
 
 UPPER = 250_000.0
 
