@@ -118,8 +118,9 @@ def _public_numbers(record: dict, answers: pd.DataFrame, rel=None) -> set[float]
     for key in ("config", "versions", "created"):
         public |= set(_numbers_in_text(json.dumps(record[key])))
     if rel is not None:
-        zero = replace(rel, private_answers=np.zeros_like(rel.private_answers),
-                       noise_halfwidth=np.zeros_like(rel.private_answers))  # fmt: skip
+        zeros = np.zeros_like(rel.private_answers)
+        zero = replace(rel, private_answers=zeros, noise_halfwidth=zeros,
+                       intervals=replace(rel.intervals, lower=zeros, upper=zeros))  # fmt: skip
         template = report_markdown(zero, dataset="incomes_small.csv")
         public |= set(_numbers_in_text(template + report_html(template)))
     return public
