@@ -265,15 +265,15 @@ def _sd(coef: np.ndarray, shell_of: np.ndarray, cov: list[np.ndarray]) -> np.nda
 
 
 METHODS = {
-    "count": "binning and truncation bounded from the noisy counts of the groups of bins between "
-    "thresholds (each record lies between its bin's lower and upper edge; a record above θ is "
-    "worth at most its bin's upper edge), plus the noise's one-sided 97.5 % margins",
+    "count": "binning and truncation bounded from the noisy measurement of each group of bins "
+    "between thresholds (each record lies between its bin's lower and upper edge; a record "
+    "above θ is worth at most its bin's upper edge), plus the noise's one-sided 97.5 % margins",
     "sqm": "SQM's truncated sum is a lower bound of the truth; above θ nothing it measured bounds "
     "the truncated mass, so queries with θ_i < τ_i are open above",
     "rawsum": "RawSum's unbiased full-prefix estimate (all measured bins, whatever θ* dropped) "
     "± the noise's 97.5 % margins",
     "clampshells": "ClampShells' interpolation bounded by the measured sums at the edges of each "
-    "shell, and the clamped records (counted at θ*) bounded by τ/θ* times the top shell's sum, "
+    "shell, and the records clamped to θ* bounded by τ/θ* times the top shell's sum, "
     "plus the noise's 97.5 % margins",
 }
 

@@ -23,7 +23,7 @@ from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish import ledger
 from dpsum_core.publish.release import expected_error, plan_release, release
-from dpsum_core.publish.report import report_html, report_markdown, write_release
+from dpsum_core.publish.report import headline, report_html, report_markdown, write_release
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for, run_experiment
 
@@ -79,9 +79,14 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     assert "rows read" not in captured.out  # the cleaning report stays on stderr
 
 
+# The report's chart is an SVG data URI drawn from the answers and their intervals only
+# (dpsum_core.publish.chart): its base64 text and pixel coordinates are not numbers of the data.
+CHART = re.compile(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+")
+
+
 def _numbers_in(path: Path) -> list[float]:
     """Every number written in a file, as text (so nothing hides in a string field)."""
-    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", path.read_text())]
+    return _numbers_in_text(CHART.sub("", path.read_text()))
 
 
 def _private_statistics(data, config) -> np.ndarray:
@@ -123,11 +128,17 @@ def _public_numbers(record: dict, answers: pd.DataFrame, rel=None) -> set[float]
                        intervals=replace(rel.intervals, lower=zeros, upper=zeros))  # fmt: skip
         template = report_markdown(zero, dataset="incomes_small.csv")
         public |= set(_numbers_in_text(template + report_html(template)))
+        # how many intervals are open above: a function of the released θ
+        public |= {float(rel.intervals.bias_bounded.sum()), float((~rel.intervals.bias_bounded).sum())}
+        # the headline's typical ± and its share of the answer: ratios of published numbers
+        public |= set(_numbers_in_text(headline(rel, dataset="incomes_small.csv")))
     return public
 
 
 def _numbers_in_text(text: str) -> list[float]:
-    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)]
+    """Numbers as written, "1,234,567.5" read whole (the report groups thousands)."""
+    found = re.findall(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
+    return [float(t.replace(",", "")) for t in found]
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ of each answer's noise from public inputs only, and report.html / report.md."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from dpsum_core.publish.release import (
     plan_release,
     release,
 )
+from dpsum_core.publish.report import report_markdown
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
 
@@ -91,11 +93,19 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     md = (out / "report.md").read_text()
     for needle in ("incomes_small.csv", "one row = one person", "U = 800000", "1000 bins",
                    "must be chosen without looking at the data", "ε = 0.4", "ε_θ = 0.04",
-                   "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ", "95 % noise ±",
-                   "does **not** include the truncation bias", "ledger book.json: ε spent 0.4 of 1",
+                   "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ",
+                   "95 % interval for the true answer", "bias bounded", "Answering Summation "
+                   "Queries for Numerical Attributes", "ledger book.json: ε spent 0.4 of 1",
                    "dpsum 0.1.0", "OpenDP", "dpsum release --data incomes_small.csv"):  # fmt: skip
         assert needle in md, needle
     assert str(tmp_path) not in md  # the custodian's folders stay private
+    # a headline sentence first: what, for whom, at what ε, how accurate; then the chart
+    lines = md.splitlines()
+    assert lines[2].startswith("**Released 10 private sums of incomes_small.csv (workload Q3, one "
+                               "row per person), at ε = 0.4, with TaMM, θ chosen by the recursive")
+    assert "typically ±" in lines[2] and "of the answer" in lines[2]
+    assert md.index("![Private answers and their 95 % intervals](data:image/svg+xml;base64,") < md.index(
+        "| threshold τ |")
     page = (out / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
@@ -107,3 +117,28 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     first = json.loads((out / "release.json").read_text())["config"]
     second = json.loads((tmp_path / "again" / "release.json").read_text())["config"]
     assert first == second
+
+
+def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
+    rel = release(data, ExperimentConfig(workload="Q2", epsilon=0.5), algorithm="identity",
+                  truncation="svt")  # fmt: skip
+    md = report_markdown(rel, dataset="incomes_small.csv")
+    rows = [r for r in md.splitlines() if re.match(r"^\| [\d,.]+ \| ", r)]
+    assert len(rows) == rel.thresholds.size
+    columns = (rel.private_answers, rel.intervals.lower, rel.intervals.upper)
+    for row, a, lo, hi in zip(rows, *columns, strict=True):
+        _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
+        shown_lo, shown_hi = (float(v.replace(",", "")) for v in interval.strip("[]").split(", "))
+        # rounded to two significant digits of the half-width (never 9 digits next to a wide ±),
+        # the bounds outwards (the interval shown still holds the one published)
+        unit = 10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1)
+        assert math.isclose(float(answer.replace(",", "")), round(a / unit) * unit, abs_tol=unit / 1e6)
+        assert shown_lo <= lo and shown_hi >= hi and shown_hi - hi < unit * 1.001
+        assert bounded == "yes"
+
+
+def test_theta_equal_to_u_is_said_in_words(data):
+    config = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params={"theta": UPPER})
+    rel = release(data, config, algorithm="tamm", truncation="fixed")
+    md = report_markdown(rel, dataset="incomes_small.csv")
+    assert "θ = U = 800,000: θ is the top of the domain, so no value was truncated" in md
