@@ -7,9 +7,11 @@ nothing computed from the data without noise reaches a file (the release tests s
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
+import re
 import shlex
 from pathlib import Path
 
@@ -25,20 +27,27 @@ from dpsum_core.publish.release import (
 )
 from dpsum_core.truncation.registry import get as get_truncation
 
-RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
+RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
 
-def release_paths(out: str | Path) -> list[Path]:
-    """``out/answers.csv``, ``release.json``, ``report.html`` and ``report.md``; ParameterError
-    if any exists (an earlier release is never overwritten: check this before drawing)."""
-    out = Path(out)
-    paths = [out / name for name in RELEASE_FILES]
-    taken = [p.name for p in paths if p.exists()]
-    if taken:
-        raise ParameterError(
-            f"{out} already holds a release ({', '.join(taken)}): choose another folder"
-        )
-    return paths
+def release_stem(rel: Release, dataset: str) -> str:
+    """The name every file of one release starts with: data, date and time, a short id
+    (``incomes_small_20261126-220141_3fa9c2``), so releases never share a file name.
+
+    The short id is the start of a SHA-256 of the published answers and the creation time:
+    public parts only. The data's name keeps letters, digits, ``.``, ``_`` and ``-``.
+    """
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(dataset).stem).strip("-.")[:40] or "data"
+    when = re.sub(r"[^0-9T]", "", rel.created[:19]).replace("T", "-")
+    short = hashlib.sha256((answers_csv(rel) + rel.created).encode()).hexdigest()[:6]
+    return f"{slug}_{when}_{short}"
+
+
+def release_names(rel: Release, dataset: str) -> list[str]:
+    """The file names of one release: ``<stem>_answers.csv``, ``<stem>_release.json``,
+    ``<stem>_report.html`` and ``<stem>_report.md`` (:func:`release_stem`)."""
+    stem = release_stem(rel, dataset)
+    return [f"{stem}_{name}" for name in RELEASE_FILES]
 
 
 def write_release(
@@ -49,22 +58,28 @@ def write_release(
     ledger_line: str = "",
     engine: str = "memory",
 ) -> list[Path]:
-    """Write answers.csv, release.json, report.html and report.md into ``out``, nothing else.
+    """Write the release's answers, release.json, report.html and report.md into ``out``, under
+    names of their own (:func:`release_names`), nothing else; returns the paths written.
 
     ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command.
+    Every file is created exclusively: an existing file is never overwritten (ParameterError).
 
     Privacy
     -------
     Writes only :meth:`Release.answers_frame`, :meth:`Release.record` and the report made of
     them (:func:`report_markdown`), with the dataset's name, the engine and the ledger line.
     """
-    answers, record, page, text = release_paths(out)
-    answers.write_text(answers_csv(rel))
-    record.write_text(record_json(rel, engine=engine))
+    out = Path(out)
     markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine)
-    text.write_text(markdown)
-    page.write_text(report_html(markdown))
-    return [answers, record, page, text]
+    texts = [answers_csv(rel), record_json(rel, engine=engine), report_html(markdown), markdown]
+    paths = [out / name for name in release_names(rel, dataset)]
+    try:
+        for path, text in zip(paths, texts, strict=True):
+            with path.open("x", encoding="utf-8") as f:
+                f.write(text)
+    except FileExistsError as exists:
+        raise ParameterError(f"{exists.filename} exists: a release never overwrites a file") from None
+    return paths
 
 
 def answers_csv(rel: Release) -> str:

@@ -26,6 +26,7 @@ from dpsum_core.publish.release import (
 from dpsum_core.publish.report import report_markdown
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from tests.core.release_files import release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
@@ -52,11 +53,11 @@ def test_epsilon_is_written_as_the_decimals_given(tmp_path, epsilon, rho, split)
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
                  "--truncation", "svt", "--epsilon", epsilon, "--rho", rho,
                  "--out", str(out)]) == 0  # fmt: skip
-    text = (out / "release.json").read_text()
+    text = release_file(out, "release.json").read_text()
     budget = json.loads(text)["budget"]
     assert (budget["epsilon_theta"], budget["epsilon_measure"]) == split
     assert not re.search(r"\d\.\d*(0000000|9999999)\d", text)
-    report = (out / "report.md").read_text()
+    report = release_file(out, "report.md").read_text()
     assert f"ε = {epsilon}," in report and f"ε_θ = {split[0]}" in report
 
 
@@ -90,7 +91,7 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
                  "--truncation", "recursive", "--epsilon", "0.4", "--out", str(out),
                  "--ledger", str(tmp_path / "book.json"), "--budget", "1"]) == 0  # fmt: skip
-    md = (out / "report.md").read_text()
+    md = release_file(out, "report.md").read_text()
     for needle in ("incomes_small.csv", "one row = one person", "U = 800000", "1000 bins",
                    "must be chosen without looking at the data", "ε = 0.4", "ε_θ = 0.04",
                    "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ",
@@ -106,7 +107,7 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     assert "typically ±" in lines[2] and "of the answer" in lines[2]
     assert md.index("![Private answers and their 95 % intervals](data:image/svg+xml;base64,") < md.index(
         "| threshold τ |")
-    page = (out / "report.html").read_text()
+    page = release_file(out, "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
     # The command in the report makes the same configuration again.
@@ -114,8 +115,8 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     again = command.split()[2:-4]  # without "dpsum release" and "--out … --ledger …"
     again[again.index("--data") + 1] = SMALL
     assert main(["release", *again, "--out", str(tmp_path / "again")]) == 0
-    first = json.loads((out / "release.json").read_text())["config"]
-    second = json.loads((tmp_path / "again" / "release.json").read_text())["config"]
+    first = json.loads(release_file(out, "release.json").read_text())["config"]
+    second = json.loads(release_file(tmp_path / "again", "release.json").read_text())["config"]
     assert first == second
 
 
