@@ -143,3 +143,18 @@ def test_theta_equal_to_u_is_said_in_words(data):
     rel = release(data, config, algorithm="tamm", truncation="fixed")
     md = report_markdown(rel, dataset="incomes_small.csv")
     assert "θ = U = 800,000: θ is the top of the domain, so no value was truncated" in md
+
+
+def test_a_raised_total_is_said_in_the_report_and_on_the_success_line(tmp_path, capsys):
+    book = str(tmp_path / "book.json")
+    common = ["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "identity",
+              "--truncation", "none", "--epsilon", "0.5", "--ledger", book]  # fmt: skip
+    assert main([*common, "--budget", "1", "--out", str(tmp_path / "a")]) == 0
+    md = release_file(tmp_path / "a", "report.md").read_text()
+    assert "raised" not in md
+    capsys.readouterr()
+    assert main([*common, "--budget", "2", "--raise-budget", "--out", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    md = release_file(tmp_path / "b", "report.md").read_text()
+    for text in (md, printed):
+        assert "ε spent 1 of 2 (total raised from 1 to 2 with this release)" in text
