@@ -194,7 +194,7 @@ def headline(rel: Release, *, dataset: str) -> str:
     alg = get(c["algorithm"])
     who = "one row per person" if rel.id_column is None else f"per person ({rel.id_column})"
     what = (
-        f"{rel.thresholds.size} private sums of {dataset} (workload {c['workload']}, {who}), "
+        f"{rel.thresholds.size:,} private sums of {dataset} (workload {c['workload']}, {who}), "
         f"at ε = {decimal_text(rel.budget['total'])}, with {alg.label}"
         + TRUNCATION_WORDS.get(c["truncation"], "")
     )
@@ -207,7 +207,7 @@ def headline(rel: Release, *, dataset: str) -> str:
     if half.size:
         typical = float(np.median(half))
         rel_share = half[answers > 0] / answers[answers > 0]
-        share = f", about {np.median(rel_share):.0%} of the answer" if rel_share.size else ""
+        share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
         accuracy = (
             f"; the true answers lie in their 95 % intervals, typically ±"
             f"{_shown(typical, _unit(typical, typical))}{share}"
