@@ -18,8 +18,10 @@ Excluded, because they legitimately differ from one run to the next (and only th
 - ``release.json``: ``versions``, ``created`` (the release's date and time); and ``theta``
   when the truncation is svt/recursive/posthoc, because a release draws its noise from
   OpenDP's samplers with the system's entropy and takes no seed (by design, SPEC/README), so a
-  privately chosen θ differs on every release. A release's ``answers.csv`` keeps only its
-  ``threshold`` column: ``private_answer`` is that unseeded noise.
+  privately chosen θ differs on every release (and with it, the counts ``bias_bounded`` and
+  ``open_above`` of ``intervals``). A release's ``answers.csv`` keeps only its
+  ``threshold`` column: ``private_answer`` is that unseeded noise. Release files are named
+  ``<data>_<date-time>_<id>_…``: the stamp is replaced by ``_<date-time>_<id>_`` in printed text.
 - the ledger: each entry's ``created`` (date and time).
 - printed text (stdout/stderr of the CLI, texts of the app): durations such as ``0.86 s`` are
   replaced by ``<seconds> s`` and the temporary folder of the run (its ``--out`` and ``--ledger``) by ``<tmp>``.
