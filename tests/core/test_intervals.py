@@ -111,3 +111,15 @@ def test_bin_ratios_bound_every_value_of_a_bin():
 def test_the_noise_margin_is_the_laplace_one_sided_975_point():
     # P(Lap(b) > κ·√2·b) = ½·exp(−κ√2) = 2.5 %
     assert np.isclose(0.5 * np.exp(-KAPPA * np.sqrt(2.0)), 0.025)
+
+
+@pytest.mark.parametrize(("algorithm", "truncation"), [("identity", "fixed"), ("tamm", "svt"),
+                                                       ("timm", "none"), ("workload", "fixed")])
+def test_midpoint_weights_are_bounded_on_both_sides(biased, algorithm, truncation):
+    # midpoint weights under- and over-state a bin by up to half its width: both sides bounded
+    config = ExperimentConfig(workload="Q2", epsilon=0.5, upper=UPPER, weights="midpoint",
+                              truncation_params={"theta": 20_000.0})  # fmt: skip
+    truth = inputs_for(biased, config).true_answers
+    rel = release(biased, config, algorithm=algorithm, truncation=truncation, noise=NoNoise())
+    assert rel.intervals.bias_bounded.all()
+    assert np.all((rel.intervals.lower <= truth) & (truth <= rel.intervals.upper))
