@@ -12,6 +12,8 @@ every algorithm × truncation offered for release, ε ∈ {0.01, 0.1, 1}, Q1 and
 - ``two_sided``: share of answers with a finite upper bound (bias bounded);
 - ``excess_width``: 1 / the 95th percentile over two-sided answers of |truth − centre| /
   half-width (1: exactly as wide as 95 % coverage needs; 3: three times wider);
+  ``excess_width_positive`` the same over answers whose truth is > 0 (a truth of 0 sits at a
+  lower end clipped at 0: its ratio is exactly 1);
 - ``recommended``: whether :func:`~dpsum_core.mechanisms.recommend.recommend` picks it.
 
 Targets: coverage ≥ 0.93 in every cell where every answer is two-sided; excess width ≤ 2 for
@@ -99,15 +101,22 @@ def _measures(truth: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> dict:
     finite = np.isfinite(upper)
     covered = (truth >= lower) & (~finite | (truth <= np.where(finite, upper, np.inf)))
     out = {"coverage": float(covered.mean()), "two_sided": float(finite.mean())}
-    if finite.any():
-        half = (upper - lower)[finite] / 2
-        off = np.abs(truth - (upper + lower) / 2)[finite]
-        ratio = np.where(half > 0, off / np.where(half > 0, half, 1.0), np.where(off > 0, np.inf, 0.0))
-        p95 = float(np.quantile(ratio, 0.95))
-        out["excess_width"] = float(1.0 / p95) if p95 > 0 else float("inf")
-    else:
-        out["excess_width"] = None
+    truth = np.broadcast_to(truth, lower.shape)
+    # Over all two-sided answers, and over those whose truth is > 0: a true answer of 0 (a sum
+    # of zeros) sits at a lower end clipped at 0, so its ratio is exactly 1 and would hide
+    # intervals that are too wide elsewhere.
+    for key, keep in (("excess_width", finite), ("excess_width_positive", finite & (truth > 0))):
+        out[key] = _excess(truth[keep], lower[keep], upper[keep]) if keep.any() else None
     return out
+
+
+def _excess(truth: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
+    """1 / the 95th percentile of |truth − centre| / half-width."""
+    half = (upper - lower) / 2
+    off = np.abs(truth - (upper + lower) / 2)
+    ratio = np.where(half > 0, off / np.where(half > 0, half, 1.0), np.where(off > 0, np.inf, 0.0))
+    p95 = float(np.quantile(ratio, 0.95))
+    return float(1.0 / p95) if p95 > 0 else float("inf")
 
 
 def cell(data, workload: str, epsilon: float, algorithm: str, truncation: str | None, trials: int) -> dict:
