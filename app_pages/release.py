@@ -224,24 +224,26 @@ if rel is not None:
     )
     st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
     st.caption(
-        "noise_halfwidth_95: the ± of a 95 % interval of each answer's noise, from public "
-        "inputs and the released θ; the truncation bias is not included."
+        "lower_95 and upper_95: an interval that holds the true answer with probability at "
+        "least 95 %, noise and the algorithm's bias included (upper_95 empty and bias_bounded "
+        "false where the release cannot bound the bias). noise_halfwidth_95: the ± of the "
+        "noise alone."
     )
     a, b, r1, r2 = st.columns(4)
+    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)
     a.download_button(
-        "answers.csv", release.answers_csv(rel), file_name="answers.csv", mime="text/csv",
+        "answers.csv", release.answers_csv(rel), file_name=f"{stem}_answers.csv", mime="text/csv",
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
     )  # fmt: skip
     b.download_button(
-        "release.json", release.record_json(rel, ctx.source), file_name="release.json",
+        "release.json", release.record_json(rel, ctx.source), file_name=f"{stem}_release.json",
         mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
     )  # fmt: skip
-    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)
     r1.download_button(
-        "report.html", page, file_name=f"{stem}.html", mime="text/html",
+        "report.html", page, file_name=f"{stem}_report.html", mime="text/html",
         key=K.RELEASE_REPORT_HTML, icon=":material/download:",
     )  # fmt: skip
     r2.download_button(
-        "report.md", text, file_name=f"{stem}.md", mime="text/markdown",
+        "report.md", text, file_name=f"{stem}_report.md", mime="text/markdown",
         key=K.RELEASE_REPORT_MD, icon=":material/download:",
     )  # fmt: skip

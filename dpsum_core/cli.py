@@ -320,7 +320,7 @@ def _release(args: argparse.Namespace) -> int:
     """
     from dpsum_core.publish import ledger
     from dpsum_core.publish.release import decimal_text, plan_release, release_plan
-    from dpsum_core.publish.report import release_paths, write_release
+    from dpsum_core.publish.report import write_release
 
     if args.seed is not None:
         raise ParameterError(
@@ -354,14 +354,15 @@ def _release(args: argparse.Namespace) -> int:
     )
     _check_domain(args, data, plan.config.domain)
     out = _out_path(args.out)  # created only once the release is drawn and charged
-    release_paths(out)  # refuse an occupied folder before anything is spent
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
         fingerprint = ledger.source_fingerprint(args.data, table=args.table)
         with ledger.locked(path):
             book = ledger.load(path)
             book = book.bound_to(fingerprint, data.name, args.id_column)
+            raises = len(book.total_changes)
             book = book.with_total(args.budget, raise_total=args.raise_budget)
+            raised = book.total_changes[raises:]
             book.check(plan.epsilon)
             # Drawn in memory under the lock, published only once the charge is saved: every
             # check that can refuse comes before the charge, so a charged release is published.
@@ -370,6 +371,11 @@ def _release(args: argparse.Namespace) -> int:
             ledger.save(path, book)
         spent = f"ledger {args.ledger}: ε spent {decimal_text(book.spent)}"
         ledger_note = spent + ("" if book.total is None else f" of {decimal_text(book.total)}")
+        if raised:  # a raised total is said in the report and on the success line
+            ledger_note += (
+                f" (total raised from {decimal_text(raised[0]['old_total'])} to "
+                f"{decimal_text(raised[0]['new_total'])} with this release)"
+            )
     else:
         ledger_note = "no ledger kept (--ledger FILE keeps one)"
         rel = release_plan(data, plan, extend=extend)
@@ -379,8 +385,9 @@ def _release(args: argparse.Namespace) -> int:
         if args.ledger is None
         else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
     )
-    out.mkdir(parents=True, exist_ok=True)
-    write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
+    out.mkdir(parents=True, exist_ok=True)  # each release's files have names of their own
+    written = write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
+    files = [str(p) for p in written] + ([] if args.ledger is None else [str(args.ledger)])
     if plan.auto is not None:
         print(plan.auto)
     print(
@@ -388,7 +395,7 @@ def _release(args: argparse.Namespace) -> int:
         f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
         f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
         f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "
-        f"→ {out}/answers.csv, {out}/release.json, {out}/report.html; {ledger_note}"
+        f"→ wrote {', '.join(files)}; {ledger_note}"
     )
     return 0
 

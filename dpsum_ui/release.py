@@ -217,20 +217,28 @@ def record_json(rel: Release, source: str) -> bytes:
 
 
 def report_markdown(rel: Release, dataset: str, source: str) -> str:
-    """report.md, as the command line writes it (the ledger line from this session's ledger)."""
+    """report.md, as the command line writes it (the ledger line from this session's ledger,
+    with its last raise of the total, if any)."""
     book = ledger()
     line = f"this session's ledger: ε spent {decimal_text(book.spent)}" + (
         "" if book.total is None else f" of {decimal_text(book.total)}"
     )
+    if book.total_changes:
+        last = book.total_changes[-1]
+        line += (
+            f" (total raised from {decimal_text(last['old_total'])} to "
+            f"{decimal_text(last['new_total'])})"
+        )
     return releases.report_markdown(
         rel, dataset=dataset, ledger_line=line, engine=engine(source)
     )
 
 
 def report_files(rel: Release, dataset: str, source: str) -> tuple[bytes, bytes, str]:
-    """(report.html, report.md, the file name stem ``<dataset>_<date>_report``)."""
+    """(report.html, report.md, the release's file name stem: data, date-time, short id;
+    :func:`~dpsum_core.publish.report.release_stem`)."""
     markdown = report_markdown(rel, dataset, source)
-    stem = escape_name(f"{dataset.rsplit('.', 1)[0]}_{rel.created[:10]}_report", "file")
+    stem = releases.release_stem(rel, dataset)
     return releases.report_html(markdown).encode(), markdown.encode(), stem
 
 

@@ -47,6 +47,8 @@ from dpsum_core.mechanisms.recommend import resolve_for_release
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
+from dpsum_core.publish.draws import DrawOnce
+from dpsum_core.publish.intervals import Intervals, release_intervals
 from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import (
@@ -243,6 +245,18 @@ def published_frame(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def published_down(values: np.ndarray) -> np.ndarray:
+    """:func:`published`, rounded down: a published lower bound never rises above the exact one."""
+    values = np.asarray(values, float)
+    out = published(values)
+    return np.where(out > values, published(values - 1e-8 * np.abs(values)), out)
+
+
+def published_up(values: np.ndarray) -> np.ndarray:
+    """:func:`published`, rounded up (NaN stays NaN: an open bound)."""
+    return -published_down(-np.asarray(values, float))
+
+
 @dataclass(frozen=True, eq=False)
 class ReleaseEstimate:
     """Expected error of each query of a planned release.
@@ -342,6 +356,9 @@ class Release:
         computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
         does not include the truncation bias (values above θ count as θ), which depends on
         the data and is not published.
+    intervals
+        The 95 % interval of each query's *true* answer, noise and bias bounded
+        (:mod:`dpsum_core.publish.intervals`), or open above where the bias is not bounded.
 
     Privacy
     -------
@@ -358,6 +375,7 @@ class Release:
     created: str
     noise_halfwidth: np.ndarray | None = None
     id_column: str | None = None
+    intervals: Intervals | None = None
 
     @property
     def unit_of_privacy(self) -> str:
@@ -365,11 +383,16 @@ class Release:
         return unit_of_privacy(self.id_column)
 
     def answers_frame(self) -> pd.DataFrame:
-        """answers.csv: columns threshold, private_answer, noise_halfwidth_95 (one row per
-        query; the last is the ± of a 95 % interval of the noise, truncation bias excluded)."""
+        """answers.csv: threshold, private_answer, noise_halfwidth_95 (the ± of a 95 % interval
+        of the noise alone), lower_95 and upper_95 (the 95 % interval of the *true* answer, bias
+        included; ``upper_95`` empty where open) and bias_bounded (``true``/``false``)."""
         frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
         if self.noise_halfwidth is not None:
             frame["noise_halfwidth_95"] = self.noise_halfwidth
+        if self.intervals is not None:
+            frame["lower_95"] = self.intervals.lower
+            frame["upper_95"] = self.intervals.upper
+            frame["bias_bounded"] = np.where(self.intervals.bias_bounded, "true", "false")
         return frame
 
     def record(self) -> dict:
@@ -380,6 +403,7 @@ class Release:
             "config": self.config,
             "budget": self.budget,
             "theta": self.theta,
+            **({} if self.intervals is None else {"intervals": self.intervals.summary()}),
             "versions": self.versions,
             "created": self.created,
         }
@@ -456,71 +480,6 @@ def summary_for(backend, plan: ReleasePlan) -> DataSummary:
     return backend.summarize(run_cut_points(plan.config))
 
 
-class DrawOnce:
-    """A noise source that draws each quantity of a release once, however often it is run.
-
-    The first time the release asks for a draw, the hardened source makes it and the inputs
-    (exact values, scales) and the noisy output are kept. After :meth:`rewind` (a second
-    aggregation pass found a statistic missing and the release runs again on the extended
-    summary), the same sequence of requests gets the kept outputs back, without drawing; a
-    request beyond them draws anew. A replayed request must ask with exactly the inputs and
-    scales it asked with the first time (the summary's statistics are exact, so it does):
-    anything else is a bug and raises RuntimeError rather than release a mixed result.
-
-    Privacy
-    -------
-    Each noisy value is drawn once and reused as the same public value: the run after a pass
-    is post-processing of what was drawn before it, plus fresh draws for what comes after.
-    ``draws`` counts the source's draws (one ``add_laplace`` each), ``values`` the noisy
-    numbers drawn.
-    """
-
-    def __init__(self, source: Noise) -> None:
-        self.source = source
-        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._next = 0
-
-    @property
-    def draws(self) -> int:
-        """How many draws the source made."""
-        return len(self._kept)
-
-    @property
-    def values(self) -> int:
-        """How many noisy numbers the source drew."""
-        return sum(out.size for _, _, out in self._kept)
-
-    def rewind(self) -> None:
-        """Start the sequence of requests again (the next requests replay the kept draws)."""
-        self._next = 0
-
-    def check_used(self) -> None:
-        """Raise RuntimeError unless the last run used every kept draw (a bug otherwise)."""
-        if self._next != len(self._kept):
-            raise RuntimeError(
-                f"the release used {self._next} of its {len(self._kept)} draws (a bug)"
-            )
-
-    def add_laplace(self, values: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
-        values = np.asarray(values, float)
-        scales = np.broadcast_to(np.asarray(scale, float), values.shape)
-        if self._next < len(self._kept):
-            kept_values, kept_scales, out = self._kept[self._next]
-            if not (
-                np.array_equal(kept_values, values) and np.array_equal(kept_scales, scales)
-            ):
-                raise RuntimeError(
-                    "a release asked again for a draw with other inputs after a second pass "
-                    "(a bug: nothing is drawn twice)"
-                )
-            self._next += 1
-            return out.copy()
-        out = np.asarray(self.source.add_laplace(values, scale), float)
-        self._kept.append((values.copy(), np.array(scales), out.copy()))
-        self._next += 1
-        return out
-
-
 Extend = Callable[[DataSummary, MissingStatistics], DataSummary]
 
 
@@ -559,9 +518,16 @@ def release_plan(
     source.check_used()
     answers = (run.answers_iso if plan.isotonic else run.answers)[0]
     theta = _released_theta(run.theta[0])
+    config = plan.config
+    shown = published(answers)
+    bounds = release_intervals(
+        plan.algorithm, config.domain, make_workload(config.workload, config.domain),
+        theta=theta, epsilon=plan.epsilon, epsilon_measure=plan.epsilon_measure,
+        raw=run.answers[0], published=shown, draw=source.last_output(),
+    )  # fmt: skip
     return Release(
         thresholds=make_workload(plan.config.workload, plan.config.domain).thresholds.copy(),
-        private_answers=published(answers),
+        private_answers=shown,
         theta=theta,
         budget={
             "epsilon_theta": plan.epsilon_theta,
@@ -573,6 +539,10 @@ def release_plan(
         created=_now(),
         noise_halfwidth=noise_halfwidth(plan, theta),
         id_column=data.report.id_column,
+        intervals=Intervals(
+            published_down(bounds.lower), published_up(bounds.upper), bounds.bias_bounded,
+            bounds.method,
+        ),
     )
 
 
@@ -599,7 +569,8 @@ def noise_halfwidth(plan: ReleasePlan, theta: float | list[float] | None) -> np.
         released = np.asarray([theta], float)
     else:
         released = np.array([float(theta)])
-    _, var = alg.error(inputs, released, plan.epsilon_measure)
+    # An algorithm that locates θ itself takes its whole ε (ClampShells splits it inside).
+    _, var = alg.error(inputs, released, plan.epsilon if alg.runs_once else plan.epsilon_measure)
     return published(HALF_WIDTH_95 * np.sqrt(np.asarray(var, float)[0]))
 
 

@@ -8,36 +8,48 @@ nothing computed from the data without noise reaches a file (the release tests s
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import math
 import re
 from pathlib import Path
+
+import numpy as np
 
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import record_command
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
     decimal_text,
 )
-from dpsum_core.text import escape_name
+from dpsum_core.text import escape_name, visible
 
-RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")
+RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
 
-def release_paths(out: str | Path) -> list[Path]:
-    """``out/answers.csv``, ``release.json``, ``report.html`` and ``report.md``; ParameterError
-    if any exists (an earlier release is never overwritten: check this before drawing)."""
-    out = Path(out)
-    paths = [out / name for name in RELEASE_FILES]
-    taken = [p.name for p in paths if p.exists()]
-    if taken:
-        raise ParameterError(
-            f"{out} already holds a release ({', '.join(taken)}): choose another folder"
-        )
-    return paths
+def release_stem(rel: Release, dataset: str) -> str:
+    """The name every file of one release starts with: data, date and time, a short id
+    (``incomes_small_20261126-220141_3fa9c2``), so releases never share a file name.
+
+    The short id is the start of a SHA-256 of the published answers and the creation time:
+    public parts only. The data's name keeps letters, digits, ``.``, ``_`` and ``-``.
+    """
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(dataset).stem).strip("-.")[:40] or "data"
+    when = re.sub(r"[^0-9T]", "", rel.created[:19]).replace("T", "-")
+    short = hashlib.sha256((answers_csv(rel) + rel.created).encode()).hexdigest()[:6]
+    return f"{slug}_{when}_{short}"
+
+
+def release_names(rel: Release, dataset: str) -> list[str]:
+    """The file names of one release: ``<stem>_answers.csv``, ``<stem>_release.json``,
+    ``<stem>_report.html`` and ``<stem>_report.md`` (:func:`release_stem`)."""
+    stem = release_stem(rel, dataset)
+    return [f"{stem}_{name}" for name in RELEASE_FILES]
 
 
 def write_release(
@@ -48,22 +60,28 @@ def write_release(
     ledger_line: str = "",
     engine: str = "memory",
 ) -> list[Path]:
-    """Write answers.csv, release.json, report.html and report.md into ``out``, nothing else.
+    """Write the release's answers, release.json, report.html and report.md into ``out``, under
+    names of their own (:func:`release_names`), nothing else; returns the paths written.
 
     ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command.
+    Every file is created exclusively: an existing file is never overwritten (ParameterError).
 
     Privacy
     -------
     Writes only :meth:`Release.answers_frame`, :meth:`Release.record` and the report made of
     them (:func:`report_markdown`), with the dataset's name, the engine and the ledger line.
     """
-    answers, record, page, text = release_paths(out)
-    answers.write_text(answers_csv(rel))
-    record.write_text(record_json(rel, engine=engine))
+    out = Path(out)
     markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine)
-    text.write_text(markdown)
-    page.write_text(report_html(markdown))
-    return [answers, record, page, text]
+    texts = [answers_csv(rel), record_json(rel, engine=engine), report_html(markdown), markdown]
+    paths = [out / name for name in release_names(rel, dataset)]
+    try:
+        for path, text in zip(paths, texts, strict=True):
+            with path.open("x", encoding="utf-8") as f:
+                f.write(text)
+    except FileExistsError as exists:
+        raise ParameterError(f"{exists.filename} exists: a release never overwrites a file") from None
+    return paths
 
 
 def answers_csv(rel: Release) -> str:
@@ -77,44 +95,174 @@ def record_json(rel: Release, *, engine: str = "memory") -> str:
     return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
 
 
+# Each algorithm in plain words, with the paper or design note it comes from.
+PAPER = (
+    "Wu, Pujol, Kotsogiannis and Machanavajjhala, \"Answering Summation Queries for Numerical "
+    "Attributes under Differential Privacy\""
+)
+PLAIN_WORDS = {
+    "sqm": "measures each truncated sum on its own, with an equal share of ε each ({paper})",
+    "identity": "adds noise to the number of records in every bin, then adds the bins up, each "
+    "record counted at its bin's representative value ({paper})",
+    "workload": "adds noise to each truncated sum of the workload directly ({paper})",
+    "timm": "measures groups of bins chosen for the workload (GreedyH, a greedy hierarchy), "
+    "each record counted at its bin's truncated value, and combines them by least squares "
+    "({paper})",
+    "tamm": "measures the counts of groups of bins chosen for the truncated workload (GreedyH, a "
+    "greedy hierarchy) and combines them by least squares ({paper})",
+    "rawsum": "measures the raw sums of the values in doubling ranges of bins and in a greedy "
+    "hierarchy, and leaves out the bins above a θ chosen afterwards (dpsum design note "
+    "RAWSUM.md)",
+    "clampshells": "spends a quarter of ε locating a clamp point θ* from noisy sums over "
+    "doubling ranges of values, then measures sums clamped at θ* over those ranges and "
+    "interpolates inside them (dpsum design note CLAMPSHELLS.md)",
+}
+
+
+TRUNCATION_WORDS = {
+    "fixed": ", values above a fixed θ counted as θ",
+    "svt": ", θ chosen by the sparse vector technique",
+    "recursive": ", θ chosen by the recursive mechanism",
+}
+
+
+def _unit(half_width: float, value: float) -> float:
+    """The rounding unit of a number shown with its interval: two significant digits of the
+    interval's half-width (of the value itself when the interval has no width)."""
+    scale = half_width if half_width > 0 and math.isfinite(half_width) else abs(value)
+    if scale <= 0 or not math.isfinite(scale):
+        return 1.0
+    return 10.0 ** (math.floor(math.log10(scale)) - 1)
+
+
+def _shown(value: float, unit: float, how=round) -> str:
+    """``value`` rounded to ``unit`` (``how``: round, math.floor, math.ceil), with separators."""
+    places = max(0, -round(math.log10(unit)))
+    return f"{how(value / unit) * unit:,.{places}f}"
+
+
+def _theta_words(theta, upper: float) -> str:
+    if theta is None:
+        return "none: no value was truncated (θ = ∞)"
+    if isinstance(theta, list):
+        untruncated = sum(t >= upper for t in theta)
+        return f"one per query ({', '.join(f'{t:,.{PUBLISHED_DIGITS}g}' for t in theta)})" + (
+            f"; at {untruncated} queries θ is U or above: nothing truncated there"
+            if untruncated else ""
+        )
+    if theta >= upper:
+        return f"θ = U = {theta:,.{PUBLISHED_DIGITS}g}: θ is the top of the domain, so no value was truncated"
+    return f"{theta:,.{PUBLISHED_DIGITS}g} (values above it counted as θ)"
+
+
+def headline(rel: Release, *, dataset: str) -> str:
+    """One sentence: what was released, for whom, at what ε, how accurate."""
+    c, iv = rel.config, rel.intervals
+    alg = get(c["algorithm"])
+    who = (
+        "one row per person" if rel.id_column is None
+        else f"per person ({escape_name(rel.id_column, 'markdown')})"
+    )  # fmt: skip
+    what = (
+        f"{rel.thresholds.size:,} private sums of {escape_name(dataset, 'markdown')} "
+        f"(workload {c['workload']}, {who}), "
+        f"at ε = {decimal_text(rel.budget['total'])}, with {alg.label}"
+        + TRUNCATION_WORDS.get(c["truncation"], "")
+    )
+    if iv is None:
+        return f"Released {what}."
+    bounded = iv.bias_bounded
+    half = (iv.upper - iv.lower)[bounded] / 2
+    answers = rel.private_answers[bounded]
+    accuracy = ""
+    if half.size:
+        typical = float(np.median(half))
+        rel_share = half[answers > 0] / answers[answers > 0]
+        share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
+        accuracy = (
+            f"; the true answers lie in their 95 % intervals, typically ±"
+            f"{_shown(typical, _unit(typical, typical))}{share}"
+        )
+    opened = int((~bounded).sum())
+    if opened:
+        accuracy += (
+            f"; {opened} of {bounded.size} intervals are open above (the bias of those queries "
+            "is not bounded by what was released)"
+        )
+    return f"Released {what}{accuracy}."
+
+
+def _row(t: float, a: float, lo: float, hi: float, bounded: bool) -> str:
+    half = (hi - lo) / 2 if bounded else max(a - lo, 0.0)
+    unit = _unit(half, a)
+    upper = _shown(hi, unit, math.ceil) if bounded else "open"
+    return (
+        f"| {t:,.{PUBLISHED_DIGITS}g} | {_shown(a, unit)} | "
+        f"[{_shown(lo, unit, math.floor)}, {upper}{']' if bounded else ')'} | "
+        f"{'yes' if bounded else 'no'} |"
+    )
+
+
 def report_markdown(
     rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory"
 ) -> str:
-    """The release's report (Markdown): what was released, how, and how to make it again.
+    """The release's report (Markdown): a headline sentence, a chart of the answers with their
+    intervals, the table, then how it was made and how to make it again.
+
+    Numbers in the table carry the digits their interval supports (two significant digits of
+    its half-width); answers.csv keeps :data:`PUBLISHED_DIGITS`.
 
     Privacy
     -------
     Made only of the release's public parts (configuration, budget, released θ, the private
-    answers and their ±), the dataset's name and the ledger line: nothing computed from the
-    data without noise.
+    answers and their intervals), the dataset's name and the ledger line: nothing computed
+    from the data without noise.
     """
-    c, b = rel.config, rel.budget
+    c, b, iv = rel.config, rel.budget, rel.intervals
     name, unit = escape_name(dataset, "markdown"), escape_name(rel.unit_of_privacy, "markdown")
     alg = get(c["algorithm"])
-    theta = rel.theta
-    shown_theta = (
-        "none (no truncation: θ = ∞)" if theta is None
-        else f"one per query ({', '.join(f'{t:.{PUBLISHED_DIGITS}g}' for t in theta)})"
-        if isinstance(theta, list) else f"{theta:.{PUBLISHED_DIGITS}g}"
-    )  # fmt: skip
-    rows = "\n".join(
-        f"| {t:.{PUBLISHED_DIGITS}g} | {a:.{PUBLISHED_DIGITS}g} | "
-        + ("" if h is None else f"± {h:.{PUBLISHED_DIGITS}g}")
-        + " |"
-        for t, a, h in zip(
-            rel.thresholds,
-            rel.private_answers,
-            rel.noise_halfwidth
-            if rel.noise_halfwidth is not None
-            else [None] * rel.thresholds.size,
-            strict=True,
-        )
-    )
     lines = [
         f"# dpsum release: {name}",
         "",
+        f"**{headline(rel, dataset=dataset)}**",
+        "",
         f"Created {rel.created} (UTC).",
         "",
+    ]
+    if iv is not None:
+        svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
+                           title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
+        columns = (rel.thresholds, rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
+        rows = "\n".join(_row(t, a, lo, hi, bool(ok)) for t, a, lo, hi, ok in zip(*columns, strict=True))
+        opened = rel.thresholds[~iv.bias_bounded]
+        lines += [
+            f"![Private answers and their 95 % intervals]({data_uri(svg)})",
+            "",
+            "## Answers",
+            "",
+            "Each interval holds the **true** answer with probability at least 95 %: it accounts "
+            "for the noise and for the algorithm's bias (" + iv.method + "). It is computed "
+            "from the noisy measurement and public inputs only (post-processing: no extra ε). "
+            "Numbers are rounded to the digits their interval supports; answers.csv has "
+            f"{PUBLISHED_DIGITS} significant digits and noise_halfwidth_95, the ± of the "
+            "noise alone.",
+            "",
+        ]
+        if opened.size:
+            lines += [
+                f"**Open above** ({opened.size} queries, τ from {opened.min():,.{PUBLISHED_DIGITS}g} "
+                f"to {opened.max():,.{PUBLISHED_DIGITS}g}): {alg.label} truncated values above θ "
+                "there and measured nothing that bounds how much lies above θ, so the true "
+                "answer may be much larger than the interval's lower end.",
+                "",
+            ]
+        lines += [
+            "| threshold τ | private answer | 95 % interval for the true answer | bias bounded |",
+            "|---:|---:|---:|:---:|",
+            rows,
+            "",
+        ]
+    lines += [
         "## What was released",
         "",
         f"- **Dataset**: {name}.",
@@ -127,23 +275,12 @@ def report_markdown(
         f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "
         f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "
         f"{decimal_text(b['epsilon_measure'])} measures the answers.",
-        f"- **Algorithm**: {alg.label}: Laplace noise on {alg.measures}."
+        f"- **Algorithm**: {alg.label} {PLAIN_WORDS.get(alg.name, 'adds Laplace noise to ' + alg.measures).format(paper=PAPER)}."
         + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
         f"- **Truncation**: {get_truncation(c['truncation']).description}.",
-        f"- **Released θ**: {shown_theta}.",
+        f"- **Released θ**: {_theta_words(rel.theta, float(c['upper']))}.",
         "- **Isotonic regression**: "
         + ("yes (post-processing: answers made non-decreasing)." if c["isotonic"] else "no."),
-        "",
-        "## Answers",
-        "",
-        f"Numbers carry {PUBLISHED_DIGITS} significant digits (a public rounding). The ± is the "
-        "half-width of a 95 % interval of each answer's noise, computed from public inputs and "
-        "the released θ only; it does **not** include the truncation bias (values above θ "
-        "count as θ), which depends on the data and is not published.",
-        "",
-        "| threshold τ | private answer | 95 % noise ± |",
-        "|---:|---:|---:|",
-        rows,
         "",
         "## Record",
         "",
@@ -197,7 +334,10 @@ def report_html(markdown: str) -> str:
                 table.append([inline(x) for x in cells])
             continue
         flush_table()
-        if line.startswith("# "):
+        if line.startswith("![") and "](data:image/svg+xml;base64," in line:  # the chart
+            alt, src = line[2:-1].split("](", 1)
+            body.append(f'<p><img alt="{html.escape(alt)}" src="{html.escape(src)}"></p>')
+        elif line.startswith("# "):
             body.append(f"<h1>{inline(line[2:])}</h1>")
         elif line.startswith("## "):
             body.append(f"<h2>{inline(line[3:])}</h2>")

@@ -23,9 +23,16 @@ from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish import ledger
 from dpsum_core.publish.release import expected_error, plan_release, release
-from dpsum_core.publish.report import report_html, report_markdown, write_release
+from dpsum_core.publish.report import (
+    RELEASE_FILES,
+    headline,
+    report_html,
+    report_markdown,
+    write_release,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for, run_experiment
+from tests.core.release_files import release_endings, release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
@@ -51,17 +58,20 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     out = tmp_path / "out"
     code = _release_cli(out, "--algorithm", "tamm", "--truncation", "svt")
     assert code == 0
-    assert sorted(p.name for p in out.iterdir()) == [
-        "answers.csv", "release.json", "report.html", "report.md"
+    assert release_endings(out) == ["answers.csv", "release.json", "report.html", "report.md"]
+    captured = capsys.readouterr()
+    for path in out.iterdir():  # the success line lists every file written
+        assert str(path) in captured.out, captured.out
+    answers = pd.read_csv(release_file(out, "answers.csv"))
+    record = json.loads(release_file(out, "release.json").read_text())
+    assert list(answers.columns) == [
+        "threshold", "private_answer", "noise_halfwidth_95", "lower_95", "upper_95", "bias_bounded"
     ]  # fmt: skip
-    answers = pd.read_csv(out / "answers.csv")
-    record = json.loads((out / "release.json").read_text())
-    assert list(answers.columns) == ["threshold", "private_answer", "noise_halfwidth_95"]
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {
-        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
-        "engine",
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
+        "created", "engine",
     }  # fmt: skip
     assert record["engine"] == "memory"  # the engine that computed the summary (public)
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
@@ -72,14 +82,18 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     assert "seed" not in record["config"] and "trials" not in record["config"]
     assert record["versions"]["opendp"] == "0.16.0" or record["versions"]["opendp"]
     assert isinstance(record["theta"], float)
-    captured = capsys.readouterr()
     assert "NOT FOR PUBLICATION" in captured.err and "rows read" in captured.err
     assert "rows read" not in captured.out  # the cleaning report stays on stderr
 
 
+# The report's chart is an SVG data URI drawn from the answers and their intervals only
+# (dpsum_core.publish.chart): its base64 text and pixel coordinates are not numbers of the data.
+CHART = re.compile(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+")
+
+
 def _numbers_in(path: Path) -> list[float]:
     """Every number written in a file, as text (so nothing hides in a string field)."""
-    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", path.read_text())]
+    return _numbers_in_text(CHART.sub("", path.read_text()))
 
 
 def _private_statistics(data, config) -> np.ndarray:
@@ -116,15 +130,22 @@ def _public_numbers(record: dict, answers: pd.DataFrame, rel=None) -> set[float]
     for key in ("config", "versions", "created"):
         public |= set(_numbers_in_text(json.dumps(record[key])))
     if rel is not None:
-        zero = replace(rel, private_answers=np.zeros_like(rel.private_answers),
-                       noise_halfwidth=np.zeros_like(rel.private_answers))  # fmt: skip
+        zeros = np.zeros_like(rel.private_answers)
+        zero = replace(rel, private_answers=zeros, noise_halfwidth=zeros,
+                       intervals=replace(rel.intervals, lower=zeros, upper=zeros))  # fmt: skip
         template = report_markdown(zero, dataset="incomes_small.csv")
         public |= set(_numbers_in_text(template + report_html(template)))
+        # how many intervals are open above: a function of the released θ
+        public |= {float(rel.intervals.bias_bounded.sum()), float((~rel.intervals.bias_bounded).sum())}
+        # the headline's typical ± and its share of the answer: ratios of published numbers
+        public |= set(_numbers_in_text(headline(rel, dataset="incomes_small.csv")))
     return public
 
 
 def _numbers_in_text(text: str) -> list[float]:
-    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)]
+    """Numbers as written, "1,234,567.5" read whole (the report groups thousands)."""
+    found = re.findall(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
+    return [float(t.replace(",", "")) for t in found]
 
 
 @pytest.mark.parametrize(
@@ -136,7 +157,7 @@ def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, al
     config = ExperimentConfig(workload="Q2", epsilon=0.5, truncation_params={"theta": 100_000.0})
     rel = release(data, config, algorithm=algorithm, truncation=truncation)
     paths = write_release(rel, tmp_path, dataset="incomes_small.csv")
-    assert [p.name for p in paths] == ["answers.csv", "release.json", "report.html", "report.md"]
+    assert [p.name.rsplit("_", 1)[-1] for p in paths] == list(RELEASE_FILES)
     private = _private_statistics(data, config)
     record = json.loads(paths[1].read_text())
     public = _public_numbers(record, pd.read_csv(paths[0]), rel)
@@ -224,8 +245,8 @@ def test_sqm_releases_one_theta_per_query(data):
 def test_no_isotonic_publishes_the_raw_noisy_answers(tmp_path):
     assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none",
                         "--no-isotonic", workload="Q1", epsilon="0.001") == 0  # fmt: skip
-    answers = pd.read_csv(tmp_path / "answers.csv").private_answer
-    assert json.loads((tmp_path / "release.json").read_text())["config"]["isotonic"] is False
+    answers = pd.read_csv(release_file(tmp_path, "answers.csv")).private_answer
+    assert json.loads(release_file(tmp_path, "release.json").read_text())["config"]["isotonic"] is False
     assert np.any(np.diff(answers) < 0)  # at ε = 0.001 raw Identity answers are not monotone
 
 
@@ -253,7 +274,7 @@ def test_refusals_are_one_line_with_exit_2_and_write_nothing(tmp_path, capsys, e
     err = capsys.readouterr().err.strip().splitlines()
     assert message in err[-1]
     assert all(line.startswith("dpsum:") for line in err)
-    assert not (out / "answers.csv").exists()
+    assert not list((out).glob("*_answers.csv"))
 
 
 def test_seed_refused_by_the_installed_command_line(tmp_path):
@@ -274,12 +295,22 @@ def test_library_refuses_seeded_numpy_noise(data):
             release(data, config, algorithm="identity", truncation="none", noise=seeded)
 
 
-def test_an_earlier_release_is_never_overwritten(tmp_path, capsys):
+def test_releases_into_one_folder_get_names_of_their_own(tmp_path, capsys):
     assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none") == 0
-    before = (tmp_path / "answers.csv").read_bytes()
-    assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none") == 2
-    assert "already holds a release" in capsys.readouterr().err
-    assert (tmp_path / "answers.csv").read_bytes() == before
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert _release_cli(tmp_path, "--algorithm", "identity", "--truncation", "none") == 0
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert len(after) == 8 and all(after[name] == body for name, body in first.items())
+    stems = {name.split("_answers.csv")[0] for name in after if name.endswith("_answers.csv")}
+    assert len(stems) == 2  # data, date-time and a short id: incomes_small_20261126-220141_3fa9c2
+    assert all(re.fullmatch(r"incomes_small_\d{8}-\d{6}_[0-9a-f]{6}", stem) for stem in stems)
+
+
+def test_a_release_never_overwrites_a_file(tmp_path, data):
+    rel = release(data, ExperimentConfig(workload="Q3"), algorithm="identity", truncation="none")
+    write_release(rel, tmp_path, dataset="incomes_small.csv")
+    with pytest.raises(ParameterError, match="never overwrites"):
+        write_release(rel, tmp_path, dataset="incomes_small.csv")
 
 
 @pytest.mark.parametrize(
@@ -362,7 +393,7 @@ def test_over_budget_is_refused_with_the_ledger_unchanged(tmp_path, capsys):
     assert _release_cli(tmp_path / "b", *args, epsilon="0.5") == 2
     assert "release refused" in capsys.readouterr().err
     assert book.read_bytes() == before
-    assert not (tmp_path / "b" / "answers.csv").exists()
+    assert not list((tmp_path / "b").glob("*_answers.csv"))
     assert _release_cli(tmp_path / "c", *args, epsilon="0.4") == 0  # exactly fills 1.0
     assert ledger.load(book).spent == 1.0
 
@@ -407,7 +438,7 @@ def test_the_ledger_survives_a_kill_mid_write(tmp_path):
     assert proc.returncode == -signal.SIGKILL
     assert book.read_bytes() == before  # the old ledger, whole
     assert ledger.load(book).spent == 0.1
-    assert not (tmp_path / "killed" / "answers.csv").exists()
+    assert not list((tmp_path / "killed").glob("*_answers.csv"))
     # The lock died with the process: the next release goes through.
     assert _release_cli(tmp_path / "next", "--algorithm", "identity", "--truncation", "none",
                         "--ledger", str(book), epsilon="0.1") == 0  # fmt: skip

@@ -25,8 +25,10 @@ from dpsum_core.data.backends import open_backend
 from dpsum_core.data.reading import load_column
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import DrawOnce, plan_release, release_plan, summary_for
+from dpsum_core.publish.draws import DrawOnce
+from dpsum_core.publish.release import plan_release, release_plan, summary_for
 from dpsum_core.simulate.config import ExperimentConfig
+from tests.core.release_files import release_endings, release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "sample_data" / "incomes_small.csv"
@@ -142,7 +144,7 @@ def test_a_cli_release_from_a_folder_binds_the_ledger_to_its_file_list(tmp_path,
     fingerprint = ledger.source_fingerprint(folder)
     assert fingerprint.startswith("files:sha256:")
     assert ledger.load(book).fingerprint == fingerprint and ledger.load(book).spent == 0.1
-    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+    assert release_endings(tmp_path / "one") == [
         "answers.csv", "release.json", "report.html", "report.md"
     ]  # fmt: skip
     shutil.copy(SMALL, folder / "b.csv")  # another file: another dataset
@@ -166,5 +168,5 @@ def test_the_report_says_which_engine_and_its_command_uses_it(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads((out / "release.json").read_text())["engine"] == "duckdb"
-    assert "dpsum release --engine duckdb --data" in (out / "report.md").read_text()
+    assert json.loads(release_file(out, "release.json").read_text())["engine"] == "duckdb"
+    assert "dpsum release --engine duckdb --data" in release_file(out, "report.md").read_text()

@@ -4,6 +4,7 @@ of each answer's noise from public inputs only, and report.html / report.md."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -22,8 +23,10 @@ from dpsum_core.publish.release import (
     plan_release,
     release,
 )
+from dpsum_core.publish.report import report_markdown
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from tests.core.release_files import release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
@@ -50,11 +53,11 @@ def test_epsilon_is_written_as_the_decimals_given(tmp_path, epsilon, rho, split)
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
                  "--truncation", "svt", "--epsilon", epsilon, "--rho", rho,
                  "--out", str(out)]) == 0  # fmt: skip
-    text = (out / "release.json").read_text()
+    text = release_file(out, "release.json").read_text()
     budget = json.loads(text)["budget"]
     assert (budget["epsilon_theta"], budget["epsilon_measure"]) == split
     assert not re.search(r"\d\.\d*(0000000|9999999)\d", text)
-    report = (out / "report.md").read_text()
+    report = release_file(out, "report.md").read_text()
     assert f"ε = {epsilon}," in report and f"ε_θ = {split[0]}" in report
 
 
@@ -88,15 +91,23 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
                  "--truncation", "recursive", "--epsilon", "0.4", "--out", str(out),
                  "--ledger", str(tmp_path / "book.json"), "--budget", "1"]) == 0  # fmt: skip
-    md = (out / "report.md").read_text()
+    md = release_file(out, "report.md").read_text()
     for needle in ("incomes_small.csv", "one row = one person", "U = 800000", "1000 bins",
                    "must be chosen without looking at the data", "ε = 0.4", "ε_θ = 0.04",
-                   "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ", "95 % noise ±",
-                   "does **not** include the truncation bias", "ledger book.json: ε spent 0.4 of 1",
+                   "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ",
+                   "95 % interval for the true answer", "bias bounded", "Answering Summation "
+                   "Queries for Numerical Attributes", "ledger book.json: ε spent 0.4 of 1",
                    "dpsum 0.1.0", "OpenDP", "dpsum release --data incomes_small.csv"):  # fmt: skip
         assert needle in md, needle
     assert str(tmp_path) not in md  # the custodian's folders stay private
-    page = (out / "report.html").read_text()
+    # a headline sentence first: what, for whom, at what ε, how accurate; then the chart
+    lines = md.splitlines()
+    assert lines[2].startswith("**Released 10 private sums of incomes_small.csv (workload Q3, one "
+                               "row per person), at ε = 0.4, with TaMM, θ chosen by the recursive")
+    assert "typically ±" in lines[2] and "of the answer" in lines[2]
+    assert md.index("![Private answers and their 95 % intervals](data:image/svg+xml;base64,") < md.index(
+        "| threshold τ |")
+    page = release_file(out, "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
     # The command in the report makes the same configuration again.
@@ -104,6 +115,46 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     again = command.split()[2:-4]  # without "dpsum release" and "--out … --ledger …"
     again[again.index("--data") + 1] = SMALL
     assert main(["release", *again, "--out", str(tmp_path / "again")]) == 0
-    first = json.loads((out / "release.json").read_text())["config"]
-    second = json.loads((tmp_path / "again" / "release.json").read_text())["config"]
+    first = json.loads(release_file(out, "release.json").read_text())["config"]
+    second = json.loads(release_file(tmp_path / "again", "release.json").read_text())["config"]
     assert first == second
+
+
+def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
+    rel = release(data, ExperimentConfig(workload="Q2", epsilon=0.5), algorithm="identity",
+                  truncation="svt")  # fmt: skip
+    md = report_markdown(rel, dataset="incomes_small.csv")
+    rows = [r for r in md.splitlines() if re.match(r"^\| [\d,.]+ \| ", r)]
+    assert len(rows) == rel.thresholds.size
+    columns = (rel.private_answers, rel.intervals.lower, rel.intervals.upper)
+    for row, a, lo, hi in zip(rows, *columns, strict=True):
+        _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
+        shown_lo, shown_hi = (float(v.replace(",", "")) for v in interval.strip("[]").split(", "))
+        # rounded to two significant digits of the half-width (never 9 digits next to a wide ±),
+        # the bounds outwards (the interval shown still holds the one published)
+        unit = 10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1)
+        assert math.isclose(float(answer.replace(",", "")), round(a / unit) * unit, abs_tol=unit / 1e6)
+        assert shown_lo <= lo and shown_hi >= hi and shown_hi - hi < unit * 1.001
+        assert bounded == "yes"
+
+
+def test_theta_equal_to_u_is_said_in_words(data):
+    config = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params={"theta": UPPER})
+    rel = release(data, config, algorithm="tamm", truncation="fixed")
+    md = report_markdown(rel, dataset="incomes_small.csv")
+    assert "θ = U = 800,000: θ is the top of the domain, so no value was truncated" in md
+
+
+def test_a_raised_total_is_said_in_the_report_and_on_the_success_line(tmp_path, capsys):
+    book = str(tmp_path / "book.json")
+    common = ["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "identity",
+              "--truncation", "none", "--epsilon", "0.5", "--ledger", book]  # fmt: skip
+    assert main([*common, "--budget", "1", "--out", str(tmp_path / "a")]) == 0
+    md = release_file(tmp_path / "a", "report.md").read_text()
+    assert "raised" not in md
+    capsys.readouterr()
+    assert main([*common, "--budget", "2", "--raise-budget", "--out", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    md = release_file(tmp_path / "b", "report.md").read_text()
+    for text in (md, printed):
+        assert "ε spent 1 of 2 (total raised from 1 to 2 with this release)" in text

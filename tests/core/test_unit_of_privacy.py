@@ -17,6 +17,7 @@ from dpsum_core.data.summary import MissingStatistics, cut_points
 from dpsum_core.errors import DataError
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.svt import svt_grid
+from tests.core.release_files import release_file
 
 from .backend_cases import assert_same_summary, check_run_agrees, person_rows
 
@@ -151,10 +152,10 @@ def test_cli_run_and_release_by_person_state_the_unit(tmp_path, capsys):
     code = main(["release", *common, "--bins", "20", "--algorithm", "identity",
                  "--truncation", "none", "--out", str(out)])  # fmt: skip
     assert code == 0
-    record = json.loads((out / "release.json").read_text())
+    record = json.loads(release_file(out, "release.json").read_text())
     assert record["unit_of_privacy"] == "one person = all rows with the same 'pid'"
     assert record["id_column"] == "pid"
-    report = (out / "report.md").read_text()
+    report = release_file(out, "report.md").read_text()
     assert "one person = all rows with the same 'pid'" in report and "--id-column pid" in report
     # The number of people is private: never in release.json nor in the report's text.
     assert "people" not in json.dumps(record) and str(people) not in report.split("## Answers")[0]

@@ -42,14 +42,15 @@ def test_release_from_the_explorers_settings(page, server):
 
     name, body = download(page, "release_answers_csv")
     rows = list(csv.reader(io.StringIO(body.decode())))
-    assert name == "answers.csv"
-    assert rows[0] == ["threshold", "private_answer", "noise_halfwidth_95"]
+    assert name.endswith("_answers.csv")
+    assert rows[0] == ["threshold", "private_answer", "noise_halfwidth_95", "lower_95",
+                       "upper_95", "bias_bounded"]
     assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
     assert set(record) == {
-        "unit_of_privacy", "id_column", "config", "budget", "theta", "versions", "created",
-        "engine",
+        "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
+        "created", "engine",
     }  # fmt: skip
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert record["engine"] == "memory"  # the sample data, read in memory

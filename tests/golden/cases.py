@@ -20,8 +20,10 @@ Excluded, because they legitimately differ from one run to the next (and only th
 - ``release.json``: ``versions``, ``created`` (the release's date and time); and ``theta``
   when the truncation is svt/recursive/posthoc, because a release draws its noise from
   OpenDP's samplers with the system's entropy and takes no seed (by design, SPEC/README), so a
-  privately chosen θ differs on every release. A release's ``answers.csv`` keeps only its
-  ``threshold`` column: ``private_answer`` is that unseeded noise.
+  privately chosen θ differs on every release (and with it, the counts ``bias_bounded`` and
+  ``open_above`` of ``intervals``). A release's ``answers.csv`` keeps only its
+  ``threshold`` column: ``private_answer`` is that unseeded noise. Release files are named
+  ``<data>_<date-time>_<id>_…``: the stamp is replaced by ``_<date-time>_<id>_`` in printed text.
 - the ledger: each entry's ``created`` (date and time).
 - printed text (stdout/stderr of the CLI, texts of the app): durations such as ``0.86 s`` are
   replaced by ``<seconds> s`` and the temporary folder of the run (its ``--out`` and ``--ledger``) by ``<tmp>``.
@@ -60,6 +62,7 @@ FULL = "sample_data/incomes.csv"
 ALL_ALGORITHMS = "sqm,identity,workload,timm,tamm,rawsum"
 ALL_TRUNCATIONS = "none,fixed,svt,recursive"
 
+_STAMP = re.compile(r"_\d{8}-\d{6}_[0-9a-f]{6}_")
 _SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
 
 
@@ -90,6 +93,7 @@ def sha256(text: str) -> str:
 def _scrub(text: str, out: str | None = None) -> str:
     if out:
         text = text.replace(out, "<tmp>")
+    text = _STAMP.sub("_<date-time>_<id>_", text)  # a release's file names (unique per release)
     return _SECONDS.sub("<seconds> s", text)
 
 
@@ -281,15 +285,19 @@ def _html_figures(html: str) -> list[tuple[str, dict]]:
 
 def _release_files(out: Path, case: CliCase) -> dict[str, str]:
     files: dict[str, str] = {}
-    if not (out / "release.json").exists():
+    found = sorted(out.glob("*_release.json"))  # each release names its own files
+    if not found:
         return files
-    info = json.loads((out / "release.json").read_text())
+    info = json.loads(found[0].read_text())
     info.pop("versions")
     info.pop("created")
     if not case.seeded_theta:
         info.pop("theta", None)
+        # how many intervals are open above follows the privately chosen θ (SQM)
+        for key in ("bias_bounded", "open_above"):
+            info.get("intervals", {}).pop(key, None)
     files["release.json"] = canonical_json(info)
-    lines = (out / "answers.csv").read_text().splitlines()
+    lines = next(out.glob("*_answers.csv")).read_text().splitlines()
     files["answers_thresholds.txt"] = "".join(line.split(",")[0] + "\n" for line in lines)
     return files
 
