@@ -12,6 +12,7 @@ from dpsum_core.cli import main
 from dpsum_core.mechanisms.recommend import AUTO, recommend, resolve_auto
 from dpsum_core.publish.release import plan_release
 from dpsum_core.simulate.config import ExperimentConfig
+from tests.core.release_files import release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
@@ -55,10 +56,10 @@ def test_release_names_what_auto_chose_in_release_json_and_report(tmp_path, epsi
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--epsilon", epsilon,
                  "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
     rec = recommend(epsilon=float(epsilon), upper=800_000.0, bins=1000, workload="Q3")
-    record = json.loads((out / "release.json").read_text())
+    record = json.loads(release_file(out, "release.json").read_text())
     assert record["config"]["algorithm"] == rec.algorithm
     assert record["config"]["chosen_by_auto"].startswith("auto chose")
-    assert "auto chose" in (out / "report.md").read_text()
+    assert "auto chose" in release_file(out, "report.md").read_text()
 
 
 def test_auto_release_plan_takes_the_recommended_truncation():

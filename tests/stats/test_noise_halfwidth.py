@@ -17,6 +17,7 @@ import pytest
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.mechanisms import clampshells as cs
 from dpsum_core.mechanisms import rawsum
+from dpsum_core.mechanisms.clampshells_locate import combine_stage1, locate_measured
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish.release import HALF_WIDTH_95, noise_halfwidth, plan_release
@@ -54,8 +55,12 @@ def _simulated(alg: str, inputs, eps: float, theta: float, rng) -> np.ndarray:
         counts = inputs.workload.counts
         out = []
         for source, rows in ((SimulatedNoise(rng), j), (NoNoise(), j[:1])):
+            # stage 1's noisy shell sums (its located J* is replaced by the fixed one: their
+            # law does not depend on it), then stage 2 and their GLS combination, as released;
+            # the ± describes the noise before the onset gate (which only zeroes answers)
+            _, z1, _ = locate_measured(stats, d, rows.size, epsilon=eps, rng=source)
             z, _ = cs.measure_clamped(stats, d, rows, epsilon=eps, rng=source)
-            leaves = np.asarray(d.reconstruct @ z.T).T
+            leaves = combine_stage1(d, np.asarray(d.reconstruct @ z.T).T, z1, rows)
             out.append(cs.answers_from_cells(d, leaves, rows, counts))
         return out[0] - out[1]
     record = get(alg)
