@@ -1,5 +1,8 @@
 """dpsum dashboard: ``streamlit run app.py``. Page config, navigation and the sidebar only.
 
+The pages are the table :data:`dpsum_ui.pages.PAGES`; this frame asks the opened page's record
+(:class:`dpsum_ui.page.Page`) what a link restores and runs, and never branches on a page.
+
 The page files live in ``app_pages/``, not ``pages/``: Streamlit auto-discovers a ``pages/``
 folder (its older multipage mode) and, on a freshly started server, would run a deep-linked
 page file on its own, without this frame, until some session has run this script.
@@ -8,6 +11,7 @@ page file on its own, without this frame, until some session has run this script
 import streamlit as st
 
 from dpsum_ui import guide, shell, style, warmup
+from dpsum_ui.pages import PAGES
 from dpsum_ui.uploads import keep_uploads_in_memory
 
 keep_uploads_in_memory()  # before any upload reaches the server's multipart parser
@@ -19,43 +23,23 @@ st.set_page_config(
     menu_items={"About": "dpsum: prefix-sum queries under differential privacy."},
 )
 
-page = st.navigation(
-    [
-        st.Page("app_pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
-        st.Page(
-            "app_pages/explorer.py",
-            title="Explorer",
-            icon=":material/insights:",
-            default=True,
-        ),
-        st.Page(
-            "app_pages/single_query.py",
-            title="Single query",
-            icon=":material/school:",
-            url_path="single-query",
-        ),
-        st.Page(
-            "app_pages/compare.py", title="Compare", icon=":material/grid_view:", url_path="compare"
-        ),
-        st.Page(
-            "app_pages/decide.py", title="Decide", icon=":material/target:", url_path="decide"
-        ),
-        st.Page(
-            "app_pages/release.py", title="Release", icon=":material/publish:", url_path="release"
-        ),
-        st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
-    ],
-    position="top",
-)
+navigation = {  # st.Page → its record in the table
+    st.Page(
+        p.script, title=p.title, icon=p.icon, url_path=p.url_path or None, default=not p.url_path
+    ): p
+    for p in PAGES
+}
+page = st.navigation(list(navigation), position="top")
+opened = navigation[page]  # the table's record of the page opened
 style.apply()
-shell.restore_from_link(page.url_path)
+shell.restore_from_link(opened)
 with st.sidebar.container(key=warmup.SLOT):  # hidden (style.py), so always there: no shift
-    if warmup.draws_chart_first(page.url_path):
+    if warmup.draws_chart_first(opened):
         warmup.preload_chart_library(eager=True)  # evaluated while the page is computed
 sidebar = st.sidebar.container()
 guide.switch()  # below the summary, before the page reads it
 page.run()
 with sidebar:
-    shell.sidebar_summary(publishing=page.url_path == "release")
+    shell.sidebar_summary(publishing=opened.publishing)
     warmup.preload_chart_library()  # when idle, unless done above; the last slot: no room
 warmup.start()  # after the page is drawn: the first Run need not import scipy

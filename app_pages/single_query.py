@@ -79,7 +79,7 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
             id_column=ctx.id_column,
             iso=bool(get(K.ISO)),
         ),
-        **share.view_to_query("single-query", {k: get(k) for k in keys}),
+        **share.view_to_query(teaching.VIEW, {k: get(k) for k in keys}),
     }
 
 

@@ -58,12 +58,12 @@ def decide_link() -> dict[str, str]:
     """The hostile Decide link's query string (a server dataset named :data:`SERVER_FILE`)."""
     from dpsum_core.mechanisms.registry import ALGORITHMS
     from dpsum_core.simulate.config import ExperimentConfig
-    from dpsum_ui import share
+    from dpsum_ui import decide, share
 
     config = ExperimentConfig(upper=20_001.0, bins=5000, algorithms=ALGORITHMS,
                               truncations=("none", "svt", "recursive"))  # fmt: skip
     params = share.config_to_query(config, sample=None, server=SERVER_FILE, column="income")
-    params.update(share.view_to_query("decide", {"decide_target": "5", "decide_above": 10.0}))
+    params.update(share.view_to_query(decide.VIEW, {"decide_target": "5", "decide_above": 10.0}))
     return params
 
 

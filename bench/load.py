@@ -57,14 +57,14 @@ def hostile_configs():
     from dpsum_core import limits
     from dpsum_core.simulate.config import ExperimentConfig
     from dpsum_core.simulate.cost import run_cost
-    from dpsum_ui import share
+    from dpsum_ui import compare, share
     from dpsum_ui.state import EPSILON_GRID
 
     heavy = ExperimentConfig(bins=5000, trials=6000, truncations=("recursive",),
                              algorithms=("tamm",))  # fmt: skip
     link = share.config_to_query(heavy, sample="incomes.csv", column="income")
     link.update(share.view_to_query(
-        "compare", {"sweep_epsilons": list(EPSILON_GRID), "sweep_truncation": "recursive"}))  # fmt: skip
+        compare.VIEW, {"sweep_epsilons": list(EPSILON_GRID), "sweep_truncation": "recursive"}))  # fmt: skip
     lo, hi = 1, heavy.trials  # the most trials the click budget accepts (cost grows with trials)
     while lo < hi:
         mid = (lo + hi + 1) // 2

@@ -14,11 +14,23 @@ from dpsum_core.plots.results import (
     small_multiples_figure,
 )
 from dpsum_core.plots.style import file_stem, run_stem
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import run_cost
 from dpsum_core.simulate.results import ExperimentResult
 from dpsum_core.text import escape_name
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, present, share, state
 from . import keys as K
+from .fields import COMPARE_VIEWS, EPSILON_GRID
+from .page import Link
+
+# What a Compare link shows beyond the configuration (dpsum_ui.share.view_to_query).
+VIEW: share.ViewParams = {
+    "view": (K.COMPARE_VIEW, "text", COMPARE_VIEWS),
+    "sweep": (K.SWEEP_EPSILONS, "numbers", EPSILON_GRID),
+    "sweep_truncation": (K.SWEEP_TRUNCATION, "text", TRUNCATION_METHODS),
+}
 
 VIEWS = {  # labels of fields.COMPARE_VIEWS
     "heatmap": "Heatmap of median relative error",
@@ -148,6 +160,24 @@ def sweep_figure(item: dict, iso: bool) -> go.Figure:
     )
 
 
+def queue_link_run(link: Link) -> None:
+    """Queue what a link runs once on this page: its grid and/or its sweep."""
+    st.session_state[state.COMPARE_AUTORUN] = {"grid": link.grid, "sweep": link.sweep}
+
+
+def link_seconds(config: ExperimentConfig, link: Link) -> float:
+    """The estimated seconds of a link's grid and of its sweep at the restored ε values."""
+    seconds = run_cost(config).seconds if link.grid else 0.0
+    epsilons = state.get(K.SWEEP_EPSILONS) or []
+    if link.sweep and epsilons:
+        try:
+            one = config.with_(truncations=(state.get(K.SWEEP_TRUNCATION) or "svt",))
+        except DpsumError:  # the page says what is wrong with the sweep's settings
+            return seconds
+        seconds += run_cost(one, runs=len(epsilons)).seconds
+    return seconds
+
+
 def autorun() -> dict:
     """What a link asked to run once on this page ({"grid": bool, "sweep": bool})."""
     return st.session_state.pop(state.COMPARE_AUTORUN, None) or {}
@@ -182,5 +212,5 @@ def link_params(iso: bool) -> dict[str, str] | None:
         **share.config_to_query(
             base, sample=sample, server=server, column=column, iso=iso, id_column=id_column
         ),
-        **share.view_to_query("compare", values),
+        **share.view_to_query(VIEW, values),
     }

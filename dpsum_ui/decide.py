@@ -16,7 +16,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import Cost, decision_cost, duration
+from dpsum_core.simulate.cost import Cost, decision_cost, duration, run_cost
 from dpsum_core.simulate.decision import (
     Reach,
     decision_summary,
@@ -31,6 +31,13 @@ from dpsum_core.text import escape_name
 
 from . import compute, share, state
 from . import keys as K
+from .page import Link
+
+# What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
+VIEW: share.ViewParams = {
+    "target": (K.DECIDE_TARGET, "text", None),
+    "above": (K.DECIDE_ABOVE, "number", None),
+}
 
 TRUE_ERRORS_NOTE = (
     "These errors are measured against the **true answers**. Choosing ε or an algorithm by "
@@ -249,11 +256,31 @@ def link_params(
             id_column=ctx.id_column,
             iso=bool(state.get(K.ISO)),
         ),
-        **share.view_to_query("decide", values),
+        **share.view_to_query(VIEW, values),
     }
     if simulated_shown:
         params[share.SIMULATE_PARAM] = "1"
     return params
+
+
+def redraws(link: Link) -> str | None:
+    """What the page redraws from a link's settings alone: without the simulation, the
+    curves (within a link's budget, :func:`dpsum_ui.compute.analytic`) and the target."""
+    return None if link.simulate else "curves and target"
+
+
+def queue_link_run(link: Link) -> None:
+    """Queue the link's simulation, run once when the page is drawn."""
+    del link  # only a link with the simulation is queued (redraws)
+    st.session_state[state.DECIDE_AUTORUN] = True
+
+
+def link_seconds(config: ExperimentConfig, link: Link) -> float:
+    """The estimated seconds of a link's simulation and of the curves it is drawn over."""
+    del link
+    points = len(range(0, limits.DECIDE_EPSILON_POINTS, limits.DECIDE_SIMULATE_EVERY))
+    curves = decision_cost(config, epsilon_grid()).seconds
+    return run_cost(config, runs=points).seconds + curves
 
 
 def autorun() -> bool:

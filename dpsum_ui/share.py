@@ -23,14 +23,10 @@ from typing import Any
 
 from dpsum_core import __version__
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
-from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
-
-from . import keys as K
-from .fields import COMPARE_VIEWS, EPSILON_GRID
+from dpsum_core.truncation.registry import PARAMETERS
 
 UPLOAD_MARKER = "upload"
 SERVER_PREFIX = "server:"  # data=server:<name relative to the server's data directory>
@@ -61,26 +57,9 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
 
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
 SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)
-# What a page shows beyond the configuration: query name → (widget key, kind, allowed values).
-VIEW_PARAMS: dict[str, dict[str, tuple[str, str, tuple | None]]] = {
-    "compare": {
-        "view": (K.COMPARE_VIEW, "text", COMPARE_VIEWS),
-        "sweep": (K.SWEEP_EPSILONS, "numbers", EPSILON_GRID),
-        "sweep_truncation": (K.SWEEP_TRUNCATION, "text", TRUNCATION_METHODS),
-    },
-    "decide": {
-        "target": (K.DECIDE_TARGET, "text", None),
-        "above": (K.DECIDE_ABOVE, "number", None),
-    },
-    "single-query": {
-        "tau": (K.TEACH_QUERY, "number", None),
-        "theta": (K.TEACH_THETA, "number", None),
-        "algorithm": (K.TEACH_ALGORITHM, "text", ALGORITHMS),
-        "private": (K.TEACH_PRIVATE, "flag", None),
-    },
-}
-
-
+# What a page shows beyond the configuration: query name → (widget key, kind, allowed values),
+# declared by each page (dpsum_ui.page.Page.view).
+ViewParams = Mapping[str, tuple[str, str, tuple | None]]
 @dataclass(frozen=True)
 class SharedSettings:
     """What a link or a config file restores."""
@@ -297,11 +276,12 @@ def _parse(text: str, kind: str, name: str):
     return text
 
 
-def view_to_query(page: str, values: Mapping[str, Any]) -> dict[str, str]:
-    """Query-string parameters of what ``page`` shows (``values``: widget key → value, as
-    stored in the session: numbers for ``number``, a list of numbers for ``numbers``)."""
+def view_to_query(view: ViewParams, values: Mapping[str, Any]) -> dict[str, str]:
+    """Query-string parameters of what a page shows: ``view`` is the page's view parameters
+    (:attr:`dpsum_ui.page.Page.view`), ``values`` widget key → value, as stored in the
+    session: numbers for ``number``, a list of numbers for ``numbers``."""
     out = {}
-    for name, (key, kind, _) in VIEW_PARAMS.get(page, {}).items():
+    for name, (key, kind, _) in view.items():
         value = values.get(key)
         if value is None:
             continue
@@ -316,8 +296,9 @@ def view_to_query(page: str, values: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def query_to_view(page: str, params: Mapping[str, str | list[str]]) -> dict[str, object]:
-    """Widget values of what ``page`` shows, from a link (only the keys present).
+def query_to_view(view: ViewParams, params: Mapping[str, str | list[str]]) -> dict[str, object]:
+    """Widget values of what a page shows (its view parameters ``view``), from a link (only
+    the keys present).
 
     Raises
     ------
@@ -326,7 +307,7 @@ def query_to_view(page: str, params: Mapping[str, str | list[str]]) -> dict[str,
     """
     flat = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
     out: dict[str, object] = {}
-    for name, (key, kind, allowed) in VIEW_PARAMS.get(page, {}).items():
+    for name, (key, kind, allowed) in view.items():
         if name not in flat or flat[name] is None:
             continue
         text = str(flat[name])

@@ -11,11 +11,11 @@ from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import decision_cost, duration, run_cost
-from dpsum_core.simulate.decision import epsilon_grid
+from dpsum_core.simulate.cost import duration
 
 from . import compute, guide, share, state
 from . import keys as K
+from .page import Link, Page
 
 _LINK_CHECKED = "_link_checked"
 # What can turn text echoed mid-sentence into formatting, a link or an image, LaTeX, a coloured
@@ -40,13 +40,13 @@ LINK_CAPTION = (
 )
 
 
-def restore_from_link(page: str) -> None:
+def restore_from_link(page: Page) -> None:
     """Once per session: apply the configuration and view carried by the URL, if any.
 
-    ``page`` is the url path of the page opened ("" for the explorer, "compare",
-    "single-query"). A valid link with a sample or server dataset is re-run once on its page
-    (same seed, so the same figures); a link whose settings or data cannot be used says so
-    once, and runs nothing. Call before any widget is drawn.
+    ``page`` is the page opened; its hooks say which view it restores, where its truncation
+    methods go and what it runs (:class:`dpsum_ui.page.Page`). A valid link with a sample or
+    server dataset is re-run once on its page (same seed, so the same figures); a link whose
+    settings or data cannot be used says so once, and runs nothing. Call before any widget is drawn.
     """
     ss = st.session_state
     if ss.get(_LINK_CHECKED):
@@ -56,7 +56,7 @@ def restore_from_link(page: str) -> None:
     guide.restore(params)
     try:
         shared = share.query_to_settings(params, samples=state.SAMPLE_NAMES)
-        view = share.query_to_view(page, params)
+        view = share.query_to_view(page.view, params)
     except DpsumError as exc:
         state.notice(
             "error",
@@ -72,10 +72,8 @@ def restore_from_link(page: str) -> None:
         id_column=shared.id_column,
     )  # fmt: skip
     state.upper_from("link")  # credited as the link's if another dataset asks for U
-    if page == "compare":
-        state.put(K.COMPARE_TRUNCATIONS, list(shared.config.truncations))
-    if page == "decide":
-        state.put(K.DECIDE_TRUNCATIONS, list(shared.config.truncations))
+    if page.truncations_key is not None:
+        state.put(page.truncations_key, list(shared.config.truncations))
     for key, value in view.items():
         state.put(key, value)
     if shared.uploaded:
@@ -93,14 +91,12 @@ def restore_from_link(page: str) -> None:
         shared.server, shared.column, "link", shared.id_column
     ):
         return
-    _run_once(
-        page,
-        shared.config,
-        column=shared.column,
+    link = Link(
         grid=share.GRID_PARAM in params,
         sweep="sweep" in params,
         simulate=share.SIMULATE_PARAM in params,
     )
+    _run_once(page, link, shared.config, column=shared.column)
 
 
 def open_server(name: str, column: str | None, where: str, id_column: str | None = None) -> bool:
@@ -126,9 +122,7 @@ def open_server(name: str, column: str | None, where: str, id_column: str | None
     return True
 
 
-def _run_once(
-    page: str, config, *, column: str | None, grid: bool, sweep: bool, simulate: bool
-) -> None:
+def _run_once(page: Page, link: Link, config: ExperimentConfig, *, column: str | None) -> None:
     """Queue the link's run for its page, or say once why it cannot run."""
     ctx = state.data_context()
     if column is not None and ctx.columns and column not in ctx.columns:
@@ -140,20 +134,19 @@ def _run_once(
             "press Run.",
         )
         return
-    if page == "single-query" or (page == "decide" and not simulate):
-        what = "query, θ and curves" if page == "single-query" else "curves and target"
-        # the page computes the curves by itself only within a link's budget (compute.analytic)
+    what = page.redraws(link)
+    if what is not None:
         state.notice("info", f"Settings restored from the link: the same {what}.")
         return
     plan = state.plan(ctx, truncations=config.truncations)
-    if plan.error or ctx.dataset is None:
+    if plan.error or plan.config is None or ctx.dataset is None:
         state.notice(
             "error",
             "The link's settings were restored, but nothing was run: "
             f"{plain(plan.error or ctx.error)} Fix the setting below, then press Run.",
         )
         return
-    seconds = link_seconds(page, plan.config, grid=grid, sweep=sweep)
+    seconds = page.link_seconds(plan.config, link)
     if seconds > limits.MAX_LINK_SECONDS:
         state.notice(
             "info",
@@ -162,39 +155,12 @@ def _run_once(
             f"below {duration(limits.MAX_LINK_SECONDS)}. Press Run to compute it.",
         )
         return
-    if page == "compare":
-        st.session_state[state.COMPARE_AUTORUN] = {"grid": grid, "sweep": sweep}
-    elif page == "decide":
-        st.session_state[state.DECIDE_AUTORUN] = True
-    else:
-        st.session_state[state.AUTORUN] = True
+    page.queue_run(link)
     state.notice(
         "info",
         "Settings restored from the link and run once with the same seed, so these are "
         "the same figures.",
     )
-
-
-def link_seconds(page: str, config: ExperimentConfig | None, *, grid: bool, sweep: bool) -> float:
-    """The estimated seconds of what a link on ``page`` would run by itself (its grid, its
-    sweep at the restored ε values, its simulation, or one run), from the settings alone."""
-    if config is None:
-        return 0.0
-    if page == "compare":
-        seconds = run_cost(config).seconds if grid else 0.0
-        epsilons = state.get(K.SWEEP_EPSILONS) or []
-        if sweep and epsilons:
-            try:
-                one = config.with_(truncations=(state.get(K.SWEEP_TRUNCATION) or "svt",))
-            except DpsumError:  # the page says what is wrong with the sweep's settings
-                return seconds
-            seconds += run_cost(one, runs=len(epsilons)).seconds
-        return seconds
-    if page == "decide":  # the simulation, and the curves it is drawn over
-        points = len(range(0, limits.DECIDE_EPSILON_POINTS, limits.DECIDE_SIMULATE_EVERY))
-        curves = decision_cost(config, epsilon_grid()).seconds
-        return run_cost(config, runs=points).seconds + curves
-    return run_cost(config).seconds
 
 
 def link_text(params: dict[str, str]) -> str:
@@ -300,6 +266,7 @@ def sidebar_summary(*, publishing: bool = False) -> None:
 
 _DATA_PAGE = "app_pages/data.py"
 _EXPLORER_PAGE = "app_pages/explorer.py"
+_FIX_PAGES = {_DATA_PAGE: "Data page", _EXPLORER_PAGE: "Workload explorer"}  # how recap names them
 
 
 def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = False) -> None:
@@ -329,9 +296,9 @@ def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = Fa
         parts.append("algorithms **none chosen**")
         fixes[_EXPLORER_PAGE] = "the algorithms"
     st.caption("Uses: " + " · ".join(parts))
-    for page, what in fixes.items():
-        name = "Data page" if page == _DATA_PAGE else "Workload explorer"
-        st.page_link(page, label=f"Set {what} on the {name}", icon=":material/arrow_forward:")
+    for script, what in fixes.items():
+        name = _FIX_PAGES[script]
+        st.page_link(script, label=f"Set {what} on the {name}", icon=":material/arrow_forward:")
 
 
 def reproduce_panel(command: str, python: str, *, what: str) -> None:

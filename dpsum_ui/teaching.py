@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.summary import DataSummary
-from dpsum_core.mechanisms.registry import get, label
+from dpsum_core.mechanisms.registry import ALGORITHMS, get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
@@ -28,6 +28,23 @@ from . import compute, figs, memo, present, state
 from . import keys as K
 from .datasets import with_passes
 from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+from .page import Link
+from .share import ViewParams
+
+# What a Single query link shows beyond the configuration (dpsum_ui.share.view_to_query).
+VIEW: ViewParams = {
+    "tau": (K.TEACH_QUERY, "number", None),
+    "theta": (K.TEACH_THETA, "number", None),
+    "algorithm": (K.TEACH_ALGORITHM, "text", ALGORITHMS),
+    "private": (K.TEACH_PRIVATE, "flag", None),
+}
+
+
+def redraws(link: Link) -> str | None:
+    """A link is never run here: the page redraws its query, θ and curves from the settings
+    (the curves by itself only within a link's budget, :func:`dpsum_ui.compute.analytic`)."""
+    del link
+    return "query, θ and curves"
 
 T = TypeVar("T")
 

@@ -28,6 +28,7 @@ from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 
 from . import present, state
+from .page import Page
 
 MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 
@@ -95,9 +96,6 @@ _PRELOAD = """<script>
   wait(40);
 })();
 </script>"""
-# Pages (url paths) whose first draw holds a chart on the default data (Single query's chart is
-# in its lesson frame, which loads plotly.js itself: dpsum_ui.lesson).
-CHART_PAGES = frozenset({"data", "decide"})
 SLOT = "chart_library_slot"  # the hidden sidebar container of the eager import (style.py)
 
 
@@ -109,12 +107,14 @@ def chart_chunk() -> str | None:
     return found[0].name if len(found) == 1 else None
 
 
-def draws_chart_first(url_path: str) -> bool:
-    """Whether the page at ``url_path`` draws a chart in this script run: a chart page, or a
-    shared link that runs the Explorer or Compare by itself (call after the link is read)."""
+def draws_chart_first(page: Page) -> bool:
+    """Whether ``page`` draws a chart in this script run: a page whose first draw holds one
+    (:attr:`Page.chart_first`; Single query's chart is in its lesson frame, which loads
+    plotly.js itself: dpsum_ui.lesson), or a shared link that runs a chart page by itself
+    (call after the link is read)."""
     ss = st.session_state
     autorun = bool(ss.get(state.AUTORUN) or ss.get(state.COMPARE_AUTORUN))
-    return url_path in CHART_PAGES or (autorun and url_path in ("", "compare"))
+    return page.chart_first or (autorun and page.chart_on_link)
 
 
 def preload_chart_library(*, eager: bool = False) -> None:

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dpsum_core import limits
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
-from dpsum_ui import share
+from dpsum_ui import compare, share
 from dpsum_ui.state import EPSILON_GRID
 
 # The hostile link: an ε sweep over 13 values, 5 000 bins, 6 000 trials, TaMM with the
@@ -21,7 +21,7 @@ SWEEP = list(EPSILON_GRID)
 def _heavy_link() -> dict[str, str]:
     params = share.config_to_query(HEAVY, sample="incomes.csv", column="income")
     params.update(
-        share.view_to_query("compare", {"sweep_epsilons": SWEEP, "sweep_truncation": "recursive"})
+        share.view_to_query(compare.VIEW, {"sweep_epsilons": SWEEP, "sweep_truncation": "recursive"})
     )
     return params
 

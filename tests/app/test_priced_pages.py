@@ -18,7 +18,7 @@ from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import decision_cost
 from dpsum_core.simulate.decision import epsilon_grid
-from dpsum_ui import share
+from dpsum_ui import decide, share
 
 pytest.importorskip("duckdb")
 
@@ -47,7 +47,7 @@ def test_the_hostile_decide_link_restores_its_settings_and_computes_nothing(data
     assert len(ALGORITHMS) == 7
     assert decision_cost(HOSTILE, epsilon_grid()).seconds > limits.MAX_CLICK_SECONDS
     params = share.config_to_query(HOSTILE, sample=None, server="incomes.parquet", column="income")
-    params.update(share.view_to_query("decide", {"decide_target": "5", "decide_above": 10.0}))
+    params.update(share.view_to_query(decide.VIEW, {"decide_target": "5", "decide_above": 10.0}))
     at = _open("app_pages/decide.py", params)
     assert not at.exception, [e.value for e in at.exception]
     ss = at.session_state

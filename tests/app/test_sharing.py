@@ -14,6 +14,7 @@ from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_ui import share
+from dpsum_ui.pages import by_url_path
 from dpsum_ui.state import SAMPLE_NAMES
 
 CUSTOM = ExperimentConfig(
@@ -292,20 +293,21 @@ def test_share_popover_offers_link_and_settings_file(small: AppTest) -> None:
 # ----------------------------------------------------------------------------------------------
 def test_view_query_round_trip_and_bad_values() -> None:
     values = {"compare_view": "answers", "sweep_epsilons": [0.01, 1.0], "sweep_truncation": "none"}
-    params = share.view_to_query("compare", values)
+    compare, single_query = by_url_path("compare").view, by_url_path("single-query").view
+    params = share.view_to_query(compare, values)
     assert params == {"view": "answers", "sweep": "0.01,1", "sweep_truncation": "none"}
-    assert share.query_to_view("compare", params) == values
+    assert share.query_to_view(compare, params) == values
     teach = {"teach_query": 80000.0, "teach_theta": 12300.0, "teach_algorithm": "tamm",
              "teach_private": False}  # fmt: skip
-    assert share.query_to_view("single-query", share.view_to_query("single-query", teach)) == teach
-    for page, bad, message in (
-        ("compare", {"view": "pie"}, "view='pie' in the link: choose from heatmap"),
-        ("compare", {"sweep": "0.01,0.03"}, "sweep='0.01,0.03' in the link: choose from"),
-        ("single-query", {"theta": "big"}, "theta='big' in the link is not a number"),
-        ("single-query", {"algorithm": "ols"}, "algorithm='ols' in the link: choose from"),
+    assert share.query_to_view(single_query, share.view_to_query(single_query, teach)) == teach
+    for view, bad, message in (
+        (compare, {"view": "pie"}, "view='pie' in the link: choose from heatmap"),
+        (compare, {"sweep": "0.01,0.03"}, "sweep='0.01,0.03' in the link: choose from"),
+        (single_query, {"theta": "big"}, "theta='big' in the link is not a number"),
+        (single_query, {"algorithm": "ols"}, "algorithm='ols' in the link: choose from"),
     ):
         with pytest.raises(ParameterError, match=message):
-            share.query_to_view(page, bad)
+            share.query_to_view(view, bad)
 
 
 def _open(page: str, params: dict) -> AppTest:
