@@ -20,9 +20,7 @@ shell.show_notice()
 ctx = state.data_context()
 shell.recap(ctx)
 run_once = compare.autorun()
-if ctx.error:
-    st.error(f"{ctx.error} Fix it on the Data page.")
-    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+shell.needs_data(ctx)  # the settings stay editable below
 
 with st.container(border=True):
     workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")

@@ -64,11 +64,7 @@ def decide_page() -> None:
     shell.show_notice()
     ctx = state.data_context()
     shell.recap(ctx, epsilon=False)
-    if ctx.error:
-        st.error(f"{ctx.error} Fix it on the Data page.")
-        st.page_link(
-            "app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:"
-        )
+    if shell.needs_data(ctx):
         return
     truncations, text, above = controls(ctx)
     st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")

@@ -122,10 +122,7 @@ guide.box("explorer")
 explorer.show_notices()
 ctx = state.data_context()
 shell.recap(ctx)
-if ctx.error:
-    st.error(f"{ctx.error} Fix it on the Data page.")
-    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
-elif pending := state.domain_pending():
+if not shell.needs_data(ctx) and (pending := state.domain_pending()):  # settings stay editable
     st.warning(f"Set the public upper bound U for {escape_name(pending, 'markdown')} on the Data page before "
                "running.")  # fmt: skip
     st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")

@@ -89,8 +89,7 @@ def single_query_page() -> None:
     guide.box("single-query")
     ctx = state.data_context()
     shell.recap(ctx)
-    if ctx.error:
-        st.error(f"{ctx.error} Fix it on the Data page.")
+    if shell.needs_data(ctx):
         return
 
     # Projector layout: the two choices a lesson changes in a row, ε, the θ mode and the

@@ -269,6 +269,17 @@ _EXPLORER_PAGE = "app_pages/explorer.py"
 _FIX_PAGES = {_DATA_PAGE: "Data page", _EXPLORER_PAGE: "Workload explorer"}  # how recap names them
 
 
+def needs_data(ctx: state.DataContext) -> bool:
+    """The one "needs data" notice of every page: when the data or the domain cannot be used,
+    say what is wrong and link to the Data page that fixes it. True when it was shown (the page
+    then draws nothing that needs the data)."""
+    if not ctx.error:
+        return False
+    st.error(f"{ctx.error} Fix it on the Data page.")
+    st.page_link(_DATA_PAGE, label="Go to the Data page", icon=":material/table_chart:")
+    return True
+
+
 def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = False) -> None:
     """One line under a page's title: the choices the page depends on (which data, U, bins,
     ε), what is missing, and a link to the page that fixes it."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import TIMEOUT
+from app_helpers import TIMEOUT, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_ui import keys as K
@@ -73,3 +73,17 @@ def test_the_frame_never_branches_on_a_page() -> None:
         text = path.read_text()
         assert "page ==" not in text and "url_path ==" not in text, path.name
         assert "url_path in" not in text, path.name
+
+
+def test_every_page_that_reads_the_data_says_the_same_when_it_is_unusable() -> None:
+    at = new_app()
+    at.run()
+    for script in ("explorer", "single_query", "compare", "decide"):
+        at.session_state[K.DOMAIN_UPPER] = 0.0  # what the Data page's field refuses
+        at.switch_page(f"app_pages/{script}.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        notices = [e.value for e in at.error if e.value.endswith("Fix it on the Data page.")]
+        assert notices == ["The upper bound U is not valid: upper bound U must be > 0 and at "
+                           "most 1e+15, got 0 Fix it on the Data page."], script  # fmt: skip
+        links = [p.proto.label for p in at.get("page_link") if p.proto.page == "data"]
+        assert "Go to the Data page" in links, script
