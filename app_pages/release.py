@@ -65,7 +65,7 @@ if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
     st.session_state[K.RELEASE_TRUNCATION] = truncations[0]
 with middle:
     truncation = st.selectbox(
-        "Truncation", truncations, key=K.RELEASE_TRUNCATION,
+        "Truncation", truncations, key=K.RELEASE_TRUNCATION, format_func=release.truncation_label,
         help="RawSum (after measuring) and ClampShells (with its own share of ε) choose θ "
         "themselves, so they have no method to pick.",
     )  # fmt: skip
@@ -88,7 +88,7 @@ st.markdown(
     f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
 )
 
-frame = None
+estimated = None
 try:
     estimated = release.estimate(ctx, plan)
 except TooHeavy as exc:  # priced before it runs, like every click
@@ -98,16 +98,10 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         f"The expected error of this plan could not be computed ({exc}); the release itself "
         "does not need it."
     )
-else:  # None: a heavy estimate waits for its button (the release itself does not need it)
-    frame = None if estimated is None else estimated.frame()
-if frame is not None:
-    st.markdown(
-        f"**Expected error** (analytic, before any noise is drawn): median over the "
-        f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, "
-        f"of which noise ≈ {frame.noise_sd.median():,.4g}."
-    )
+if estimated is not None:
+    st.markdown(release.expected_words(estimated, ctx.column))
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
-        st.dataframe(frame, hide_index=True, width="stretch")
+        st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
@@ -218,16 +212,19 @@ if rel is not None:
         else f"{theta:,.6g}"
     )  # fmt: skip
     st.markdown(
-        f"{label(c['algorithm'])}, truncation {c['truncation']}, workload {c['workload']}, "
+        f"{label(c['algorithm'])}, truncation: {release.truncation_label(c['truncation'])}, "
+        f"workload {c['workload']}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
     )
-    st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
+    if opened := release.open_words(rel):
+        st.warning(opened)
+    st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
-        "lower_95 and upper_95: an interval that holds the true answer with probability at "
-        "least 95 %, noise and the algorithm's bias included (upper_95 empty and bias_bounded "
-        "false where the release cannot bound the bias). noise_halfwidth_95: the ± of the "
-        "noise alone."
+        "Lower and upper end: an interval that holds the true answer with probability at "
+        "least 95 %, noise and the algorithm's bias included (the upper end is open where the "
+        "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
+        "The answers.csv download holds the same numbers."
     )
     a, b, r1, r2 = st.columns(4)
     page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)

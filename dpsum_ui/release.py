@@ -9,7 +9,10 @@ to continue spending against the same total) and the last release. The release i
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
@@ -32,6 +35,7 @@ from dpsum_core.publish.release import (
 from dpsum_core.simulate.cost import estimate_cost
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, state
 from . import keys as K
@@ -59,6 +63,97 @@ def truncation_options(algorithm: str) -> list[str]:
         return [alg.theta_rule]
     current = state.get(K.TRUNCATION)
     return [current] + [t for t in TRUNCATION_METHODS if t != current]
+
+
+_OWN_RULE = {
+    "inside": "chosen inside ClampShells (with its own share of ε)",
+    "posthoc": "chosen by RawSum after measuring",
+}
+
+
+def truncation_label(name: str) -> str:
+    """A truncation method's label on the page (never its internal id: ``svt`` → "SVT",
+    ``inside`` → "chosen inside ClampShells …")."""
+    return _OWN_RULE.get(name, method_label(name))
+
+
+def plain(value: float) -> str:
+    """``value`` with two significant digits and thousands separators, never in e-notation
+    (``123456.7`` → ``"120,000"``, ``0.01234`` → ``"0.012"``)."""
+    value = float(f"{value:.2g}")
+    if not math.isfinite(value) or value == 0:
+        return "0"
+    unit = 10.0 ** (math.floor(math.log10(abs(value))) - 1)
+    places = max(0, -round(math.log10(unit)))
+    return f"{round(value / unit) * unit:,.{places}f}"
+
+
+def expected_words(est: ReleaseEstimate, column: str | None) -> str:
+    """The expected error before releasing, in the data's unit and in words: "answers will
+    typically be within ±X …, about Y % of the answer".
+
+    Privacy
+    -------
+    From the private data without noise (:func:`estimate`): for the custodian only.
+    """
+    unit = f" (in the unit of {escape_name(column, 'markdown')})" if column else ""
+    share = est.relative[np.isfinite(est.relative)]
+    of_answer = (
+        f", about **{plain(100 * float(np.median(share)))} %** of the answer" if share.size else ""
+    )
+    return (
+        f"**Expected error** (before any noise is drawn): answers will typically be within "
+        f"**±{plain(float(np.median(est.rmse)))}** of the true answer{unit}{of_answer}. "
+        f"This is the median over the {est.rmse.size:,} queries of the expected error, noise "
+        f"and the algorithm's bias together; the noise alone is "
+        f"±{plain(float(np.median(est.noise_sd)))}."
+    )
+
+
+def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
+    """The expected error per query, with labels for column names (for the custodian only)."""
+    return pd.DataFrame(
+        {
+            "Threshold τ": est.thresholds,
+            "Typical error (±)": est.rmse,
+            "Of which noise (±)": est.noise_sd,
+            "Share of the answer (%)": 100 * est.relative,
+        }
+    )
+
+
+def answers_table(rel: Release) -> pd.DataFrame:
+    """The release's answers with labels for column names: the interval's lower and upper
+    ends ("open" where the bias is not bounded), whether the bias is bounded, the noise's ±.
+    The numbers are answers.csv's."""
+    frame = rel.answers_frame()
+    table = pd.DataFrame({"Threshold τ": frame.threshold, "Private answer": frame.private_answer})
+    if rel.intervals is not None:
+        bounded = rel.intervals.bias_bounded
+        table["Lower end (95 %)"] = frame.lower_95
+        table["Upper end (95 %)"] = [
+            f"{hi:,.6g}" if ok else "open" for hi, ok in zip(frame.upper_95, bounded, strict=True)
+        ]
+        table["Bias bounded"] = np.where(bounded, "yes", "no")
+    if "noise_halfwidth_95" in frame:
+        table["Noise alone (±, 95 %)"] = frame.noise_halfwidth_95
+    return table
+
+
+def open_words(rel: Release) -> str | None:
+    """Which queries are open above and why, in words (None: every interval is two-sided)."""
+    iv = rel.intervals
+    if iv is None or bool(iv.bias_bounded.all()):
+        return None
+    opened = rel.thresholds[~iv.bias_bounded]
+    alg = get(rel.config["algorithm"])
+    return (
+        f"**{opened.size:,} of {iv.bias_bounded.size:,} queries are open above** (τ from "
+        f"{opened.min():,.6g} to {opened.max():,.6g}): {alg.label} counted values above θ as θ "
+        "there and released nothing that bounds how much lies above θ, so the true answer may "
+        "be much larger than the private answer. Their interval has a lower end only: read "
+        "those answers as *at least* the lower end, not as an answer give or take a margin."
+    )
 
 
 def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:

@@ -270,6 +270,9 @@ class ReleaseEstimate:
         averaged over θ's distribution.
     noise_sd
         The noise part alone, √E Var(ŷ_i | θ), in the answers' units.
+    relative
+        ``rmse`` as a share of the true answer's size (NaN where the true answer is 0): what
+        the Release page says in words ("about Y % of the answer").
 
     Privacy
     -------
@@ -281,6 +284,7 @@ class ReleaseEstimate:
     thresholds: np.ndarray
     rmse: np.ndarray
     noise_sd: np.ndarray
+    relative: np.ndarray
 
     def frame(self) -> pd.DataFrame:
         """Columns threshold, expected_rmse, noise_sd."""
@@ -320,10 +324,11 @@ def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
         probs = (np.arange(ESTIMATE_POINTS) + 0.5) / ESTIMATE_POINTS
         theta = np.quantile(theta, probs, method="inverted_cdf")
     bias2, var = alg.error(inputs, theta, eps_m)
+    rmse = np.sqrt(np.mean(bias2 + var, axis=0))
+    size = np.abs(np.asarray(inputs.true_answers, float))
+    relative = np.divide(rmse, size, out=np.full_like(rmse, np.nan), where=size > 0)
     return ReleaseEstimate(
-        inputs.workload.thresholds.copy(),
-        np.sqrt(np.mean(bias2 + var, axis=0)),
-        np.sqrt(np.mean(var, axis=0)),
+        inputs.workload.thresholds.copy(), rmse, np.sqrt(np.mean(var, axis=0)), relative
     )
 
 
