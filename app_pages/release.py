@@ -119,11 +119,11 @@ with budget:
 with upload:
     st.file_uploader(
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
-        on_change=release.on_ledger_upload,
+        on_change=release.on_ledger_upload, args=(ctx,),
     )  # fmt: skip
 if book.total is not None and total is not None and total != book.total:
     st.checkbox(
-        f"Raise this ledger's total from ε = {decimal_text(book.total)} to "
+        f"{release.RAISE_BOX} from ε = {decimal_text(book.total)} to "
         f"{decimal_text(total)} (recorded in the ledger: old total, new total, time)",
         key=K.RELEASE_RAISE,
     )  # fmt: skip

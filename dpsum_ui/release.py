@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpsum_core.errors import DpsumError
+from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
@@ -196,8 +196,13 @@ def ledger() -> ledgers.Ledger:
     return st.session_state.get(_LEDGER) or ledgers.Ledger()
 
 
-def on_ledger_upload() -> None:
-    """Callback of the ledger uploader: continue from an earlier session's ledger."""
+RAISE_BOX = "Raise this ledger's total"  # the start of the tick box's label
+
+
+def on_ledger_upload(ctx: state.DataContext) -> None:
+    """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
+    another dataset or another unit of privacy is not loaded (an error says why, never a
+    "Ledger loaded" above its refusal)."""
     file = st.session_state.get(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
@@ -206,6 +211,17 @@ def on_ledger_upload() -> None:
     except DpsumError as exc:
         st.session_state[_MESSAGE] = ("error", f"{exc}. Upload the ledger this page gave you.")
         return
+    if ctx.dataset is not None:
+        try:
+            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+        except DpsumError as exc:
+            reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
+            st.session_state[_MESSAGE] = (
+                "error",
+                f"This ledger was not loaded: {reason}. Upload the ledger of this dataset, or "
+                "start a new one by setting a total below.",
+            )
+            return
     st.session_state[_LEDGER] = book
     st.session_state[K.RELEASE_RAISE] = False
     if book.total is not None:
@@ -218,11 +234,26 @@ def on_ledger_upload() -> None:
 
 def settled(ctx: state.DataContext) -> ledgers.Ledger:
     """This session's ledger bound to the current dataset, with the total typed on the page
-    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise."""
+    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise, in
+    the page's words (the tick box, never the command line's ``--raise-budget``)."""
     ss = st.session_state
     assert ctx.dataset is not None
     book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
-    return book.with_total(ss.get(K.RELEASE_TOTAL), raise_total=bool(ss.get(K.RELEASE_RAISE)))
+    total, raising = ss.get(K.RELEASE_TOTAL), bool(ss.get(K.RELEASE_RAISE))
+    if book.total is not None and total is not None and total != book.total:
+        kept = decimal_text(book.total)
+        if total < book.total:
+            raise ParameterError(
+                f"release refused: this ledger's total is ε = {kept} and a total is only ever "
+                f"raised, never lowered: set the total back to {kept} or above"
+            )
+        if not raising:
+            raise ParameterError(
+                f"release refused: this ledger's total is ε = {kept}; the total above "
+                f"({decimal_text(total)}) would change it. Tick \"{RAISE_BOX} …\" above to "
+                f"raise it on purpose (recorded in the ledger), or set the total back to {kept}"
+            )
+    return book.with_total(total, raise_total=raising)
 
 
 def missing(ctx: state.DataContext) -> list[str]:

@@ -11,6 +11,7 @@ from app_helpers import assert_clean, errors, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.publish.intervals import Intervals
+from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 from dpsum_ui import release
 
@@ -109,3 +110,36 @@ def test_open_queries_are_named_in_words_with_why():
                                               (9.96, "10"), (1.5e-7, "0.00000015"), (0.0, "0")])  # fmt: skip
 def test_numbers_are_plain_with_two_significant_digits(value, shown):
     assert release.plain(value) == shown
+
+
+# --------------------------------------------------------------------------------------------
+# §4: the budget messages speak the app's language
+# --------------------------------------------------------------------------------------------
+def _upload(at: AppTest, book: Ledger) -> AppTest:
+    return at.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", book.to_json().encode(), "application/json")
+    ).run()
+
+
+def test_a_raise_points_to_the_tick_box_not_to_the_command_line(page):
+    _upload(page, Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"}))
+    page.number_input(key="release_total").set_value(1.0).run()
+    (refusal,) = [e for e in errors(page) if "would change it" in e]
+    assert "--raise-budget" not in _text(page)
+    box = page.checkbox(key="release_raise")
+    assert release.RAISE_BOX in refusal and box.label.startswith(release.RAISE_BOX)
+    page.number_input(key="release_total").set_value(0.01).run()
+    (lowered,) = [e for e in errors(page) if "never lowered" in e]
+    assert "--" not in lowered and "0.02" in lowered
+
+
+def test_a_refused_ledger_is_not_shown_as_loaded(page):
+    other = Ledger(total=1.0, fingerprint="sha256:" + "0" * 64, dataset="other.csv")
+    _upload(page, other)
+    assert [s.value for s in page.success] == []
+    (message,) = [e for e in errors(page) if "not loaded" in e]
+    assert "other.csv" in message and "release refused" not in message
+    assert "_release_ledger" not in page.session_state
+    # This dataset's own ledger is loaded, with a green line.
+    _upload(page, Ledger(total=0.5))
+    assert any("Ledger loaded" in s.value for s in page.success)
