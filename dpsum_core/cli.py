@@ -98,7 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--upper", type=_number(float), help=f"public upper bound U (default {c.upper:g})"
         )
         p.add_argument("--bins", type=_number(int), default=c.bins, help="number of bins n")
-        p.add_argument("--weights", choices=WEIGHT_RULES, default=c.weights, help="bin weight rule")
+        p.add_argument(
+            "--weights", choices=WEIGHT_RULES, default=c.weights,
+            help="the value each row of a bin counts as: upper (the bin's upper edge, as in the "
+            f"paper) or midpoint (default {c.weights})",
+        )  # fmt: skip
         p.add_argument("--out", required=True, help="output folder (created if missing)")
         p.add_argument(
             "--debug", action="store_true", help="show the traceback of an unexpected error"
@@ -107,8 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
     def method(p: argparse.ArgumentParser) -> None:
         """Workload, ε, ρ and the public parameters of the threshold choice."""
         p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
-        p.add_argument("--epsilon", type=_number(float), default=c.epsilon)
-        p.add_argument("--rho", type=_number(float), default=c.rho)
+        p.add_argument(
+            "--epsilon", type=_number(float), default=c.epsilon,
+            help=f"privacy budget ε of this run or release (default {c.epsilon:g})",
+        )  # fmt: skip
+        p.add_argument(
+            "--rho", type=_number(float), default=c.rho,
+            help="share of ε spent on choosing θ (ε_θ = ρ·ε) by svt and recursive; the rest "
+            f"measures the sums (default {c.rho:g})",
+        )  # fmt: skip
         for param in PARAMETERS.values():  # as each method's module declares them
             kind = {"choices": param.choices} if param.choices else {"type": _number(float)}
             p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,
@@ -128,9 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma list of algorithms; auto: the one recommended from the public ε, U, bins "
         "and workload (named in every output)",
     )
-    run.add_argument("--trials", type=_number(int), default=c.trials)
-    run.add_argument("--delta", type=_number(float), default=c.delta)
-    run.add_argument("--seed", type=_number(int), default=c.seed)
+    run.add_argument(
+        "--trials", type=_number(int), default=c.trials,
+        help=f"simulated releases per algorithm and truncation (default {c.trials})",
+    )  # fmt: skip
+    run.add_argument(
+        "--delta", type=_number(float), default=c.delta,
+        help="floor of the relative error's denominator, |answer − truth| / max(truth, δ), so "
+        f"empty queries do not divide by 0 (default {c.delta:g})",
+    )  # fmt: skip
+    run.add_argument(
+        "--seed", type=_number(int), default=c.seed,
+        help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
+    )  # fmt: skip
 
     rel = sub.add_parser(
         "release",
@@ -175,10 +196,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Listed for --help only: main() hands `dpsum app …` to the dashboard's launcher unparsed.
     sub.add_parser("app", help="open the dashboard (Streamlit's options pass through)")
-    rep = sub.add_parser("reproduce", help="the paper's protocol (SPEC §7) with its figures")
+    rep = sub.add_parser(
+        "reproduce",
+        help="the paper's experiments (every algorithm and truncation over a grid of ε) with "
+        "their figures",
+    )
     common(rep)
     rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
-    rep.add_argument("--seed", type=_number(int), default=c.seed)
+    rep.add_argument(
+        "--seed", type=_number(int), default=c.seed,
+        help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
+    )  # fmt: skip
     rep.add_argument(
         "--no-png", action="store_true", help="skip PNG export even if a browser exists"
     )
