@@ -161,6 +161,8 @@ shell.reproduce_panel(
 # ---- 3. Confirm and release ------------------------------------------------------------------
 st.header("3. Confirm and release")
 st.markdown(
+    "**Unit of privacy: not chosen for the release file.** Choose it on the Data page."
+    if not ctx.unit_chosen else
     f"**Unit of privacy: {ctx.unit_of_privacy}.** The guarantee covers adding or removing "
     + ("one row: if a person can have several rows, choose the column that identifies them on "
        "the Data page." if ctx.id_column is None
@@ -168,7 +170,7 @@ st.markdown(
 )  # fmt: skip
 st.checkbox(
     "This is the unit of privacy of this dataset (who the guarantee protects).",
-    key=K.RELEASE_UNIT_CONFIRM,
+    key=K.RELEASE_UNIT_CONFIRM, disabled=not ctx.unit_chosen,
 )
 over = None
 if todo := release.missing(ctx):

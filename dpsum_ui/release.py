@@ -39,7 +39,8 @@ from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, state
 from . import keys as K
-from .datasets import release_input, source_fingerprint, with_passes
+from .datasets import source_fingerprint
+from .passes import release_input, with_passes
 
 _LEDGER = "_release_ledger"
 _LAST = "_release_last"
@@ -267,7 +268,13 @@ def missing(ctx: state.DataContext) -> list[str]:
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
-    if not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
+    if not ctx.unit_chosen:
+        out.append(
+            "The release file's unit of privacy is not chosen: on the Data page, choose whether "
+            "one row is one person or which column identifies a person (the planning file's "
+            "choice is not carried over to another file)."
+        )
+    elif not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
         out.append(
             f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
             "of the Release page, or choose the column that identifies a person on the Data page."

@@ -26,8 +26,8 @@ from dpsum_core.text import escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
-from .datasets import with_passes
 from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+from .passes import with_passes
 
 T = TypeVar("T")
 
