@@ -13,7 +13,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_ui import guide, release, reproduce, shell, state
+from dpsum_ui import guide, identifiers, release, reproduce, shell, state
 from dpsum_ui import keys as K
 
 
@@ -168,9 +168,15 @@ st.markdown(
        "the Data page." if ctx.id_column is None
        else "one person, all their rows together (summed before clipping to [0, U]).")
 )  # fmt: skip
+if found := release.id_suspects(ctx):
+    st.checkbox(
+        f"One row is one person in this file: {', '.join(found)} "
+        "(repeated values) does not identify people.",
+        key=K.RELEASE_ONE_ROW_SURE, on_change=identifiers.on_one_row_sure, args=(ctx,),
+    )  # fmt: skip
 st.checkbox(
     "This is the unit of privacy of this dataset (who the guarantee protects).",
-    key=K.RELEASE_UNIT_CONFIRM, disabled=not ctx.unit_chosen,
+    key=K.RELEASE_UNIT_CONFIRM, disabled=release.unit_unsettled(ctx) is not None,
 )
 over = None
 if todo := release.missing(ctx):

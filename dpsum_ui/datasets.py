@@ -158,6 +158,13 @@ def on_release_upload() -> None:
         put(K.RELEASE_DATA_COLUMN, column if column in up.columns else up.columns[0])
 
 
+def upload_of(ctx: DataContext) -> Upload | None:
+    """The uploaded file ``ctx`` reads (None: a sample or a server dataset)."""
+    if ctx.source != "upload":
+        return None
+    return st.session_state.get(_RELEASE_UPLOAD if ctx.separate and ctx.role == "release" else _UPLOAD)
+
+
 def has_release_upload() -> bool:
     """Whether a release file was uploaded successfully in this session."""
     return _RELEASE_UPLOAD in st.session_state

@@ -37,7 +37,7 @@ from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as method_label
 
-from . import compute, state
+from . import compute, identifiers, state
 from . import keys as K
 from .datasets import source_fingerprint
 from .passes import release_input, with_passes
@@ -268,18 +268,38 @@ def missing(ctx: state.DataContext) -> list[str]:
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
-    if not ctx.unit_chosen:
-        out.append(
-            "The release file's unit of privacy is not chosen: on the Data page, choose whether "
-            "one row is one person or which column identifies a person (the planning file's "
-            "choice is not carried over to another file)."
-        )
+    if unit := unit_unsettled(ctx):
+        out.append(unit)
     elif not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
         out.append(
             f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
             "of the Release page, or choose the column that identifies a person on the Data page."
         )
     return out
+
+
+def id_suspects(ctx: state.DataContext) -> tuple[str, ...]:
+    """Columns that look like a person's identifier in a file read as one row per person by
+    default (the planning file, released as it is); an explicitly chosen unit has none."""
+    return () if ctx.separate else identifiers.suspects(ctx)
+
+
+def unit_unsettled(ctx: state.DataContext) -> str | None:
+    """Why the release file's unit of privacy cannot be confirmed yet (None: it can)."""
+    if not ctx.unit_chosen:
+        return (
+            "The release file's unit of privacy is not chosen: on the Data page, choose whether "
+            "one row is one person or which column identifies a person (the planning file's "
+            "choice is not carried over to another file)."
+        )
+    if (found := id_suspects(ctx)) and not identifiers.one_row_sure(ctx):
+        names = ", ".join(escape_name(c, "markdown") for c in found)
+        return (
+            f"Column(s) {names} repeat values that look like codes of people: choose the one that "
+            "identifies a person on the Data page, or tick, in section 3, that one row is one "
+            "person in this file."
+        )
+    return None
 
 
 def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from app_helpers import assert_clean, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_ui.datasets import ONE_ROW
+from dpsum_ui.identifiers import looks_like_identifier
 
 RELEASE = "jobs_2025.csv"
 
@@ -79,3 +81,32 @@ def test_one_row_per_person_must_be_chosen_explicitly_and_another_file_asks_agai
     at.file_uploader(key="release_data_upload").set_value(("other.csv", _jobs(seed=4), "text/csv")).run()
     assert at.selectbox(key="release_id_column").value is None
     assert "release file's unit of privacy is not chosen" in _release_infos(at)
+
+
+def test_a_file_with_an_identifier_like_column_is_not_one_row_per_person_by_default():
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    at.file_uploader(key="data_upload").set_value(("jobs.csv", _jobs(), "text/csv")).run()
+    at.button(key="domain_keep").click().run()
+    at.selectbox(key="data_column").set_value("income").run()
+    text = _release_infos(at)  # the same file for planning and release, no identifier chosen
+    assert "Column(s) person repeat values that look like codes of people" in text
+    assert at.checkbox(key="release_unit_confirm").disabled
+    at.checkbox(key="release_one_row_sure").check().run()
+    assert not at.checkbox(key="release_unit_confirm").disabled
+    assert "look like codes of people" not in _release_infos(at)
+
+
+@pytest.mark.parametrize(
+    ("cells", "looks"),
+    [
+        (["A1", "B2", "A1"], True),  # text codes, repeated
+        (["7", "12", "7", "3"], True),  # integer codes, repeated
+        (["1.5", "2.25", "1.5"], False),  # another measurement
+        (["A1", "B2", "C3"], False),  # no repeated value: one row per code
+    ],
+)
+def test_what_looks_like_an_identifier(cells, looks):
+    assert looks_like_identifier(pd.Series(cells)) is looks
