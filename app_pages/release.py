@@ -121,7 +121,7 @@ with upload:
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
         on_change=release.on_ledger_upload, args=(ctx,),
     )  # fmt: skip
-if book.total is not None and total is not None and total != book.total:
+if book.total is not None and total is not None and total > book.total:  # raised, never lowered
     st.checkbox(
         f"{release.RAISE_BOX} from ε = {decimal_text(book.total)} to "
         f"{decimal_text(total)} (recorded in the ledger: old total, new total, time)",

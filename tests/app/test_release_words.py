@@ -131,6 +131,7 @@ def test_a_raise_points_to_the_tick_box_not_to_the_command_line(page):
     page.number_input(key="release_total").set_value(0.01).run()
     (lowered,) = [e for e in errors(page) if "never lowered" in e]
     assert "--" not in lowered and "0.02" in lowered
+    assert "release_raise" not in [c.key for c in page.checkbox]  # no box to "raise" downwards
 
 
 def test_a_refused_ledger_is_not_shown_as_loaded(page):
