@@ -271,8 +271,7 @@ class ReleaseEstimate:
     noise_sd
         The noise part alone, √E Var(ŷ_i | θ), in the answers' units.
     relative
-        ``rmse`` as a share of the true answer's size (NaN where the true answer is 0): what
-        the Release page says in words ("about Y % of the answer").
+        ``rmse`` ÷ |true answer| (NaN where it is 0): the Release page's "Y % of the answer".
 
     Privacy
     -------
@@ -285,12 +284,6 @@ class ReleaseEstimate:
     rmse: np.ndarray
     noise_sd: np.ndarray
     relative: np.ndarray
-
-    def frame(self) -> pd.DataFrame:
-        """Columns threshold, expected_rmse, noise_sd."""
-        return pd.DataFrame(
-            {"threshold": self.thresholds, "expected_rmse": self.rmse, "noise_sd": self.noise_sd}
-        )
 
 
 def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
@@ -327,9 +320,7 @@ def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
     rmse = np.sqrt(np.mean(bias2 + var, axis=0))
     size = np.abs(np.asarray(inputs.true_answers, float))
     relative = np.divide(rmse, size, out=np.full_like(rmse, np.nan), where=size > 0)
-    return ReleaseEstimate(
-        inputs.workload.thresholds.copy(), rmse, np.sqrt(np.mean(var, axis=0)), relative
-    )
+    return ReleaseEstimate(inputs.workload.thresholds.copy(), rmse, np.sqrt(np.mean(var, axis=0)), relative)
 
 
 @dataclass(frozen=True, eq=False)
