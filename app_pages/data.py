@@ -51,6 +51,22 @@ def release_data_section() -> None:
         state.ensure_option(K.RELEASE_DATA_COLUMN, rel.columns, fallback=rel.column)
         widget(st.selectbox, K.RELEASE_DATA_COLUMN, "Release column", options=rel.columns)
         rel = state.data_context("release")
+        units = [state.ONE_ROW, *(c for c in rel.all_columns if c != rel.column)]
+        if state.release_unit() not in units:  # not chosen for this file (or a stale column)
+            state.put(K.RELEASE_ID_COLUMN, None)
+        widget(
+            st.selectbox, K.RELEASE_ID_COLUMN, "Release file's unit of privacy (who the "
+            "guarantee protects)", options=units,
+            format_func=lambda c: (
+                "One row per person" if c == state.ONE_ROW
+                else f"Rows of the same person are identified by column {c}"
+            ),
+            placeholder="Choose it for this file (the planning file's is not carried over)",
+            help="The unit of privacy belongs to the file that is released: if a person can have "
+            "several rows in it, choose the column that identifies them.",
+            on_change=state.on_release_unit,
+        )  # fmt: skip
+        rel = state.data_context("release")
         if rel.error:
             st.error(rel.error)
         else:

@@ -13,7 +13,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_ui import guide, release, reproduce, shell, state
+from dpsum_ui import guide, identifiers, release, reproduce, shell, state
 from dpsum_ui import keys as K
 
 
@@ -65,7 +65,7 @@ if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
     st.session_state[K.RELEASE_TRUNCATION] = truncations[0]
 with middle:
     truncation = st.selectbox(
-        "Truncation", truncations, key=K.RELEASE_TRUNCATION,
+        "Truncation", truncations, key=K.RELEASE_TRUNCATION, format_func=release.truncation_label,
         help="RawSum (after measuring) and ClampShells (with its own share of ε) choose θ "
         "themselves, so they have no method to pick.",
     )  # fmt: skip
@@ -88,7 +88,7 @@ st.markdown(
     f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
 )
 
-frame = None
+estimated = None
 try:
     estimated = release.estimate(ctx, plan)
 except TooHeavy as exc:  # priced before it runs, like every click
@@ -98,16 +98,10 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         f"The expected error of this plan could not be computed ({exc}); the release itself "
         "does not need it."
     )
-else:  # None: a heavy estimate waits for its button (the release itself does not need it)
-    frame = None if estimated is None else estimated.frame()
-if frame is not None:
-    st.markdown(
-        f"**Expected error** (analytic, before any noise is drawn): median over the "
-        f"{len(frame)} queries of the expected RMSE ≈ **{frame.expected_rmse.median():,.4g}**, "
-        f"of which noise ≈ {frame.noise_sd.median():,.4g}."
-    )
+if estimated is not None:
+    st.markdown(release.expected_words(estimated, ctx.column))
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
-        st.dataframe(frame, hide_index=True, width="stretch")
+        st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
@@ -125,11 +119,11 @@ with budget:
 with upload:
     st.file_uploader(
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
-        on_change=release.on_ledger_upload,
+        on_change=release.on_ledger_upload, args=(ctx,),
     )  # fmt: skip
-if book.total is not None and total is not None and total != book.total:
+if book.total is not None and total is not None and total > book.total:  # raised, never lowered
     st.checkbox(
-        f"Raise this ledger's total from ε = {decimal_text(book.total)} to "
+        f"{release.RAISE_BOX} from ε = {decimal_text(book.total)} to "
         f"{decimal_text(total)} (recorded in the ledger: old total, new total, time)",
         key=K.RELEASE_RAISE,
     )  # fmt: skip
@@ -167,14 +161,22 @@ shell.reproduce_panel(
 # ---- 3. Confirm and release ------------------------------------------------------------------
 st.header("3. Confirm and release")
 st.markdown(
+    "**Unit of privacy: not chosen for the release file.** Choose it on the Data page."
+    if not ctx.unit_chosen else
     f"**Unit of privacy: {ctx.unit_of_privacy}.** The guarantee covers adding or removing "
     + ("one row: if a person can have several rows, choose the column that identifies them on "
        "the Data page." if ctx.id_column is None
        else "one person, all their rows together (summed before clipping to [0, U]).")
 )  # fmt: skip
+if found := release.id_suspects(ctx):
+    st.checkbox(
+        f"One row is one person in this file: {', '.join(found)} "
+        "(repeated values) does not identify people.",
+        key=K.RELEASE_ONE_ROW_SURE, on_change=identifiers.on_one_row_sure, args=(ctx,),
+    )  # fmt: skip
 st.checkbox(
     "This is the unit of privacy of this dataset (who the guarantee protects).",
-    key=K.RELEASE_UNIT_CONFIRM,
+    key=K.RELEASE_UNIT_CONFIRM, disabled=release.unit_unsettled(ctx) is not None,
 )
 over = None
 if todo := release.missing(ctx):
@@ -218,16 +220,19 @@ if rel is not None:
         else f"{theta:,.6g}"
     )  # fmt: skip
     st.markdown(
-        f"{label(c['algorithm'])}, truncation {c['truncation']}, workload {c['workload']}, "
+        f"{label(c['algorithm'])}, truncation: {release.truncation_label(c['truncation'])}, "
+        f"workload {c['workload']}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
     )
-    st.dataframe(rel.answers_frame(), hide_index=True, width="stretch")
+    if opened := release.open_words(rel):
+        st.warning(opened)
+    st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
-        "lower_95 and upper_95: an interval that holds the true answer with probability at "
-        "least 95 %, noise and the algorithm's bias included (upper_95 empty and bias_bounded "
-        "false where the release cannot bound the bias). noise_halfwidth_95: the ± of the "
-        "noise alone."
+        "Lower and upper end: an interval that holds the true answer with probability at "
+        "least 95 %, noise and the algorithm's bias included (the upper end is open where the "
+        "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
+        "The answers.csv download holds the same numbers."
     )
     a, b, r1, r2 = st.columns(4)
     page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)

@@ -57,7 +57,7 @@ from dpsum_core.simulate.results import ExperimentResult
 
 from . import keys as K
 from . import memo, present, state
-from .datasets import with_passes
+from .passes import with_passes
 from .stopping import stop_check as _stop_check
 from .turns import QUEUE
 

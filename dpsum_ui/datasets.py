@@ -3,10 +3,8 @@ server datasets summarised through DuckDB (only under the configured data direct
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -14,10 +12,10 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
-from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
-from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, complete
+from dpsum_core.data.summary import CutPoints, DataSummary
 from dpsum_core.errors import DataError, DpsumError, ParameterError
 from dpsum_core.publish.ledger import file_fingerprint
 from dpsum_core.publish.ledger import source_fingerprint as ledger_source
@@ -29,7 +27,7 @@ from . import server_data
 from .fields import DEFAULT_SAMPLE
 from .memo import mark_public
 from .stopping import stop_check
-from .store import get, memo, memo_values, put
+from .store import get, memo, put
 from .turns import QUEUE
 from .uploads import Upload, decoded, read_upload
 
@@ -52,7 +50,6 @@ _RELEASE_UPLOAD = "_release_upload"
 UPLOAD_ERROR = "_upload_error"
 RELEASE_UPLOAD_ERROR = "_release_upload_error"
 DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
-T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -125,6 +122,33 @@ def _upload_dataset(
     ))  # fmt: skip
 
 
+# The release file's explicit "one row is one person" (a value no column name is).
+ONE_ROW = "\x00one row per person"
+
+
+_UNIT_FOR = "_release_unit_for"  # the release file the unit of privacy was chosen for
+
+
+def release_file() -> tuple[str, str]:
+    """The release file's identity: ("upload", its fingerprint) or ("sample", its name)."""
+    if get(K.RELEASE_DATA) == "upload" and has_release_upload():
+        return ("upload", str(st.session_state[_RELEASE_UPLOAD].fingerprint))
+    return ("sample", str(get(K.RELEASE_DATA_SAMPLE)))
+
+
+def on_release_unit() -> None:
+    """Callback of the release file's unit of privacy: chosen for this file only."""
+    st.session_state[_UNIT_FOR] = release_file()
+
+
+def release_unit() -> str | None:
+    """The unit of privacy chosen for the current release file (:data:`ONE_ROW` or a column),
+    ``None`` when none was chosen for this file: another file asks again, never carried over."""
+    if st.session_state.get(_UNIT_FOR) != release_file():
+        return None
+    return get(K.RELEASE_ID_COLUMN)
+
+
 def on_release_upload() -> None:
     """Callback of the release dataset's uploader (the planning data is left as it is)."""
     up = _read_upload(K.RELEASE_DATA_UPLOAD, _RELEASE_UPLOAD, RELEASE_UPLOAD_ERROR)
@@ -132,6 +156,13 @@ def on_release_upload() -> None:
         put(K.RELEASE_DATA, "upload")
         column = get(K.DATA_COLUMN)
         put(K.RELEASE_DATA_COLUMN, column if column in up.columns else up.columns[0])
+
+
+def upload_of(ctx: DataContext) -> Upload | None:
+    """The uploaded file ``ctx`` reads (None: a sample or a server dataset)."""
+    if ctx.source != "upload":
+        return None
+    return st.session_state.get(_RELEASE_UPLOAD if ctx.separate and ctx.role == "release" else _UPLOAD)
 
 
 def has_release_upload() -> bool:
@@ -302,34 +333,6 @@ def _duckdb(
     return DuckDBBackend(files, upper=upper, column=column, name=name, id_column=id_column)
 
 
-def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) -> T:
-    """``task(data)``; for a server summary, with second passes over the files when the task
-    needs statistics the summary lacks (:func:`dpsum_core.data.summary.complete`). The extended
-    summary is kept for the next task; results stay keyed by the first summary."""
-    if isinstance(data, DataSummary):
-        for entry in memo_values("server"):
-            if entry.summary is data:
-                result, entry.latest = complete(entry.latest, lambda s: task(s), entry.extend)
-                return result
-    return task(data)
-
-
-
-def release_input(
-    data: Dataset | DataSummary,
-) -> tuple[Dataset | DataSummary, Callable[[DataSummary, MissingStatistics], DataSummary] | None]:
-    """(data, extend) for :func:`dpsum_core.publish.release.release_plan`: for a server summary,
-    the summary as extended so far (by :func:`with_passes`) and its backend's second pass, so
-    that the release fetches what it lacks before the draws that use it; a release runs its
-    passes itself, since :func:`~dpsum_core.data.summary.complete` would run it (and draw)
-    again after each pass. Records in memory need no pass: (data, None)."""
-    if isinstance(data, DataSummary):
-        for entry in memo_values("server"):
-            if entry.summary is data:
-                return entry.latest, entry.extend
-    return data, None
-
-
 @dataclass(frozen=True)
 class DataContext:
     """The current data and domain, or the message that says why they are not available."""
@@ -349,6 +352,7 @@ class DataContext:
     separate: bool = False  # the release dataset is another file than the planning dataset
     id_column: str | None = None  # the privacy identifier (None: one row per person)
     all_columns: tuple[str, ...] = ()  # every column: the choices of a privacy identifier
+    unit_chosen: bool = True  # False: a separate release file whose unit is not chosen yet
 
     @property
     def unit_of_privacy(self) -> str:
@@ -394,8 +398,11 @@ def _release_context() -> DataContext:
             sample = DEFAULT_SAMPLE
         source, columns, label, up = "sample", sample_columns(sample), sample, None
         names = _names(sample_table(sample))
-    # The same unit of privacy as the planning data: a column of that name must exist here.
-    id_column = get(K.DATA_ID_COLUMN)
+    # The release file's own unit of privacy, chosen for it (None: not chosen yet): the
+    # planning file's choice is never carried over.
+    unit = release_unit()
+    unit_chosen = unit == ONE_ROW or unit in names
+    id_column = unit if unit_chosen and unit != ONE_ROW else None
     column = get(K.RELEASE_DATA_COLUMN)
     if column not in columns:
         planning = get(K.DATA_COLUMN)
@@ -406,7 +413,7 @@ def _release_context() -> DataContext:
         error = f"The upper bound U is not valid: {exc}"
         return DataContext(None, None, list(columns), column, source, sample, label, None,
                            error, role="release", separate=True, id_column=id_column,
-                           all_columns=tuple(names))  # fmt: skip
+                           all_columns=tuple(names), unit_chosen=unit_chosen)  # fmt: skip
     domain: Domain | None = None
     domain_error: str | None = None
     note: str | None = None
@@ -426,7 +433,7 @@ def _release_context() -> DataContext:
     return DataContext(dataset, domain, list(columns), column, source, sample, label,
                        data_error, domain_error, note, role="release",
                        separate=True, id_column=id_column,
-                       all_columns=tuple(names))  # fmt: skip
+                       all_columns=tuple(names), unit_chosen=unit_chosen)  # fmt: skip
 
 
 def _planning_context() -> DataContext:

@@ -85,6 +85,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K.RELEASE_DATA: "same",
     K.RELEASE_DATA_SAMPLE: DEFAULT_SAMPLE,
     K.RELEASE_DATA_COLUMN: None,
+    K.RELEASE_ID_COLUMN: None,
     K.DOMAIN_BINS_MODE: "bins",
     K.DOMAIN_WIDTH: _CONFIG.upper / _CONFIG.bins,
     K.WORKLOAD_KIND: _CONFIG.workload,

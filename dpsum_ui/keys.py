@@ -21,6 +21,8 @@ Data page (app_pages/data.py)
     ``release_data_sample``  selectbox: the release dataset's sample file
     ``release_data_upload``  file_uploader: the release dataset's file (CSV / TSV / Parquet)
     ``release_data_column``  selectbox: the release dataset's numeric column
+    ``release_id_column``  selectbox: the release dataset's own unit of privacy, ``None`` until
+                           chosen, :data:`~dpsum_ui.datasets.ONE_ROW` or the identifier column
     ``domain_upper``       number_input: public upper bound U
     ``domain_keep``        button: keep the current U after an upload (shown until U is set)
     ``domain_bins_mode``   radio: ``"bins"`` (set n) or ``"width"`` (set the bin width)
@@ -138,6 +140,7 @@ RELEASE_DATA = "release_data"
 RELEASE_DATA_SAMPLE = "release_data_sample"
 RELEASE_DATA_UPLOAD = "release_data_upload"
 RELEASE_DATA_COLUMN = "release_data_column"
+RELEASE_ID_COLUMN = "release_id_column"
 DOMAIN_UPPER = "domain_upper"
 DOMAIN_KEEP = "domain_keep"
 DOMAIN_BINS_MODE = "domain_bins_mode"
@@ -200,6 +203,7 @@ RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"
 RELEASE_RAISE = "release_raise"
 RELEASE_CONFIRM = "release_confirm"
 RELEASE_UNIT_CONFIRM = "release_unit_confirm"
+RELEASE_ONE_ROW_SURE = "release_one_row_sure"
 RELEASE_GO = "release_go"
 RELEASE_ANSWERS_CSV = "release_answers_csv"
 RELEASE_RECORD_JSON = "release_record_json"

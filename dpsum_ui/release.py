@@ -9,10 +9,13 @@ to continue spending against the same total) and the last release. The release i
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-from dpsum_core.errors import DpsumError
+from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
@@ -32,10 +35,12 @@ from dpsum_core.publish.release import (
 from dpsum_core.simulate.cost import estimate_cost
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
+from dpsum_core.truncation.registry import label as method_label
 
-from . import compute, state
+from . import compute, identifiers, state
 from . import keys as K
-from .datasets import release_input, source_fingerprint, with_passes
+from .datasets import source_fingerprint
+from .passes import release_input, with_passes
 
 _LEDGER = "_release_ledger"
 _LAST = "_release_last"
@@ -59,6 +64,97 @@ def truncation_options(algorithm: str) -> list[str]:
         return [alg.theta_rule]
     current = state.get(K.TRUNCATION)
     return [current] + [t for t in TRUNCATION_METHODS if t != current]
+
+
+_OWN_RULE = {
+    "inside": "chosen inside ClampShells (with its own share of ε)",
+    "posthoc": "chosen by RawSum after measuring",
+}
+
+
+def truncation_label(name: str) -> str:
+    """A truncation method's label on the page (never its internal id: ``svt`` → "SVT",
+    ``inside`` → "chosen inside ClampShells …")."""
+    return _OWN_RULE.get(name, method_label(name))
+
+
+def plain(value: float) -> str:
+    """``value`` with two significant digits and thousands separators, never in e-notation
+    (``123456.7`` → ``"120,000"``, ``0.01234`` → ``"0.012"``)."""
+    value = float(f"{value:.2g}")
+    if not math.isfinite(value) or value == 0:
+        return "0"
+    unit = 10.0 ** (math.floor(math.log10(abs(value))) - 1)
+    places = max(0, -round(math.log10(unit)))
+    return f"{round(value / unit) * unit:,.{places}f}"
+
+
+def expected_words(est: ReleaseEstimate, column: str | None) -> str:
+    """The expected error before releasing, in the data's unit and in words: "answers will
+    typically be within ±X …, about Y % of the answer".
+
+    Privacy
+    -------
+    From the private data without noise (:func:`estimate`): for the custodian only.
+    """
+    unit = f" (in the unit of {escape_name(column, 'markdown')})" if column else ""
+    share = est.relative[np.isfinite(est.relative)]
+    of_answer = (
+        f", about **{plain(100 * float(np.median(share)))} %** of the answer" if share.size else ""
+    )
+    return (
+        f"**Expected error** (before any noise is drawn): answers will typically be within "
+        f"**±{plain(float(np.median(est.rmse)))}** of the true answer{unit}{of_answer}. "
+        f"This is the median over the {est.rmse.size:,} queries of the expected error, noise "
+        f"and the algorithm's bias together; the noise alone is "
+        f"±{plain(float(np.median(est.noise_sd)))}."
+    )
+
+
+def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
+    """The expected error per query, with labels for column names (for the custodian only)."""
+    return pd.DataFrame(
+        {
+            "Threshold τ": est.thresholds,
+            "Typical error (±)": est.rmse,
+            "Of which noise (±)": est.noise_sd,
+            "Share of the answer (%)": 100 * est.relative,
+        }
+    )
+
+
+def answers_table(rel: Release) -> pd.DataFrame:
+    """The release's answers with labels for column names: the interval's lower and upper
+    ends ("open" where the bias is not bounded), whether the bias is bounded, the noise's ±.
+    The numbers are answers.csv's."""
+    frame = rel.answers_frame()
+    table = pd.DataFrame({"Threshold τ": frame.threshold, "Private answer": frame.private_answer})
+    if rel.intervals is not None:
+        bounded = rel.intervals.bias_bounded
+        table["Lower end (95 %)"] = frame.lower_95
+        table["Upper end (95 %)"] = [
+            f"{hi:,.6g}" if ok else "open" for hi, ok in zip(frame.upper_95, bounded, strict=True)
+        ]
+        table["Bias bounded"] = np.where(bounded, "yes", "no")
+    if "noise_halfwidth_95" in frame:
+        table["Noise alone (±, 95 %)"] = frame.noise_halfwidth_95
+    return table
+
+
+def open_words(rel: Release) -> str | None:
+    """Which queries are open above and why, in words (None: every interval is two-sided)."""
+    iv = rel.intervals
+    if iv is None or bool(iv.bias_bounded.all()):
+        return None
+    opened = rel.thresholds[~iv.bias_bounded]
+    alg = get(rel.config["algorithm"])
+    return (
+        f"**{opened.size:,} of {iv.bias_bounded.size:,} queries are open above** (τ from "
+        f"{opened.min():,.6g} to {opened.max():,.6g}): {alg.label} counted values above θ as θ "
+        "there and released nothing that bounds how much lies above θ, so the true answer may "
+        "be much larger than the private answer. Their interval has a lower end only: read "
+        "those answers as *at least* the lower end, not as an answer give or take a margin."
+    )
 
 
 def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:
@@ -101,8 +197,13 @@ def ledger() -> ledgers.Ledger:
     return st.session_state.get(_LEDGER) or ledgers.Ledger()
 
 
-def on_ledger_upload() -> None:
-    """Callback of the ledger uploader: continue from an earlier session's ledger."""
+RAISE_BOX = "Raise this ledger's total"  # the start of the tick box's label
+
+
+def on_ledger_upload(ctx: state.DataContext) -> None:
+    """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
+    another dataset or another unit of privacy is not loaded (an error says why, never a
+    "Ledger loaded" above its refusal)."""
     file = st.session_state.get(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
@@ -111,6 +212,17 @@ def on_ledger_upload() -> None:
     except DpsumError as exc:
         st.session_state[_MESSAGE] = ("error", f"{exc}. Upload the ledger this page gave you.")
         return
+    if ctx.dataset is not None:
+        try:
+            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+        except DpsumError as exc:
+            reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
+            st.session_state[_MESSAGE] = (
+                "error",
+                f"This ledger was not loaded: {reason}. Upload the ledger of this dataset, or "
+                "start a new one by setting a total below.",
+            )
+            return
     st.session_state[_LEDGER] = book
     st.session_state[K.RELEASE_RAISE] = False
     if book.total is not None:
@@ -123,11 +235,26 @@ def on_ledger_upload() -> None:
 
 def settled(ctx: state.DataContext) -> ledgers.Ledger:
     """This session's ledger bound to the current dataset, with the total typed on the page
-    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise."""
+    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise, in
+    the page's words (the tick box, never the command line's ``--raise-budget``)."""
     ss = st.session_state
     assert ctx.dataset is not None
     book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
-    return book.with_total(ss.get(K.RELEASE_TOTAL), raise_total=bool(ss.get(K.RELEASE_RAISE)))
+    total, raising = ss.get(K.RELEASE_TOTAL), bool(ss.get(K.RELEASE_RAISE))
+    if book.total is not None and total is not None and total != book.total:
+        kept = decimal_text(book.total)
+        if total < book.total:
+            raise ParameterError(
+                f"release refused: this ledger's total is ε = {kept} and a total is only ever "
+                f"raised, never lowered: set the total back to {kept} or above"
+            )
+        if not raising:
+            raise ParameterError(
+                f"release refused: this ledger's total is ε = {kept}; the total above "
+                f"({decimal_text(total)}) would change it. Tick \"{RAISE_BOX} …\" above to "
+                f"raise it on purpose (recorded in the ledger), or set the total back to {kept}"
+            )
+    return book.with_total(total, raise_total=raising)
 
 
 def missing(ctx: state.DataContext) -> list[str]:
@@ -141,12 +268,38 @@ def missing(ctx: state.DataContext) -> list[str]:
         )
     if st.session_state.get(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
-    if not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
+    if unit := unit_unsettled(ctx):
+        out.append(unit)
+    elif not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
         out.append(
             f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
             "of the Release page, or choose the column that identifies a person on the Data page."
         )
     return out
+
+
+def id_suspects(ctx: state.DataContext) -> tuple[str, ...]:
+    """Columns that look like a person's identifier in a file read as one row per person by
+    default (the planning file, released as it is); an explicitly chosen unit has none."""
+    return () if ctx.separate else identifiers.suspects(ctx)
+
+
+def unit_unsettled(ctx: state.DataContext) -> str | None:
+    """Why the release file's unit of privacy cannot be confirmed yet (None: it can)."""
+    if not ctx.unit_chosen:
+        return (
+            "The release file's unit of privacy is not chosen: on the Data page, choose whether "
+            "one row is one person or which column identifies a person (the planning file's "
+            "choice is not carried over to another file)."
+        )
+    if (found := id_suspects(ctx)) and not identifiers.one_row_sure(ctx):
+        names = ", ".join(escape_name(c, "markdown") for c in found)
+        return (
+            f"Column(s) {names} repeat values that look like codes of people: choose the one that "
+            "identifies a person on the Data page, or tick, in section 3, that one row is one "
+            "person in this file."
+        )
+    return None
 
 
 def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:

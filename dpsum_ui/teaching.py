@@ -26,9 +26,9 @@ from dpsum_core.text import escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
-from .datasets import with_passes
 from .lesson import figure_json, lesson_html, markdown_html, plotly_url
 from .page import Link
+from .passes import with_passes
 from .share import ViewParams
 
 # What a Single query link shows beyond the configuration (dpsum_ui.share.view_to_query).

@@ -270,6 +270,8 @@ class ReleaseEstimate:
         averaged over θ's distribution.
     noise_sd
         The noise part alone, √E Var(ŷ_i | θ), in the answers' units.
+    relative
+        ``rmse`` ÷ |true answer| (NaN where it is 0): the Release page's "Y % of the answer".
 
     Privacy
     -------
@@ -281,12 +283,7 @@ class ReleaseEstimate:
     thresholds: np.ndarray
     rmse: np.ndarray
     noise_sd: np.ndarray
-
-    def frame(self) -> pd.DataFrame:
-        """Columns threshold, expected_rmse, noise_sd."""
-        return pd.DataFrame(
-            {"threshold": self.thresholds, "expected_rmse": self.rmse, "noise_sd": self.noise_sd}
-        )
+    relative: np.ndarray
 
 
 def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
@@ -320,11 +317,10 @@ def expected_error(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate:
         probs = (np.arange(ESTIMATE_POINTS) + 0.5) / ESTIMATE_POINTS
         theta = np.quantile(theta, probs, method="inverted_cdf")
     bias2, var = alg.error(inputs, theta, eps_m)
-    return ReleaseEstimate(
-        inputs.workload.thresholds.copy(),
-        np.sqrt(np.mean(bias2 + var, axis=0)),
-        np.sqrt(np.mean(var, axis=0)),
-    )
+    rmse = np.sqrt(np.mean(bias2 + var, axis=0))
+    size = np.abs(np.asarray(inputs.true_answers, float))
+    relative = np.divide(rmse, size, out=np.full_like(rmse, np.nan), where=size > 0)
+    return ReleaseEstimate(inputs.workload.thresholds.copy(), rmse, np.sqrt(np.mean(var, axis=0)), relative)
 
 
 @dataclass(frozen=True, eq=False)

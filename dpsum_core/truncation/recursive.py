@@ -171,12 +171,12 @@ THETA0 = Param(
     low=0.0, explain=START_HELP,
 )  # fmt: skip
 PARAMS = (
-    Param("rm_beta", "--rm-beta", "β", help="default 2·ε_θ/5",
+    Param("rm_beta", "--rm-beta", "β", help="recursive β, default 2·ε_θ/5",
           check=lambda v: check_positive(v, "recursive beta", upper=limits.MAX_RM_BETA),
           auto="β = 2·ε_θ/5 (paper default)", step=0.0001, low=0.0, high=limits.MAX_RM_BETA),
     THETA0,
     Param("rm_mu", "--rm-mu", "μ (in (0, ½])", default=0.5, check=_check_mu, step=0.05, low=0.0,
-          high=0.5),
+          high=0.5, help="recursive μ, in (0, 0.5] (default 0.5)"),
 )  # fmt: skip
 
 RECORDS = (

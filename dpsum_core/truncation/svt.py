@@ -297,14 +297,20 @@ SVT_S = Param(
 )  # fmt: skip
 PARAMS = (
     Param("svt_variant", "--svt-variant", "Variant", default="paper", choices=SVT_VARIANTS,
+          help="SVT's noise: paper (Dwork–Roth AboveThreshold) or tight (Lyu–Su–Li split); "
+               "default paper",
           check=lambda v: check_choice(v, "svt variant", SVT_VARIANTS),
           explain="paper: Dwork–Roth AboveThreshold (b_η = 2/ε_θ, b_ν = 4/ε_θ); "
                   "tight: Lyu–Su–Li budget split."),
     Param("svt_r", "--svt-r", "r (fraction)", default=0.998,
+          help="SVT looks for the first grid point below which this fraction of the records "
+               "lie (default 0.998)",
           check=lambda v: check_unit_interval(v, "svt r"), low=0.0, high=1.0, step=0.001,
           explain="SVT looks for the first grid point below which an r-fraction of the "
                   "records lie."),
     Param("svt_c", "--svt-c", "c (grid ratio)", default=1.2, check=_check_c, low=1.0,
+          help=f"ratio of SVT's grid u_k = s·c^(k−1) up to U, at most {limits.MAX_SVT_GRID:,} "
+               "points (default 1.2)",
           step=0.05, floor=c_floor,
           explain=lambda c_min: f"Grid u_k = s·c^(k−1) up to U, at most "
           f"{limits.MAX_SVT_GRID:,} points" + (f": c ≥ {c_min:g} for this U and s." if c_min

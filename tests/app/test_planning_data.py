@@ -8,6 +8,7 @@ from app_helpers import assert_clean, charts, new_app, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.publish.ledger import Ledger, bytes_fingerprint
+from dpsum_ui.datasets import ONE_ROW
 
 PRIVATE = "private_2025.csv"
 
@@ -34,6 +35,7 @@ def _two_files() -> AppTest:
     ).run()
     assert_clean(at)
     assert at.selectbox(key="release_data_column").value == "income"
+    at.selectbox(key="release_id_column").set_value(ONE_ROW).run()  # its own unit (issue 24 §3)
     return at
 
 

@@ -63,7 +63,8 @@ def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_erro
 
 def test_rawsum_has_only_the_posthoc_truncation(page):
     page.selectbox(key="release_algorithm").select("rawsum").run()
-    assert page.selectbox(key="release_truncation").options == ["posthoc"]
+    assert page.selectbox(key="release_truncation").options == ["chosen by RawSum after measuring"]
+    assert page.selectbox(key="release_truncation").value == "posthoc"
     assert_clean(page)
 
 
@@ -75,8 +76,8 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     assert book.spent == 0.01 and book.total == 0.05
     assert page.checkbox(key="release_confirm").value is False  # confirm again for another
     answers = page.session_state["_release_last"].answers_frame()
-    shown = [f for f in _frames(page) if "private_answer" in f.columns]
-    assert len(shown) == 1 and np.array_equal(shown[0].private_answer, answers.private_answer)
+    shown = [f for f in _frames(page) if "Private answer" in f.columns]
+    assert len(shown) == 1 and np.array_equal(shown[0]["Private answer"], answers.private_answer)
     # No true answer and no N anywhere on the page (tables, text), only the private answers.
     data = load_column("sample_data/incomes.csv", upper=800_000.0)
     truth = inputs_for(data, ExperimentConfig(workload="Q3")).true_answers

@@ -352,7 +352,8 @@ def test_expected_error_matches_the_simulated_error(data, algorithm, truncation)
     simulated = np.sqrt(np.mean((sim.answers - y) ** 2, axis=0))
     np.testing.assert_allclose(estimate.rmse, simulated, rtol=0.12)
     assert np.all(estimate.noise_sd <= estimate.rmse + 1e-9)
-    assert list(estimate.frame().columns) == ["threshold", "expected_rmse", "noise_sd"]
+    # The share of the answer the Release page states in words: rmse ÷ |truth|.
+    np.testing.assert_allclose(estimate.relative[y > 0], estimate.rmse[y > 0] / y[y > 0])
 
 
 # --------------------------------------------------------------------------------------------

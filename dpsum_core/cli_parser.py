@@ -1,0 +1,194 @@
+"""The command line's parser: every command, option and help text of ``dpsum`` (used by
+:mod:`dpsum_core.cli`; tests walk it to check that every option says what it does)."""
+
+from __future__ import annotations
+
+import argparse
+
+from dpsum_core.data.backends import ENGINES
+from dpsum_core.data.domain import WEIGHT_RULES
+from dpsum_core.mechanisms.registry import ALGORITHMS
+from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.params import PARAMETERS
+from dpsum_core.truncation.registry import TRUNCATION_METHODS
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _number(kind):
+    what = "a whole number" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+    return parse
+
+
+# Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
+CONFIG = ExperimentConfig()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and --help)."""
+    parser = _Parser(
+        prog="dpsum",
+        description="Sum queries over a numeric column under differential privacy: simulate "
+        "(run, reproduce), publish (release) or open the dashboard (app).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = CONFIG
+
+    def common(p: argparse.ArgumentParser, *, engines: bool = True) -> None:
+        """``engines=False``: --engine, --spark-master and --table are accepted only to be
+        refused with an explanation (argparse would say "unrecognized")."""
+        def shown(text: str) -> str:
+            return text if engines else argparse.SUPPRESS
+
+        p.add_argument(
+            "--data",
+            help="CSV, TSV or Parquet file"
+            + ("; with duckdb/spark also a folder or a glob" if engines else ""),
+        )
+        p.add_argument(
+            "--engine",
+            choices=ENGINES,
+            default="memory",
+            help=shown("memory (default), duckdb (out of core) or spark: where the data summary is computed"),
+        )
+        p.add_argument("--spark-master", help=shown("Spark master URL (default local[*])"))
+        p.add_argument("--table", help=shown("Spark table name (instead of --data)"))
+        p.add_argument("--column", help="numeric column (default: the most numeric one)")
+        p.add_argument(
+            "--id-column",
+            help="privacy identifier: rows with the same value in this column are one person, "
+            "whose values are summed before clipping to [0, U], and the guarantee protects that "
+            "whole person (default: one row is one person)",
+        )
+        # None = "left at its default": the data is then checked against the default domain
+        p.add_argument(
+            "--upper", type=_number(float), help=f"public upper bound U (default {c.upper:g})"
+        )
+        p.add_argument("--bins", type=_number(int), default=c.bins, help=f"number of bins n of the public domain [0, U] (default {c.bins:,})")
+        p.add_argument(
+            "--weights", choices=WEIGHT_RULES, default=c.weights,
+            help="the value each row of a bin counts as: upper (the bin's upper edge, as in the "
+            f"paper) or midpoint (default {c.weights})",
+        )  # fmt: skip
+        p.add_argument("--out", required=True, help="output folder (created if missing)")
+        p.add_argument(
+            "--debug", action="store_true", help="show the traceback of an unexpected error"
+        )
+
+    def method(p: argparse.ArgumentParser) -> None:
+        """Workload, ε, ρ and the public parameters of the threshold choice."""
+        p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
+        p.add_argument(
+            "--epsilon", type=_number(float), default=c.epsilon,
+            help=f"privacy budget ε of this run or release (default {c.epsilon:g})",
+        )  # fmt: skip
+        p.add_argument(
+            "--rho", type=_number(float), default=c.rho,
+            help="share of ε spent on choosing θ (ε_θ = ρ·ε) by svt and recursive; the rest "
+            f"measures the sums (default {c.rho:g})",
+        )  # fmt: skip
+        for param in PARAMETERS.values():  # as each method's module declares them
+            kind = {"choices": param.choices} if param.choices else {"type": _number(float)}
+            p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,
+                           **kind)  # fmt: skip
+
+    run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
+    common(run)
+    method(run)
+    run.add_argument(
+        "--truncation",
+        default=",".join(c.truncations),
+        help=f"comma list of {','.join(TRUNCATION_METHODS)}",
+    )
+    run.add_argument(
+        "--algorithms",
+        default=",".join(c.algorithms),
+        help="comma list of algorithms; auto: the one recommended from the public ε, U, bins "
+        "and workload (named in every output)",
+    )
+    run.add_argument(
+        "--trials", type=_number(int), default=c.trials,
+        help=f"simulated releases per algorithm and truncation (default {c.trials})",
+    )  # fmt: skip
+    run.add_argument(
+        "--delta", type=_number(float), default=c.delta,
+        help="floor of the relative error's denominator, |answer − truth| / max(truth, δ), so "
+        f"empty queries do not divide by 0 (default {c.delta:g})",
+    )  # fmt: skip
+    run.add_argument(
+        "--seed", type=_number(int), default=c.seed,
+        help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
+    )  # fmt: skip
+
+    rel = sub.add_parser(
+        "release",
+        help="publish one private release (OpenDP's samplers, no seed): answers.csv, release.json, "
+        "report.html, report.md",
+    )
+    common(rel)
+    method(rel)
+    rel.add_argument(
+        "--algorithm",
+        required=True,
+        help=f"one of {', '.join(ALGORITHMS)}, or auto (recommended from public inputs)",
+    )
+    rel.add_argument(
+        "--truncation",
+        help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
+        "leave out, or inside)",
+    )
+    rel.add_argument(
+        "--isotonic",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="publish isotonic-regressed answers (post-processing; default on)",
+    )
+    rel.add_argument(
+        "--ledger", help="privacy-budget ledger of this dataset (JSON, created if missing)"
+    )
+    rel.add_argument(
+        "--budget",
+        type=_number(float),
+        help="total ε this dataset may spend: a release that would go over it is refused "
+        "(set once: a ledger's total changes only with --raise-budget)",
+    )
+    rel.add_argument(
+        "--raise-budget",
+        action="store_true",
+        help="raise the ledger's total to --budget (recorded in the ledger: old, new, time)",
+    )
+    # Accepted only to be refused with an explanation (argparse would say "unrecognized").
+    rel.add_argument("--seed", help=argparse.SUPPRESS)
+    rel.add_argument("--trials", help=argparse.SUPPRESS)
+
+    # Listed for --help only: main() hands `dpsum app …` to the dashboard's launcher unparsed.
+    sub.add_parser("app", help="open the dashboard (Streamlit's options pass through)")
+    rep = sub.add_parser(
+        "reproduce",
+        help="the paper's experiments (every algorithm and truncation over a grid of ε) with "
+        "their figures",
+    )
+    common(rep)
+    rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
+    rep.add_argument(
+        "--seed", type=_number(int), default=c.seed,
+        help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
+    )  # fmt: skip
+    rep.add_argument(
+        "--no-png", action="store_true", help="skip PNG export even if a browser exists"
+    )
+    return parser

@@ -1,0 +1,76 @@
+"""Columns of a release file that look like a person's identifier: such a file cannot be
+released as "one row = one person" without an explicit choice (issue 24 §3)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dpsum_core.data.reading import read_table
+from dpsum_core.errors import DpsumError
+
+from . import keys as K
+from .datasets import DataContext, upload_of
+from .store import memo
+from .uploads import HELD
+
+_SURE_FOR = "_release_one_row_sure_for"  # the (file, column) "one row = one person" was ticked for
+
+
+def looks_like_identifier(values: pd.Series) -> bool:
+    """Repeated values that are text or integer codes (``"A17"``, ``"007"``, ``1042``): what a
+    column identifying people who have several rows looks like. Decimal numbers (another
+    measurement) and columns without a repeated value do not."""
+    cells = values.dropna().astype(str).str.strip()
+    cells = cells[cells != ""]
+    if cells.size < 2 or cells.nunique() == cells.size:
+        return False
+    numbers = pd.to_numeric(cells, errors="coerce")
+    if numbers.isna().any():  # text codes
+        return True
+    return bool((numbers == numbers.round()).all())  # integer codes
+
+
+def suspects(ctx: DataContext) -> tuple[str, ...]:
+    """The columns of an uploaded release file, other than the value column, that look like an
+    identifier (memoised per file and column); none for samples and server datasets.
+
+    Privacy
+    -------
+    Reads the private file; shown to the custodian only, as column names (public choices).
+    """
+    up = upload_of(ctx)
+    if up is None or ctx.id_column is not None:
+        return ()
+
+    def find() -> tuple[str, ...]:
+        found = []
+        for name in up.names:
+            if name == ctx.column:
+                continue
+            try:
+                column = read_table(up.raw, name=up.name, columns=[name], text_columns=[name],
+                                    budget=HELD)[name]  # fmt: skip
+            except DpsumError:
+                continue
+            if looks_like_identifier(column):
+                found.append(name)
+        return tuple(found)
+
+    return memo("id_suspects", (up.id, ctx.column), find)
+
+
+def _identity(ctx: DataContext) -> tuple:
+    up = upload_of(ctx)
+    return (up.id if up is not None else ctx.label, ctx.column)
+
+
+def on_one_row_sure(ctx: DataContext) -> None:
+    """Callback of the explicit "one row is one person" box: ticked for this file and column."""
+    ss = st.session_state
+    ss[_SURE_FOR] = _identity(ctx) if ss.get(K.RELEASE_ONE_ROW_SURE) else None
+
+
+def one_row_sure(ctx: DataContext) -> bool:
+    """Whether "one row = one person" was chosen explicitly for this file and column."""
+    return st.session_state.get(_SURE_FOR) == _identity(ctx)

@@ -1,0 +1,146 @@
+"""Issue 24 §1 and §4: the Release page speaks in the data's unit and in words, with labels
+(never internal ids), and its budget messages speak the app's language."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, errors, new_app
+from streamlit.testing.v1 import AppTest
+
+from dpsum_core.publish.intervals import Intervals
+from dpsum_core.publish.ledger import Ledger
+from dpsum_core.publish.release import Release
+from dpsum_ui import release
+
+PAGE = "app_pages/release.py"
+INTERNAL = ("expected_rmse", "noise_sd", "lower_95", "upper_95", "bias_bounded",
+            "noise_halfwidth_95", "private_answer", "svt", "inside", "posthoc")  # fmt: skip
+
+
+@pytest.fixture
+def page() -> AppTest:
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [w.value for w in at.warning] + [i.value for i in at.info] + errors(at)
+    return " ".join(parts)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_0-9]+", text))
+
+
+def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page):
+    page.selectbox(key="release_algorithm").set_value("tamm").run()
+    text = _text(page)
+    match = re.search(r"typically be within \*\*±([\d,.]+)\*\* of the true answer \(in the unit "
+                      r"of income\), about \*\*([\d,.]+) %\*\* of the answer", text)  # fmt: skip
+    assert match, text
+    assert not re.search(r"\d[eE][+-]?\d", text)  # no e-notation anywhere
+    assert not _words(text) & set(INTERNAL), _words(text) & set(INTERNAL)
+    table = next(df.value for df in page.dataframe if "Typical error (±)" in df.value.columns)
+    assert not set(table.columns) & set(INTERNAL)
+    # The words are the table's medians, rounded to two significant digits.
+    typical = float(match.group(1).replace(",", ""))
+    assert typical == pytest.approx(table["Typical error (±)"].median(), rel=0.05)
+    share = float(match.group(2).replace(",", ""))
+    assert share == pytest.approx(table["Share of the answer (%)"].median(), rel=0.05)
+
+
+def test_truncation_methods_are_shown_by_their_labels(page):
+    box = page.selectbox(key="release_truncation")
+    assert box.options[0] == "chosen inside ClampShells (with its own share of ε)"
+    page.selectbox(key="release_algorithm").set_value("tamm").run()
+    assert "SVT" in page.selectbox(key="release_truncation").options
+    assert not set(page.selectbox(key="release_truncation").options) & set(INTERNAL)
+
+
+def test_after_releasing_the_table_has_labels_and_the_interval(page):
+    page.selectbox(key="release_algorithm").set_value("tamm").run()
+    page.number_input(key="release_total").set_value(0.05).run()
+    page.checkbox(key="release_unit_confirm").check().run()
+    page.checkbox(key="release_confirm").check().run()
+    page.button(key="release_go").click().run()
+    assert_clean(page)
+    rel = page.session_state["_release_last"]
+    (table,) = [df.value for df in page.dataframe if "Private answer" in df.value.columns]
+    assert not set(table.columns) & set(INTERNAL)
+    np.testing.assert_allclose(table["Lower end (95 %)"], rel.intervals.lower)
+    text = _text(page)
+    assert "truncation: SVT" in text
+    assert not _words(text) & set(INTERNAL), _words(text) & set(INTERNAL)
+
+
+def _released(bounded: list[bool]) -> Release:
+    n = len(bounded)
+    ok = np.array(bounded)
+    answers = np.linspace(100.0, 1000.0, n)
+    return Release(
+        thresholds=np.linspace(10.0, 10.0 * n, n), private_answers=answers, theta=35.0,
+        budget={"epsilon_theta": 0.01, "epsilon_measure": 0.09, "total": 0.1},
+        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1"},
+        versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(n, 5.0),
+        intervals=Intervals(answers - 10, np.where(ok, answers + 10, np.nan), ok, "test"),
+    )  # fmt: skip
+
+
+def test_open_queries_are_named_in_words_with_why():
+    words = release.open_words(_released([True, True, False, False, False]))
+    assert words is not None
+    assert "3 of 5 queries are open above" in words and "τ from 30 to 50" in words
+    assert "SQM counted values above θ as θ" in words and "at least" in words
+    table = release.answers_table(_released([True, False]))
+    assert list(table["Upper end (95 %)"]) == ["110", "open"]
+    assert list(table["Bias bounded"]) == ["yes", "no"]
+    assert release.open_words(_released([True, True])) is None
+
+
+@pytest.mark.parametrize(("value", "shown"), [(123456.7, "120,000"), (0.01234, "0.012"),
+                                              (9.96, "10"), (1.5e-7, "0.00000015"), (0.0, "0")])  # fmt: skip
+def test_numbers_are_plain_with_two_significant_digits(value, shown):
+    assert release.plain(value) == shown
+
+
+# --------------------------------------------------------------------------------------------
+# §4: the budget messages speak the app's language
+# --------------------------------------------------------------------------------------------
+def _upload(at: AppTest, book: Ledger) -> AppTest:
+    return at.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", book.to_json().encode(), "application/json")
+    ).run()
+
+
+def test_a_raise_points_to_the_tick_box_not_to_the_command_line(page):
+    _upload(page, Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"}))
+    page.number_input(key="release_total").set_value(1.0).run()
+    (refusal,) = [e for e in errors(page) if "would change it" in e]
+    assert "--raise-budget" not in _text(page)
+    box = page.checkbox(key="release_raise")
+    assert release.RAISE_BOX in refusal and box.label.startswith(release.RAISE_BOX)
+    page.number_input(key="release_total").set_value(0.01).run()
+    (lowered,) = [e for e in errors(page) if "never lowered" in e]
+    assert "--" not in lowered and "0.02" in lowered
+    assert "release_raise" not in [c.key for c in page.checkbox]  # no box to "raise" downwards
+
+
+def test_a_refused_ledger_is_not_shown_as_loaded(page):
+    other = Ledger(total=1.0, fingerprint="sha256:" + "0" * 64, dataset="other.csv")
+    _upload(page, other)
+    assert [s.value for s in page.success] == []
+    (message,) = [e for e in errors(page) if "not loaded" in e]
+    assert "other.csv" in message and "release refused" not in message
+    assert "_release_ledger" not in page.session_state
+    # This dataset's own ledger is loaded, with a green line.
+    _upload(page, Ledger(total=0.5))
+    assert any("Ledger loaded" in s.value for s in page.success)
