@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.release_files import release_file
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_ALGORITHM = '''
@@ -161,10 +163,10 @@ def test_a_new_algorithm_and_truncation_run_from_the_cli(extended, tmp_path):
     proc = _cli(extended, "release", *data, "--algorithm", "identity", "--truncation", "part",
                 "--part-f", "0.25", "--out", str(tmp_path / "release"))
     assert proc.returncode == 0, proc.stderr
-    report = (tmp_path / "release" / "report.md").read_text()
+    report = release_file(tmp_path / "release", "report.md").read_text()
     assert "--truncation part --part-f 0.25 --out NEW_FOLDER" in report
     assert "a public θ, the fraction f of U" in report
-    record = json.loads((tmp_path / "release" / "release.json").read_text())
+    record = json.loads(release_file(tmp_path / "release", "release.json").read_text())
     assert record["theta"] == 200_000.0
 
 
