@@ -94,6 +94,8 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_raise``      checkbox: raise the uploaded ledger's total (recorded in it)
     ``release_confirm``    checkbox: "I understand this spends ε"
     ``release_unit_confirm``  checkbox: the unit of privacy shown is right for this dataset
+    ``release_one_row_sure``  checkbox: one row is one person in this file, although a column
+                              looks like an identifier (needed before the unit can be confirmed)
     ``release_go``         button: Release (once per confirmation)
     ``release_answers_csv``      download_button: answers.csv of the last release
     ``release_record_json``      download_button: release.json of the last release
