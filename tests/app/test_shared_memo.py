@@ -124,6 +124,16 @@ def _dataset(values: list[float], name: str = "incomes.csv"):
     return table_column(pd.DataFrame({"income": values}), "income", upper=1000.0, name=name)
 
 
+def test_nbytes_counts_a_figure_by_its_traces() -> None:
+    """A plotly figure is counted by its data (it was once counted as an empty object, so
+    the session's and the shared memo's byte bounds did not see figures at all)."""
+    import plotly.graph_objects as go
+
+    y = np.arange(200_000, dtype=float)
+    fig = go.Figure(go.Scatter(x=y, y=y))
+    assert memo.nbytes(fig) >= 2 * y.nbytes
+
+
 def test_an_upload_is_never_shared_even_with_the_values_of_a_public_sample() -> None:
     memo.SHARED.clear()
     public = mark_public(_dataset([1.0, 2.0, 3.0]))
