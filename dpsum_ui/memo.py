@@ -40,7 +40,10 @@ from dpsum_core.mechanisms.lru import LRU
 
 T = TypeVar("T")
 
-MAX_BYTES = 256 * 2**20  # the whole shared memo; a classroom's runs are a few MB each
+# The whole shared memo: a classroom's runs are a few MB each (a default Explorer run with 7
+# algorithms is 11.5 MiB); 128 MiB keeps a lesson's links, and 20 sessions of different seeds
+# (bench/load.py) do not pile up results their own sessions already evicted.
+MAX_BYTES = 128 * 2**20
 MAX_ENTRIES = 256
 POLL_SECONDS = 0.25
 # DPSUM_MEMO_TRACE=1: one line on stderr per shared value computed (browser tests, benchmarks)

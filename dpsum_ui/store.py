@@ -86,7 +86,9 @@ def ensure_option(key: str, options: list | tuple, fallback: Any = None) -> None
 # --------------------------------------------------------------------------------------------
 # Memo (per session, bounded): results and figures keyed by plain values
 # --------------------------------------------------------------------------------------------
-_SIZES = {"result": 4, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
+# Kept per session: the last 3 runs (a default run with 7 algorithms is 11.5 MiB: 20 sessions
+# of 4 runs each held ≈ 0.9 GB in bench/load.py) and the figures drawn from them.
+_SIZES = {"result": 3, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
 _SIZES["server"] = 2  # each server dataset entry holds a DuckDB connection (datasets.py)
 _SIZES["decoded"] = 2  # an upload's decoded columns, held against a process-wide budget
 
