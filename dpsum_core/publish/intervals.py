@@ -325,7 +325,8 @@ def release_intervals(
     elif algorithm == "rawsum":
         bounds, method = rawsum_bounds(domain, workload, epsilon, draw), METHODS["rawsum"]
     elif algorithm == "clampshells":
-        assert theta is not None and not isinstance(theta, list)
+        if theta is None or isinstance(theta, list):
+            raise ValueError(f"ClampShells' interval needs its one released θ*, got {theta!r}")
         bounds = clampshells_bounds(domain, workload, epsilon, float(theta), draw)
         method = METHODS["clampshells"]
     else:
