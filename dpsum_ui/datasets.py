@@ -12,7 +12,7 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary
@@ -337,7 +337,7 @@ def _duckdb(
 class DataContext:
     """The current data and domain, or the message that says why they are not available."""
 
-    dataset: Dataset | DataSummary | None  # a DataSummary for a server dataset
+    dataset: Statistics | None  # a DataSummary for a server dataset
     domain: Domain | None
     columns: list[str]
     column: str | None
@@ -473,7 +473,7 @@ def _planning_context() -> DataContext:
     domain: Domain | None = None
     domain_error: str | None = None
     note: str | None = None
-    dataset: Dataset | DataSummary | None = None
+    dataset: Statistics | None = None
     try:
         upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
     except DpsumError as exc:

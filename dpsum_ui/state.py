@@ -12,9 +12,8 @@ from typing import Any
 
 import streamlit as st
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
-from dpsum_core.data.summary import DataSummary
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
@@ -165,7 +164,7 @@ def plan(ctx: DataContext, **overrides: Any) -> Plan:
     return Plan(config, workload, None)
 
 
-def result_key(dataset: Dataset | DataSummary, config: ExperimentConfig) -> tuple:
+def result_key(dataset: Statistics, config: ExperimentConfig) -> tuple:
     """Cache key of a run: data fingerprint + where it came from + the full config (with seed)."""
     return (dataset.fingerprint, dataset.name, dataset.column, config.to_json())
 
