@@ -7,6 +7,11 @@ page is not shown); :func:`widget` seeds a widget from the stored value and stor
 The memo is bounded per kind (a count) and per session in bytes
 (``limits.MAX_SESSION_MEMO_BYTES``, every kind together): the least recently used entries go
 first, the newest is kept even alone above the bound (its page is about to show it).
+
+This is the only module that touches ``st.session_state`` (``tests/app/test_store_only.py``):
+the Data page's state is one frozen :class:`DataState`, replaced as a whole; a widget's value
+that Streamlit keeps by key is read and set through :func:`get`, :func:`put`, :func:`live`,
+:func:`set_live` and :func:`offer`.
 """
 
 from __future__ import annotations
@@ -238,7 +243,7 @@ class DataState:
     u_origin: UOrigin | None = None
     u_set_for: str | None = None
     release_unit_for: tuple[str, str] | None = None
-    one_row_sure_for: tuple | None = None
+    one_row_sure_for: tuple[str, str | None] | None = None
 
 
 def data_state() -> DataState:
