@@ -46,6 +46,8 @@ SAMPLES: dict[str, str] = {
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
 }
 SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
+Role = Literal["planning", "release"]  # which dataset: every page but Release, or Release's
+Source = Literal["sample", "upload", "server"]
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -160,7 +162,7 @@ def upload_of(ctx: DataContext) -> Upload | None:
     return kept.release_upload if ctx.separate and ctx.role == "release" else kept.upload
 
 
-def upload_error(role: Literal["planning", "release"]) -> str | None:
+def upload_error(role: Role) -> str | None:
     """Why the last file given to the planning or the release uploader cannot be used."""
     kept = data_state()
     return kept.release_upload_error if role == "release" else kept.upload_error
@@ -244,7 +246,7 @@ def has_upload() -> bool:
     return data_state().upload is not None
 
 
-def current_source() -> str:
+def current_source() -> Source:
     """The source in use: "upload" once a file is uploaded, "server" only while the data
     directory is configured, else "sample"."""
     choice = get(K.DATA_SOURCE)
@@ -334,14 +336,14 @@ class DataContext:
     domain: Domain | None
     columns: list[str]
     column: str | None
-    source: str  # "sample", "upload" or "server"
+    source: Source
     sample: str | None
     label: str
     data_error: str | None = None
     domain_error: str | None = None
     domain_note: str | None = None
     server: str | None = None  # the server dataset's name (relative to the data directory)
-    role: str = "planning"  # "planning" (every page but Release) or "release" (Release only)
+    role: Role = "planning"
     separate: bool = False  # the release dataset is another file than the planning dataset
     id_column: str | None = None  # the privacy identifier (None: one row per person)
     all_columns: tuple[str, ...] = ()  # every column: the choices of a privacy identifier
@@ -363,7 +365,7 @@ class DataContext:
         return self.data_error or self.domain_error
 
 
-def data_context(role: str = "planning") -> DataContext:
+def data_context(role: Role = "planning") -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain.
 
     ``role``: ``"planning"`` (Explorer, Compare, Single query, Decide, the Data page's
@@ -381,6 +383,7 @@ def data_context(role: str = "planning") -> DataContext:
 def _release_context() -> DataContext:
     """The release dataset when it is another file (a sample or an upload) than the planning
     dataset: cleaned with the same public U, binned on the same public domain."""
+    source: Source
     up = data_state().release_upload
     if get(K.RELEASE_DATA) == "upload" and up is not None:  # (release_separate: it is there)
         source, sample, columns, label = "upload", None, up.columns, up.name
