@@ -25,21 +25,22 @@ NOT_YET: frozenset[str] = frozenset(
 )
 
 
-def _names(node: ast.AST) -> list[str]:
+Reaching = ast.Attribute | ast.Name | ast.ImportFrom
+
+
+def _names(node: Reaching) -> list[str]:
     """The names a node reaches: an attribute's, a variable's, an import's."""
     if isinstance(node, ast.Attribute):
         return [node.attr]
     if isinstance(node, ast.Name):
         return [node.id]
-    if isinstance(node, ast.ImportFrom):
-        return [alias.name for alias in node.names]
-    return []
+    return [alias.name for alias in node.names]
 
 
 def uses(source: str) -> list[int]:
     """The lines of ``source`` that reach ``session_state`` (an attribute, a name or an
     import); text that only mentions it (docstrings, comments) does not count."""
-    nodes = ast.walk(ast.parse(source))
+    nodes = [n for n in ast.walk(ast.parse(source)) if isinstance(n, Reaching)]
     return sorted(n.lineno for n in nodes if "session_state" in _names(n))
 
 
