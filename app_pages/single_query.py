@@ -133,7 +133,7 @@ def single_query_page() -> None:
         on_click="ignore",
         help="One HTML file: the θ slider, the chart, the numbers, the explanations, the "
         "data's histogram, the settings and the seed. It opens from disk, with no server and "
-        "no network (about 5 MB, plotly.js inside).",
+        "no network (about 1.5 MB, plotly.js inside).",
     )
     note.caption(
         f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at the "

@@ -84,3 +84,15 @@ def test_an_algorithm_that_chooses_its_own_theta_says_so_instead_of_drawing() ->
     draws = lesson(single_query(algorithm="clampshells"))["draws"]
     assert "answers" not in draws
     assert "chooses its own θ" in draws["note"]
+
+
+def test_the_lessons_plotly_bundle_is_the_plotly_packages_version() -> None:
+    """The lesson draws figures plotly (Python) made for its own plotly.js: the vendored basic
+    bundle must be that same version (update it with plotly: its README says how)."""
+    import plotly.offline
+
+    from dpsum_ui.lesson import PLOTLY_JS
+
+    head = PLOTLY_JS.read_text(encoding="utf-8")[:200]
+    assert f"plotly.js (basic - minified) v{plotly.offline.get_plotlyjs_version()}" in head
+    assert (PLOTLY_JS.parent / "LICENSE").read_text().startswith("MIT License")
