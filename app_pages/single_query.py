@@ -1,6 +1,6 @@
 """Single query (teaching): how θ trades truncation bias for noise on one prefix sum, the
 binning bias the histogram adds, and where the private θ choices land. Deterministic analysis,
-except the seeded θ samples. One θ on screen: the slider of the lesson frame; the chart's
+except the seeded θ samples and noisy answers. One θ on screen: the slider of the lesson frame; the chart's
 marker, the numbers, the sentences and the address bar follow it in the browser, with no server
 round trip (dpsum_ui.lesson: the curves over the θ grid are sent once)."""
 

@@ -1,13 +1,15 @@
 """The Single query lesson as one HTML page: θ moves in the browser, with no server round trip.
 
 The page's θ grid is small (about 60 points), so everything that depends on θ — the chart's
-marker and readout, the four numbers, the explanations — is computed once on the server and sent
-as arrays; a θ step in the browser only picks another index. The same page is drawn inside the
-app (plotly.js from this server, cached by the browser) and offered as "Download this lesson"
-(plotly.js inline: one file that works from disk, offline, mailed or put on a course page).
-Both use plotly.js's basic bundle (scatter, bar, shapes, annotations: all the lesson draws), 1.2
-MB instead of 4.8: Streamlit gzips each component file anew for every browser that asks, so the
-full bundle cost the server 0.14 s of CPU per student (dpsum_ui/assets/plotly_basic/README.md).
+marker and readout, the four numbers, the explanations, and the two demonstrations under them
+(one person with a huge value; repeated noisy answers next to the true answer) — is computed once
+on the server and sent as arrays; a θ step in the browser only picks another index. The same
+page is drawn inside the app (plotly.js from this server, cached by the browser) and offered as
+"Download this lesson" (plotly.js inline: one file that works from disk, offline, mailed or put
+on a course page). Both use plotly.js's basic bundle (scatter, bar, shapes, annotations: all
+the lesson draws), 1.2 MB instead of 4.8: Streamlit gzips each component file anew for every
+browser that asks, so the full bundle cost the server 0.14 s of CPU per student
+(dpsum_ui/assets/plotly_basic/README.md).
 """
 
 from __future__ import annotations
