@@ -238,6 +238,10 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
     truncated one by min(θ, τ) ≤ θ. ``table``: :func:`components` (the truncated sum is the
     true answer plus the signed truncation bias)."""
     money = present.money
+
+    def exact(value: float) -> str:  # every digit: the move must show in the sum itself
+        return f"{value:,.0f}"
+
     whole = ("here τ = U: the whole sum" if tau >= upper
              else f"the whole sum, τ = U, would move by up to U = {money(upper)}")  # fmt: skip
     moves, truncated = [], []
@@ -246,14 +250,14 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         move = min(float(r.theta), tau)
         moves.append(move / tau if tau > 0 else 0.0)
         truncated.append(
-            f"Truncated at θ = {r.theta:,.0f}: {money(before)} → {money(before + move)}, "
+            f"Truncated at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
             f"it moves by {money(move)}: at most θ."
         )
     return {
         "title": "Add one person with a huge value",
         "intro": f"A newcomer with the value {money(tau)}, the largest value q_τ counts (a value "
         f"above τ is not in q_τ at all; {whole}).",
-        "untruncated": f"Without truncation: {money(truth)} → {money(truth + tau)}, it moves "
+        "untruncated": f"Without truncation: {exact(truth)} → {exact(truth + tau)}, it moves "
         f"by {money(tau)}.",
         "truncated": truncated,
         "bar": moves,  # the truncated move as a share of the untruncated one

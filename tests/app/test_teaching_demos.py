@@ -52,8 +52,8 @@ def test_one_huge_value_moves_the_truncated_sum_by_at_most_theta() -> None:
         direct = float(np.minimum(kept[kept <= tau], theta).sum())
         move = min(theta, tau)
         assert demo["truncated"][i].startswith(
-            f"Truncated at θ = {theta:,.0f}: {present.money(direct)} → "
-            f"{present.money(direct + move)}, it moves by {present.money(move)}"
+            f"Truncated at θ = {theta:,.0f}: {direct:,.0f} → {direct + move:,.0f}, it moves "
+            f"by {present.money(move)}"
         ), demo["truncated"][i]
 
 
