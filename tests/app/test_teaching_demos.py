@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_ui import present
+from dpsum_ui.memo import SHARED
 from dpsum_ui.teaching import DRAWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,3 +97,27 @@ def test_the_lessons_plotly_bundle_is_the_plotly_packages_version() -> None:
     head = PLOTLY_JS.read_text(encoding="utf-8")[:200]
     assert f"plotly.js (basic - minified) v{plotly.offline.get_plotlyjs_version()}" in head
     assert (PLOTLY_JS.parent / "LICENSE").read_text().startswith("MIT License")
+
+
+def test_draws_are_shared_on_a_sample_and_an_uploads_stay_in_its_session() -> None:
+    """The noisy answers on a sample are computed once for every session (dpsum_ui.memo); on an
+    upload they are drawn for that session only and never enter the shared memo."""
+    lesson(single_query(seed=2))
+    drawn = [k for k in SHARED if "draws" in repr(k)]
+    assert len(drawn) == 1 and "incomes.csv" in repr(drawn[0])
+    upload = new_app()
+    upload.run()
+    upload.switch_page("app_pages/data.py").run()
+    upload.radio(key="data_source").set_value("upload").run()
+    body = b"income\n" + b"\n".join(str(800 * i).encode() for i in range(1, 400))
+    upload.file_uploader(key="data_upload").set_value(("mine.csv", body, "text/csv")).run()
+    upload.number_input(key="domain_upper").set_value(800_000.0).run()
+    upload.switch_page("app_pages/explorer.py").run()
+    upload.selectbox(key="workload_kind").select("Q3")
+    upload.run()
+    upload.switch_page("app_pages/single_query.py").run()
+    assert_clean(upload)
+    draws = lesson(upload)["draws"]
+    assert "Illustrations on mine.csv" in draws["note"] and len(draws["answers"][0]) == DRAWS
+    assert [k for k in SHARED if "draws" in repr(k)] == drawn
+    assert not [k for k in SHARED if "mine.csv" in repr(k)]
