@@ -22,8 +22,9 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
    larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
    at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
-   before the first one above z noise sds are 0: the sds come from the public design and J*,
-   z from them and the public δ of the error metric;
+   before the first one above z noise sds, or before a positive one whose next answer is
+   above ten of its sds, are 0: the sds come from the public design and J*, z from them and
+   the public δ of the error metric;
    :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and clipping are
    post-processing: functions of the noisy output and public inputs only.
 

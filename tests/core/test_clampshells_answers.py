@@ -59,3 +59,18 @@ def test_onset_gate_does_nothing_where_the_noise_is_far_below_delta():
     got = ca.onset_gate(answers, np.full((1, 4), 1e-3), 100.0)
     np.testing.assert_array_equal(got, answers)
     assert ca.onset_gate(np.array([[-0.1, 0.2]]), np.full((1, 2), 1e-3), 100.0).tolist() == [[0.0, 0.2]]
+
+
+def test_onset_gate_keeps_an_answer_whose_next_one_is_far_above_its_noise():
+    """An answer below z·σ is the onset when the next answer exceeds ONSET_NEXT_Z of its own
+    σ (a density already rising), and only then: just below that, it is zeroed as before."""
+    delta, sigma = 100.0, 1e4  # z ≈ 3.72
+    sd = np.full((2, 4), sigma)
+    big = ca.ONSET_NEXT_Z * sigma
+    answers = np.array([
+        [1e3, 2e4, big * 1.01, 3e6],  # answer 1 (2σ, below z·σ) precedes one above 10σ: kept
+        [1e3, 2e4, big * 0.99, 3e6],  # the next is just below 10σ: answer 1 is zeroed
+    ])  # fmt: skip
+    got = ca.onset_gate(answers, sd, delta)
+    np.testing.assert_array_equal(got[0], [0, 2e4, big * 1.01, 3e6])
+    np.testing.assert_array_equal(got[1], [0, 0, big * 0.99, 3e6])
