@@ -17,7 +17,11 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    (depth chosen from the public ε only; depth 0 is the plain design) has λ distinct levels;
    the record lies in one node per level and moves it by c ≤ g_node: with
    Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
+3. *A public cap* (a top code the user states as public knowledge, ``Inputs.public_cap``,
+   never read from the data): J* is the lowest shell edge whose θ* covers the cap's bin, a
+   constant, so there is no stage 1 and stage 2 is one fixed Laplace mechanism with all of ε
+   (scales g_node·λ/ε: loss ≤ ε). A value above a wrong cap is clamped, never leaked.
+4. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
    parts below the top active one with stage 1's noisy sums of the same shells (no record is
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
    larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
@@ -73,6 +77,7 @@ from dpsum_core.mechanisms.clampshells_locate import (
     clamp_law,
     combine_stage1,
     locate_measured,
+    public_clamp_bin,
 )
 from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
@@ -397,6 +402,12 @@ def measure_clamped(
     return z, spent
 
 
+def stage2_epsilon(epsilon: float, cap: float | None) -> float:
+    """The ε at which the design's scales (stored for stage 2's share (1−p)ε at ε = 1) give
+    stage 2's noise: ``epsilon`` itself, or ε/(1−p) with a public cap (all of ε on stage 2)."""
+    return epsilon if cap is None else epsilon / (1.0 - LOCATE_SHARE)
+
+
 def clampshells(
     inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
 ) -> Measurement:
@@ -424,20 +435,29 @@ def clampshells(
     Privacy
     -------
     ε-DP under add/remove-one (CLAMPSHELLS.md § Privacy; see the module docstring): stage 1
-    spends pε, stage 2 (1−p)ε for every J* stage 1 can output; both spends are computed from
-    the scales actually drawn. N is never used; all else is post-processing.
+    spends pε, stage 2 (1−p)ε for every J* stage 1 can output; with a public cap no stage 1
+    and ε on stage 2 at the cap's fixed J*; both spends are computed from the scales actually
+    drawn. N is never used; all else is post-processing.
     """
     trials = int(np.asarray(theta).shape[0])
     noise = as_noise(rng)
     d = design_for(inputs.domain, epsilon)
     stats = edge_statistics(inputs.data, inputs.domain)
-    j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
-    z, spent_measure = measure_clamped(stats, d, j_star, epsilon=epsilon, rng=noise)
+    cap = inputs.public_cap
+    if cap is None:
+        j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
+    else:  # a public cap: θ* without stage 1 (nothing measured, nothing spent)
+        j_star, z1, spent_locate = np.full(trials, public_clamp_bin(d, cap), np.int64), None, 0.0
+    eps2 = stage2_epsilon(epsilon, cap)
+    z, spent_measure = measure_clamped(stats, d, j_star, epsilon=eps2, rng=noise)
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
-    leaves = combine_stage1(d, np.asarray(d.reconstruct @ z.T).T, z1, j_star)
-    kept = tail_scan(d, leaves, j_star, epsilon)
+    leaves = np.asarray(d.reconstruct @ z.T).T
+    if z1 is not None:
+        leaves = combine_stage1(d, leaves, z1, j_star)
+    kept = tail_scan(d, leaves, j_star, eps2)
     counts = inputs.workload.counts
-    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), answer_sd(d, counts, j_star, epsilon), inputs.delta)
+    sd = answer_sd(d, counts, j_star, eps2, stage1=z1 is not None)
+    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), sd, inputs.delta)
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 
@@ -459,14 +479,15 @@ def _components_at(
     coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
     mean = coef @ sums
     var = np.zeros(counts.size)
-    top = int(d.shells_below(j_star)) - 1  # parts below it are combined with stage 1
+    # parts below the top active one are combined with stage 1 (none with a public cap)
+    top = int(d.shells_below(j_star)) - 1 if inputs.public_cap is None else 0
     for k, V in enumerate(d.leaf_cov):
         V = d.stage1_gls[1][k] if k < top else V
         idx = np.flatnonzero(d.cell_shell[:nc] == k)
         if idx.size:  # all of the shell's leaves, or its first ones when J* is inside it
             a = coef[:, idx]
             var += np.einsum("ij,jk,ik->i", a, V[: idx.size, : idx.size], a)
-    return (mean - inputs.true_answers) ** 2, var / epsilon**2
+    return (mean - inputs.true_answers) ** 2, var / stage2_epsilon(epsilon, inputs.public_cap) ** 2
 
 
 def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -510,6 +531,8 @@ def theta_law(inputs: Inputs, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     Read from the exact data: for the data holder's analysis only.
     """
     d = design_for(inputs.domain, epsilon)
+    if inputs.public_cap is not None:  # J* is public: one value, probability 1
+        return inputs.domain.edges[[public_clamp_bin(d, inputs.public_cap) - 1]], np.ones(1)
     support, probs = clamp_law(edge_statistics(inputs.data, inputs.domain), d, epsilon)
     return inputs.domain.edges[support - 1], probs
 

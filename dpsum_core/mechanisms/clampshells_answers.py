@@ -97,12 +97,16 @@ def answers_from_cells(
     return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
 
 
-def answer_sd(d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
+def answer_sd(
+    d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float, *, stage1: bool = True
+) -> np.ndarray:
     """The noise sd of every answer (trials × m), from the public design: the variance of the
     cumulative sum at the upper edge of the query's leaf (an upper bound for an edge inside
     it), and of the clamped total for a query at or above θ*; the parts below the top active
-    one with their covariance after the GLS update with stage 1. Public given J*."""
-    plain, combined = d.leaf_moments, d.combined_moments
+    one with their covariance after the GLS update with stage 1 (without ``stage1``, as
+    measured: a public cap, no stage 1). Public given J*."""
+    plain = d.leaf_moments
+    combined = d.combined_moments if stage1 else (*plain[:3], d.shell_var)
     top = d.shells_below(j_star) - 1  # (trials,)
     part_var = np.where(np.arange(d.shell_var.size)[None, :] < top[:, None], combined[3], d.shell_var)
     S = np.concatenate((np.zeros((top.size, 1)), np.cumsum(part_var, axis=1)), axis=1)
