@@ -27,8 +27,8 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
    at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
    before the first one above z noise sds, or before a positive one whose next answer is
-   above ten of its sds, are 0: the sds come from the public design and J*, z from them and
-   the public δ of the error metric;
+   above ten (five at depth ≥ 2) of its sds, are 0: the sds come from the public design and
+   J*, z from them and the public δ of the error metric;
    :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and clipping are
    post-processing: functions of the noisy output and public inputs only.
 
@@ -69,6 +69,7 @@ from dpsum_core.mechanisms.clampshells_answers import (
     answer_sd,
     answers_from_cells,
     onset_gate,
+    onset_next_z,
     tail_scan,
 )
 from dpsum_core.mechanisms.clampshells_locate import (
@@ -461,7 +462,8 @@ def clampshells(
     kept = tail_scan(d, leaves, j_star, eps2)
     counts = inputs.workload.counts
     sd = answer_sd(d, counts, j_star, eps2, stage1=z1 is not None)
-    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), sd, inputs.delta)
+    answers = answers_from_cells(d, kept, j_star, counts)
+    answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels))
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 

@@ -21,6 +21,15 @@ ONSET_FLOOR = 0.1  # the onset gate's z at noise sd σ: √(2 ln(1 + σ/(ONSET_F
 # bimodal column's Q2 loss at ε = 1 (mean over queries 2.04× → 1.0× the best) with no cell more
 # than 5 % worse; 5 costs bimodal Q2 at ε = 0.1 1.6×, 3 costs 16 cells; 30 and 100 keep the loss.
 ONSET_NEXT_Z = 10.0
+# …and 5 where the tree has 64 leaves per shell or more (depth ≥ 2, ε ≳ 0.45): tuning columns
+# seeds 7 and 8 at ε = 1, the rounded column's Q2 mean 1.49× → ≤ 1.10× the best, no cell more
+# than 6 % worse (at depth ≤ 1, 5 cost the bimodal column's Q2 1.6× at ε = 0.1).
+ONSET_NEXT_Z_DEEP = 5.0
+
+
+def onset_next_z(levels: int) -> float:
+    """The onset gate's next-answer factor for a tree of depth ``levels`` (public: ε only)."""
+    return ONSET_NEXT_Z_DEEP if levels >= 2 else ONSET_NEXT_Z
 
 
 def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
@@ -120,10 +129,12 @@ def answer_sd(
     return np.sqrt(np.maximum(v, 0.0)) / epsilon
 
 
-def onset_gate(answers: np.ndarray, sd: np.ndarray, delta: float) -> np.ndarray:
+def onset_gate(
+    answers: np.ndarray, sd: np.ndarray, delta: float, next_z: float = ONSET_NEXT_Z
+) -> np.ndarray:
     """Zero every answer before the *onset*: the first answer that exceeds z·σ, its noise sd σ
     times z = √(2 ln(1 + σ/(ONSET_FLOOR·δ))), or that is positive and whose next answer exceeds
-    ONSET_NEXT_Z times its own σ (per trial; all of them when there is no onset).
+    ``next_z`` times its own σ (per trial; all of them when there is no onset).
 
     The smallest queries often have true sums far below their noise (zeros, a few records); an
     answer 0 costs them a relative error ≤ 1, a noisy one about σ/max(y, δ). z grows with σ/δ
@@ -135,7 +146,7 @@ def onset_gate(answers: np.ndarray, sd: np.ndarray, delta: float) -> np.ndarray:
     the noisy answers with public sds and the public δ of the error metric."""
     z = np.sqrt(2.0 * np.log1p(sd / (ONSET_FLOOR * delta)))
     significant = answers > z * sd
-    significant[:, :-1] |= (answers[:, :-1] > 0) & (answers[:, 1:] > ONSET_NEXT_Z * sd[:, 1:])
+    significant[:, :-1] |= (answers[:, :-1] > 0) & (answers[:, 1:] > next_z * sd[:, 1:])
     m = answers.shape[1]
     first = np.where(significant.any(axis=1), np.argmax(significant, axis=1), m)
     return np.where(np.arange(m)[None, :] < first[:, None], 0.0, answers)

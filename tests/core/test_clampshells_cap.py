@@ -91,7 +91,7 @@ def test_capped_analytic_error_matches_monte_carlo(sample, eps, monkeypatch):
     variance at all of ε, no GLS with stage 1) against 2000 simulated trials of the same
     linear estimator (no tail scan, no onset gate: left out of the analytic error, documented):
     within 10 % per query. Fails if the variance kept (1−p)ε (ratio ≈ 1.33) or the GLS."""
-    monkeypatch.setattr(cs, "onset_gate", lambda answers, sd, delta: answers)
+    monkeypatch.setattr(cs, "onset_gate", lambda answers, sd, delta, next_z: answers)
     monkeypatch.setattr(cs, "tail_scan", lambda d, x, j_star, epsilon: x)
     cfg = ExperimentConfig(workload="Q2", epsilon=eps, algorithms=("clampshells",), public_cap=250_000.0)
     inputs = inputs_for(sample, cfg)
