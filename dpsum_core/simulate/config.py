@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.recommend import AUTO, resolve_auto
+from dpsum_core.mechanisms.recommend import AUTO, CLAMPSHELLS_UP_TO, resolve_auto
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
 from dpsum_core.truncation.params import TruncationParams, missing
 from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
@@ -139,7 +139,7 @@ def _check_cap(cap: float, upper: float, algorithms: tuple[str, ...]) -> float:
     if "clampshells" not in algorithms:
         raise ParameterError(
             "a public cap is used by ClampShells only (it clamps there at no ε cost): choose "
-            "clampshells (or auto at ε ≤ 1), or leave the cap out"
+            f"clampshells (or auto at ε ≤ {CLAMPSHELLS_UP_TO:g}), or leave the cap out"
         )
     return cap
 
