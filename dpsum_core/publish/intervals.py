@@ -217,7 +217,8 @@ def rawsum_bounds(domain: Domain, workload: Workload, epsilon: float, draw: np.n
 
 
 def clampshells_bounds(
-    domain: Domain, workload: Workload, epsilon: float, theta: float, draw: np.ndarray
+    domain: Domain, workload: Workload, epsilon: float, theta: float, draw: np.ndarray, *,
+    capped: bool = False,
 ) -> Linear:
     """ClampShells' leaves x̂_c (stage 2, before the tail scan) estimate the clamped sums C_c
     of the leaves below J* without bias, given J* (stage 1's draws are separate). With P_c the
@@ -250,7 +251,8 @@ def clampshells_bounds(
     lo[above] = (idx < nc - 1) | ((idx == nc - 1) & (counts[above] == domain.bins)[:, None])
     hi[above] = np.where(idx < nc - 1, 1.0, 0.0)
     hi[above, nc - 1] = e[counts[above] - 1] / theta_star
-    cov = [V / epsilon**2 for V in d.leaf_cov]
+    eps2 = cs.stage2_epsilon(epsilon, 1.0 if capped else None)  # the scale's ε (public cap)
+    cov = [V / eps2**2 for V in d.leaf_cov]
     return Linear(lo @ leaves, _sd(lo, d.cell_shell[:nc], cov), hi @ leaves, _sd(hi, d.cell_shell[:nc], cov))
 
 
@@ -327,7 +329,8 @@ def release_intervals(
     elif algorithm == "clampshells":
         if theta is None or isinstance(theta, list):
             raise ValueError(f"ClampShells' interval needs its one released θ*, got {theta!r}")
-        bounds = clampshells_bounds(domain, workload, epsilon, float(theta), draw)
+        capped = epsilon_measure >= epsilon  # a public cap: no stage 1, all of ε on stage 2
+        bounds = clampshells_bounds(domain, workload, epsilon, float(theta), draw, capped=capped)
         method = METHODS["clampshells"]
     else:
         raise ValueError(f"no interval rule for {algorithm!r}")
