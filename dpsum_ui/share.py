@@ -105,6 +105,8 @@ def config_to_query(
         out["id_column"] = id_column
     for name, kind in _CONFIG_KINDS.items():
         value = getattr(c, name)
+        if value is None:  # an optional field left unset (public_cap): not carried
+            continue
         out[_QUERY_NAMES.get(name, name)] = (
             ",".join(value) if kind == "list" else number_text(value) if kind == "number"
             else str(value)
