@@ -208,9 +208,6 @@ def link_params(iso: bool) -> dict[str, str] | None:
         if same == base:
             values[K.SWEEP_EPSILONS] = list(item["key"][-1])
             values[K.SWEEP_TRUNCATION] = item["config"].truncations[0]
-    return {
-        **share.config_to_query(
-            base, sample=sample, server=server, column=column, iso=iso, id_column=id_column
-        ),
-        **share.view_to_query(VIEW, values),
-    }
+    return share.page_link(
+        base, share.Source(sample, server, column, id_column), iso=iso, view=VIEW, values=values
+    )

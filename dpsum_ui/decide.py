@@ -247,20 +247,10 @@ def link_params(
         K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
-    params = {
-        **share.config_to_query(
-            plan.config,
-            sample=ctx.sample,
-            server=ctx.server,
-            column=ctx.column,
-            id_column=ctx.id_column,
-            iso=bool(state.get(K.ISO)),
-        ),
-        **share.view_to_query(VIEW, values),
-    }
-    if simulated_shown:
-        params[share.SIMULATE_PARAM] = "1"
-    return params
+    return share.page_link(
+        plan.config, share.Source.of(ctx), iso=bool(state.get(K.ISO)), view=VIEW, values=values,
+        flags=(share.SIMULATE_PARAM,) if simulated_shown else (),
+    )  # fmt: skip
 
 
 def redraws(link: Link) -> str | None:

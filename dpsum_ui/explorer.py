@@ -130,14 +130,10 @@ def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go
 def link_params(item: Shown) -> dict[str, str]:
     """Query-string parameters reproducing the shown run (for uploaded data only a marker,
     see :func:`dpsum_ui.share.config_to_query`)."""
-    return share.config_to_query(
-        item.result.config,
-        sample=item.sample,
-        server=item.server,
-        column=item.column,
-        id_column=item.result.cleaning.get("id_column"),
-        iso=bool(state.get(K.ISO)),
+    source = share.Source(
+        item.sample, item.server, item.column, item.result.cleaning.get("id_column")
     )
+    return share.page_link(item.result.config, source, iso=bool(state.get(K.ISO)))
 
 
 def sync_url(item: Shown | None) -> None:
