@@ -37,9 +37,7 @@ if note := release.message():
 
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
-if ctx.error or not ctx.ok:
-    st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
-    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+if shell.needs_data(ctx):  # the data or the domain cannot be used (never without an error)
     st.stop()
 if state.domain_pending():
     todo = release.missing(ctx)
