@@ -13,7 +13,7 @@ from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
 
-from . import compute, guide, share, state
+from . import compute, guide, page_state, share, state
 from . import keys as K
 from .page import Link, Page
 
@@ -255,8 +255,8 @@ def sidebar_summary(*, publishing: bool = False) -> None:
         f"Truncation: {truncation}  \nAlgorithms: {algorithms}  \n"
         f"{state.get(K.TRIALS)} trials · δ = {state.get(K.DELTA):g} · seed {state.get(K.SEED)}"
     )
-    shown = st.session_state.get(state.EXPLORER_RESULT)
-    result = compute.result(shown["key"]) if shown else None
+    shown = page_state.explorer_shown()
+    result = compute.result(shown.key) if shown else None
     if result is not None:
         st.markdown("**Last run**")
         st.caption(

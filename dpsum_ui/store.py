@@ -32,12 +32,7 @@ _SETTINGS = "_settings"
 _MEMO = "_memo"
 _MEMO_BYTES = "_memo_bytes"  # (kind, key) → bytes, least recently used first
 _STRATEGIES = "_strategies"
-EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
-COMPARE_RESULT = "_compare_result"
 NOTICE = "_notice"  # (kind, text) shown once on the page a link opened (link / config restored)
-AUTORUN = "_autorun"  # set by a link: run the explorer once
-COMPARE_AUTORUN = "_compare_autorun"  # set by a link: run the grid and/or the sweep once
-DECIDE_AUTORUN = "_decide_autorun"  # set by a link: run the decision view's simulation once
 
 
 def settings() -> dict[str, Any]:
@@ -180,3 +175,40 @@ def strategy_cache() -> StrategyCache:
     if cache is None:
         cache = st.session_state[_STRATEGIES] = StrategyCache(SESSION_CACHE_SIZE)
     return cache
+
+
+# ============================================================================================
+# Typed page state of the analysis pages (Explorer, Compare, Decide, Release)
+# ============================================================================================
+# One frozen dataclass per page (dpsum_ui.page_state), kept under one session key and replaced
+# whole; and the values of widgets that are not settings (the Release page's own), read and
+# seeded here so that no page touches st.session_state.
+_PAGES = "_pages"
+S = TypeVar("S")
+
+
+def page_state(cls: type[S]) -> S:
+    """This session's state of one page (``cls()``, its defaults, until a page saves one)."""
+    value = st.session_state.get(_PAGES, {}).get(cls.__name__)
+    return value if isinstance(value, cls) else cls()
+
+
+def save_page_state(value: object) -> None:
+    """Keep ``value`` as this session's state of its page (one frozen dataclass per page)."""
+    st.session_state.setdefault(_PAGES, {})[type(value).__name__] = value
+
+
+def widget_value(key: str, default: Any = None) -> Any:
+    """The value a widget that is not a setting holds in this session (``default`` if none)."""
+    return st.session_state.get(key, default)
+
+
+def set_widget(key: str, value: Any) -> None:
+    """Set a widget that is not a setting: from a callback, or before it is drawn."""
+    st.session_state[key] = value
+
+
+def seed_widget(key: str, value: Any) -> None:
+    """A widget's first value, unless it already holds one (call before it is drawn)."""
+    if key not in st.session_state:
+        st.session_state[key] = value
