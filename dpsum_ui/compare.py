@@ -207,4 +207,4 @@ def link_params(iso: bool) -> dict[str, str] | None:
         if same == base:
             values[K.SWEEP_EPSILONS] = list(item.sweep.epsilons)
             values[K.SWEEP_TRUNCATION] = item.sweep.config.truncations[0]
-    return share.page_link(base, source, iso=iso, view=VIEW, values=values)
+    return share.link_query(base, source, iso=iso, view=VIEW, values=values)

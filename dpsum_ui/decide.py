@@ -240,7 +240,7 @@ def link_params(
         K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
-    return share.page_link(
+    return share.link_query(
         plan.config, share.Source.of(ctx), iso=bool(state.get(K.ISO)), view=VIEW, values=values,
         flags=(share.SIMULATE_PARAM,) if simulated_shown else (),
     )  # fmt: skip

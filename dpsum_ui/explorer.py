@@ -121,7 +121,7 @@ def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go
 def link_params(item: Shown) -> dict[str, str]:
     """Query-string parameters reproducing the shown run (for uploaded data only a marker,
     see :func:`dpsum_ui.share.config_to_query`)."""
-    return share.page_link(item.result.config, item.run.source, iso=bool(state.get(K.ISO)))
+    return share.link_query(item.result.config, item.run.source, iso=bool(state.get(K.ISO)))
 
 
 def sync_url(item: Shown | None) -> None:

@@ -100,7 +100,7 @@ class Source:
         return cls(ctx.sample, ctx.server, ctx.column, ctx.id_column)
 
 
-def page_link(
+def link_query(
     config: ExperimentConfig,
     source: Source,
     *,
