@@ -71,7 +71,7 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
     assert plan.config is not None  # the page returned on a plan error
     return share.link_query(plan.config, share.Source.of(ctx), iso=bool(get(K.ISO)),
-                           view=teaching.VIEW, values={k: get(k) for k in keys})  # fmt: skip
+                            view=teaching.VIEW, values={k: get(k) for k in keys})  # fmt: skip
 
 
 def single_query_page() -> None:
