@@ -5,7 +5,7 @@ import streamlit as st
 from dpsum_core.simulate.results import headline_definition
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_ui import compare, furniture, guide, page_state, shell, state, widgets
+from dpsum_ui import compare, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -84,11 +84,11 @@ with st.container(border=True):
         sweep_clicked = st.button(
             "Run sweep", key=K.SWEEP_RUN, type="primary", icon=":material/play_arrow:"
         )
-    sweep_plan = page_state.plan(ctx, truncations=(sweep_trunc,))
-    if isinstance(sweep_plan, page_state.Blocked) and (
-        not isinstance(plan, page_state.Blocked) or sweep_plan.reason != plan.reason
+    sweep_plan = state.plan(ctx, truncations=(sweep_trunc,))
+    if isinstance(sweep_plan, state.Blocked) and (
+        not isinstance(plan, state.Blocked) or sweep_plan.error != plan.error
     ):
-        st.error(sweep_plan.reason)
+        st.error(sweep_plan.error)
     if not epsilons:
         st.error("Choose at least one ε value for the sweep.")
     if sweep_clicked or run_once.sweep:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dpsum_core.errors import DpsumError
 from dpsum_core.simulate.results import headline_definition, headline_name
-from dpsum_ui import decide, furniture, guide, page_state, shell, state, widgets
+from dpsum_ui import decide, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -55,8 +55,8 @@ def decide_page() -> None:
     text, above = state.get(K.DECIDE_TARGET), float(state.get(K.DECIDE_ABOVE))
     st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")
     plan = panel.plan
-    if isinstance(plan, page_state.Blocked):
-        reason = plan.reason
+    if isinstance(plan, state.Blocked):
+        reason = plan.error
         st.error("Choose at least one truncation method." if reason == furniture.NO_METHOD
                  else reason)  # fmt: skip
         return

@@ -13,7 +13,6 @@ from dpsum_ui import (
     explorer,
     furniture,
     guide,
-    page_state,
     present,
     reproduce,
     shell,
@@ -23,7 +22,7 @@ from dpsum_ui import (
 from dpsum_ui import keys as K
 
 
-def settings_panel(ctx: state.DataContext) -> page_state.Plan:
+def settings_panel(ctx: state.DataContext) -> state.Plan:
     """Workload, ε, ρ, truncation, algorithms; Run, trials, seed, isotonic, parameters, share."""
     panel = furniture.settings_panel(ctx)
     with panel.box:
@@ -38,7 +37,7 @@ def settings_panel(ctx: state.DataContext) -> page_state.Plan:
     return panel.plan
 
 
-def results(item: explorer.Shown, ctx: state.DataContext, plan: page_state.Plan) -> None:
+def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> None:
     """The shown run: which run it is, then one tab per figure (only the open tab is built)."""
     result = item.result
     iso = bool(state.get(K.ISO))

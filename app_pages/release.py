@@ -51,8 +51,8 @@ st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := state.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
-if store.widget_value(K.RELEASE_ALGORITHM) not in algorithms:
-    store.set_widget(K.RELEASE_ALGORITHM, algorithms[0])
+if store.live(K.RELEASE_ALGORITHM) not in algorithms:
+    store.set_live(K.RELEASE_ALGORITHM, algorithms[0])
 left, middle, right = st.columns(3)
 with left:
     algorithm = st.selectbox(
@@ -60,8 +60,8 @@ with left:
         help="Exactly one algorithm: each release spends its own ε.",
     )  # fmt: skip
 truncations = release.truncation_options(algorithm)
-if store.widget_value(K.RELEASE_TRUNCATION) not in truncations:
-    store.set_widget(K.RELEASE_TRUNCATION, truncations[0])
+if store.live(K.RELEASE_TRUNCATION) not in truncations:
+    store.set_live(K.RELEASE_TRUNCATION, truncations[0])
 with middle:
     truncation = st.selectbox(
         "Truncation", truncations, key=K.RELEASE_TRUNCATION, format_func=release.truncation_label,
@@ -69,7 +69,7 @@ with middle:
         "themselves, so they have no method to pick.",
     )  # fmt: skip
 with right:
-    store.seed_widget(K.RELEASE_ISO, bool(state.get(K.ISO)))
+    store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
     iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
 
 try:
@@ -104,7 +104,7 @@ if estimated is not None:
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
 book = release.ledger()
-store.seed_widget(K.RELEASE_TOTAL, book.total)
+store.seed_live(K.RELEASE_TOTAL, book.total)
 budget, upload = st.columns([1, 2])
 with budget:
     total = st.number_input(
@@ -180,7 +180,7 @@ if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
     st.info(over)
 # The budget is checked as soon as a total is set (the unit may still be unconfirmed).
-if store.widget_value(K.RELEASE_TOTAL) is not None:
+if store.live(K.RELEASE_TOTAL) is not None:
     try:
         settled = release.settled(ctx, data)
     except DpsumError as exc:  # another dataset's ledger, a lowered total, a raise not ticked

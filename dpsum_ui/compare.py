@@ -22,11 +22,12 @@ from dpsum_core.simulate.results import ExperimentResult
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
-from . import compute, page_state, present, share, state
+from . import compute, present, share, state
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
 from .page import Link
-from .page_state import CompareState, Ready, Run, Sweep, load, take, update
+from .page_state import CompareState, Run, Sweep, load, take, update
+from .state import Ready
 
 # What a Compare link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
@@ -52,7 +53,7 @@ def _grid_key() -> tuple | None:
     return None if grid is None else grid.key
 
 
-def run_grid(ctx: state.DataContext, plan: page_state.Plan) -> None:
+def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
     """Run every (algorithm, truncation) of the plan."""
     if not isinstance(plan, Ready) or ctx.dataset is None:
         st.error("Nothing was run: fix the settings marked above first.")
@@ -70,7 +71,7 @@ def grid() -> ExperimentResult | None:
     return compute.result(_grid_key(), kind="compare")
 
 
-def grid_current(ctx: state.DataContext, plan: page_state.Plan) -> bool:
+def grid_current(ctx: state.DataContext, plan: state.Plan) -> bool:
     """Whether the shown grid matches the current settings and data."""
     if not isinstance(plan, Ready) or ctx.dataset is None:
         return False
@@ -111,7 +112,7 @@ def sweep_stem(item: ShownSweep, iso: bool) -> str:
     return file_stem(item.sweep.name, c.workload, f"eps{eps}", f"seed{c.seed}", what)
 
 
-def run_sweep(ctx: state.DataContext, plan: page_state.Plan, epsilons: list[float]) -> None:
+def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
     """Run the chosen algorithms at every ε (one truncation method)."""
     if not isinstance(plan, Ready) or ctx.dataset is None or not epsilons:
         st.error("Nothing was run: fix the settings marked above first.")

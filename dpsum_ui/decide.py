@@ -9,8 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpsum_core import limits
-from dpsum_core.data.dataset import Dataset
-from dpsum_core.data.summary import DataSummary
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.mechanisms.registry import label as algorithm_label
@@ -33,7 +32,8 @@ from dpsum_core.text import escape_name
 from . import compute, share, state
 from . import keys as K
 from .page import Link
-from .page_state import DecideState, Ready, take, update
+from .page_state import DecideState, take, update
+from .state import Ready
 
 # What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
@@ -117,7 +117,7 @@ def cost_caption(plan: Ready) -> str:
     return f"Estimated cost of these curves: {size} of computation, {when}."
 
 
-def decide(data: Dataset | DataSummary, plan: Ready, target: float, above: float) -> Decision | None:
+def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decision | None:
     """The analytic curves (memoised) reduced to the chosen queries, and the summary; None
     while curves too heavy to compute by themselves wait for their button.
 
@@ -161,7 +161,7 @@ def simulate_epsilons() -> np.ndarray:
     return epsilon_grid()[:: limits.DECIDE_SIMULATE_EVERY]
 
 
-def simulated(data: Dataset | DataSummary, plan: Ready, above: float, *, run: bool):
+def simulated(data: Statistics, plan: Ready, above: float, *, run: bool):
     """The simulation check of the current settings: run it if ``run``, else the memoised one
     (None if never run with these settings)."""
     eps = simulate_epsilons()
@@ -172,7 +172,7 @@ def simulated(data: Dataset | DataSummary, plan: Ready, above: float, *, run: bo
 
 
 def figure(
-    data: Dataset | DataSummary, plan: Ready, d: Decision, target: float, above: float, sim
+    data: Statistics, plan: Ready, d: Decision, target: float, above: float, sim
 ) -> go.Figure:
     """The decision figure (built once per settings, target and simulation)."""
     c = plan.config
@@ -194,7 +194,7 @@ def figure(
     )
 
 
-def stem(data: Dataset | DataSummary, plan: Ready, target: float, above: float) -> str:
+def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
     """File name of the view's downloads: dataset, workload, target and query percentile."""
     return file_stem(
         data.name, plan.config.workload, f"target{100 * target:g}pct",

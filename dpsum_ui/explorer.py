@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core.data.dataset import Dataset
-from dpsum_core.data.summary import DataSummary
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.plots.data import data_histogram_figure
@@ -19,9 +18,10 @@ from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
-from . import compute, page_state, present, share, shell, state, store, widgets
+from . import compute, present, share, shell, state, store, widgets
 from . import keys as K
-from .page_state import ExplorerState, Ready, Run, load, take, update
+from .page_state import ExplorerState, Run, load, take, update
+from .state import Ready
 
 TABS = (
     "Answers",
@@ -46,7 +46,7 @@ class Shown:
         return self.run.key
 
     @property
-    def dataset(self) -> Dataset | DataSummary:
+    def dataset(self) -> Statistics:
         """The data it ran on."""
         return self.run.data
 
@@ -63,7 +63,7 @@ def link_run() -> bool:
     return bool(take(ExplorerState, "queued"))
 
 
-def run(ctx: state.DataContext, plan: page_state.Plan) -> None:
+def run(ctx: state.DataContext, plan: state.Plan) -> None:
     """Run the planned experiment (or reuse it) and make it the shown result."""
     if not isinstance(plan, Ready) or ctx.dataset is None:
         st.error("Nothing was run: fix the settings marked above first.")
@@ -86,7 +86,7 @@ def shown() -> Shown | None:
     return None if result is None else Shown(item, result)
 
 
-def is_stale(ctx: state.DataContext, plan: page_state.Plan, item: Shown) -> bool:
+def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
     """Whether the settings or data differ from the shown run."""
     if not isinstance(plan, Ready) or ctx.dataset is None:
         return True
@@ -132,7 +132,7 @@ def sync_url(item: Shown | None) -> None:
 def on_config_upload() -> None:
     """Callback of the settings-file uploader: restore the settings, or say what is wrong."""
     update(ExplorerState, config_error=None)
-    file = store.widget_value(K.SHARE_CONFIG_UPLOAD)
+    file = store.live(K.SHARE_CONFIG_UPLOAD)
     if file is None:
         return
     try:
@@ -160,7 +160,7 @@ def on_config_upload() -> None:
     state.notice("success", text)
 
 
-def share_panel(ctx: state.DataContext, plan: page_state.Plan) -> None:
+def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
     """Link to the shown results, settings file download and restore."""
     item = shown()
     st.markdown("**Link to the results shown**")

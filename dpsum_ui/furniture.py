@@ -22,7 +22,7 @@ from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
 
 from . import keys as K
-from . import page_state, state, widgets
+from . import state, widgets
 
 NO_METHOD = "choose at least one truncation method"
 
@@ -33,7 +33,7 @@ class Panel:
     the bordered box (the page's run bar goes inside it)."""
 
     methods: tuple[str, ...]
-    plan: page_state.Plan
+    plan: state.Plan
     box: DeltaGenerator
 
 
@@ -104,18 +104,18 @@ def settings_panel(
             spends = any(get_truncation(m).spends_rho for m in methods)
             widgets.rho_control(disabled=bool(methods) and not spends)
         widgets.required_parameters(methods)
-        plan: page_state.Plan
+        plan: state.Plan
         if not methods:
-            plan = page_state.Blocked(NO_METHOD)
+            plan = state.Blocked(NO_METHOD)
         elif methods_key is None:
-            plan = page_state.plan(ctx)  # the shared truncation setting
+            plan = state.plan(ctx)  # the shared truncation setting
         else:
-            plan = page_state.plan(ctx, truncations=methods)
+            plan = state.plan(ctx, truncations=methods)
         if plan.workload is not None:
             with workload:
                 st.caption(workload_caption(plan.workload))
-        if show_error and isinstance(plan, page_state.Blocked):
-            st.error(plan.reason)
+        if show_error and isinstance(plan, state.Blocked):
+            st.error(plan.error)
     return Panel(methods, plan, box)
 
 

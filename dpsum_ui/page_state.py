@@ -1,60 +1,24 @@
-"""The typed state of the analysis pages (Explorer, Compare, Decide, Release) and their plan.
+"""The typed state of the analysis pages (Explorer, Compare, Decide, Release).
 
 Each page keeps one frozen dataclass under one session key (:func:`dpsum_ui.store.page_state`),
-read with :func:`load` and replaced with :func:`update`; nothing here is an untyped dict. A plan
-is :class:`Ready` (a valid configuration and its workload, built once) or :class:`Blocked` (why
-there is none), so a Run never checks for a missing configuration.
+read with :func:`load` and replaced with :func:`update`; nothing here is an untyped dict. (Their
+plan is :data:`dpsum_ui.state.Plan`: ``Ready(config, workload) | Blocked(error)``.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
-from dpsum_core.data.dataset import Dataset
-from dpsum_core.data.summary import DataSummary
-from dpsum_core.mechanisms.workloads import Workload
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 from dpsum_core.simulate.config import ExperimentConfig
 
-from . import state, store
+from . import store
 from .share import Source
 
 S = TypeVar("S")
-
-
-# --------------------------------------------------------------------------------------------
-# The plan
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Ready:
-    """A valid configuration of the current settings and data, with its workload."""
-
-    config: ExperimentConfig
-    workload: Workload
-
-
-@dataclass(frozen=True)
-class Blocked:
-    """Why the current settings cannot run, in words for the page; the workload when only
-    the run's size is refused (its caption is still shown)."""
-
-    reason: str
-    workload: Workload | None = None
-
-
-Plan: TypeAlias = Ready | Blocked
-
-
-def plan(ctx: state.DataContext, **overrides: Any) -> Plan:
-    """Validate the current settings against the current domain (cheap, no randomness);
-    ``overrides``: the page's own truncation methods or algorithms
-    (:func:`dpsum_ui.state.build_config`)."""
-    checked = state.plan(ctx, **overrides)
-    if checked.config is not None and checked.workload is not None:
-        return Ready(checked.config, checked.workload)
-    return Blocked(checked.error or "the domain is not set", checked.workload)
 
 
 # --------------------------------------------------------------------------------------------
@@ -65,7 +29,7 @@ class Run:
     """A run a page shows: its memo key, the data it read and where that data came from."""
 
     key: tuple
-    data: Dataset | DataSummary
+    data: Statistics
     source: Source
 
 

@@ -15,8 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpsum_core.data.dataset import Dataset
-from dpsum_core.data.summary import DataSummary
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
@@ -165,7 +164,7 @@ def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool
     return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
 
 
-def estimate(data: Dataset | DataSummary, plan: ReleasePlan) -> ReleaseEstimate | None:
+def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
     """The expected error of ``plan`` on the current data (memoised per session); for a server
     dataset with second passes over its files when the summary lacks statistics it needs.
     Priced first (:func:`compute.analytic`): None while an estimate above a link's budget
@@ -201,7 +200,7 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
     "Ledger loaded" above its refusal)."""
-    file = store.widget_value(K.RELEASE_LEDGER_UPLOAD)
+    file = store.live(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
     try:
@@ -220,23 +219,23 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                 "start a new one by setting a total below.",
             ))  # fmt: skip
             return
-    store.set_widget(K.RELEASE_RAISE, False)
+    store.set_live(K.RELEASE_RAISE, False)
     if book.total is not None:
-        store.set_widget(K.RELEASE_TOTAL, book.total)
+        store.set_live(K.RELEASE_TOTAL, book.total)
     update(ReleaseState, ledger=book, message=(
         "success",
         f"Ledger loaded: {len(book.releases)} release(s), ε spent {book.spent:g}.",
     ))  # fmt: skip
 
 
-def settled(ctx: state.DataContext, data: Dataset | DataSummary) -> ledgers.Ledger:
+def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     """This session's ledger bound to the current dataset (``data``, of ``ctx``), with the
     total typed on the page (raised only when the "raise the total" box is ticked). Raises
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
     book = ledger().bound_to(source_fingerprint(ctx), data.name, ctx.id_column)
-    total = store.widget_value(K.RELEASE_TOTAL)
-    raising = bool(store.widget_value(K.RELEASE_RAISE))
+    total = store.live(K.RELEASE_TOTAL)
+    raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
         kept = decimal_text(book.total)
         if total < book.total:
@@ -262,11 +261,11 @@ def missing(ctx: state.DataContext) -> list[str]:
             f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
-    if store.widget_value(K.RELEASE_TOTAL) is None:
+    if store.live(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
     if unit := unit_unsettled(ctx):
         out.append(unit)
-    elif not store.widget_value(K.RELEASE_UNIT_CONFIRM):
+    elif not store.live(K.RELEASE_UNIT_CONFIRM):
         out.append(
             f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
             "of the Release page, or choose the column that identifies a person on the Data page."
@@ -298,7 +297,7 @@ def unit_unsettled(ctx: state.DataContext) -> str | None:
     return None
 
 
-def on_release(ctx: state.DataContext, data: Dataset | DataSummary, plan: ReleasePlan) -> None:
+def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> None:
     """Callback of the Release button: check everything, draw once, charge, publish.
 
     Privacy
@@ -310,7 +309,7 @@ def on_release(ctx: state.DataContext, data: Dataset | DataSummary, plan: Releas
     statistics its summary lacks are fetched by second passes over the files before the draws
     that use them, and no quantity is drawn twice (:func:`~dpsum_core.publish.release.release_plan`).
     """
-    store.set_widget(K.RELEASE_CONFIRM, False)
+    store.set_live(K.RELEASE_CONFIRM, False)
     try:
         book = settled(ctx, data)
         book.check(plan.epsilon)
@@ -321,7 +320,7 @@ def on_release(ctx: state.DataContext, data: Dataset | DataSummary, plan: Releas
         update(ReleaseState, message=("error", f"{str(exc)[0].upper()}{str(exc)[1:]}."))
         return
     book = book.with_release(plan.ledger_entry(data))
-    store.set_widget(K.RELEASE_RAISE, False)
+    store.set_live(K.RELEASE_RAISE, False)
     update(ReleaseState, ledger=book, last=rel,
            message=("success", released_message(decimal_text(plan.epsilon), book)))  # fmt: skip
 

@@ -7,6 +7,12 @@ page is not shown); :func:`widget` seeds a widget from the stored value and stor
 The memo is bounded per kind (a count) and per session in bytes
 (``limits.MAX_SESSION_MEMO_BYTES``, every kind together): the least recently used entries go
 first, the newest is kept even alone above the bound (its page is about to show it).
+
+This is the only module that touches ``st.session_state`` (``tests/app/test_store_only.py``):
+the Data page's state is one frozen :class:`DataState`, replaced as a whole, and so is each
+analysis page's (:func:`page_state`, the classes of :mod:`dpsum_ui.page_state`); a widget's value
+that Streamlit keeps by key is read and set through :func:`get`, :func:`put`, :func:`live`,
+:func:`set_live` and :func:`offer`.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +32,7 @@ from dpsum_core import limits
 from dpsum_core.mechanisms.greedy_h import SESSION_CACHE_SIZE, StrategyCache
 
 from .fields import defaults
+from .uploads import Upload
 
 T = TypeVar("T")
 
@@ -178,11 +186,117 @@ def strategy_cache() -> StrategyCache:
 
 
 # ============================================================================================
+# The Data page and the frame (typed): every other module reads and writes these through the
+# functions below, never through ``st.session_state`` and its key strings.
+# ============================================================================================
+_DATA = "_data"  # the Data page's DataState
+LINK_CHECKED = "_link_checked"  # the link of this session's first page was read (tests reset it)
+CHART_PRELOADED = "_chart_library_preloaded"  # the browser was told to load plotly.js
+UOrigin = Literal["link", "user"]
+
+
+@dataclass(frozen=True)
+class DataState:
+    """What the Data page keeps besides its widgets' values (those are settings, by key).
+
+    Replaced as a whole (:func:`put_data` with :func:`dataclasses.replace`), never mutated.
+
+    Attributes
+    ----------
+    upload, release_upload
+        The planning and the release file uploaded in this session (in memory only), or None.
+    upload_error, release_upload_error
+        Why the last file given to that uploader could not be used (Markdown, the file's name
+        escaped), or None; the data read before stays in use.
+    pending
+        The uploaded file or server dataset whose public U is still to be set (None once it is
+        set or kept).
+    pending_from
+        (where U came from, the dataset it was set for) when a new dataset asked for U: what
+        the "U is still …" prompt credits.
+    u_origin
+        Where the current U came from: a link's settings, the user, or None (a default).
+    u_set_for
+        The last planning dataset shown with a confirmed U.
+    release_unit_for
+        The release file the release's unit of privacy was chosen for (("upload", its
+        fingerprint) or ("sample", its name)): another file asks again.
+    one_row_sure_for
+        The (file, column) for which "one row is one person" was ticked explicitly.
+
+    Privacy
+    -------
+    The uploads are private data, kept in this session only; everything else is names and
+    choices.
+    """
+
+    upload: Upload | None = None
+    upload_error: str | None = None
+    release_upload: Upload | None = None
+    release_upload_error: str | None = None
+    pending: str | None = None
+    pending_from: tuple[UOrigin | None, str | None] | None = None
+    u_origin: UOrigin | None = None
+    u_set_for: str | None = None
+    release_unit_for: tuple[str, str] | None = None
+    one_row_sure_for: tuple[str, str | None] | None = None
+
+
+def data_state() -> DataState:
+    """The Data page's state in this session (the defaults until something is chosen)."""
+    found = st.session_state.get(_DATA)
+    return found if isinstance(found, DataState) else DataState()
+
+
+def put_data(new: DataState) -> None:
+    """Replace the Data page's state (build ``new`` with :func:`dataclasses.replace`)."""
+    st.session_state[_DATA] = new
+
+
+def live(key: str) -> Any:
+    """The value Streamlit holds for the widget ``key`` (None while it holds none): for a widget
+    whose value is not a stored setting (an uploader, a checkbox, the guide's switch)."""
+    return st.session_state.get(key)
+
+
+def set_live(key: str, value: Any) -> None:
+    """Set the widget ``key`` to ``value``; call from a callback or before it is drawn."""
+    st.session_state[key] = value
+
+
+def seed_live(key: str, value: Any) -> None:
+    """Give the widget ``key`` the value ``value`` unless it already holds one."""
+    st.session_state.setdefault(key, value)
+
+
+def offer(key: str, value: Any) -> None:
+    """Set the widget ``key`` to ``value`` when ``value`` is not the one offered last: a new
+    value replaces the field's text, while what the user typed over the same value stays."""
+    ss = st.session_state
+    offered = f"{key}_for"
+    if ss.get(offered) != value:
+        ss[key] = ss[offered] = value
+
+
+def first_time(flag: str) -> bool:
+    """True the first time ``flag`` (:data:`LINK_CHECKED`, :data:`CHART_PRELOADED`) is asked
+    in this session, and from then on False."""
+    if st.session_state.get(flag):
+        return False
+    st.session_state[flag] = True
+    return True
+
+
+def take_notice() -> tuple[str, str] | None:
+    """The queued (kind, text) message (:func:`notice`), once: taken, it is gone."""
+    return st.session_state.pop(NOTICE, None)
+
+
+# ============================================================================================
 # Typed page state of the analysis pages (Explorer, Compare, Decide, Release)
 # ============================================================================================
 # One frozen dataclass per page (dpsum_ui.page_state), kept under one session key and replaced
-# whole; and the values of widgets that are not settings (the Release page's own), read and
-# seeded here so that no page touches st.session_state.
+# whole; their widgets that are not settings go through live, set_live and seed_live above.
 _PAGES = "_pages"
 S = TypeVar("S")
 
@@ -196,19 +310,3 @@ def page_state(cls: type[S]) -> S:
 def save_page_state(value: object) -> None:
     """Keep ``value`` as this session's state of its page (one frozen dataclass per page)."""
     st.session_state.setdefault(_PAGES, {})[type(value).__name__] = value
-
-
-def widget_value(key: str, default: Any = None) -> Any:
-    """The value a widget that is not a setting holds in this session (``default`` if none)."""
-    return st.session_state.get(key, default)
-
-
-def set_widget(key: str, value: Any) -> None:
-    """Set a widget that is not a setting: from a callback, or before it is drawn."""
-    st.session_state[key] = value
-
-
-def seed_widget(key: str, value: Any) -> None:
-    """A widget's first value, unless it already holds one (call before it is drawn)."""
-    if key not in st.session_state:
-        st.session_state[key] = value

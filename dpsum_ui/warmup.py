@@ -29,6 +29,7 @@ from dpsum_core.simulate.config import ExperimentConfig
 
 from . import page_state, present
 from .page import Page
+from .store import CHART_PRELOADED, first_time
 
 MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 
@@ -78,7 +79,6 @@ def start() -> threading.Thread:
 # load ~5 on 2 cores: the fetch started 0.3–0.5 s sooner). If a Streamlit release names the
 # chunk otherwise, nothing is preloaded.
 # --------------------------------------------------------------------------------------------
-_PRELOADED = "_chart_library_preloaded"
 _PRELOAD = """<script>
 (() => {
   const main = document.querySelector('script[type="module"][src*="/static/js/index."]');
@@ -119,8 +119,7 @@ def preload_chart_library(*, eager: bool = False) -> None:
     """Once per session: let the browser load the chart library, at once (``eager``: the page
     is about to draw a chart) or while it is idle."""
     name = chart_chunk()
-    if name is None or st.session_state.get(_PRELOADED):
+    if name is None or not first_time(CHART_PRELOADED):
         return
-    st.session_state[_PRELOADED] = True
     script = _PRELOAD % (json.dumps(name), "true" if eager else "false")
     st.html(script, unsafe_allow_javascript=True)
