@@ -24,7 +24,7 @@ from dpsum_ui import keys as K
 
 def settings_panel(ctx: state.DataContext) -> state.Plan:
     """Workload, ε, ρ, truncation, algorithms; Run, trials, seed, isotonic, parameters, share."""
-    panel = furniture.settings_panel(ctx)
+    panel = furniture.settings_panel(ctx, describe_workload=True)
     with panel.box:
         bar = furniture.run_bar(
             "Run", K.EXPLORER_RUN, share_key=K.EXPLORER_SHARE,

@@ -66,12 +66,14 @@ def settings_panel(
     epsilon: bool = True,
     lead: Callable[[], None] | None = None,
     show_error: bool = True,
+    describe_workload: bool = False,
 ) -> Panel:
     """The settings of a run, in a bordered box: first row ``lead`` (if any), the workload, ε
     (unless ``epsilon`` is False: the page sweeps it) and ρ; second row the truncation
     methods (one, the shared setting, when ``methods_key`` is None; else any number, under
     the page's own key) and the algorithms; then the parameters the chosen methods cannot
-    run without, and the plan's error when ``show_error``.
+    run without, the workload's size and range under it when ``describe_workload``, and the
+    plan's error when ``show_error``.
 
     ρ is greyed out when no chosen method spends it (None and a fixed θ).
     """
@@ -111,7 +113,7 @@ def settings_panel(
             plan = state.plan(ctx)  # the shared truncation setting
         else:
             plan = state.plan(ctx, truncations=methods)
-        if plan.workload is not None:
+        if describe_workload and plan.workload is not None:
             with workload:
                 st.caption(workload_caption(plan.workload))
         if show_error and isinstance(plan, state.Blocked):
