@@ -1,6 +1,6 @@
 """Single query (teaching): how θ trades truncation bias for noise on one prefix sum, the
 binning bias the histogram adds, and where the private θ choices land. Deterministic analysis,
-except the seeded θ samples. One θ on screen: the slider of the lesson frame; the chart's
+except the seeded θ samples and noisy answers. One θ on screen: the slider of the lesson frame; the chart's
 marker, the numbers, the sentences and the address bar follow it in the browser, with no server
 round trip (dpsum_ui.lesson: the curves over the θ grid are sent once)."""
 
@@ -124,7 +124,7 @@ def single_query_page() -> None:
         on_click="ignore",
         help="One HTML file: the θ slider, the chart, the numbers, the explanations, the "
         "data's histogram, the settings and the seed. It opens from disk, with no server and "
-        "no network (about 5 MB, plotly.js inside).",
+        "no network (about 1.5 MB, plotly.js inside).",
     )
     note.caption(
         f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at the "
