@@ -70,17 +70,8 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
     """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
     assert plan.config is not None  # the page returned on a plan error
-    return {
-        **share.config_to_query(
-            plan.config,
-            sample=ctx.sample,
-            server=ctx.server,
-            column=ctx.column,
-            id_column=ctx.id_column,
-            iso=bool(get(K.ISO)),
-        ),
-        **share.view_to_query(teaching.VIEW, {k: get(k) for k in keys}),
-    }
+    return share.link_query(plan.config, share.Source.of(ctx), iso=bool(get(K.ISO)),
+                            view=teaching.VIEW, values={k: get(k) for k in keys})  # fmt: skip
 
 
 def single_query_page() -> None:
