@@ -353,12 +353,16 @@ def test_a_release_on_a_server_dataset_fetches_second_passes_first_and_draws_onc
 
     events: list[str] = []  # "pass" and "draw", in the order they happen
     extend, add = DuckDBBackend.extend, OpenDPNoise.add_laplace
-    monkeypatch.setattr(
-        DuckDBBackend, "extend", lambda self, s, m: events.append("pass") or extend(self, s, m)
-    )
-    monkeypatch.setattr(
-        OpenDPNoise, "add_laplace", lambda self, v, s: events.append("draw") or add(self, v, s)
-    )
+    def logged_extend(self, summary, missing):
+        events.append("pass")
+        return extend(self, summary, missing)
+
+    def logged_add(self, values, scale):
+        events.append("draw")
+        return add(self, values, scale)
+
+    monkeypatch.setattr(DuckDBBackend, "extend", logged_extend)
+    monkeypatch.setattr(OpenDPNoise, "add_laplace", logged_add)
     at = new_app()
     at.run()
     at.selectbox(key="workload_kind").select("Q3").run()

@@ -37,7 +37,7 @@ def test_one_huge_value_moves_the_truncated_sum_by_at_most_theta() -> None:
     at = single_query()
     payload = lesson(at)
     demo, thetas = payload["demo"], np.asarray(payload["thetas"])
-    tau = float(at.select_slider(key="teach_query").value)
+    tau = float(np.asarray(at.select_slider(key="teach_query").value))  # a single-value slider
     assert demo["title"] == "Add one person with a huge value"
     assert f"moves by {present.money(tau)}" in demo["untruncated"]  # untruncated: all of τ
     shares = np.asarray(demo["bar"])

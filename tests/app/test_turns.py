@@ -269,7 +269,7 @@ def test_every_sessions_kept_results_are_bounded_in_bytes() -> None:
 
     mib = np.zeros(1 << 17)  # 1 MiB of float64
     assert nbytes({"answers": (mib, mib), "name": "x"}) == 2 * mib.nbytes + 1
-    memos = {"result": OrderedDict(), "figure": OrderedDict()}
+    memos: dict[str, OrderedDict] = {"result": OrderedDict(), "figure": OrderedDict()}
     sizes: OrderedDict = OrderedDict()
     for i, kind in enumerate(("result", "figure", "result", "figure", "result")):
         memos[kind][i] = mib
