@@ -35,6 +35,7 @@ from bench.common import SAMPLE, emit, log, machine, parser, target
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.reading import load_column
 from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_design as csd
 from dpsum_core.mechanisms import greedy_h, rawsum
 from dpsum_core.mechanisms.cost import Work
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
@@ -57,7 +58,7 @@ TRUNCATIONS = ("none", "svt", "recursive")
 def _cold() -> None:
     greedy_h.clear_caches()
     rawsum._DESIGNS.clear()
-    cs._DESIGNS.clear()
+    csd._DESIGNS.clear()
 
 
 def _case(estimate: float, fn: Callable[[], object]) -> dict:
@@ -81,7 +82,7 @@ def clampshells_error(data, sizes: list[int], depths: dict[int, list[int]]) -> d
             eps = EPSILON_AT_DEPTH[depth]
             config = ExperimentConfig(bins=n, epsilon=eps, algorithms=("clampshells",))
             inputs = inputs_for(data, config)
-            thetas = inputs.domain.edges[cs.design_for(inputs.domain, eps).clamp_bins() - 1]
+            thetas = inputs.domain.edges[csd.design_for(inputs.domain, eps).clamp_bins() - 1]
             cost = get("clampshells").error_cost(Work(n, inputs.workload.size, 1, n, eps))
             log(f"pricing: ClampShells error, n = {n}, depth {depth}")
             def call(i=inputs, t=thetas, e=eps) -> object:

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core.mechanisms.clampshells_design import SHAPE_MAX_LEVELS
+
 if TYPE_CHECKING:
-    from dpsum_core.mechanisms.clampshells import ClampShellsDesign
+    from dpsum_core.mechanisms.clampshells_design import ClampShellsDesign
 
 TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
-# Leaf shape (bin n apart, quadratic interpolation) only up to this tree depth: see
-# clampshells.py's constants for how it was chosen.
-SHAPE_MAX_LEVELS = 0
 ONSET_FLOOR = 0.1  # the onset gate's z at noise sd σ: √(2 ln(1 + σ/(ONSET_FLOOR·δ))) (onset_gate)
 # An answer also counts as the onset when the next one exceeds ONSET_NEXT_Z of its own noise sds
 # (onset_gate). Tuning split (bench/accuracy.py --suite --split tuning, 50 trials): 10 ends the

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpsum_core.mechanisms.clampshells_design import LOCATE_SHARE
+
 if TYPE_CHECKING:
-    from dpsum_core.mechanisms.clampshells import ClampShellsDesign, EdgeStatistics
+    from dpsum_core.mechanisms.clampshells_design import ClampShellsDesign, EdgeStatistics
     from dpsum_core.noise import Noise
 
-LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1)
 LOCATE_Z = 1.5  # z₁: a shell is significant when Z_k > z₁·√2·g_k/(pε) (√2·b = its noise sd)
-MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
 HEAVY_RATIO = 1.3  # clamp one shell higher when Z_k̂/Z_{k̂−1} and Z_{k̂−1}/Z_{k̂−2} exceed it
 
 

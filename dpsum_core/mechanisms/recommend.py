@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from dpsum_core import limits
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.clampshells import MIN_CLAMP_BIN
+from dpsum_core.mechanisms.clampshells_design import MIN_CLAMP_BIN
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.validation import check_epsilon, check_int, check_positive
 

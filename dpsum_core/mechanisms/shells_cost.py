@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpsum_core.mechanisms.clampshells import (
+from dpsum_core.mechanisms.clampshells_design import (
     MIN_CLAMP_BIN,
     SHAPE_MAX_LEVELS,
     TREE_BRANCH,

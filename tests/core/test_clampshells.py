@@ -14,6 +14,7 @@ from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.reading import load_column
 from dpsum_core.data.summary import cut_points
 from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_design as csd
 from dpsum_core.mechanisms import clampshells_locate as cl
 from dpsum_core.mechanisms.error import expected_abs_error
 from dpsum_core.mechanisms.measurement import Inputs
@@ -59,7 +60,7 @@ def test_exact_per_record_loss_is_epsilon_for_every_clamp_point(n, eps):
     rng = np.random.default_rng(n)
     base = make_dataset(np.append(rng.uniform(0, domain.upper, 30).round(3), [domain.upper] * 3), upper=domain.upper)
     d = cs.design_for(domain, eps)
-    assert d.levels == cs.levels_for(eps)
+    assert d.levels == csd.levels_for(eps)
     assert d.point_top is (d.levels == 0)
     if d.point_top:
         assert d.parts[-2:].tolist() == [n - 1, n] and np.array_equal(np.delete(d.parts, -2), d.shells)
@@ -111,7 +112,7 @@ def test_tree_leaves_by_least_squares_are_unbiased_with_the_stated_covariance():
     """Per shell, the reconstruction operator is (AᵀΣ⁻¹A)⁻¹AᵀΣ⁻¹: it returns exact leaf sums
     from noise-free nodes, and its covariance at ε = 1 is the stored one (dense check)."""
     domain = Domain(6400.0, 64)
-    d = cs.design(domain, 2, 8)
+    d = csd.design(domain, 2, 8)
     rng = np.random.default_rng(0)
     leaves = rng.random(d.cells.size - 1) * 100
     nodes = np.array([leaves[(d.cells[:-1] >= lo) & (d.cells[1:] <= hi)].sum()

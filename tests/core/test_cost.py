@@ -126,7 +126,7 @@ def test_the_process_wide_strategy_caches_have_byte_bounds() -> None:
 # Issue 27.2: ClampShells priced by tree depth, leaves and J*; the analytic views priced
 # ----------------------------------------------------------------------------------------------
 def test_clampshells_is_priced_by_its_tree_and_clamp_points() -> None:
-    from dpsum_core.mechanisms.clampshells import levels_for
+    from dpsum_core.mechanisms.clampshells_design import levels_for
     from dpsum_core.mechanisms.shells_cost import error_cost, per_clamp_seconds
 
     assert levels_for(5.0) == 3 and levels_for(0.01) == 0

@@ -12,7 +12,7 @@ import pytest
 
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms import clampshells as cs
+from dpsum_core.mechanisms import clampshells_design as cs
 from dpsum_core.mechanisms import clampshells_locate as locate
 from dpsum_core.mechanisms.lru import LRU
 

@@ -1,0 +1,308 @@
+"""ClampShells' public design (the shells, the tree inside each shell, the least-squares
+reconstruction, cached by public inputs only) and the exact edge statistics of the data it
+reads (the mechanism, its privacy argument and its measurements are in
+:mod:`dpsum_core.mechanisms.clampshells`; stage 1 in :mod:`~dpsum_core.mechanisms.clampshells_locate`,
+the answers in :mod:`~dpsum_core.mechanisms.clampshells_answers`: those two import from here,
+never from the mechanism, so the modules form no cycle)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dpsum_core import limits
+from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.domain import Domain
+from dpsum_core.data.exact import prefix_limbs, to_units, units_to_float, value_units
+from dpsum_core.data.summary import DataSummary, MissingStatistics
+from dpsum_core.mechanisms.lru import LRU
+from dpsum_core.mechanisms.rawsum import shell_edges
+
+if TYPE_CHECKING:
+    from scipy import sparse
+
+# LOCATE_SHARE (p), LOCATE_Z (z₁), MIN_CLAMP_BIN (jmin) and HEAVY_RATIO: stage 1's constants,
+# in clampshells_locate.
+# The larger-ε remedy (public: driven by ε only). Interpolating inside a ratio-2 shell has a
+# bias no ε removes. As ε grows, stage 2 measures a tree inside every shell: levels 0..L, level
+# ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
+# over its distinct levels, leaves reconstructed by least squares; answers interpolate inside
+# leaves. L = round(log_B(ε / TREE_FROM)), clipped to [0, TREE_MAX]: L = 0 (the plain design)
+# below ε ≈ 0.057, 1 (8 leaves per shell) up to ε ≈ 0.45, 2 (64) up to ε ≈ 3.6. Swept on
+# synthetic columns (bench/columns.py, seed 1; B ∈ {2, 4, 6, 8, 12, 16, 32}, L ∈ 0..10,
+# p ∈ {0.1, 0.15, 0.25}), never on sample_data. TREE_FROM was 0.0125 (depth 2 from ε ≈ 0.28);
+# issue 26's suite (tuning columns seeds 7 and 8, L ∈ 0..3 at each ε) found depth 1 better at
+# ε = 0.3: median over queries 0.74–0.75× (geometric mean over 18 cells), within 10 % of the
+# best in 18 of 18 cells on the median (16 before); the hourly column's mean over queries,
+# whose heaps at whole dollars sit inside the 8 leaves, is the cost (1.3× → 1.8× the best).
+# Shape at depth 0 (small ε, where a leaf is a whole ratio-2 shell): bin n measured on its own
+# (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
+# trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
+# and 8 of bench/columns.py, never the evaluation seed 2024 or sample_data).
+TREE_FROM = 0.02
+LOCATE_SHARE = 0.25  # p: share of ε spent locating θ* (stage 1, clampshells_locate)
+MIN_CLAMP_BIN = 8  # jmin: J* is never below the 8th bin edge
+# Leaf shape (bin n apart, quadratic interpolation) only up to this tree depth (see above).
+SHAPE_MAX_LEVELS = 0
+TREE_BRANCH = 8
+TREE_MAX = 3
+
+
+def levels_for(epsilon: float) -> int:
+    """Tree depth L inside every shell at total budget ``epsilon`` (public: ε only)."""
+    if epsilon <= TREE_FROM:
+        return 0
+    return int(min(TREE_MAX, max(0, round(math.log(epsilon / TREE_FROM, TREE_BRANCH)))))
+
+
+@dataclass(frozen=True, eq=False)
+class ClampShellsDesign:
+    """Everything ClampShells needs that depends on public inputs only (U, n, the tree depth).
+
+    ``shells`` are stage 1's bin-index edges 0, 1, 2, 4, …, n. Stage 2 measures *nodes*: for
+    each shell its distinct partitions into min(2^ℓ, width) equal parts, ℓ = 0..L; the finest
+    are the *cells* (leaves). A shell with λ distinct levels gives each node
+    Lap(g_node·λ/((1−p)ε)): a record lies in one node per level, so its loss is ≤ (1−p)ε.
+    The partitions for any J* stage 1 outputs are *prefixes* of these (whole shells), because
+    J* is always a shell edge (a power of two ≥ jmin, or n).
+
+    Scales and (co)variances are stored at ε = 1 (they scale as 1/ε and 1/ε²).
+    """
+
+    domain: Domain
+    levels: int
+    shells: np.ndarray  # (K + 1,) stage 1's bin-index edges
+    shell_top: np.ndarray  # g_k (K,), stage 1
+    parts: np.ndarray  # stage 2's bin-index edges: ``shells`` with bin n on its own (n − 1 added)
+    node_lo: np.ndarray  # (N,) bin-index edges: node covers bins lo+1..hi
+    node_hi: np.ndarray
+    node_shell: np.ndarray  # (N,)
+    node_scale: np.ndarray  # (N,) Laplace scale at ε = 1
+    cells: np.ndarray  # (C + 1,) leaf edges, a refinement of ``parts``
+    cell_shell: np.ndarray  # (C,)
+    reconstruct: sparse.csr_matrix  # (C × N): least-squares leaves from the nodes of each shell
+    leaf_cov: tuple[np.ndarray, ...]  # per shell, Cov of its leaf estimates at ε = 1
+
+    @property
+    def min_clamp_bin(self) -> int:
+        """jmin, capped at n."""
+        return min(MIN_CLAMP_BIN, self.domain.bins)
+
+    def clamp_bins(self) -> np.ndarray:
+        """Every J* stage 1 can output, ascending: the shell edges ≥ jmin (n included)."""
+        edges = self.shells[1:]
+        return edges[edges >= self.min_clamp_bin]
+
+    def shells_below(self, j_star: np.ndarray | int) -> np.ndarray:
+        """Number of stage-2 parts (shells, and bin n on its own) covering bins 1..J*."""
+        return np.searchsorted(self.parts, np.asarray(j_star), side="left")
+
+    @property
+    def point_top(self) -> bool:
+        """Whether the top bin n is a stage-2 part of its own (the point mass at U)."""
+        return self.parts.size > self.shells.size
+
+    @cached_property
+    def shell_var(self) -> np.ndarray:
+        """Var of each shell's estimated total at ε = 1."""
+        return np.array([c.sum() for c in self.leaf_cov])
+
+    @cached_property
+    def leaf_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per leaf c, at ε = 1: Var(Σ of the earlier leaves of its shell), Cov(that sum, x̂_c),
+        Var(x̂_c) and Var(Σ of the leaves of its shell from c on)."""
+        return _moments(self.leaf_cov)
+
+    @cached_property
+    def combined_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`leaf_moments` after the GLS update with stage 1 (:attr:`stage1_gls`), and the
+        shells' variances (the fourth entry is the per-shell variance here, not the suffix)."""
+        before, cov, var, _ = _moments(self.stage1_gls[1])
+        return before, cov, var, np.array([c.sum() for c in self.stage1_gls[1]])
+
+    @cached_property
+    def stage1_gls(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Stage 1's noisy sum of a shell combined with stage 2's leaves of the same shell by
+        generalised least squares (a rank-one update), for every part that is a stage-1 shell:
+        per leaf the gain V1/(1ᵀV1 + σ₁²) (0 in the other parts), and per part the leaves'
+        covariance after combining, V − V11ᵀV/(1ᵀV1 + σ₁²) (V itself elsewhere); V the leaves'
+        covariance, σ₁² = 2(g_k/p)² stage 1's variance, both at ε = 1, so the gain holds at
+        every ε. Valid for the parts below the top active one, where no record is clamped
+        (raw sum = clamped sum)."""
+        gains, combined = [], []
+        K = self.shells.size - 1
+        for k, V in enumerate(self.leaf_cov):
+            if k < K and self.parts[k + 1] == self.shells[k + 1]:
+                v1 = V.sum(axis=1)
+                denom = v1.sum() + 2.0 * (self.shell_top[k] / LOCATE_SHARE) ** 2
+                gains.append(v1 / denom)
+                combined.append(V - np.outer(v1, v1) / denom)
+            else:
+                gains.append(np.zeros(V.shape[0]))
+                combined.append(V)
+        return np.concatenate(gains), tuple(combined)
+
+    def loss_per_bin(self, epsilon: float) -> np.ndarray:
+        """Exact stage-2 loss of a record at e_j (its worst value in bin j), Σ_{nodes ∋ j} e_j/b,
+        at total budget ``epsilon``, for every bin j (the same for every J* ≥ j: a clamped
+        record above θ* sits at θ* = e_{J*}, the top of bin J*)."""
+        n = self.domain.bins
+        inv = np.zeros(n + 1)
+        np.add.at(inv, self.node_lo, epsilon / self.node_scale)
+        np.add.at(inv, self.node_hi, -epsilon / self.node_scale)
+        return np.cumsum(inv)[:n] * self.domain.edges
+
+
+def _moments(covs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per leaf c of parts with leaf covariances ``covs``: Var(Σ of the earlier leaves of its
+    part), Cov(that sum, x̂_c), Var(x̂_c) and Var(Σ of the leaves of its part from c on)."""
+    before, cov, var, suffix = [], [], [], []
+    for V in covs:
+        P = np.cumsum(np.cumsum(V, axis=0), axis=1)
+        r = V.shape[0]
+        before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
+        cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
+        var.append(np.diagonal(V).copy())
+        S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
+        suffix.append(np.diagonal(S)[::-1].copy())
+    return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
+
+
+def _shell_tree(a: int, b: int, levels: int, branch: int) -> list[np.ndarray]:
+    """Distinct nested partitions of bins a+1..b into min(B^ℓ, b − a) equal parts, ℓ = 0..L."""
+    w = b - a
+    parts = sorted({min(branch**ell, w) for ell in range(levels + 1)})
+    return [np.array([a + round(i * w / m) for i in range(m + 1)], dtype=np.int64) for m in parts]
+
+
+def _build_design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
+    """The :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public inputs only."""
+    e = domain.edges
+    shells = shell_edges(domain.bins)
+    n = domain.bins
+    # Stage 2 measures bin n on its own: cleaning clips every value above U to U, so a point mass
+    # often sits there; apart, it is neither smeared over the top shell by interpolation nor
+    # does it cost any query below U noise (a record lies in one part either way).
+    point = levels <= SHAPE_MAX_LEVELS and n - 1 > shells[-2]
+    parts = np.insert(shells, -1, n - 1) if point else shells
+    lo, hi, shell_of, scale, cells, cell_shell = [], [], [], [], [0], []
+    blocks, covs = [], []
+    for k, (a, b) in enumerate(pairwise(parts.tolist())):
+        tree = _shell_tree(a, b, levels, branch)
+        leaves = tree[-1]
+        n_lo = np.concatenate([t[:-1] for t in tree])
+        n_hi = np.concatenate([t[1:] for t in tree])
+        b1 = e[n_hi - 1] * len(tree) / (1.0 - LOCATE_SHARE)
+        # node × leaf incidence (leaves nest in every node), weighted least squares
+        A = ((n_lo[:, None] <= leaves[None, :-1]) & (leaves[None, 1:] <= n_hi[:, None])).astype(float)
+        Wt = 1.0 / (2.0 * b1**2)
+        normal = A.T @ (A * Wt[:, None])
+        inverse = np.linalg.inv(normal)
+        blocks.append(inverse @ (A.T * Wt[None, :]))
+        covs.append(inverse)  # Cov(x̂) = (AᵀΣ⁻¹A)⁻¹ with Σ = diag(2b²)
+        lo.append(n_lo)
+        hi.append(n_hi)
+        shell_of.append(np.full(n_lo.size, k))
+        scale.append(b1)
+        cells.extend(leaves[1:].tolist())
+        cell_shell.append(np.full(leaves.size - 1, k))
+    node_lo, node_hi, node_shell, node_scale = (np.concatenate(x) for x in (lo, hi, shell_of, scale))
+    cell_arr = np.array(cells, dtype=np.int64)
+    for arr in (shells, parts, cell_arr, node_lo, node_hi, node_shell, node_scale):
+        arr.setflags(write=False)
+    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
+    op = sparse.csr_matrix(sparse.block_diag(blocks, format="csr"))
+    op.sort_indices()
+    return ClampShellsDesign(
+        domain, levels, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell, node_scale, cell_arr,
+        np.concatenate(cell_shell), op, tuple(covs),
+    )
+
+
+def design_bytes(d: ClampShellsDesign) -> int:
+    """Bytes a design holds once used: its arrays, the sparse reconstruction, the leaf
+    covariances and (built lazily) the four per-leaf moments."""
+    op = d.reconstruct
+    arrays = [d.shells, d.parts, d.node_lo, d.node_hi, d.node_scale, d.cells, *d.leaf_cov]
+    return sum(a.nbytes for a in arrays) + op.data.nbytes * 2 + 32 * d.cells.size
+
+
+# Process-wide: the key is public (U, n, L, B). Bounded in bytes, not only in entries.
+_DESIGNS: LRU[ClampShellsDesign] = LRU(32, limits.MAX_CLAMPSHELLS_CACHE_BYTES, design_bytes)
+
+
+def design(domain: Domain, levels: int, branch: int = 2) -> ClampShellsDesign:
+    """The cached :class:`ClampShellsDesign` of (U, n, tree depth L, branching B): public
+    inputs only, so a cache hit reveals nothing about anyone's data."""
+    return _DESIGNS.get((domain, levels, branch), lambda: _build_design(domain, levels, branch))
+
+
+def design_for(domain: Domain, epsilon: float) -> ClampShellsDesign:
+    """The design used at total budget ``epsilon``."""
+    return design(domain, levels_for(epsilon), TREE_BRANCH)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact statistics of the data: the only reads of the records
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class EdgeStatistics:
+    """Σ_{t ≤ e_j} t exactly (Python ints, units of 2⁻¹⁰⁴) and #{t ≤ e_j}, for j = 0..n (e_0 = 0
+    stands for "nothing": both 0). Private."""
+
+    units: list[int]
+    counts: np.ndarray
+
+    def interval_sums(self, edges: np.ndarray) -> np.ndarray:
+        """Correctly rounded exact sums of the records in bins (edges[i], edges[i+1]]."""
+        u = self.units
+        idx = np.asarray(edges).tolist()
+        return np.array([units_to_float(u[b] - u[a]) for a, b in pairwise(idx)])
+
+    def clamped_sums(self, lo: np.ndarray, hi: np.ndarray, domain: Domain, j_star: int) -> np.ndarray:
+        """Σ min(t, θ*) over the records of bins lo+1..hi of each interval (hi ≤ J*, θ* =
+        e_{J*}), exact then rounded once: a raw sum, plus θ* for every record above θ* when the
+        interval ends at J* (clamped records sit at θ*, the top of bin J*)."""
+        above = int(self.counts[-1] - self.counts[j_star])
+        extra = value_units(np.array([float(domain.edges[j_star - 1])]))[0] * above
+        u = self.units
+        return np.array(
+            [
+                units_to_float(u[b] - u[a] + (extra if b == j_star else 0))
+                for a, b in zip(np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True)
+            ]
+        )
+
+
+def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
+    """:class:`EdgeStatistics` of a :class:`~dpsum_core.data.dataset.Dataset` or a
+    :class:`~dpsum_core.data.summary.DataSummary`.
+
+    What ClampShells needs from the data: counts and exact sums at every bin edge (a summary
+    holds both at its cut points, which always include the edges). Clamped sums follow: the sum
+    clamped at e_J is Σ_{t ≤ e_J} t + e_J·#{t > e_J}.
+
+    Privacy
+    -------
+    Private statistics, read before any noise; never shown.
+    """
+    edges = domain.edges
+    counts = np.concatenate(([0], np.asarray(data.count_at_most(edges), np.int64)))
+    if isinstance(data, DataSummary):  # exact sums at held points
+        held = np.searchsorted(data.points, edges)
+        ok = (held < data.points.size) & (data.points[np.minimum(held, data.points.size - 1)] == edges)
+        if not ok.all():
+            raise MissingStatistics(edges[~ok], np.empty(0))
+        units = [0, *data.units_at_most(edges)]
+    elif isinstance(data, Dataset):
+        idx = np.searchsorted(data.values, edges, side="right")
+        units = [0, *(to_units(*s) for s in prefix_limbs(data.values, idx))]
+    else:
+        raise TypeError(f"ClampShells reads a Dataset or a DataSummary, got {type(data).__name__}")
+    return EdgeStatistics(units, counts)
