@@ -191,8 +191,8 @@ def headline(rel: Release, *, dataset: str) -> str:
         rel_share = half[answers > 0] / answers[answers > 0]
         share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
         accuracy = (
-            f"; the true answers lie in their 95 % intervals, typically ±"
-            f"{_shown(typical, _unit(typical, typical))}{share}"
+            "; each interval holds its true answer with probability at least 95 % (about 1 in "
+            f"20 may miss), typically ±{_shown(typical, _unit(typical, typical))}{share}"
         )
     opened = int((~bounded).sum())
     if opened:
