@@ -43,7 +43,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
 
 
 BEST_COLUMN = "Lowest error"
-BEST_MARK = "★ lowest"
+BEST_MARK = "lowest error"  # ★ means "recommended" only (the rule of recommend.py)
 
 
 def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | None]:
