@@ -9,8 +9,7 @@ from dpsum_core.mechanisms.recommend import rule_in_words
 BIBTEX = """@misc{{wu_summation_queries_dp,
   title  = {{Answering Summation Queries for Numerical Attributes
             under Differential Privacy}},
-  author = {{Wu and Pujol and Kotsogiannis and Machanavajjhala}},
-  note   = {{add first names, venue and year from the authors' pages}}
+  author = {{Wu and Pujol and Kotsogiannis and Machanavajjhala}}
 }}
 
 @software{{dpsum,
