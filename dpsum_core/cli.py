@@ -23,9 +23,10 @@ from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
-from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS
+from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
+from dpsum_core.text import counted
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def _params(args: argparse.Namespace) -> TruncationParams:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dpsum_core.simulate.results import headline_definition, headline_name
+    from dpsum_core.simulate.results import headline_definition
 
     config = ExperimentConfig(
         workload=args.workload,
@@ -142,17 +143,32 @@ def _run(args: argparse.Namespace) -> int:
     if auto:
         print(auto["auto"]["why"])
     print(
-        f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
-        f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
+        f"{counted(len(result.runs), 'configuration')} × {counted(config.trials, 'trial')} on "
+        f"{data.name} ({counted(result.workload.size, 'query', 'queries')}) "
+        f"in {result.seconds:.2f} s → {out}/"
     )
     print(headline_definition())
-    print(
-        result.overview()[["algorithm", "truncation", "median_rel_error", "median_rel_error_iso"]]
-        .rename(columns={"median_rel_error": headline_name(), "median_rel_error_iso": "… isotonic"})
-        .to_string(index=False)
-    )
+    print(_overview_text(result))
     print(NOT_FOR_PUBLICATION)
     return 0
+
+
+def _overview_text(result) -> str:
+    """The run's summary table: algorithms and truncations by their labels, errors in percent
+    (:func:`~dpsum_core.simulate.results.percent`, as in the sentences)."""
+    import pandas as pd
+
+    from dpsum_core.simulate.results import headline_name, percent
+
+    ov = result.overview()
+    return pd.DataFrame(
+        {
+            "Algorithm": ov["algorithm"].map(label),
+            "Truncation": ov["truncation"].map(truncation_label),
+            headline_name().capitalize(): ov["median_rel_error"].map(percent),
+            "… with isotonic": ov["median_rel_error_iso"].map(percent),
+        }
+    ).to_string(index=False)
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -243,7 +259,8 @@ def _release(args: argparse.Namespace) -> int:
         print(plan.auto)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
-        f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
+        f"({label(plan.algorithm)}, truncation: {truncation_label(plan.truncation)}, "
+        f"ε = {decimal_text(plan.epsilon)}: "
         f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
         f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "
         f"→ wrote {', '.join(files)}; {ledger_note}"
@@ -374,7 +391,8 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
     rec = recommend(
         epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
-    why = f"auto chose {rec.algorithm} ({rec.truncation}): {rec.why}"
+    chosen = f"{label(rec.algorithm)} ({truncation_label(rec.truncation)})"
+    why = f"auto chose {chosen}: {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 

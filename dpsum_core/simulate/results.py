@@ -261,5 +261,12 @@ def configuration_name(algorithm: str, truncation: str) -> str:
 
 
 def percent(value: float) -> str:
-    """``0.05`` → ``5 %``."""
-    return f"{100 * value:.3g} %"
+    """A relative error as a percentage, the one convention of tables and sentences: three
+    significant digits, whole percents with thousands separators from 1,000 % up (never an
+    exponent), ``0 %`` for zero.
+
+    >>> percent(0.05), percent(0.0), percent(0.40971), percent(1413.42006587)
+    ('5 %', '0 %', '41 %', '141,342 %')
+    """
+    shown = 100 * value
+    return f"{shown:,.0f} %" if abs(shown) >= 1000 else f"{shown:.3g} %"
