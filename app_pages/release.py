@@ -13,6 +13,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
 from dpsum_core.simulate.cost import TooHeavy
+from dpsum_core.text import NO_THETA, counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -127,7 +128,7 @@ if book.total is not None and total is not None and total > book.total:  # raise
 shown_total = book.total if book.total is not None else total
 remaining = book.remaining(shown_total) if shown_total is not None else None
 st.markdown(
-    f"Spent so far: **ε = {decimal_text(book.spent)}** in {len(book.releases)} release(s)"
+    f"Spent so far: **ε = {decimal_text(book.spent)}** in {counted(len(book.releases), 'release')}"
     + (
         f" · remaining **{decimal_text(remaining)}** of {decimal_text(shown_total)}"
         if remaining is not None and shown_total is not None
@@ -135,11 +136,7 @@ st.markdown(
     )
 )
 if book.releases:
-    st.dataframe(
-        [{k: r.get(k) for k in ("created", "epsilon", "algorithm", "truncation", "data")}
-         for r in book.releases],
-        hide_index=True, width="stretch",
-    )  # fmt: skip
+    st.dataframe(release.ledger_table(book), hide_index=True, width="stretch")
 st.download_button(
     "Download the ledger (keep it: upload it next time)", release.ledger_json(book),
     file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
@@ -212,7 +209,7 @@ if rel is not None:
     c = rel.config
     theta = rel.theta
     shown_theta = (
-        "none (no truncation)" if theta is None
+        NO_THETA if theta is None
         else f"{len(theta)} values, one per query" if isinstance(theta, list)
         else f"{theta:,.6g}"
     )  # fmt: skip

@@ -82,6 +82,9 @@ def escape_name(name: object, target: Target) -> str:
     return html.escape(shown, quote=target == "html")
 
 
+NO_THETA = "none: no value was truncated (θ = ∞)"  # a θ of ∞, in the same words everywhere
+
+
 def counted(n: int, word: str, plural: str | None = None) -> str:
     """``n`` and ``word``, in the plural (``plural``, else ``word`` + s) unless ``n`` is 1,
     with thousands separators.

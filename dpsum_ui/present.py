@@ -11,7 +11,7 @@ from dpsum_core.mechanisms.registry import get, label, truncation_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.text import escape_name
+from dpsum_core.text import NO_THETA, escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 
@@ -27,11 +27,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             HEADLINE: ov["median_rel_error"],
             "… with isotonic": ov["median_rel_error_iso"],
             "Median θ": [
-                "none (no truncation)"
-                if t == "none"
-                else "∞ (nothing dropped)"
-                if not np.isfinite(v)
-                else f"{v:,.6g}"
+                NO_THETA if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
                 for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
             ],
             "SVT fallbacks (θ = U)": [

@@ -20,6 +20,8 @@ from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.registry import label as algorithm_label
+from dpsum_core.mechanisms.registry import truncation_label as registry_truncation_label
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import (
@@ -36,7 +38,6 @@ from dpsum_core.publish.release import (
 from dpsum_core.simulate.cost import estimate_cost
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
-from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, identifiers, state, store
 from . import keys as K
@@ -64,16 +65,25 @@ def truncation_options(algorithm: str) -> list[str]:
     return [current] + [t for t in TRUNCATION_METHODS if t != current]
 
 
-_OWN_RULE = {
-    "inside": "chosen inside ClampShells (with its own share of ε)",
-    "posthoc": "chosen by RawSum after measuring",
-}
-
-
 def truncation_label(name: str) -> str:
-    """A truncation method's label on the page (never its internal id: ``svt`` → "SVT",
-    ``inside`` → "chosen inside ClampShells …")."""
-    return _OWN_RULE.get(name, method_label(name))
+    """A truncation method's label on the page, the registry's as on every page and in the
+    command line (never its internal id: ``svt`` → "SVT", ``posthoc`` → "θ after measuring")."""
+    return registry_truncation_label(name)
+
+
+def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
+    """The ledger's releases as the page shows them: algorithms and truncations by their
+    labels, never their internal ids (the ledger file keeps the ids)."""
+    rows = book.releases
+    return pd.DataFrame(
+        {
+            "Created (UTC)": [r.get("created") for r in rows],
+            "ε": [r.get("epsilon") for r in rows],
+            "Algorithm": [algorithm_label(str(r.get("algorithm"))) for r in rows],
+            "Truncation": [truncation_label(str(r.get("truncation"))) for r in rows],
+            "Data": [r.get("data") for r in rows],
+        }
+    )
 
 
 def plain(value: float) -> str:

@@ -27,7 +27,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
-from dpsum_core.text import escape_name, visible
+from dpsum_core.text import NO_THETA, escape_name, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -143,7 +143,7 @@ def _shown(value: float, unit: float, how=round) -> str:
 
 def _theta_words(theta, upper: float) -> str:
     if theta is None:
-        return "none: no value was truncated (θ = ∞)"
+        return NO_THETA
     if isinstance(theta, list):
         untruncated = sum(t >= upper for t in theta)
         return f"one per query ({', '.join(f'{t:,.{PUBLISHED_DIGITS}g}' for t in theta)})" + (

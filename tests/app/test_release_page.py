@@ -64,7 +64,7 @@ def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_erro
 
 def test_rawsum_has_only_the_posthoc_truncation(page):
     page.selectbox(key="release_algorithm").select("rawsum").run()
-    assert page.selectbox(key="release_truncation").options == ["chosen by RawSum after measuring"]
+    assert page.selectbox(key="release_truncation").options == ["θ after measuring"]
     assert page.selectbox(key="release_truncation").value == "posthoc"
     assert_clean(page)
 
