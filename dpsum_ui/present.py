@@ -9,6 +9,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
 from dpsum_core.mechanisms.registry import get, label, truncation_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.text import NO_THETA, escape_name
@@ -77,9 +78,9 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
             {
                 "Algorithm": label(r.algorithm),
                 "Truncation": truncation_label(r.truncation),
-                "ε_θ (choose θ)": r.budget.epsilon_theta,
-                "ε_m (measure)": r.budget.epsilon_measure,
-                "ε total": r.budget.total,
+                "ε_θ (choose θ)": decimal(r.budget.epsilon_theta),
+                "ε_m (measure)": decimal(r.budget.epsilon_measure),
+                "ε total": decimal(r.budget.total),
                 "θ chosen by": how,
             }
         )

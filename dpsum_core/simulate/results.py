@@ -22,7 +22,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.mechanisms.workloads import Workload
-from dpsum_core.simulate.budget import Budget
+from dpsum_core.simulate.budget import Budget, decimal
 from dpsum_core.simulate.config import ExperimentConfig
 
 Over = Literal["median", "mean"]
@@ -173,9 +173,9 @@ class ExperimentResult:
                     "median_rel_error": headline(rel, "median"),
                     "median_rel_error_iso": headline(rel_iso, "median"),
                     "median_theta": float(np.median(r.theta)),
-                    "epsilon_theta": r.budget.epsilon_theta,
-                    "epsilon_measure": r.budget.epsilon_measure,
-                    "epsilon_total": r.budget.total,
+                    "epsilon_theta": decimal(r.budget.epsilon_theta),
+                    "epsilon_measure": decimal(r.budget.epsilon_measure),
+                    "epsilon_total": decimal(r.budget.total),
                     "seconds": r.seconds,
                 }
             )

@@ -32,6 +32,9 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
+    # ε_m = 0.01 − 0.001 written as the decimal it stands for, not 0.009000000000000001
+    assert {b["epsilon_measure"] for b in info["budget"] if b["truncation"] == "svt"} == {0.009}
+    assert "000000000" not in json.dumps(info["budget"])
     printed = capsys.readouterr().out
     assert "16 configurations" in printed
     # the summary table: labels, not ids; errors in percent as in the sentences, not ratios
