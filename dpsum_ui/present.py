@@ -15,6 +15,7 @@ from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.text import NO_THETA, escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
+ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
 
 def overview_table(result: ExperimentResult) -> pd.DataFrame:
@@ -46,7 +47,7 @@ BEST_MARK = "lowest error"  # ★ means "recommended" only (the rule of recommen
 def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | None]:
     """The overview table with its best row marked (lowest headline error, with isotonic
     regression when ``iso``), and a sentence naming it; no mark when no error is finite."""
-    column = "… with isotonic" if iso else HEADLINE
+    column = ERROR_COLUMNS[1] if iso else HEADLINE
     values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
     if not np.isfinite(values).any():
         return table, None
@@ -57,10 +58,19 @@ def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | No
     how = " (with isotonic regression)" if iso else ""
     sentence = (
         f"Lowest {headline_name()}{how}: **{row['Algorithm']}** with "
-        f"{row['Truncation']}, {values[best]:.3g} — its answers are off by about "
-        f"{percent(values[best])} in the typical query."
+        f"{row['Truncation']}, {percent(values[best])}: its answers are off by about that "
+        "share of the true answer in the typical query."
     )
     return marked, sentence
+
+
+def in_percent(table: pd.DataFrame) -> pd.DataFrame:
+    """The overview as shown: its error columns in percent (:func:`percent`), the one
+    convention of the sentences, the command line and Decide."""
+    shown = table.copy()
+    for column in ERROR_COLUMNS:
+        shown[column] = [percent(v) for v in pd.to_numeric(shown[column], errors="coerce")]
+    return shown
 
 
 def ledger_table(result: ExperimentResult) -> pd.DataFrame:
