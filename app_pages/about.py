@@ -50,7 +50,8 @@ Everything you see is computed by the `dpsum_core` engine, which the command lin
   this lesson** saves the page as one HTML file that works offline. Results on a sample or a
   server dataset are shared by everyone using the same settings and seed, so a class opening
   the same link computes it once.
-- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations. Every
+- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations (5 algorithms
+  × 3 truncation methods), with RawSum and ClampShells beside it. Every
   view — the explorer's run, the Compare grid and ε sweep, the Single query's τ, θ and
   algorithm, the Decide page's target — has a link (the address bar and the **Share** button) that reproduces it, and
   every figure downloads as HTML, PNG or SVG under a name that says what it shows (dataset,
