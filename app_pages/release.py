@@ -223,8 +223,9 @@ if rel is not None:
         st.warning(opened)
     st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
-        "Lower and upper end: an interval that holds the true answer with probability at "
-        "least 95 %, noise and the algorithm's bias included (the upper end is open where the "
+        "Lower and upper end: an interval that holds its true answer with probability at "
+        "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
+        "included (the upper end is open where the "
         "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
         "The answers.csv download holds the same numbers."
     )

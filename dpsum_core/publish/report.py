@@ -251,7 +251,8 @@ def report_markdown(
             "",
             "## Answers",
             "",
-            "Each interval holds the **true** answer with probability at least 95 %: it accounts "
+            "Each interval holds its **true** answer with probability at least 95 % (each on its "
+            "own: about 1 in 20 may miss): it accounts "
             "for the noise and for the algorithm's bias (" + iv.method + "). It is computed "
             "from the noisy measurement and public inputs only (post-processing: no extra ε). "
             "Numbers are rounded to the digits their interval supports; answers.csv has "

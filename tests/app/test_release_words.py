@@ -80,6 +80,7 @@ def test_after_releasing_the_table_has_labels_and_the_interval(page):
     np.testing.assert_allclose(table["Lower end (95 %)"], rel.intervals.lower)
     text = _text(page)
     assert "truncation: SVT" in text
+    assert "about 1 in 20 may miss" in text  # each interval covers on its own, not all at once
     assert not _words(text) & set(INTERNAL), _words(text) & set(INTERNAL)
     # the ledger table names the release by its labels, not the ids the ledger file keeps
     (book,) = [df.value for df in page.dataframe if "Created (UTC)" in df.value.columns]
