@@ -39,7 +39,7 @@ from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, identifiers, state
 from . import keys as K
-from .datasets import source_fingerprint
+from .datasets import release_content, source_fingerprint
 from .passes import release_input, with_passes
 
 _LEDGER = "_release_ledger"
@@ -214,7 +214,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         return
     if ctx.dataset is not None:
         try:
-            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+            book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             st.session_state[_MESSAGE] = (
@@ -239,7 +240,8 @@ def settled(ctx: state.DataContext) -> ledgers.Ledger:
     the page's words (the tick box, never the command line's ``--raise-budget``)."""
     ss = st.session_state
     assert ctx.dataset is not None
-    book = ledger().bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+    book = ledger().bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
     total, raising = ss.get(K.RELEASE_TOTAL), bool(ss.get(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
         kept = decimal_text(book.total)

@@ -366,7 +366,11 @@ def clean(
     no_id = np.zeros(rows, dtype=bool) if ids is None else _missing_ids(ids)
     # The content: the rows a release adds up, as parsed, before clipping (U is not the data).
     used = keep & ~no_id
-    digest = content_of(parsed[used], None if ids is None else ids[used]) if content else None
+    digest = (
+        content_of(parsed[used], None if ids is None else ids[used], spaces=SPACES)
+        if content
+        else None
+    )
     if ids is not None:
         values = person_totals(parsed[used], ids[used])
         # Counted once each: a row without an identifier is counted as such, whatever its value.

@@ -104,15 +104,16 @@ def value_components(x: np.ndarray) -> list[np.ndarray]:
     ]
 
 
-def id_components(ids: pd.Series) -> list[np.ndarray]:
+def id_components(ids: pd.Series, spaces: str = "") -> list[np.ndarray]:
     """The five int64 components (kind, a₁…a₄) of identifiers (none missing; module
-    docstring). Text is canonicalised once per distinct identifier."""
+    docstring), text with ``spaces`` removed at both ends. Text is canonicalised once per
+    distinct identifier."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     n = len(ids)
     if pd.api.types.is_bool_dtype(ids) or not pd.api.types.is_numeric_dtype(ids):
         codes, uniques = pd.factorize(ids, sort=False)
-        rows = _text_ids(pd.Series(uniques, dtype=object))
+        rows = _text_ids(pd.Series(uniques, dtype=object), spaces)
         return [rows[codes, j] for j in range(5)]
     numbers = ids.to_numpy()
     floats = numbers.astype(float)
@@ -127,20 +128,19 @@ def id_components(ids: pd.Series) -> list[np.ndarray]:
     ]
 
 
-def _text_ids(uniques: pd.Series) -> np.ndarray:
+def _text_ids(uniques: pd.Series, spaces: str) -> np.ndarray:
     """The components of distinct identifiers read as text (numbers in a text column too), as
     a (n, 5) array: text that is an integer written plainly is that integer, other text its
     MD5 (vectorised but for the MD5s)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
-
-    from dpsum_core.data.cleaning import SPACES
 
     out = np.zeros((len(uniques), 5), np.int64)
     numbers = uniques.map(lambda u: isinstance(u, (int, float, np.number)) and not isinstance(u, bool))
     if numbers.any():  # numbers among text: as a numeric column encodes them
         parts = id_components(pd.Series(uniques[numbers].astype(float).to_numpy()))
         out[numbers.to_numpy()] = np.column_stack(parts)
-    text = uniques[~numbers].astype(str).str.strip(SPACES)
+    text = uniques[~numbers].astype(str)
+    text = text.str.strip(spaces) if spaces else text
     plain = text.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,18})").to_numpy(dtype=bool)
     ints = np.array([int(t) for t in text[plain]], dtype=object)
     fits = np.zeros(len(text), dtype=bool)
@@ -165,9 +165,10 @@ def lanes(components: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def content_of(values: np.ndarray, ids: pd.Series | None = None) -> Content:
+def content_of(values: np.ndarray, ids: pd.Series | None = None, *, spaces: str = "") -> Content:
     """The :class:`Content` of kept rows: finite parsed ``values`` (before clipping) and their
-    identifiers (``None``: one row = one person).
+    identifiers (``None``: one row = one person; text compared with ``spaces`` removed at both
+    ends, :data:`dpsum_core.data.cleaning.SPACES`).
 
     Privacy
     -------
@@ -180,7 +181,7 @@ def content_of(values: np.ndarray, ids: pd.Series | None = None) -> Content:
         zero = np.zeros(n, np.int64)
         head = [np.full(n, ID_NONE, np.int64), zero, zero, zero, zero]
     else:
-        head = id_components(ids)
+        head = id_components(ids, spaces)
     # Each hash is below 2³¹: an int64 sum is exact for fewer than 2³² rows (memory holds far
     # fewer, limits.MAX_ROWS).
     one, two = (int(h.sum(dtype=np.int64)) for h in lanes([*head, *value_components(values)]))
