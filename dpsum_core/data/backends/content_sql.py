@@ -139,3 +139,13 @@ def hashed(
     lanes_sql = ", ".join(f"{h} AS {lane}" for h, lane in zip(horner, LANES, strict=True))
     squared = ", ".join(f"({lane} * {lane}) % {p} AS {lane}" for lane, p in zip(LANES, PRIMES, strict=True))
     return f"SELECT {kept}, {squared} FROM (SELECT {kept}, {lanes_sql} FROM ({inner}) s4) s5"
+
+
+def lane_sums(kept: str | None = None) -> str:
+    """SQL of the lanes' sums over the rows of :func:`hashed`; with ``kept`` (a condition), the
+    number of kept rows and their lanes' sums."""
+    if kept is None:
+        return ", ".join(f"sum({lane})" for lane in LANES)
+    return f"sum(CASE WHEN {kept} THEN 1 ELSE 0 END), " + ", ".join(
+        f"sum(CASE WHEN {kept} THEN {lane} ELSE 0 END)" for lane in LANES
+    )

@@ -24,7 +24,7 @@ import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
 
 from dpsum_core import limits
-from dpsum_core.data.backends.content_sql import LANES, hashed
+from dpsum_core.data.backends.content_sql import LANES, hashed, lane_sums
 from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.content import EMPTY, Content
 from dpsum_core.data.domain import Domain
@@ -176,9 +176,7 @@ def keyed(
     content: bool = False,
 ) -> str:
     """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs
-    (``dialect.limbs``); with ``content``, also the row's content hash lanes ``h1``, ``h2``
-    (:func:`~dpsum_core.data.backends.content_sql.hashed` of its parsed value, one row = one
-    person), in the same scan.
+    (``dialect.limbs``); with ``content`` also its content hash lanes (``content_sql.hashed``).
 
     ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
     :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
@@ -337,10 +335,7 @@ class SQLBackend:
         )
         rows_sql = self._rows
         if content:  # the rows each person's total adds (see __init__)
-            kept = "NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE)"
-            counted += f", sum(CASE WHEN {kept} THEN 1 ELSE 0 END), " + ", ".join(
-                f"sum(CASE WHEN {kept} THEN {lane} ELSE 0 END)" for lane in LANES
-            )
+            counted += ", " + lane_sums("NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE)")
             rows_sql = hashed(
                 self.dialect, self._rows, value="p", keep=("no_id", "p", "missing"),
                 pid="pid", id_kind=self._id_kind or "text",
@@ -421,21 +416,18 @@ class SQLBackend:
         """First pass: one scan grouped by (key, sub) gives the cleaning report, the counts and
         exact sums of every interval between held points; a second, filtered scan reads the
         top-k (only the records above the interval where the k largest begin).
-
-        ``content``: the report also holds the data's :class:`~dpsum_core.data.content.Content`
-        (what a ledger binds to), summed in the same scan (by person: in the report's scan).
-        """
+        ``content``: the report holds the data's ``Content`` (what a ledger binds to), summed
+        in the same scan (by person: in the cleaning report's scan)."""
         domain = self.domain = cuts.domain
         if not math.isclose(domain.upper, self.upper):
             raise ParameterError("the cut points' domain must use the cleaning bound U")
         per_row = content and self.id_column is None
-        lanes = ", " + ", ".join(f"sum({lane})" for lane in LANES) if per_row else ""
+        lanes = ", " + lane_sums() if per_row else ""
         rows = self.query(
             f"SELECT key, sub, count(*) AS n, {self.dialect.limb_sums()}{lanes} "
             f"FROM ({self._keyed(cuts.extra, content=per_row)}) b GROUP BY key, sub"
         )
-        width = len(self.dialect.limbs)
-        digest = EMPTY
+        width, digest = len(self.dialect.limbs), EMPTY
         points = cuts.all
         # Interval of (bin j, sub): #held points < v = j + #extra points < v; outside the
         # bins holding an extra point that is the number of extra points below e_j.
