@@ -85,23 +85,21 @@ def value_components(x: np.ndarray) -> list[np.ndarray]:
     """The four int64 components (tag, L₁, L₂, L₃) of finite doubles ``x`` (module docstring)."""
     x = np.asarray(x, dtype=float)
     a = np.abs(x)
-    sign = (x < 0).astype(np.int64)
     normal = (a >= LOW) & (a < HIGH)
-    scaled = (a > 0) & ~normal
-    whole = np.floor(np.where(normal, a, 0.0))
-    s1 = (np.where(normal, a, 0.0) - whole) * TWO52
-    f1 = np.floor(s1)
-    f2 = np.floor((s1 - f1) * TWO52)
-    _, e = np.frexp(np.where(scaled, a, 1.0))
-    exponent = np.maximum(e.astype(np.int64) - 53, -1074)
-    mantissa = np.ldexp(np.where(scaled, a, 0.0), -exponent)
-    kind = np.where(normal, 1, np.where(scaled, 2, 0)).astype(np.int64)
-    return [
-        2 * kind + sign,
-        np.where(normal, whole, mantissa).astype(np.int64),
-        np.where(normal, f1, np.where(scaled, exponent + EXPONENT_OFFSET, 0)).astype(np.int64),
-        np.where(normal, f2, 0.0).astype(np.int64),
-    ]
+    inside = np.where(normal, a, 0.0)
+    l1 = np.floor(inside)
+    s1 = (inside - l1) * TWO52
+    l2 = np.floor(s1)
+    l3 = np.floor((s1 - l2) * TWO52)
+    kind = normal.astype(np.int64)
+    scaled = np.flatnonzero((a > 0) & ~normal)  # rare: beyond 2⁵³, or below 2⁻⁵²
+    if scaled.size:
+        _, e = np.frexp(a[scaled])
+        exponent = np.maximum(e.astype(np.int64) - 53, -1074)
+        l1[scaled] = np.ldexp(a[scaled], -exponent)
+        l2[scaled] = exponent + EXPONENT_OFFSET
+        kind[scaled] = 2
+    return [2 * kind + (x < 0), l1.astype(np.int64), l2.astype(np.int64), l3.astype(np.int64)]
 
 
 def id_components(ids: pd.Series, spaces: str = "") -> list[np.ndarray]:
@@ -154,18 +152,28 @@ def _text_ids(uniques: pd.Series, spaces: str) -> np.ndarray:
     return out
 
 
-def lanes(components: list[np.ndarray]) -> list[np.ndarray]:
-    """Each lane's hash of every row: (Σ cᵢ·Kⁿ⁻ⁱ mod P)² mod P, by Horner's rule."""
+def lanes(components: list[np.ndarray | int]) -> list[np.ndarray]:
+    """Each lane's hash of every row: (Σ cᵢ·Kⁿ⁻ⁱ mod P)² mod P, by Horner's rule.
+
+    A component is an array or one int for every row. Only the second (an integer
+    identifier) may be negative or reach 2⁶³; the others are below 2⁵³, so h·K + c < 2⁶³ needs
+    no reduction of c first (the same residues as the SQL, which reduces every c).
+    """
     out = []
     for p, k in zip(PRIMES, MULTIPLIERS, strict=True):
-        h = np.mod(components[0], p)
-        for c in components[1:]:
-            h = np.mod(h * k + np.mod(c, p), p)
-        out.append(np.mod(h * h, p))
+        h: np.ndarray | int = components[0] % p
+        for i, c in enumerate(components[1:], start=1):
+            h = (h * k + (c % p if i == 1 else c)) % p
+        out.append(np.asarray(h * h % p, dtype=np.int64))
     return out
 
 
-def content_of(values: np.ndarray, ids: pd.Series | None = None, *, spaces: str = "") -> Content:
+CHUNK = 1 << 20  # rows hashed at a time: temporaries stay small
+
+
+def content_of(
+    values: np.ndarray, ids: pd.Series | None = None, *, spaces: str = ""
+) -> Content:
     """The :class:`Content` of kept rows: finite parsed ``values`` (before clipping) and their
     identifiers (``None``: one row = one person; text compared with ``spaces`` removed at both
     ends, :data:`dpsum_core.data.cleaning.SPACES`).
@@ -174,15 +182,15 @@ def content_of(values: np.ndarray, ids: pd.Series | None = None, *, spaces: str 
     -------
     See :class:`Content`.
     """
-    n = int(np.asarray(values).size)
+    values = np.asarray(values, dtype=float)
+    n = int(values.size)
     if n == 0:
         return EMPTY
-    if ids is None:
-        zero = np.zeros(n, np.int64)
-        head = [np.full(n, ID_NONE, np.int64), zero, zero, zero, zero]
-    else:
-        head = id_components(ids, spaces)
-    # Each hash is below 2³¹: an int64 sum is exact for fewer than 2³² rows (memory holds far
-    # fewer, limits.MAX_ROWS).
-    one, two = (int(h.sum(dtype=np.int64)) for h in lanes([*head, *value_components(values)]))
-    return Content(n, (one, two))
+    head: list[np.ndarray] | None = None if ids is None else id_components(ids, spaces)
+    sums = [0, 0]
+    for start in range(0, n, CHUNK):
+        part = slice(start, start + CHUNK)
+        first = [ID_NONE, 0, 0, 0, 0] if head is None else [c[part] for c in head]
+        for j, h in enumerate(lanes([*first, *value_components(values[part])])):
+            sums[j] += int(h.sum(dtype=np.int64))  # < 2³¹ each: exact for a chunk
+    return Content(n, (sums[0], sums[1]))
