@@ -29,6 +29,7 @@ from dpsum_core.data.backends.duckdb import DuckDBBackend
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.reading import load_column
 from dpsum_core.data.summary import CutPoints
+from dpsum_core.errors import DataError
 from dpsum_core.publish.ledger import file_fingerprint
 
 UPPER = 800_000.0
@@ -76,9 +77,14 @@ def main() -> None:
                         return backend.summarize(cuts, content=content)
 
                     without, with_ = [], []
-                    for _ in range(repeat):  # interleaved: a shared machine's load hits both
-                        without.append(_best(lambda read=read: read(False), 1))
-                        with_.append(_best(lambda read=read: read(True), 1))
+                    where = {"format": fmt, "engine": engine, "by": id_column or "row"}
+                    try:
+                        for _ in range(repeat):  # interleaved: the machine's load hits both
+                            without.append(_best(lambda read=read: read(False), 1))
+                            with_.append(_best(lambda read=read: read(True), 1))
+                    except DataError as exc:  # memory refuses what it cannot hold
+                        out["cells"].append({**where, "refused": str(exc)})
+                        continue
                     cell = {
                         "format": fmt, "engine": engine, "by": id_column or "row",
                         "without_s": round(min(without), 3), "with_s": round(min(with_), 3),

@@ -152,19 +152,20 @@ def _text_ids(uniques: pd.Series, spaces: str) -> np.ndarray:
     return out
 
 
-def lanes(components: list[np.ndarray | int]) -> list[np.ndarray]:
-    """Each lane's hash of every row: (Σ cᵢ·Kⁿ⁻ⁱ mod P)² mod P, by Horner's rule.
+def lanes(components: list[np.ndarray | int], *, square: bool = True) -> list[np.ndarray]:
+    """Each lane's hash of every row: (Σ cᵢ·Kⁿ⁻ⁱ mod P)² mod P, by Horner's rule (without
+    ``square``: the sum before squaring, to go on from).
 
     A component is an array or one int for every row. Only the second (an integer
     identifier) may be negative or reach 2⁶³; the others are below 2⁵³, so h·K + c < 2⁶³ needs
-    no reduction of c first (the same residues as the SQL, which reduces every c).
+    no reduction of c first.
     """
     out = []
     for p, k in zip(PRIMES, MULTIPLIERS, strict=True):
         h: np.ndarray | int = components[0] % p
         for i, c in enumerate(components[1:], start=1):
             h = (h * k + (c % p if i == 1 else c)) % p
-        out.append(np.asarray(h * h % p, dtype=np.int64))
+        out.append(np.asarray(h * h % p if square else h, dtype=np.int64))
     return out
 
 

@@ -27,6 +27,7 @@ from dpsum_core.data.content import (
     MULTIPLIERS,
     PRIMES,
     TWO52,
+    lanes,
 )
 
 if TYPE_CHECKING:
@@ -94,21 +95,20 @@ def hashed(
     kept = ", ".join(keep)
     stage = f"SELECT {kept}, CASE WHEN abs({value}) < {INF} THEN {value} ELSE {_num(0.0)} END AS c_x"
     text_type = "VARCHAR" if dialect.name == "duckdb" else "STRING"
-    if pid is None:
-        ids = [str(ID_NONE), "0", "0", "0", "0"]
-    elif id_kind == "number":
+    ids: list[str] = []  # one row = one person: the identifier's part is folded below
+    if pid is not None and id_kind == "number":
+        n = f"CAST({pid} AS DOUBLE)"
         stage += (
-            f", CASE WHEN abs(CAST({pid} AS DOUBLE)) < {INF} THEN CAST({pid} AS DOUBLE) "
-            f"ELSE {_num(0.0)} END AS c_n, {pid} AS c_raw"
+            f", CASE WHEN abs({n}) < {INF} THEN {n} ELSE {_num(0.0)} END AS c_n, {pid} AS c_raw, "
+            f"coalesce({n} = floor({n}) AND abs({n}) < {_num(INT_ID_BOUND)}, false) AS c_int"
         )
-        whole = f"(c_n = floor(c_n) AND abs(c_n) < {_num(INT_ID_BOUND)})"
         number = _value("c_n")
         ids = [
-            f"CASE WHEN {whole} THEN {ID_INT} ELSE {ID_NUMBER} END",
-            f"CASE WHEN {whole} THEN CAST(c_raw AS BIGINT) ELSE {number[0]} END",
-            *(f"CASE WHEN {whole} THEN 0 ELSE {c} END" for c in number[1:]),
+            f"CASE WHEN c_int THEN {ID_INT} ELSE {ID_NUMBER} END",
+            f"CASE WHEN c_int THEN CAST(c_raw AS BIGINT) ELSE {number[0]} END",
+            *(f"CASE WHEN c_int THEN 0 ELSE {c} END" for c in number[1:]),
         ]
-    else:
+    elif pid is not None:
         t = pid if id_kind == "text" else f"CAST({pid} AS {text_type})"
         stage += f", {t} AS c_t, TRY_CAST({t} AS BIGINT) AS c_ti"
         whole = f"coalesce(CAST(c_ti AS {text_type}) = c_t, false)"
@@ -129,11 +129,16 @@ def hashed(
         f"CAST({c} AS BIGINT) AS {n}" for c, n in zip(components, names, strict=True)
     )
     inner = f"SELECT {kept}, {listed} FROM ({stage} FROM ({source}) s2) s3"
+    folded = lanes([ID_NONE, 0, 0, 0, 0], square=False) if pid is None else None
     horner = []
-    for p, k in zip(PRIMES, MULTIPLIERS, strict=True):
-        h = f"({names[0]} % {p})"
-        for j, n in enumerate(names[1:], start=1):
-            term = f"(({n} % {p}) + {p}) % {p}" if j == 1 else f"({n} % {p})"
+    for j, (p, k) in enumerate(zip(PRIMES, MULTIPLIERS, strict=True)):
+        # h·K + c < 2⁶³ for 0 ≤ c < 2⁵³: only an integer identifier (c1) is reduced first
+        if folded is None:
+            h, rest = f"({names[0]} % {p})", names[1:]
+        else:
+            h, rest = f"CAST({int(folded[j])} AS BIGINT)", names
+        for n in rest:
+            term = f"((({n} % {p}) + {p}) % {p})" if n == "c1" and folded is None else n
             h = f"(({h} * {k} + {term}) % {p})"
         horner.append(h)
     lanes_sql = ", ".join(f"{h} AS {lane}" for h, lane in zip(horner, LANES, strict=True))
