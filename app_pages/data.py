@@ -44,7 +44,7 @@ def release_data_section() -> None:
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             "session's memory only.",
         )
-        if message := st.session_state.get(state.RELEASE_UPLOAD_ERROR):
+        if message := state.upload_error("release"):
             st.error(message)
     if state.release_separate():
         rel = state.data_context("release")
@@ -152,7 +152,7 @@ with data_col:
             "🔒 An uploaded file stays in this session's memory only: it is not saved to disk "
             "by dpsum and never put in a URL or a settings file."
         )
-        if message := st.session_state.get(state.UPLOAD_ERROR):
+        if message := state.upload_error("planning"):
             st.error(message)
             st.caption(
                 "Your previous data is still loaded." if state.has_upload()

@@ -26,6 +26,7 @@ e2e tests recorded (tests/e2e/artifacts/timings.json) are passed through under `
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import statistics
@@ -195,15 +196,13 @@ def main() -> None:
     out: dict = {"machine": machine(), "recorded": read_recorded()}
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        sync_playwright = None
-    if CHROMIUM is None or sync_playwright is None:
+    if CHROMIUM is None or importlib.util.find_spec("playwright") is None:
         out["reason"] = "not measured: Chromium or the playwright package is missing"
         out["targets"] = {k: target(None, v) for k, v in LIMITS.items()}
         emit(out)
         return
+    from playwright.sync_api import sync_playwright
+
     levels = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -72,8 +72,12 @@ def child(engine: str, folder: str, repeat: int, with_passes: bool) -> dict:
     from dpsum_core.publish.release import plan_release, release_plan, summary_for
     from dpsum_core.simulate.config import ExperimentConfig
 
-    plan = plan_release(ExperimentConfig(), **RELEASE)
-    passes_plan = plan_release(ExperimentConfig(), **PASSES)
+    plan = plan_release(
+        ExperimentConfig(), algorithm=RELEASE["algorithm"], truncation=RELEASE["truncation"]
+    )
+    passes_plan = plan_release(
+        ExperimentConfig(), algorithm=PASSES["algorithm"], truncation=PASSES["truncation"]
+    )
     config = plan.config
     spark = None
     if engine == "spark":

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -54,7 +55,10 @@ def measure(
     return summarize(times)
 
 
-def timed(fn: Callable[[], object]) -> tuple[object, float]:
+T = TypeVar("T")
+
+
+def timed(fn: Callable[[], T]) -> tuple[T, float]:
     """``(fn(), seconds)`` for a single call."""
     start = time.perf_counter()
     out = fn()
@@ -163,6 +167,8 @@ def make_incomes(n: int, *, seed: int = DATA_SEED) -> np.ndarray:
     spec = importlib.util.spec_from_file_location(
         "make_incomes", ROOT / "sample_data" / "make_incomes.py"
     )
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(ROOT / "sample_data" / "make_incomes.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.make_incomes(n, rng=np.random.default_rng(seed))

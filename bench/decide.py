@@ -11,6 +11,8 @@ simulated ε, 100 trials) for comparison.
 
 from __future__ import annotations
 
+from functools import partial
+
 from bench.common import SAMPLE, emit, log, machine, measure, parser, repeats, target, timed
 from dpsum_core import limits
 from dpsum_core.data.reading import load_column
@@ -40,9 +42,9 @@ def main() -> None:
     ):
         config = ExperimentConfig(workload="Q1", truncations=truncations)
         log(f"analytic, {name}")
-        cold = measure(lambda c=config: error_vs_epsilon(data, c, eps), repeat=n, setup=_cold)
+        cold = measure(partial(error_vs_epsilon, data, config, eps), repeat=n, setup=_cold)
         error_vs_epsilon(data, config, eps)
-        warm = measure(lambda c=config: error_vs_epsilon(data, c, eps), repeat=n)
+        warm = measure(partial(error_vs_epsilon, data, config, eps), repeat=n)
         results[name] = {
             "configurations": int(error_vs_epsilon(data, config, eps).groupby(
                 ["algorithm", "truncation"]).ngroups),

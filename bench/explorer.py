@@ -16,6 +16,8 @@ trials; ``--quick`` uses 1 trial and 200 bins, so its ratio is indicative only).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from bench import naive
@@ -80,7 +82,7 @@ def with_clampshells(data, args, repeat: int) -> dict:
     for _ in range(repeat):  # interleaved: both see the same load
         for name, config in (("without", base), ("with", plus)):
             clear_caches()
-            times[name].append(timed(lambda c=config: run_experiment(data, c))[1])
+            times[name].append(timed(partial(run_experiment, data, config))[1])
     for name, t in times.items():
         rec[name] = {"cold": summarize(t)}
     clear_caches()
@@ -134,9 +136,9 @@ def main() -> None:
         )
         rec = {
             "cold": measure(
-                lambda c=config: run_experiment(data, c), repeat=repeat, setup=clear_caches
+                partial(run_experiment, data, config), repeat=repeat, setup=clear_caches
             ),
-            "warm": measure(lambda c=config: run_experiment(data, c), repeat=repeat),
+            "warm": measure(partial(run_experiment, data, config), repeat=repeat),
         }
         clear_caches()
         result = run_experiment(data, config)
@@ -144,7 +146,7 @@ def main() -> None:
         rec["distinct_theta"] = int(np.unique(result.run("tamm", trunc).theta).size)
         rawsum._DESIGNS.clear()
         rec["rawsum_design_build_s"] = round(
-            timed(lambda c=config, w=result.workload: rawsum.design(c.domain, w))[1], 4
+            timed(partial(rawsum.design, config.domain, result.workload))[1], 4
         )
         out["results"][trunc] = rec
         out["targets"][f"explorer_{trunc}_s"] = target(rec["cold"]["median_s"], TARGETS[trunc])
@@ -154,7 +156,7 @@ def main() -> None:
         engine_k = (
             rec["cold"]
             if small == config
-            else measure(lambda c=small: run_experiment(data, c), repeat=repeat, setup=clear_caches)
+            else measure(partial(run_experiment, data, small), repeat=repeat, setup=clear_caches)
         )
         log(f"explorer: {trunc} naive reference, {k} trial(s)")
         rec["side_by_side"] = {

@@ -10,6 +10,8 @@ factor is also checked against the reference numbers of SPEC §4 (4 significant 
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from bench import naive
@@ -64,7 +66,7 @@ def main() -> None:
     sizes = [
         int(s) for s in (args.sizes or ("256,1000" if args.quick else "256,1000,4096")).split(",")
     ]
-    out = {
+    out: dict = {
         "machine": machine(),
         "repeat": repeat,
         "theta_weighted": THETA,
@@ -76,13 +78,13 @@ def main() -> None:
             log(f"greedy: n = {n} {variant}")
             counts, scale, M = case(n, variant)
             engine = measure(
-                lambda c=counts, s=scale, n=n: strategies.greedy_h(c, n, s),
+                partial(strategies.greedy_h, counts, n, scale),
                 repeat=repeat,
                 setup=strategies._tree.cache_clear,
             )
             strategy = strategies.greedy_h(counts, n, scale)
-            (rows, inv), naive_s = timed(lambda M=M: naive.greedy_h(M.T @ M))
-            rec = {
+            (rows, inv), naive_s = timed(partial(naive.greedy_h, M.T @ M))
+            rec: dict = {
                 "engine": engine,
                 "naive_s": round(naive_s, 4),
                 "speedup": ratio(naive_s, engine["median_s"]),

@@ -18,6 +18,7 @@ memory it added (ru_maxrss), beside the file size and the naive decoded size.
 from __future__ import annotations
 
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ from bench.common import (
     write_data,
 )
 from dpsum_core.data.cleaning import clean, numeric_columns
+from dpsum_core.data.dataset import Dataset
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.data.reading import load_column, read_table
 from tests.core.hostile import load_in_fresh_process, parquet_bomb
@@ -44,12 +46,12 @@ UPPER = 800_000.0
 TARGETS = {"histogram_1e7_s": 0.5, "parquet_load_1e7_s": 2.0, "csv_load_1e7_s": 10.0}
 
 
-def engine_runs(path: Path, domain: Domain, repeat: int) -> tuple[dict, object, np.ndarray]:
+def engine_runs(path: Path, domain: Domain, repeat: int) -> tuple[dict, Dataset, np.ndarray]:
     """Median load, histogram and total times of the engine on one file."""
     load, hist, total = [], [], []
     for _ in range(repeat):
         data, t_load = timed(lambda: load_column(path, upper=UPPER))
-        counts, t_hist = timed(lambda data=data: histogram(data, domain))
+        counts, t_hist = timed(partial(histogram, data, domain))
         load.append(t_load)
         hist.append(t_hist)
         total.append(t_load + t_hist)
@@ -87,14 +89,14 @@ def phases(path: Path, domain: Domain, repeat: int) -> dict:
     for _ in range(repeat):
         add("load_column", lambda: load_column(path, upper=UPPER))
         df = add("read_table", lambda: read_table(path))
-        column = add("numeric_columns", lambda df=df: numeric_columns(df))[0]
-        values, _ = add("clean", lambda df=df, c=column: clean(df[c], upper=UPPER))
-        add("sort_stable (before eb01e5d)", lambda v=values: np.sort(v, kind="stable"))
-        ordered = add("sort_default (engine)", lambda v=values: np.sort(v))
-        add("cumsum", lambda v=ordered: np.cumsum(v))
-        add("histogram (engine, O(N))", lambda v=ordered: histogram(v, domain))
+        column = add("numeric_columns", partial(numeric_columns, df))[0]
+        values, _ = add("clean", partial(clean, df[column], upper=UPPER))
+        add("sort_stable (before eb01e5d)", partial(np.sort, values, kind="stable"))
+        ordered = add("sort_default (engine)", partial(np.sort, values))
+        add("cumsum", partial(np.cumsum, ordered))
+        add("histogram (engine, O(N))", partial(histogram, ordered, domain))
         add(
-            "histogram_sorted (proposed, O(n log N))", lambda v=ordered: sorted_histogram(v, domain)
+            "histogram_sorted (proposed, O(n log N))", partial(sorted_histogram, ordered, domain)
         )
     return {"median_s": {name: summarize(t)["median_s"] for name, t in steps.items()}}
 
@@ -173,7 +175,7 @@ def main() -> None:
         for s in (args.sizes or ("1e4,1e5" if args.quick else "1e4,1e5,1e6,1e7")).split(",")
     ]
     domain = Domain()
-    out = {"machine": machine(), "repeat": repeat, "sizes": sizes, "results": {}}
+    out: dict = {"machine": machine(), "repeat": repeat, "sizes": sizes, "results": {}}
     with tempfile.TemporaryDirectory(prefix="dpsum-bench-") as tmp:
         for fmt, path in write_data(Path(tmp), 1000).items():  # warm-up: lazy imports, caches
             engine_runs(path, domain, 1)

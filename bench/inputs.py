@@ -12,6 +12,8 @@ session) and again in the same session with another seed.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from bench.common import SAMPLE, emit, log, machine, measure, parser, repeats, timed
@@ -25,22 +27,24 @@ from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import choose_theta
-from dpsum_core.truncation.svt import svt_c_min, svt_grid_size
+from dpsum_core.truncation.svt import SVT_S, svt_c_min, svt_grid_size
 
 
 def svt(data, repeat: int, trials: int) -> dict:
     """SVT choice time at the paper's grid and at the largest allowed grid."""
     domain = Domain()
     tau = make_workload("Q1", domain).thresholds
-    out = {}
-    for name, c in (("paper_c", 1.2), ("largest_grid", svt_c_min(domain.upper, s=50_000.0))):
+    out: dict = {}
+    largest = svt_c_min(domain.upper, s=50_000.0)
+    assert largest is not None  # s = 50,000 < U: some c > 1 fits the grid
+    for name, c in (("paper_c", 1.2), ("largest_grid", largest)):
         params = TruncationParams(svt_c=c)
-        rec = {"c": c, "grid_points": svt_grid_size(domain.upper, s=params.svt_s, c=c)}
+        rec: dict = {"c": c, "grid_points": svt_grid_size(domain.upper, s=SVT_S.in_force(params, domain.upper), c=c)}
         for where, t in (("whole_data", None), ("per_query_q1", tau)):
             log(f"inputs: svt {name} {where}")
             rec[where] = measure(
-                lambda t=t, params=params: choose_theta(
-                    data, "svt", epsilon=0.001, upper=domain.upper, params=params,
+                partial(
+                    choose_theta, data, "svt", epsilon=0.001, upper=domain.upper, params=params,
                     trials=trials, rng=np.random.default_rng(0), tau=t,
                 ),
                 repeat=repeat,

@@ -37,6 +37,7 @@ RSS ≤ 2 GiB, ratio ≤ 1.5 (the hostile phase and every attack).
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import time
 from urllib.parse import urlencode
@@ -376,14 +377,12 @@ def main() -> None:
     out: dict = {"machine": machine(), "attacks": attacks}
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        sync_playwright = None
-    if CHROMIUM is None or sync_playwright is None:
+    if CHROMIUM is None or importlib.util.find_spec("playwright") is None:
         out["reason"] = "not measured: Chromium or the playwright package is missing"
         emit(out)
         return
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -56,7 +57,7 @@ TRUNCATIONS = ("none", "svt", "recursive")
 def _cold() -> None:
     greedy_h.clear_caches()
     rawsum._DESIGNS.clear()
-    cs.design.cache_clear()
+    cs._DESIGNS.clear()
 
 
 def _case(estimate: float, fn: Callable[[], object]) -> dict:
@@ -146,7 +147,7 @@ def main() -> None:
         log(f"pricing: Decide curves, n = {n}")
         results["decide"][f"n{n}"] = _case(
             decision_cost(config, eps).seconds,
-            lambda c=config: relative_error_curves(data, c, eps),
+            partial(relative_error_curves, data, config, eps),
         )
 
     grid = np.geomspace(800.0, 800_000.0, 61)
@@ -156,7 +157,7 @@ def main() -> None:
         log(f"pricing: Single query curves, n = {n}")
         results["single_query"][f"n{n}"] = _case(
             curves_cost(config, grid.size, private=True).seconds,
-            lambda c=config: theta_error_components(data, c, thetas=grid, private_theta=True),
+            partial(theta_error_components, data, config, thetas=grid, private_theta=True),
         )
 
     results["release_estimate"] = {}
@@ -170,7 +171,7 @@ def main() -> None:
                              points=ESTIMATE_POINTS)  # fmt: skip
         log(f"pricing: Release estimate, {name}")
         results["release_estimate"][name] = _case(
-            cost.seconds, lambda p=plan: expected_error(data, p)
+            cost.seconds, partial(expected_error, data, plan)
         )
 
     hostile = ExperimentConfig(upper=20_001.0, bins=5000, algorithms=ALGORITHMS,

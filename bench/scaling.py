@@ -13,6 +13,7 @@ discusses the results.
 from __future__ import annotations
 
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,7 @@ def explorer_time(data, repeat: int, **config) -> dict[str, float]:
     for trunc in TRUNCATIONS:
         cfg = ExperimentConfig(truncations=(trunc,), seed=0, **config)
         out[trunc] = measure(
-            lambda c=cfg: run_experiment(data, c), repeat=repeat, setup=clear_caches
+            partial(run_experiment, data, cfg), repeat=repeat, setup=clear_caches
         )["median_s"]
         clear_caches()
         for run in run_experiment(data, cfg).runs:
@@ -104,13 +105,13 @@ def over_records(sizes: list[int], repeat: int) -> dict:
             log(f"scaling: N = {n:,}")
             paths = write_data(Path(tmp), n)
             row = {
-                f"load_{fmt}": measure(lambda p=p: load_column(p, upper=800_000), repeat=repeat)[
+                f"load_{fmt}": measure(partial(load_column, p, upper=800_000), repeat=repeat)[
                     "median_s"
                 ]
                 for fmt, p in paths.items()
             }
             data = load_column(paths["parquet"], upper=800_000)
-            row["histogram"] = measure(lambda d=data: histogram(d, Domain()), repeat=repeat)[
+            row["histogram"] = measure(partial(histogram, data, Domain()), repeat=repeat)[
                 "median_s"
             ]
             row.update(
@@ -139,19 +140,19 @@ def over_bins(bins: list[int], naive_max: int, repeat: int) -> dict:
         scale[scale > 103_680.0] = 103_680.0
         row = {
             "greedy_prefix": measure(
-                lambda c=counts, n=n: strategies.greedy_h(c, n),
+                partial(strategies.greedy_h, counts, n),
                 repeat=repeat,
                 setup=strategies._tree.cache_clear,
             )["median_s"],
             "greedy_weighted": measure(
-                lambda c=counts, n=n, s=scale: strategies.greedy_h(c, n, s),
+                partial(strategies.greedy_h, counts, n, scale),
                 repeat=repeat,
                 setup=strategies._tree.cache_clear,
             )["median_s"],
         }
         if n <= naive_max:
             M = (domain.edges[None, :] <= domain.edges[counts - 1][:, None]) * scale
-            row["greedy_weighted_naive"] = timed(lambda M=M: naive.greedy_h(M.T @ M))[1]
+            row["greedy_weighted_naive"] = timed(partial(naive.greedy_h, M.T @ M))[1]
         times = explorer_time(data, repeat, workload=f"every:{n // 10}", bins=n, trials=100)
         row.update({f"explorer_m10_{k}": v for k, v in times.items() if ":" not in k})
         rows.append(row)
@@ -206,7 +207,7 @@ def main() -> None:
     args = p.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
     if args.quick:
-        grid = {
+        grid: dict = {
             "N": [10_000, 100_000],
             "n": [128, 256],
             "naive_max": 256,

@@ -83,7 +83,7 @@ def child(kind: str, source: str, extra: str) -> dict:
         summary = SparkBackend(source, upper=config.upper, spark=spark, column="income").summarize(
             cuts
         )
-        out = {"seconds": time.perf_counter() - t0, "with_session_s": time.perf_counter() - start}
+        out: dict = {"seconds": time.perf_counter() - t0, "with_session_s": time.perf_counter() - start}
         out.update(
             records=summary.size,
             driver_python_peak_rss_mib=peak_rss_mib(),
@@ -123,7 +123,7 @@ def second_passes(source: str) -> dict:
     backend = DuckDBBackend(source, upper=config.upper, column="income")
     summary = backend.summarize(run_cut_points(config))
     summary_s = time.perf_counter() - start
-    passes = []
+    passes: list[dict] = []
 
     complete(summary, lambda s: run_experiment(s, config), timed_passes(backend.extend, passes))
     return {

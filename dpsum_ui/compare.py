@@ -44,7 +44,7 @@ _GRID_SOURCE = "_grid_source"  # (sample, server dataset, column, id column) of 
 def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
     """The grid's configuration (the chosen truncation methods), or why there is none."""
     if not truncations:
-        return state.Plan(None, None, "choose at least one truncation method")
+        return state.Blocked("choose at least one truncation method")
     return state.plan(ctx, truncations=tuple(truncations))
 
 

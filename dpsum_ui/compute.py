@@ -37,9 +37,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
-from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
-from dpsum_core.data.summary import DataSummary
 from dpsum_core.mechanisms import error as expected
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.error import components_frame
@@ -187,7 +186,7 @@ def analytic(
 
 
 def run(
-    data: Dataset | DataSummary,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     label: str = "Running",
@@ -210,7 +209,7 @@ def result(key: tuple | None, *, kind: str = "result") -> ExperimentResult | Non
     return state.memo_get(kind, key)
 
 
-def sweep(data: Dataset | DataSummary, config: ExperimentConfig, epsilons: list[float]) -> tuple:
+def sweep(data: Statistics, config: ExperimentConfig, epsilons: list[float]) -> tuple:
     """Run (or fetch) an ε sweep; returns its memo key."""
     eps = tuple(sorted(float(e) for e in epsilons))
     key = (*state.result_key(data, config), eps)
@@ -227,7 +226,7 @@ def sweep_frame(key: tuple | None) -> pd.DataFrame | None:
 
 
 def curves(
-    data: Dataset | DataSummary,
+    data: Statistics,
     config: ExperimentConfig,
     *,
     query: int,
@@ -265,7 +264,7 @@ def curves(
 
 
 def bias_parts(
-    data: Dataset | DataSummary, domain: Domain, tau: float, thetas: np.ndarray
+    data: Statistics, domain: Domain, tau: float, thetas: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Truncation and binning bias of the query q_τ at each θ (deterministic, memoised)."""
     grid = tuple(float(t) for t in thetas)
@@ -283,7 +282,7 @@ def bias_parts(
 
 
 def decision_curves(
-    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray
+    data: Statistics, config: ExperimentConfig, epsilons: np.ndarray
 ) -> Curves | None:
     """Expected relative error of every query at each ε (deterministic, memoised): they do
     not depend on the configured ε, trials or seed, so changing those recomputes nothing.
@@ -299,14 +298,14 @@ def decision_curves(
 
 
 def decision_simulation_key(
-    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray, above: float
+    data: Statistics, config: ExperimentConfig, epsilons: np.ndarray, above: float
 ) -> tuple:
     """Memo key of a simulation check (its seed and trials included)."""
     return (*state.result_key(data, config), tuple(float(e) for e in epsilons), float(above))
 
 
 def decision_simulation(
-    data: Dataset | DataSummary, config: ExperimentConfig, epsilons: np.ndarray, above: float
+    data: Statistics, config: ExperimentConfig, epsilons: np.ndarray, above: float
 ) -> pd.DataFrame:
     """Run (or fetch) the simulation check of the decision view, with a progress bar."""
     key = decision_simulation_key(data, config, epsilons, above)
@@ -318,7 +317,7 @@ def decision_simulation(
     return state.memo_get("decide_sim", key)
 
 
-def samples(data: Dataset | DataSummary, config: ExperimentConfig, truncation: str) -> np.ndarray:
+def samples(data: Statistics, config: ExperimentConfig, truncation: str) -> np.ndarray:
     """θ drawn in each trial by SVT or the recursive mechanism (seeded, so deterministic)."""
     key = (*state.result_key(data, config), truncation)
     with _engine():
@@ -334,7 +333,7 @@ def figure(key: tuple, build: Callable[[], go.Figure], data: object = None) -> g
 
 
 def data_histogram(
-    data: Dataset | DataSummary, domain: Domain, marks: Sequence[tuple[str, float]] = ()
+    data: Statistics, domain: Domain, marks: Sequence[tuple[str, float]] = ()
 ) -> go.Figure:
     """The data on the domain's bins with the θ ``marks`` (built once per data, domain, marks)."""
     return figure(

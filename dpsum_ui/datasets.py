@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -13,7 +14,7 @@ from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
 from dpsum_core.data.content import Content
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
 from dpsum_core.data.summary import CutPoints, DataSummary
@@ -28,7 +29,7 @@ from . import server_data
 from .fields import DEFAULT_SAMPLE
 from .memo import mark_public
 from .stopping import stop_check
-from .store import get, memo, put
+from .store import DataState, UOrigin, data_state, get, live, memo, put, put_data
 from .turns import QUEUE
 from .uploads import Upload, decoded, read_upload
 
@@ -46,11 +47,8 @@ SAMPLES: dict[str, str] = {
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
 }
 SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
-_UPLOAD = "_upload"
-_RELEASE_UPLOAD = "_release_upload"
-UPLOAD_ERROR = "_upload_error"
-RELEASE_UPLOAD_ERROR = "_release_upload_error"
-DOMAIN_PENDING = "_domain_pending"  # name of an upload whose U the user has not yet set
+Role = Literal["planning", "release"]  # which dataset: every page but Release, or Release's
+Source = Literal["sample", "upload", "server"]
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -93,24 +91,20 @@ def _names(df: pd.DataFrame) -> list[str]:
     return [str(c) for c in df.columns]
 
 
-def _read_upload(key: str, slot: str, error: str) -> Upload | None:
-    """List the file of the uploader ``key`` into ``session_state[slot]`` (its columns are
-    decoded when chosen, see :func:`_upload_dataset`); on failure keep the current data and
-    put the message in ``session_state[error]``."""
-    ss = st.session_state
-    ss.pop(error, None)
-    file = ss.get(key)
+def _read_upload(key: str) -> tuple[Upload | None, str | None]:
+    """(the file of the uploader ``key``, listed, or None; why it cannot be used, or None):
+    its columns are decoded when chosen (:func:`_upload_dataset`). An empty uploader gives
+    (None, None); on failure the caller keeps the current data."""
+    file = live(key)
     if file is None:
-        return None
+        return None, None
     name = getattr(file, "name", "upload")
     try:
         # Size limit, format, header, metadata and "no numeric column" are the engine's checks.
-        ss[slot] = read_upload(file.getvalue(), name, getattr(file, "file_id", name))
+        return read_upload(file.getvalue(), name, getattr(file, "file_id", name)), None
     except DpsumError as exc:
         # shown as Markdown: the file's name (in the message too) is escaped, never rendered
-        ss[error] = escape_name(f"Could not use {name}: {exc}", "markdown")
-        return None
-    return ss[slot]
+        return None, escape_name(f"Could not use {name}: {exc}", "markdown")
 
 
 def _upload_dataset(
@@ -128,48 +122,57 @@ def _upload_dataset(
 ONE_ROW = "\x00one row per person"
 
 
-_UNIT_FOR = "_release_unit_for"  # the release file the unit of privacy was chosen for
-
-
 def release_file() -> tuple[str, str]:
     """The release file's identity: ("upload", its fingerprint) or ("sample", its name)."""
-    if get(K.RELEASE_DATA) == "upload" and has_release_upload():
-        return ("upload", str(st.session_state[_RELEASE_UPLOAD].fingerprint))
+    up = data_state().release_upload
+    if get(K.RELEASE_DATA) == "upload" and up is not None:
+        return ("upload", str(up.fingerprint))
     return ("sample", str(get(K.RELEASE_DATA_SAMPLE)))
 
 
 def on_release_unit() -> None:
     """Callback of the release file's unit of privacy: chosen for this file only."""
-    st.session_state[_UNIT_FOR] = release_file()
+    put_data(replace(data_state(), release_unit_for=release_file()))
 
 
 def release_unit() -> str | None:
     """The unit of privacy chosen for the current release file (:data:`ONE_ROW` or a column),
     ``None`` when none was chosen for this file: another file asks again, never carried over."""
-    if st.session_state.get(_UNIT_FOR) != release_file():
+    if data_state().release_unit_for != release_file():
         return None
     return get(K.RELEASE_ID_COLUMN)
 
 
 def on_release_upload() -> None:
     """Callback of the release dataset's uploader (the planning data is left as it is)."""
-    up = _read_upload(K.RELEASE_DATA_UPLOAD, _RELEASE_UPLOAD, RELEASE_UPLOAD_ERROR)
-    if up is not None:
-        put(K.RELEASE_DATA, "upload")
-        column = get(K.DATA_COLUMN)
-        put(K.RELEASE_DATA_COLUMN, column if column in up.columns else up.columns[0])
+    up, error = _read_upload(K.RELEASE_DATA_UPLOAD)
+    kept = replace(data_state(), release_upload_error=error)
+    if up is None:
+        put_data(kept)
+        return
+    put_data(replace(kept, release_upload=up))
+    put(K.RELEASE_DATA, "upload")
+    column = get(K.DATA_COLUMN)
+    put(K.RELEASE_DATA_COLUMN, column if column in up.columns else up.columns[0])
 
 
 def upload_of(ctx: DataContext) -> Upload | None:
     """The uploaded file ``ctx`` reads (None: a sample or a server dataset)."""
     if ctx.source != "upload":
         return None
-    return st.session_state.get(_RELEASE_UPLOAD if ctx.separate and ctx.role == "release" else _UPLOAD)
+    kept = data_state()
+    return kept.release_upload if ctx.separate and ctx.role == "release" else kept.upload
+
+
+def upload_error(role: Role) -> str | None:
+    """Why the last file given to the planning or the release uploader cannot be used."""
+    kept = data_state()
+    return kept.release_upload_error if role == "release" else kept.upload_error
 
 
 def has_release_upload() -> bool:
     """Whether a release file was uploaded successfully in this session."""
-    return _RELEASE_UPLOAD in st.session_state
+    return data_state().release_upload is not None
 
 
 def release_separate() -> bool:
@@ -180,18 +183,16 @@ def release_separate() -> bool:
 
 def on_upload() -> None:
     """Callback of the data uploader: read the file; on failure keep the current data."""
-    up = _read_upload(K.DATA_UPLOAD, _UPLOAD, UPLOAD_ERROR)
+    up, error = _read_upload(K.DATA_UPLOAD)
+    kept = replace(data_state(), upload_error=error)
     if up is None:
+        put_data(kept)
         return
-    columns = up.columns
-    name = up.name
-    ss = st.session_state
-    _remember_upper()
     put(K.DATA_SOURCE, "upload")
-    put(K.DATA_COLUMN, columns[0])
+    put(K.DATA_COLUMN, up.columns[0])
     put(K.DATA_ID_COLUMN, None)  # another table: its unit of privacy is chosen again
     # The sample's U rarely suits another column: ask for it (never guess it from the data).
-    ss[DOMAIN_PENDING] = name
+    put_data(replace(kept, upload=up, pending=up.name, pending_from=_current_upper(kept)))
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -221,9 +222,8 @@ def source_fingerprint(ctx: DataContext) -> str:
     a sample's or a server file's bytes, and for a server folder its files' names, sizes and
     modification times. Checked only to upgrade such a ledger to :func:`release_content`;
     computed once per (files, sizes, modification times) in this session."""
-    if ctx.source == "upload":
-        slot = _RELEASE_UPLOAD if ctx.role == "release" and ctx.separate else _UPLOAD
-        return str(st.session_state[slot].fingerprint)
+    if (up := upload_of(ctx)) is not None:
+        return str(up.fingerprint)
     if ctx.source == "server":
         root, signature = server_data.files_signature(server_data.data_dir(), ctx.server)
         target = server_data.resolve(root, str(ctx.server))
@@ -245,31 +245,25 @@ def domain_pending() -> str | None:
     set or kept)."""
     if current_source() == "sample":
         return None
-    return st.session_state.get(DOMAIN_PENDING)
+    return data_state().pending
 
 
-PENDING_FROM = "_domain_pending_from"  # (origin, dataset) of the U a new dataset asks about
-_U_SET_FOR = "_u_set_for"  # the last planning dataset shown with a confirmed U
-U_ORIGIN = "_u_origin"  # "link" or "user": where the current U came from (None: a default)
-
-
-def _remember_upper() -> None:
-    """Before a new dataset asks for U: remember where the current U came from."""
-    ss = st.session_state
-    ss[PENDING_FROM] = (ss.get(U_ORIGIN), ss.get(_U_SET_FOR))
+def _current_upper(kept: DataState) -> tuple[UOrigin | None, str | None]:
+    """Where the current U came from, remembered when a new dataset asks for U."""
+    return (kept.u_origin, kept.u_set_for)
 
 
 def domain_confirmed() -> None:
     """Callback of the U input and of "keep U": the user has chosen U for the upload."""
-    st.session_state.pop(DOMAIN_PENDING, None)
+    put_data(replace(data_state(), pending=None))
 
 
 def has_upload() -> bool:
     """Whether a file was uploaded successfully in this session."""
-    return _UPLOAD in st.session_state
+    return data_state().upload is not None
 
 
-def current_source() -> str:
+def current_source() -> Source:
     """The source in use: "upload" once a file is uploaded, "server" only while the data
     directory is configured, else "sample"."""
     choice = get(K.DATA_SOURCE)
@@ -285,16 +279,17 @@ def current_source() -> str:
 # --------------------------------------------------------------------------------------------
 def on_server() -> None:
     """Callback of the server dataset choice: like an upload, ask for U (never guess it)."""
-    if st.session_state.get(DOMAIN_PENDING) is None:
-        _remember_upper()
+    kept = data_state()
+    if kept.pending is None:
+        kept = replace(kept, pending_from=_current_upper(kept))
     put(K.DATA_SOURCE, "server")
     put(K.DATA_ID_COLUMN, None)  # another table: its unit of privacy is chosen again
-    st.session_state[DOMAIN_PENDING] = server_name() or "the server dataset"
+    put_data(replace(kept, pending=server_name() or "the server dataset"))
 
 
 def on_source() -> None:
     """Callback of the data source choice: choosing the server asks for U, as an upload does."""
-    if st.session_state.get(K.DATA_SOURCE) == "server":
+    if live(K.DATA_SOURCE) == "server":
         on_server()
 
 
@@ -335,7 +330,7 @@ def select_server(name: str, column: str | None, id_column: str | None = None) -
     put(K.DATA_SERVER_PATH, "" if listed else name)
     put(K.DATA_COLUMN, column)
     put(K.DATA_ID_COLUMN, id_column)
-    st.session_state.pop(DOMAIN_PENDING, None)
+    put_data(replace(data_state(), pending=None))
 
 
 def _duckdb(
@@ -354,18 +349,18 @@ def _duckdb(
 class DataContext:
     """The current data and domain, or the message that says why they are not available."""
 
-    dataset: Dataset | DataSummary | None  # a DataSummary for a server dataset
+    dataset: Statistics | None  # a DataSummary for a server dataset
     domain: Domain | None
     columns: list[str]
     column: str | None
-    source: str  # "sample", "upload" or "server"
+    source: Source
     sample: str | None
     label: str
     data_error: str | None = None
     domain_error: str | None = None
     domain_note: str | None = None
     server: str | None = None  # the server dataset's name (relative to the data directory)
-    role: str = "planning"  # "planning" (every page but Release) or "release" (Release only)
+    role: Role = "planning"
     separate: bool = False  # the release dataset is another file than the planning dataset
     id_column: str | None = None  # the privacy identifier (None: one row per person)
     all_columns: tuple[str, ...] = ()  # every column: the choices of a privacy identifier
@@ -387,7 +382,7 @@ class DataContext:
         return self.data_error or self.domain_error
 
 
-def data_context(role: str = "planning") -> DataContext:
+def data_context(role: Role = "planning") -> DataContext:
     """Resolve the current dataset (cleaned with the current U) and the public domain.
 
     ``role``: ``"planning"`` (Explorer, Compare, Single query, Decide, the Data page's
@@ -405,8 +400,9 @@ def data_context(role: str = "planning") -> DataContext:
 def _release_context() -> DataContext:
     """The release dataset when it is another file (a sample or an upload) than the planning
     dataset: cleaned with the same public U, binned on the same public domain."""
-    if get(K.RELEASE_DATA) == "upload":
-        up = st.session_state[_RELEASE_UPLOAD]
+    source: Source
+    up = data_state().release_upload
+    if get(K.RELEASE_DATA) == "upload" and up is not None:  # (release_separate: it is there)
         source, sample, columns, label = "upload", None, up.columns, up.name
         names = up.names
     else:
@@ -456,6 +452,7 @@ def _release_context() -> DataContext:
 def _planning_context() -> DataContext:
     root = server_data.data_dir()
     source = current_source()
+    upload = data_state().upload if source == "upload" else None  # (current_source: it is there)
     server: tuple[Path, tuple] | None = None
     data_error: str | None = None
     name: str | None = None
@@ -472,17 +469,16 @@ def _planning_context() -> DataContext:
         except DpsumError as exc:
             columns, names = [], []
             data_error = f"The server dataset cannot be used: {exc}"
-    elif source == "sample":
+    elif upload is not None:
+        sample, columns, label = None, upload.columns, upload.name
+        names = upload.names
+    else:
         sample = get(K.DATA_SAMPLE)
         if sample not in SAMPLES:
             sample = DEFAULT_SAMPLE
         columns = sample_columns(sample)
         label = sample
         names = _names(sample_table(sample))
-    else:
-        up = st.session_state[_UPLOAD]
-        sample, columns, label = None, up.columns, up.name
-        names = up.names
     column = get(K.DATA_COLUMN)
     if column not in columns:
         column = columns[0] if columns else None
@@ -490,7 +486,7 @@ def _planning_context() -> DataContext:
     domain: Domain | None = None
     domain_error: str | None = None
     note: str | None = None
-    dataset: Dataset | DataSummary | None = None
+    dataset: Statistics | None = None
     try:
         upper = check_positive(_upper(), "upper bound U", upper=limits.MAX_UPPER)
     except DpsumError as exc:
@@ -507,20 +503,18 @@ def _planning_context() -> DataContext:
     try:
         if sample is not None:  # the source is a sample
             dataset = sample_dataset(sample, column, upper, id_column)
-        elif source == "server":
-            if server is not None and domain is not None:
-                dataset = _server_summary(server, label, column, upper, domain, id_column)
-        else:
-            dataset = _upload_dataset("dataset", st.session_state[_UPLOAD], column, upper,
-                                      id_column)  # fmt: skip
+        elif upload is not None:
+            dataset = _upload_dataset("dataset", upload, column, upper, id_column)
+        elif server is not None and domain is not None:
+            dataset = _server_summary(server, label, column, upper, domain, id_column)
     except DpsumError as exc:
         data_error = (
             f"The upper bound U is not valid: {exc}"
             if isinstance(exc, ParameterError)
             else f"The data cannot be used: {exc}"
         )
-    if domain_pending() is None:
-        st.session_state[_U_SET_FOR] = label
+    if domain_pending() is None and (kept := data_state()).u_set_for != label:
+        put_data(replace(kept, u_set_for=label))
     return DataContext(
         dataset, domain, list(columns), column, source, sample, label, data_error,
         domain_error, note, name, id_column=id_column, all_columns=tuple(names),

@@ -12,6 +12,7 @@ import streamlit as st
 from dpsum_core.mechanisms.recommend import rule_in_words
 
 from . import keys as K
+from .store import live, seed_live, set_live
 
 PARAM = "guide"  # query field of a link made with the guide on: guide=1
 
@@ -68,12 +69,12 @@ TEXTS: dict[str, str] = {
 
 def on() -> bool:
     """Whether the guide is switched on in this session."""
-    return bool(st.session_state.get(K.GUIDE, False))
+    return bool(live(K.GUIDE))
 
 
 def switch() -> None:
     """The sidebar's Guide switch (off by default, kept for the session)."""
-    st.session_state.setdefault(K.GUIDE, False)
+    seed_live(K.GUIDE, False)
     st.sidebar.toggle(
         "Guide",
         key=K.GUIDE,
@@ -96,7 +97,7 @@ def restore(params: Mapping[str, object]) -> None:
     if isinstance(value, list):
         value = value[-1] if value else None
     if value is not None:
-        st.session_state[K.GUIDE] = str(value).strip().lower() not in ("0", "false", "no", "off")
+        set_live(K.GUIDE, str(value).strip().lower() not in ("0", "false", "no", "off"))
 
 
 def with_guide(params: dict[str, str]) -> dict[str, str]:

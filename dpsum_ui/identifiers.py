@@ -3,18 +3,17 @@ released as "one row = one person" without an explicit choice (issue 24 §3)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
-import streamlit as st
 
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
 
 from . import keys as K
 from .datasets import DataContext, upload_of
-from .store import memo
+from .store import data_state, live, memo, put_data
 from .uploads import HELD
-
-_SURE_FOR = "_release_one_row_sure_for"  # the (file, column) "one row = one person" was ticked for
 
 
 def looks_like_identifier(values: pd.Series) -> bool:
@@ -67,10 +66,10 @@ def _identity(ctx: DataContext) -> tuple:
 
 def on_one_row_sure(ctx: DataContext) -> None:
     """Callback of the explicit "one row is one person" box: ticked for this file and column."""
-    ss = st.session_state
-    ss[_SURE_FOR] = _identity(ctx) if ss.get(K.RELEASE_ONE_ROW_SURE) else None
+    sure = _identity(ctx) if live(K.RELEASE_ONE_ROW_SURE) else None
+    put_data(replace(data_state(), one_row_sure_for=sure))
 
 
 def one_row_sure(ctx: DataContext) -> bool:
     """Whether "one row = one person" was chosen explicitly for this file and column."""
-    return st.session_state.get(_SURE_FOR) == _identity(ctx)
+    return data_state().one_row_sure_for == _identity(ctx)

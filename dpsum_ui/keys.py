@@ -1,7 +1,8 @@
 """Stable widget keys of the dashboard: browser and AppTest tests target these names.
 
 Every widget has a fixed ``key=``; the same key on two pages means the same setting (the
-value is kept in ``st.session_state`` and shared, e.g. ε on the explorer and the teaching page).
+value is kept in the session by :mod:`dpsum_ui.store` and shared, e.g. ε on the explorer and
+the teaching page).
 
 Sidebar (app.py)
     ``guide``              toggle: the guide's boxes, one per step (a link carries ``guide=1``)
@@ -53,7 +54,7 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``explorer_run``       button: Run
     ``explorer_parameters``  popover: SVT / Recursive parameters and δ
     ``explorer_share``       popover: link, settings file download / upload
-    ``explorer_tab``       tabs (lazy; set ``st.session_state["explorer_tab"]`` to a label)
+    ``explorer_tab``       tabs (lazy; ``store.put("explorer_tab", label)`` opens one)
     ``explorer_focus``     pills (multi): whose bands the answers and error figures draw (the
                            run's algorithms; all by default, so six bands stay readable one by one)
     ``explorer_preview``   expander (before a run): the data histogram, drawn when opened

@@ -11,13 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-import streamlit as st
-
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
 
-from . import state
 from .share import ViewParams
+from .store import queue_explorer_run
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ class Link:
 def explorer_run(link: Link) -> None:
     """Queue one Explorer run (what a link does unless its page says otherwise)."""
     del link  # one run, whatever the link shows
-    st.session_state[state.AUTORUN] = True
+    queue_explorer_run()
 
 
 def one_run_seconds(config: ExperimentConfig, link: Link) -> float:

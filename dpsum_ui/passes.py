@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.summary import DataSummary, MissingStatistics, complete
 
 from .store import memo_values
@@ -14,7 +14,7 @@ from .store import memo_values
 T = TypeVar("T")
 
 
-def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) -> T:
+def with_passes(data: Statistics, task: Callable[[Statistics], T]) -> T:
     """``task(data)``; for a server summary, with second passes over the files when the task
     needs statistics the summary lacks (:func:`dpsum_core.data.summary.complete`). The extended
     summary is kept for the next task; results stay keyed by the first summary."""
@@ -28,8 +28,8 @@ def with_passes(data: Dataset | DataSummary, task: Callable[[Statistics], T]) ->
 
 
 def release_input(
-    data: Dataset | DataSummary,
-) -> tuple[Dataset | DataSummary, Callable[[DataSummary, MissingStatistics], DataSummary] | None]:
+    data: Statistics,
+) -> tuple[Statistics, Callable[[DataSummary, MissingStatistics], DataSummary] | None]:
     """(data, extend) for :func:`dpsum_core.publish.release.release_plan`: for a server summary,
     the summary as extended so far (by :func:`with_passes`) and its backend's second pass, so
     that the release fetches what it lacks before the draws that use it; a release runs its

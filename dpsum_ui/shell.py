@@ -16,8 +16,8 @@ from dpsum_core.simulate.cost import duration
 from . import compute, guide, share, state
 from . import keys as K
 from .page import Link, Page
+from .store import LINK_CHECKED, first_time, last_run_key, take_notice
 
-_LINK_CHECKED = "_link_checked"
 # What can turn text echoed mid-sentence into formatting, a link or an image, LaTeX, a coloured
 # span (":red[…]") or a table: escaping these keeps the text as typed.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>~$|])")
@@ -48,10 +48,8 @@ def restore_from_link(page: Page) -> None:
     server dataset is re-run once on its page (same seed, so the same figures); a link whose
     settings or data cannot be used says so once, and runs nothing. Call before any widget is drawn.
     """
-    ss = st.session_state
-    if ss.get(_LINK_CHECKED):
+    if not first_time(LINK_CHECKED):
         return
-    ss[_LINK_CHECKED] = True
     params = st.query_params.to_dict()
     guide.restore(params)
     try:
@@ -139,7 +137,7 @@ def _run_once(page: Page, link: Link, config: ExperimentConfig, *, column: str |
         state.notice("info", f"Settings restored from the link: the same {what}.")
         return
     plan = state.plan(ctx, truncations=config.truncations)
-    if plan.error or plan.config is None or ctx.dataset is None:
+    if not isinstance(plan, state.Ready) or ctx.dataset is None:
         state.notice(
             "error",
             "The link's settings were restored, but nothing was run: "
@@ -194,7 +192,7 @@ def share_panel(params: dict[str, str] | None, what: str) -> None:
 
 def show_notice() -> None:
     """Show (once) a queued message such as 'settings restored from the link'."""
-    item = st.session_state.pop(state.NOTICE, None)
+    item = take_notice()
     if item:
         kind, text = item
         getattr(st, kind)(text)
@@ -255,8 +253,8 @@ def sidebar_summary(*, publishing: bool = False) -> None:
         f"Truncation: {truncation}  \nAlgorithms: {algorithms}  \n"
         f"{state.get(K.TRIALS)} trials · δ = {state.get(K.DELTA):g} · seed {state.get(K.SEED)}"
     )
-    shown = st.session_state.get(state.EXPLORER_RESULT)
-    result = compute.result(shown["key"]) if shown else None
+    shown = last_run_key()
+    result = compute.result(shown) if shown is not None else None
     if result is not None:
         st.markdown("**Last run**")
         st.caption(

@@ -7,14 +7,11 @@ re-exports what the pages need so that they import one name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
-import streamlit as st
-
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
-from dpsum_core.data.summary import DataSummary
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
@@ -26,14 +23,9 @@ from . import fields
 from . import keys as K
 from .datasets import (  # noqa: F401  (re-exported for the pages)
     DEFAULT_SAMPLE,
-    DOMAIN_PENDING,
     ONE_ROW,
-    PENDING_FROM,
-    RELEASE_UPLOAD_ERROR,
     SAMPLE_NAMES,
     SAMPLES,
-    U_ORIGIN,
-    UPLOAD_ERROR,
     DataContext,
     data_context,
     domain_confirmed,
@@ -52,6 +44,7 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     sample_columns,
     sample_dataset,
     select_server,
+    upload_error,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
@@ -61,21 +54,24 @@ from .store import (  # noqa: F401
     DECIDE_AUTORUN,
     EXPLORER_RESULT,
     NOTICE,
+    UOrigin,
+    data_state,
     ensure_option,
     get,
     memo,
     memo_get,
     notice,
     put,
+    put_data,
     settings,
     strategy_cache,
     widget,
 )
 
 
-def upper_from(origin: str) -> None:
+def upper_from(origin: UOrigin) -> None:
     """Record where the current U came from: ``"link"`` (a link's settings) or ``"user"``."""
-    st.session_state[U_ORIGIN] = origin
+    put_data(replace(data_state(), u_origin=origin))
 
 
 def on_upper() -> None:
@@ -88,7 +84,7 @@ def pending_from() -> str:
     """Where the current U came from, credited in the "U is still …" prompt of a new dataset:
     the link, the user (for which dataset), or the dataset whose default it is (Markdown, the
     dataset's name escaped)."""
-    origin, name = st.session_state.get(PENDING_FROM) or (None, None)
+    origin, name = data_state().pending_from or (None, None)
     label = escape_name(name, "markdown") if name else None
     if origin == "link":
         return "the value of the link you opened"
@@ -141,31 +137,45 @@ def recommended(ctx: DataContext) -> Recommendation | None:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """A valid configuration with its workload, or the error that prevents one."""
+class Ready:
+    """Settings that can run: the validated configuration and its workload, built once."""
 
-    config: ExperimentConfig | None
-    workload: Workload | None
-    error: str | None
+    config: ExperimentConfig
+    workload: Workload
+    error: ClassVar[None] = None  # so that ``plan.error`` reads alike on every plan
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """Why the settings cannot run (a sentence for the page), with the workload when it was
+    built and only the run's size is refused."""
+
+    error: str
+    workload: Workload | None = None
+    config: ClassVar[None] = None  # so that ``plan.config`` reads alike on every plan
+
+
+Plan = Ready | Blocked
+"""What :func:`plan` gives: narrow it with ``isinstance(plan, Ready)`` before a run."""
 
 
 def plan(ctx: DataContext, **overrides: Any) -> Plan:
     """Validate the current settings against the current domain (no randomness, cheap)."""
     if ctx.domain is None:
-        return Plan(None, None, ctx.domain_error)
+        return Blocked(ctx.domain_error or "The domain is not valid: fix it on the Data page.")
     try:
         config = build_config(ctx.domain, **overrides)
         workload = make_workload(config.workload, ctx.domain)
     except DpsumError as exc:
-        return Plan(None, None, str(exc))
+        return Blocked(str(exc))
     try:
         check_run_size(config, workload)  # the engine's memory limit, shared with the CLI
     except DpsumError as exc:
-        return Plan(None, workload, f"{exc}, or the command line for big runs")
-    return Plan(config, workload, None)
+        return Blocked(f"{exc}, or the command line for big runs", workload)
+    return Ready(config, workload)
 
 
-def result_key(dataset: Dataset | DataSummary, config: ExperimentConfig) -> tuple:
+def result_key(dataset: Statistics, config: ExperimentConfig) -> tuple:
     """Cache key of a run: data fingerprint + where it came from + the full config (with seed)."""
     return (dataset.fingerprint, dataset.name, dataset.column, config.to_json())
 

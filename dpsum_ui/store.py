@@ -7,6 +7,11 @@ page is not shown); :func:`widget` seeds a widget from the stored value and stor
 The memo is bounded per kind (a count) and per session in bytes
 (``limits.MAX_SESSION_MEMO_BYTES``, every kind together): the least recently used entries go
 first, the newest is kept even alone above the bound (its page is about to show it).
+
+This is the only module that touches ``st.session_state`` (``tests/app/test_store_only.py``):
+the Data page's state is one frozen :class:`DataState`, replaced as a whole; a widget's value
+that Streamlit keeps by key is read and set through :func:`get`, :func:`put`, :func:`live`,
+:func:`set_live` and :func:`offer`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +31,7 @@ from dpsum_core import limits
 from dpsum_core.mechanisms.greedy_h import SESSION_CACHE_SIZE, StrategyCache
 
 from .fields import defaults
+from .uploads import Upload
 
 T = TypeVar("T")
 
@@ -180,3 +187,127 @@ def strategy_cache() -> StrategyCache:
     if cache is None:
         cache = st.session_state[_STRATEGIES] = StrategyCache(SESSION_CACHE_SIZE)
     return cache
+
+
+# ============================================================================================
+# The Data page and the frame (typed): every other module reads and writes these through the
+# functions below, never through ``st.session_state`` and its key strings.
+# ============================================================================================
+_DATA = "_data"  # the Data page's DataState
+LINK_CHECKED = "_link_checked"  # the link of this session's first page was read (tests reset it)
+CHART_PRELOADED = "_chart_library_preloaded"  # the browser was told to load plotly.js
+UOrigin = Literal["link", "user"]
+
+
+@dataclass(frozen=True)
+class DataState:
+    """What the Data page keeps besides its widgets' values (those are settings, by key).
+
+    Replaced as a whole (:func:`put_data` with :func:`dataclasses.replace`), never mutated.
+
+    Attributes
+    ----------
+    upload, release_upload
+        The planning and the release file uploaded in this session (in memory only), or None.
+    upload_error, release_upload_error
+        Why the last file given to that uploader could not be used (Markdown, the file's name
+        escaped), or None; the data read before stays in use.
+    pending
+        The uploaded file or server dataset whose public U is still to be set (None once it is
+        set or kept).
+    pending_from
+        (where U came from, the dataset it was set for) when a new dataset asked for U: what
+        the "U is still …" prompt credits.
+    u_origin
+        Where the current U came from: a link's settings, the user, or None (a default).
+    u_set_for
+        The last planning dataset shown with a confirmed U.
+    release_unit_for
+        The release file the release's unit of privacy was chosen for (("upload", its
+        fingerprint) or ("sample", its name)): another file asks again.
+    one_row_sure_for
+        The (file, column) for which "one row is one person" was ticked explicitly.
+
+    Privacy
+    -------
+    The uploads are private data, kept in this session only; everything else is names and
+    choices.
+    """
+
+    upload: Upload | None = None
+    upload_error: str | None = None
+    release_upload: Upload | None = None
+    release_upload_error: str | None = None
+    pending: str | None = None
+    pending_from: tuple[UOrigin | None, str | None] | None = None
+    u_origin: UOrigin | None = None
+    u_set_for: str | None = None
+    release_unit_for: tuple[str, str] | None = None
+    one_row_sure_for: tuple[str, str | None] | None = None
+
+
+def data_state() -> DataState:
+    """The Data page's state in this session (the defaults until something is chosen)."""
+    found = st.session_state.get(_DATA)
+    return found if isinstance(found, DataState) else DataState()
+
+
+def put_data(new: DataState) -> None:
+    """Replace the Data page's state (build ``new`` with :func:`dataclasses.replace`)."""
+    st.session_state[_DATA] = new
+
+
+def live(key: str) -> Any:
+    """The value Streamlit holds for the widget ``key`` (None while it holds none): for a widget
+    whose value is not a stored setting (an uploader, a checkbox, the guide's switch)."""
+    return st.session_state.get(key)
+
+
+def set_live(key: str, value: Any) -> None:
+    """Set the widget ``key`` to ``value``; call from a callback or before it is drawn."""
+    st.session_state[key] = value
+
+
+def seed_live(key: str, value: Any) -> None:
+    """Give the widget ``key`` the value ``value`` unless it already holds one."""
+    st.session_state.setdefault(key, value)
+
+
+def offer(key: str, value: Any) -> None:
+    """Set the widget ``key`` to ``value`` when ``value`` is not the one offered last: a new
+    value replaces the field's text, while what the user typed over the same value stays."""
+    ss = st.session_state
+    offered = f"{key}_for"
+    if ss.get(offered) != value:
+        ss[key] = ss[offered] = value
+
+
+def first_time(flag: str) -> bool:
+    """True the first time ``flag`` (:data:`LINK_CHECKED`, :data:`CHART_PRELOADED`) is asked
+    in this session, and from then on False."""
+    if st.session_state.get(flag):
+        return False
+    st.session_state[flag] = True
+    return True
+
+
+def take_notice() -> tuple[str, str] | None:
+    """The queued (kind, text) message (:func:`notice`), once: taken, it is gone."""
+    return st.session_state.pop(NOTICE, None)
+
+
+def last_run_key() -> tuple | None:
+    """The memo key of the run the Explorer shows (None before a run)."""
+    shown = st.session_state.get(EXPLORER_RESULT)
+    return shown["key"] if shown else None
+
+
+def queue_explorer_run() -> None:
+    """Ask the Explorer to run once on its next draw (a link's run)."""
+    st.session_state[AUTORUN] = True
+
+
+def link_run_queued() -> bool:
+    """Whether a link queued a run of the Explorer or of the Compare page."""
+    ss = st.session_state
+    return bool(ss.get(AUTORUN) or ss.get(COMPARE_AUTORUN))

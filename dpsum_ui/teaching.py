@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpsum_core.data.dataset import Dataset, Statistics
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
-from dpsum_core.data.summary import DataSummary
 from dpsum_core.mechanisms.registry import ALGORITHMS, get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
@@ -179,12 +178,12 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     )  # fmt: skip
 
 
-def _memo(data: Dataset | DataSummary, key: tuple, build: Callable[[], T]) -> T:
+def _memo(data: Statistics, key: tuple, build: Callable[[], T]) -> T:
     """``build()`` once per key in this session, and once for every session on public data."""
     return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
 
 
-def records_above(data: Dataset | DataSummary, tau: float, grid: np.ndarray) -> np.ndarray:
+def records_above(data: Statistics, tau: float, grid: np.ndarray) -> np.ndarray:
     """Records that q_τ sums (values ≤ τ) and that exceed θ, at each grid θ: those truncation
     counts as θ (deterministic, memoised)."""
     key = (data.fingerprint, data.name, data.column, "above", tau, tuple(float(t) for t in grid))

@@ -27,8 +27,9 @@ from dpsum_core.mechanisms.matrix import tamm_public_grid, tamm_strategy
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 
-from . import present, state
+from . import present
 from .page import Page
+from .store import CHART_PRELOADED, first_time, link_run_queued
 
 MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 
@@ -78,7 +79,6 @@ def start() -> threading.Thread:
 # load ~5 on 2 cores: the fetch started 0.3–0.5 s sooner). If a Streamlit release names the
 # chunk otherwise, nothing is preloaded.
 # --------------------------------------------------------------------------------------------
-_PRELOADED = "_chart_library_preloaded"
 _PRELOAD = """<script>
 (() => {
   const main = document.querySelector('script[type="module"][src*="/static/js/index."]');
@@ -112,17 +112,14 @@ def draws_chart_first(page: Page) -> bool:
     (:attr:`Page.chart_first`; Single query's chart is in its lesson frame, which loads
     plotly.js itself: dpsum_ui.lesson), or a shared link that runs a chart page by itself
     (call after the link is read)."""
-    ss = st.session_state
-    autorun = bool(ss.get(state.AUTORUN) or ss.get(state.COMPARE_AUTORUN))
-    return page.chart_first or (autorun and page.chart_on_link)
+    return page.chart_first or (link_run_queued() and page.chart_on_link)
 
 
 def preload_chart_library(*, eager: bool = False) -> None:
     """Once per session: let the browser load the chart library, at once (``eager``: the page
     is about to draw a chart) or while it is idle."""
     name = chart_chunk()
-    if name is None or st.session_state.get(_PRELOADED):
+    if name is None or not first_time(CHART_PRELOADED):
         return
-    st.session_state[_PRELOADED] = True
     script = _PRELOAD % (json.dumps(name), "true" if eager else "false")
     st.html(script, unsafe_allow_javascript=True)

@@ -26,6 +26,7 @@ from . import compute, present, state, tables
 from . import keys as K
 from .fields import auto_key
 from .state import get, widget
+from .store import offer
 
 WORKLOAD_LABELS = {
     "Q1": "Q1 · every bin edge",
@@ -333,8 +334,7 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
                         help="The downloads' file name, and a note written under the figure "
                              "in its HTML, PNG and SVG files."):  # fmt: skip
             key = K.download_key(name, "stem")
-            if st.session_state.get(f"{key}_for") != stem:  # a new run offers its own name
-                st.session_state[key] = st.session_state[f"{key}_for"] = stem
+            offer(key, stem)  # a new run offers its own name
             typed = st.text_input("File name (without extension)", key=key)
             note = st.text_area(
                 "Note", key=K.download_key(name, "note"), max_chars=NOTE_MAX_CHARS,

@@ -39,7 +39,7 @@ import pandas as pd
 
 from dpsum_core import __version__, limits
 from dpsum_core.data.cleaning import unit_of_privacy
-from dpsum_core.data.dataset import Dataset, Statistics, make_dataset
+from dpsum_core.data.dataset import Statistics, make_dataset
 from dpsum_core.data.summary import DataSummary, MissingStatistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
@@ -124,7 +124,7 @@ class ReleasePlan:
             **out,
         }
 
-    def ledger_entry(self, data: Dataset | DataSummary) -> dict:
+    def ledger_entry(self, data: Statistics) -> dict:
         """What the custodian's ledger keeps of this release of ``data`` (recorded before any
         draw): the data's name, the released column and the unit of privacy (``id_column``,
         from the data's cleaning: ``None`` for one row = one person)."""

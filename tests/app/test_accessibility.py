@@ -184,7 +184,7 @@ def test_a_page_that_opens_on_a_chart_imports_the_chart_library_at_once(app: App
     """The Explorer (no chart before a Run) waits for the browser to be idle; Data and Decide
     start the import at the top of their first run, in the hidden slot (Single query's chart
     is in its lesson frame, which loads plotly.js itself)."""
-    from dpsum_ui import warmup
+    from dpsum_ui import store, warmup
 
     name = warmup.chart_chunk()
     (idle,) = [h for h in app.sidebar.get("html") if name in h.proto.body]
@@ -192,7 +192,7 @@ def test_a_page_that_opens_on_a_chart_imports_the_chart_library_at_once(app: App
     for path in ("app_pages/data.py", "app_pages/decide.py"):
         fresh = new_app()
         fresh.run()
-        fresh.session_state[warmup._PRELOADED] = False  # as if this page were opened first
+        fresh.session_state[store.CHART_PRELOADED] = False  # as if this page were opened first
         fresh.switch_page(path).run()
         assert_clean(fresh)
         (eager,) = [h for h in fresh.sidebar.get("html") if name in h.proto.body]

@@ -15,8 +15,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts"
@@ -342,7 +346,7 @@ def record_timings(**entries) -> None:
     print("\ntimings:", json.dumps(entries, indent=2, ensure_ascii=False))
 
 
-def timed_first_load(browser, url: str) -> tuple[object, float]:
+def timed_first_load(browser, url: str) -> tuple[BrowserContext, float]:
     """A new user opens the app: seconds from navigation to the explorer drawn (its data
     preview chart included). Returns the browser context (close it) and the seconds."""
     context = new_context(browser)

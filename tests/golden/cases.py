@@ -51,6 +51,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from .compare import csv_columns, fingerprint, json_paths
@@ -476,6 +477,6 @@ def run_app(case: AppCase) -> dict[str, str]:
 def all_cases() -> list[tuple[str, Callable[[], dict[str, str]]]]:
     """(name, producer) of every case; the producer returns {relative path: text}."""
     cases: list[tuple[str, Callable[[], dict[str, str]]]] = []
-    cases += [(f"cli/{c.name}", lambda c=c: run_cli(c)) for c in CLI_CASES]
-    cases += [(f"app/{c.name}", lambda c=c: run_app(c)) for c in APP_CASES]
+    cases += [(f"cli/{c.name}", partial(run_cli, c)) for c in CLI_CASES]
+    cases += [(f"app/{c.name}", partial(run_app, c)) for c in APP_CASES]
     return cases

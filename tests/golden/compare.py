@@ -30,6 +30,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import TypeGuard
 
 REL = 1e-7
 ABS_OF_SCALE = 1e-9
@@ -113,7 +114,7 @@ def _leaves(value, path: str = "") -> Iterator[tuple[str, object]]:
         yield path, value
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

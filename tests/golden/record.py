@@ -36,7 +36,7 @@ def produce_all() -> dict[str, str]:
 
 
 def _environment() -> dict:
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in ("numpy", "scipy", "pandas", "pyarrow", "plotly", "streamlit", "duckdb", "opendp"):
         try:
             versions[name] = metadata.version(name)

@@ -20,7 +20,8 @@ class _Recorded:
     claimed ε needs) and keeps each noisy array it returns."""
 
     def __init__(self, rng: np.random.Generator, factor: float):
-        self.rng, self.factor, self.draws = rng, factor, []
+        self.rng, self.factor = rng, factor
+        self.draws: list[np.ndarray] = []
 
     def add_laplace(self, values, scale):
         values = np.asarray(values, float)
