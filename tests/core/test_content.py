@@ -126,3 +126,11 @@ def test_the_digest_is_salted():
     assert content.digest("a") != content.digest("b")
     assert content.digest("a") == content_of(np.array([2.0, 1.0])).digest("a")
     assert content.digest("a").startswith("content:sha256:")
+
+
+def test_the_memory_backend_reads_the_content_when_asked(awkward):
+    from dpsum_core.data.backends.memory import MemoryBackend
+
+    backend = MemoryBackend(awkward, upper=100.0, column="v", id_column="pid")
+    assert backend.summarize(CUTS).report.content is None  # not asked: not computed
+    assert backend.summarize(CUTS, content=True).report.content == memory(awkward, "pid")
