@@ -201,17 +201,10 @@ def _sample_fingerprint(name: str) -> str:
 
 
 def release_content(ctx: DataContext) -> Content:
-    """What binds a ledger to the current dataset, by the CLI's rule: the content of its
-    cleaned (identifier, value) rows (:class:`~dpsum_core.data.content.Content`), hashed when
-    the dataset was cleaned or summarised — so a ledger of ``dpsum release`` on the same data,
-    in any file format or engine, binds here too.
-
-    Privacy
-    -------
-    Computed from the private rows; only the ledger keeps it (a salted digest).
-    """
-    assert ctx.dataset is not None
-    content = ctx.dataset.report.content
+    """What binds a ledger to the current dataset, as on the command line: the content of its
+    cleaned (identifier, value) rows, hashed when it was cleaned or summarised (private: only
+    the ledger keeps it, salted), so a ledger of the same rows in any file or engine binds."""
+    content = None if ctx.dataset is None else ctx.dataset.report.content
     assert content is not None  # every dataset of the app is cleaned with its content
     return content
 
