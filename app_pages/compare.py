@@ -5,7 +5,7 @@ import streamlit as st
 from dpsum_core.simulate.results import headline_definition
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_ui import compare, guide, shell, state, widgets
+from dpsum_ui import compare, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -19,43 +19,20 @@ guide.box("compare")
 shell.show_notice()
 ctx = state.data_context()
 shell.recap(ctx)
-run_once = compare.autorun()
+run_once = compare.link_runs()
 shell.needs_data(ctx)  # the settings stay editable below
 
-with st.container(border=True):
-    workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")
-    with workload:
-        widgets.workload_controls()
-    with epsilon:
-        widgets.epsilon_control()
-    with rho:
-        widgets.rho_control()
-    methods, algorithms = st.columns([1.65, 1.7], gap="medium")
-    with methods:
-        truncations = widget(
-            st.multiselect,
-            K.COMPARE_TRUNCATIONS,
-            "Truncation methods",
-            options=list(TRUNCATION_METHODS),
-            format_func=truncation_label,
-            help="The paper compares none, SVT and Recursive.",
-        )
-    with algorithms:
-        widgets.algorithms_control(ctx)
-    widgets.required_parameters(tuple(truncations))
-    plan = compare.grid_plan(ctx, truncations)
-    if plan.error:
-        st.error(plan.error)
-    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-        clicked = st.button(
-            "Run grid", key=K.COMPARE_RUN, type="primary", icon=":material/play_arrow:"
-        )
-        widgets.trials_and_seed()
-        iso = widgets.iso_control()
-        with st.popover("Parameters", icon=":material/tune:", key=K.COMPARE_PARAMETERS):
-            widgets.method_parameters(tuple(truncations))
-        share = st.popover("Share", icon=":material/share:", key=K.COMPARE_SHARE)
-    if clicked or run_once.get("grid"):
+panel = furniture.settings_panel(
+    ctx, methods_key=K.COMPARE_TRUNCATIONS, methods_help="The paper compares none, SVT and Recursive."
+)
+plan = panel.plan
+with panel.box:
+    bar = furniture.run_bar(
+        "Run grid", K.COMPARE_RUN, share_key=K.COMPARE_SHARE,
+        parameters=(K.COMPARE_PARAMETERS, panel.methods),
+    )  # fmt: skip
+    iso = bar.iso
+    if bar.clicked or run_once.grid:
         compare.run_grid(ctx, plan)
 
 st.header("Algorithms × truncation methods")
@@ -108,11 +85,13 @@ with st.container(border=True):
             "Run sweep", key=K.SWEEP_RUN, type="primary", icon=":material/play_arrow:"
         )
     sweep_plan = state.plan(ctx, truncations=(sweep_trunc,))
-    if sweep_plan.error and sweep_plan.error != plan.error:
+    if isinstance(sweep_plan, state.Blocked) and (
+        not isinstance(plan, state.Blocked) or sweep_plan.error != plan.error
+    ):
         st.error(sweep_plan.error)
     if not epsilons:
         st.error("Choose at least one ε value for the sweep.")
-    if sweep_clicked or run_once.get("sweep"):
+    if sweep_clicked or run_once.sweep:
         compare.run_sweep(ctx, sweep_plan, epsilons)
 
 sweep = compare.sweep()
@@ -129,5 +108,5 @@ else:
 
 link = compare.link_params(iso)
 shell.sync_url(link)
-with share:  # filled last, so that the link is the one of the runs just made
+with bar.share:  # filled last, so that the link is the one of the runs just made
     shell.share_panel(link, "the grid and the sweep shown")

@@ -6,9 +6,7 @@ import streamlit as st
 
 from dpsum_core.errors import DpsumError
 from dpsum_core.simulate.results import headline_definition, headline_name
-from dpsum_core.truncation.registry import TRUNCATION_METHODS
-from dpsum_core.truncation.registry import label as truncation_label
-from dpsum_ui import decide, guide, shell, state, widgets
+from dpsum_ui import decide, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
 
@@ -21,42 +19,25 @@ st.caption(
 guide.box("decide")
 
 
-def controls(ctx: state.DataContext) -> tuple[list[str], str, float]:
-    """Target, query subset, workload, ρ, truncation methods and algorithms."""
-    with st.container(border=True):
-        target, workload, methods = st.columns([1.0, 1.0, 1.5], gap="medium")
-        with target:
-            text = widget(
-                st.text_input,
-                K.DECIDE_TARGET,
-                f"Target: {headline_name()} ≤ … %",
-                help="A percentage, e.g. 5 for 5 %. " + headline_definition(),
-            )
-            above = widget(
-                st.number_input,
-                K.DECIDE_ABOVE,
-                "On the queries from the p-th percentile of τ up",
-                min_value=0.0,
-                max_value=99.0,
-                step=5.0,
-                format="%g",
-                help="0 = all queries. The smallest queries have tiny true answers, so their "
-                "relative error is large at any ε; leave them out of the target.",
-            )
-        with workload:
-            widgets.workload_controls()
-            widgets.rho_control()
-        with methods:
-            truncations = widget(
-                st.multiselect,
-                K.DECIDE_TRUNCATIONS,
-                "Truncation methods",
-                options=list(TRUNCATION_METHODS),
-                format_func=truncation_label,
-            )
-            widgets.algorithms_control(ctx)
-            widgets.required_parameters(tuple(truncations))
-    return truncations, text, above
+def target_controls() -> None:
+    """The error target and the queries it is met on (the settings panel's first column)."""
+    widget(
+        st.text_input,
+        K.DECIDE_TARGET,
+        f"Target: {headline_name()} ≤ … %",
+        help="A percentage, e.g. 5 for 5 %. " + headline_definition(),
+    )
+    widget(
+        st.number_input,
+        K.DECIDE_ABOVE,
+        "On the queries from the p-th percentile of τ up",
+        min_value=0.0,
+        max_value=99.0,
+        step=5.0,
+        format="%g",
+        help="0 = all queries. The smallest queries have tiny true answers, so their "
+        "relative error is large at any ε; leave them out of the target.",
+    )
 
 
 def decide_page() -> None:
@@ -64,21 +45,25 @@ def decide_page() -> None:
     shell.show_notice()
     ctx = state.data_context()
     shell.recap(ctx, epsilon=False)
-    if shell.needs_data(ctx):
+    if shell.needs_data(ctx) or ctx.dataset is None:
         return
-    truncations, text, above = controls(ctx)
+    data = ctx.dataset
+    panel = furniture.settings_panel(
+        ctx, methods_key=K.DECIDE_TRUNCATIONS, epsilon=False, lead=target_controls,
+        show_error=False,
+    )  # fmt: skip
+    text, above = state.get(K.DECIDE_TARGET), float(state.get(K.DECIDE_ABOVE))
     st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")
-    if not truncations:
-        st.error("Choose at least one truncation method.")
-        return
-    plan = state.plan(ctx, truncations=tuple(truncations))
-    if plan.error:
-        st.error(plan.error)
+    plan = panel.plan
+    if isinstance(plan, state.Blocked):
+        reason = plan.error
+        st.error("Choose at least one truncation method." if reason == furniture.NO_METHOD
+                 else reason)  # fmt: skip
         return
     st.caption(decide.cost_caption(plan))
     try:
         target = decide.parse_target(text)
-        view = decide.decide(ctx, plan, target, float(above))
+        view = decide.decide(data, plan, target, float(above))
     except DpsumError as exc:
         st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
@@ -86,16 +71,13 @@ def decide_page() -> None:
         shell.sync_url(decide.link_params(ctx, plan, target, simulated_shown=False))
         return
 
-    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-        clicked = st.button(
-            "Simulate", key=K.DECIDE_SIMULATE, icon=":material/play_arrow:",
-            help=f"Run every algorithm at {decide.simulate_epsilons().size} of the ε values "
-            "with your trials and seed, to check the analytic lines.",
-        )  # fmt: skip
-        widgets.trials_and_seed()
-        share = st.popover("Share", icon=":material/share:", key=K.DECIDE_SHARE)
+    bar = furniture.run_bar(
+        "Simulate", K.DECIDE_SIMULATE, share_key=K.DECIDE_SHARE, iso=False, primary=False,
+        help=f"Run every algorithm at {decide.simulate_epsilons().size} of the ε values "
+        "with your trials and seed, to check the analytic lines.",
+    )  # fmt: skip
     try:
-        sim = decide.simulated(ctx, plan, float(above), run=clicked or decide.autorun())
+        sim = decide.simulated(data, plan, float(above), run=bar.clicked or decide.link_run())
     except DpsumError as exc:
         st.error(str(exc))
         sim = None
@@ -107,11 +89,10 @@ def decide_page() -> None:
         st.markdown("\n".join(f"- {line}" for line in view.lines))
         st.caption(decide.MODEL_NOTE)
     with chart:
-        fig = decide.figure(ctx, plan, view, target, float(above), sim)
-        widgets.chart(fig, "decide", stem=decide.stem(ctx, plan, target, float(above)))
+        fig = decide.figure(data, plan, view, target, float(above), sim)
+        widgets.chart(fig, "decide", stem=decide.stem(data, plan, target, float(above)))
         if sim is not None:
             c = plan.config
-            assert c is not None  # the page returned on a plan error
             st.caption(f"Open markers: simulated, {c.trials} trials, seed {c.seed}, no isotonic "
                        "regression (as the lines); the table has the values with it too.")  # fmt: skip
     # Built only while open: closed, the first visit loads no table code in the browser.
@@ -123,7 +104,7 @@ def decide_page() -> None:
             st.dataframe(table, hide_index=True)
             st.download_button(
                 "CSV", data=lambda: table.to_csv(index=False),
-                file_name=decide.stem(ctx, plan, target, float(above)) + ".csv",
+                file_name=decide.stem(data, plan, target, float(above)) + ".csv",
                 mime="text/csv", key=K.DECIDE_CSV, on_click="ignore",
                 icon=":material/download:", type="tertiary",
                 help="Not for publication: computed from the true answers.",
@@ -132,7 +113,7 @@ def decide_page() -> None:
 
     params = decide.link_params(ctx, plan, target, simulated_shown=sim is not None)
     shell.sync_url(params)
-    with share:
+    with bar.share:
         shell.share_panel(params, "this view (settings, target and query percentile)")
 
 

@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.plots.results import (
     answers_figure,
     expected_error_figure,
@@ -10,46 +9,32 @@ from dpsum_core.plots.results import (
     relative_error_figure,
 )
 from dpsum_core.text import escape_name
-from dpsum_ui import explorer, guide, present, reproduce, shell, state, widgets
+from dpsum_ui import (
+    explorer,
+    furniture,
+    guide,
+    present,
+    reproduce,
+    shell,
+    state,
+    widgets,
+)  # fmt: skip
 from dpsum_ui import keys as K
 
 
 def settings_panel(ctx: state.DataContext) -> state.Plan:
     """Workload, ε, ρ, truncation, algorithms; Run, trials, seed, isotonic, parameters, share."""
-    with st.container(border=True):
-        workload, epsilon, rho = st.columns([1.0, 1.25, 1.0], gap="medium")
-        with workload:
-            widgets.workload_controls()
-        with epsilon:
-            widgets.epsilon_control()
-        truncation, algorithms = st.columns([1.65, 1.7], gap="medium")
-        with truncation:
-            method = widgets.truncation_choice()
-        with algorithms:
-            widgets.algorithms_control(ctx)
-        with rho:
-            widgets.rho_control(disabled=not get_truncation(method).spends_rho)
-        widgets.required_parameters((method,))
-        plan = state.plan(ctx)
-        with workload:
-            if plan.workload is not None:
-                st.caption(explorer.workload_caption(plan.workload))
-        if plan.error:
-            st.error(plan.error)
-        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-            clicked = st.button(
-                "Run", key=K.EXPLORER_RUN, type="primary", icon=":material/play_arrow:"
-            )
-            widgets.trials_and_seed()
-            widgets.iso_control()
-            with st.popover("Parameters", icon=":material/tune:", key=K.EXPLORER_PARAMETERS):
-                widgets.method_parameters((method,))
-            share = st.popover("Share", icon=":material/share:", key=K.EXPLORER_SHARE)
-        if clicked or st.session_state.pop(state.AUTORUN, False):
-            explorer.run(ctx, plan)
-    with share:  # filled after the run, so that the link is the new run's
-        explorer.share_panel(ctx, plan)
-    return plan
+    panel = furniture.settings_panel(ctx, describe_workload=True)
+    with panel.box:
+        bar = furniture.run_bar(
+            "Run", K.EXPLORER_RUN, share_key=K.EXPLORER_SHARE,
+            parameters=(K.EXPLORER_PARAMETERS, panel.methods),
+        )  # fmt: skip
+        if bar.clicked or explorer.link_run():
+            explorer.run(ctx, panel.plan)
+    with bar.share:  # filled after the run, so that the link is the new run's
+        explorer.share_panel(ctx, panel.plan)
+    return panel.plan
 
 
 def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> None:

@@ -13,7 +13,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_ui import guide, identifiers, release, reproduce, shell, state
+from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
 
@@ -37,10 +37,9 @@ if note := release.message():
 
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
-if ctx.error or not ctx.ok:
-    st.error(f"{ctx.error or 'The data or the domain is not ready.'} Fix it on the Data page.")
-    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
     st.stop()
+data = ctx.dataset
 if state.domain_pending():
     todo = release.missing(ctx)
     st.warning("Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo))
@@ -52,8 +51,8 @@ st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := state.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
-if st.session_state.get(K.RELEASE_ALGORITHM) not in algorithms:
-    st.session_state[K.RELEASE_ALGORITHM] = algorithms[0]
+if store.live(K.RELEASE_ALGORITHM) not in algorithms:
+    store.set_live(K.RELEASE_ALGORITHM, algorithms[0])
 left, middle, right = st.columns(3)
 with left:
     algorithm = st.selectbox(
@@ -61,8 +60,8 @@ with left:
         help="Exactly one algorithm: each release spends its own ε.",
     )  # fmt: skip
 truncations = release.truncation_options(algorithm)
-if st.session_state.get(K.RELEASE_TRUNCATION) not in truncations:
-    st.session_state[K.RELEASE_TRUNCATION] = truncations[0]
+if store.live(K.RELEASE_TRUNCATION) not in truncations:
+    store.set_live(K.RELEASE_TRUNCATION, truncations[0])
 with middle:
     truncation = st.selectbox(
         "Truncation", truncations, key=K.RELEASE_TRUNCATION, format_func=release.truncation_label,
@@ -70,8 +69,7 @@ with middle:
         "themselves, so they have no method to pick.",
     )  # fmt: skip
 with right:
-    if K.RELEASE_ISO not in st.session_state:
-        st.session_state[K.RELEASE_ISO] = bool(state.get(K.ISO))
+    store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
     iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
 
 try:
@@ -90,7 +88,7 @@ st.markdown(
 
 estimated = None
 try:
-    estimated = release.estimate(ctx, plan)
+    estimated = release.estimate(data, plan)
 except TooHeavy as exc:  # priced before it runs, like every click
     st.error(f"The expected error of this plan was not computed: {exc}.")
 except DpsumError as exc:  # e.g. a server dataset needing more points than one pass fetches
@@ -106,8 +104,7 @@ if estimated is not None:
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
 book = release.ledger()
-if K.RELEASE_TOTAL not in st.session_state:
-    st.session_state[K.RELEASE_TOTAL] = book.total
+store.seed_live(K.RELEASE_TOTAL, book.total)
 budget, upload = st.columns([1, 2])
 with budget:
     total = st.number_input(
@@ -183,9 +180,9 @@ if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
     st.info(over)
 # The budget is checked as soon as a total is set (the unit may still be unconfirmed).
-if st.session_state.get(K.RELEASE_TOTAL) is not None:
+if store.live(K.RELEASE_TOTAL) is not None:
     try:
-        settled = release.settled(ctx)
+        settled = release.settled(ctx, data)
     except DpsumError as exc:  # another dataset's ledger, a lowered total, a raise not ticked
         over = f"{str(exc)[0].upper()}{str(exc)[1:]}."
         st.error(over)
@@ -205,7 +202,7 @@ confirmed = st.checkbox(
 )  # fmt: skip
 st.button(
     "Release", key=K.RELEASE_GO, type="primary", icon=":material/publish:",
-    disabled=not confirmed or over is not None, on_click=release.on_release, args=(ctx, plan),
+    disabled=not confirmed or over is not None, on_click=release.on_release, args=(ctx, data, plan),
 )  # fmt: skip
 
 # ---- The release -----------------------------------------------------------------------------
@@ -235,7 +232,7 @@ if rel is not None:
         "The answers.csv download holds the same numbers."
     )
     a, b, r1, r2 = st.columns(4)
-    page, text, stem = release.report_files(rel, ctx.dataset.name if ctx.dataset else ctx.label, ctx.source)
+    page, text, stem = release.report_files(rel, data.name, ctx.source)
     a.download_button(
         "answers.csv", release.answers_csv(rel), file_name=f"{stem}_answers.csv", mime="text/csv",
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",

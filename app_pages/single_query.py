@@ -1,6 +1,6 @@
 """Single query (teaching): how θ trades truncation bias for noise on one prefix sum, the
 binning bias the histogram adds, and where the private θ choices land. Deterministic analysis,
-except the seeded θ samples. One θ on screen: the slider of the lesson frame; the chart's
+except the seeded θ samples and noisy answers. One θ on screen: the slider of the lesson frame; the chart's
 marker, the numbers, the sentences and the address bar follow it in the browser, with no server
 round trip (dpsum_ui.lesson: the curves over the θ grid are sent once)."""
 
@@ -70,17 +70,8 @@ def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
     """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
     assert plan.config is not None  # the page returned on a plan error
-    return {
-        **share.config_to_query(
-            plan.config,
-            sample=ctx.sample,
-            server=ctx.server,
-            column=ctx.column,
-            id_column=ctx.id_column,
-            iso=bool(get(K.ISO)),
-        ),
-        **share.view_to_query(teaching.VIEW, {k: get(k) for k in keys}),
-    }
+    return share.link_query(plan.config, share.Source.of(ctx), iso=bool(get(K.ISO)),
+                            view=teaching.VIEW, values={k: get(k) for k in keys})  # fmt: skip
 
 
 def single_query_page() -> None:
@@ -133,7 +124,7 @@ def single_query_page() -> None:
         on_click="ignore",
         help="One HTML file: the θ slider, the chart, the numbers, the explanations, the "
         "data's histogram, the settings and the seed. It opens from disk, with no server and "
-        "no network (about 5 MB, plotly.js inside).",
+        "no network (about 1.5 MB, plotly.js inside).",
     )
     note.caption(
         f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at the "

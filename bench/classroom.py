@@ -11,7 +11,11 @@ storage and Streamlit session). Measured, on the server process from /proc:
   total, open-to-figures median and p90, and ``cpu_per_additional_student_s`` =
   (CPU of the N − CPU of the one student) / (N − 1), the figure that matters when the
   browsers share the server's cores (target ≤ 0.1 s; 1.2 s before issue 25);
-- ``single_query``: the same N open one Single query link at once (CPU, open-to-drawn);
+- ``single_query``: one student opens a Single query link (a fresh seed), then the same N open
+  another Single query link at once (CPU, open-to-drawn, and CPU per additional student);
+- ``frame_floor``: the same N open the About page at once: the server CPU per student of
+  serving Streamlit's own frontend (about 90 static files, ~9 MB: no app work), the floor under
+  every page's per-student figure;
 - ``theta_step_ms``: on Single query, arrow-key steps of θ in the lesson frame, by the page's
   own clock (performance.now in the page): until the four numbers and the explanations changed
   (target ≤ 50 ms), and until the chart's marker moved too (the next frame);
@@ -45,6 +49,7 @@ def _explorer_link(seed: int) -> str:
 
 
 SINGLE_QUERY_LINK = "/single-query?data=incomes.csv&workload=Q3&tau=240000&theta=80000"
+LONE_SINGLE_QUERY_LINK = SINGLE_QUERY_LINK + "&seed=2503"  # the lone student's (fresh)
 
 
 def _quantiles(values: list[float]) -> dict:
@@ -86,6 +91,13 @@ def _lesson_ready(page) -> None:
 
     page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for(
         timeout=600_000)  # fmt: skip
+    wait_idle(page, 600_000)
+
+
+def _about_ready(page) -> None:
+    from tests.e2e.conftest import wait_idle
+
+    page.get_by_role("heading").first.wait_for(timeout=600_000)
     wait_idle(page, 600_000)
 
 
@@ -135,9 +147,16 @@ def main() -> None:
             }
 
             log(f"one student, then the class: {result['one_student']} {result['explorer']}")
-            log(f"{students} students: the Single query link")
             for c in contexts:
                 c.close()
+            log("one student: a Single query link")
+            cpu0 = cpu_s(pid)
+            contexts, seconds = _open_all(browser, server.url + LONE_SINGLE_QUERY_LINK, 1,
+                                          _lesson_ready)  # fmt: skip
+            one_sq = cpu_s(pid) - cpu0
+            for c in contexts:
+                c.close()
+            log(f"{students} students: the Single query link")
             cpu0 = cpu_s(pid)
             contexts, seconds = _open_all(browser, server.url + SINGLE_QUERY_LINK, students,
                                           _lesson_ready)  # fmt: skip
@@ -145,6 +164,9 @@ def main() -> None:
             result["single_query"] = {
                 "server_cpu_s": round(cpu, 2),
                 "server_cpu_per_student_s": round(cpu / students, 3),
+                "one_student_cpu_s": round(one_sq, 2),
+                "cpu_per_additional_student_s": target((cpu - one_sq) / max(1, students - 1),
+                                                       0.1),
                 "open_to_drawn": _quantiles(seconds),
             }
             memory = memory_kb(pid)
@@ -167,6 +189,15 @@ def main() -> None:
                 page.locator(".st-key-teach_lesson_download button").first.click()
             size = Path(info.value.path()).stat().st_size
             result["lesson_bytes"] = target(size, 5_000_000, "bytes")
+            for c in contexts:
+                c.close()
+            log(f"{students} students: the About page (Streamlit's own frontend)")
+            cpu0 = cpu_s(pid)
+            contexts, seconds = _open_all(browser, server.url + "/about", students, _about_ready)
+            cpu = cpu_s(pid) - cpu0
+            result["frame_floor"] = {"server_cpu_s": round(cpu, 2),
+                                     "server_cpu_per_student_s": round(cpu / students, 3),
+                                     "open_to_drawn": _quantiles(seconds)}  # fmt: skip
             for c in contexts:
                 c.close()
             browser.close()

@@ -124,6 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         bins=args.bins,
         weights=args.weights,
         truncation_params=_params(args),
+        public_cap=args.public_cap,
     )
     out = _out_path(args.out)
     data, run = _open(args, config)
@@ -195,7 +196,8 @@ def _release(args: argparse.Namespace) -> int:
         truncation_params=_params(args),
     )
     plan = plan_release(
-        base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic
+        base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,
+        public_cap=args.public_cap,
     )
     data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(

@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="share of ε spent on choosing θ (ε_θ = ρ·ε) by svt and recursive; the rest "
             f"measures the sums (default {c.rho:g})",
         )  # fmt: skip
+        p.add_argument(
+            "--public-cap", type=_number(float), default=None,
+            help="a public top code (0 < cap ≤ U, e.g. a survey's documented cap): ClampShells "
+            "clamps there at no ε cost instead of locating θ; public knowledge you state, never "
+            "read from the data",
+        )  # fmt: skip
         for param in PARAMETERS.values():  # as each method's module declares them
             kind = {"choices": param.choices} if param.choices else {"type": _number(float)}
             p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -24,6 +26,8 @@ from . import compute, present, share, state
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
 from .page import Link
+from .page_state import CompareState, Run, Sweep, load, take, update
+from .state import Ready
 
 # What a Compare link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
@@ -37,20 +41,21 @@ VIEWS = {  # labels of fields.COMPARE_VIEWS
     "error": "Small multiples: error",
     "answers": "Small multiples: answers",
 }
-_SWEEP = "_sweep_meta"
-_GRID_SOURCE = "_grid_source"  # (sample, server dataset, column, id column) of the grid
 
 
-def grid_plan(ctx: state.DataContext, truncations: list[str]) -> state.Plan:
-    """The grid's configuration (the chosen truncation methods), or why there is none."""
-    if not truncations:
-        return state.Blocked("choose at least one truncation method")
-    return state.plan(ctx, truncations=tuple(truncations))
+def _source(ctx: state.DataContext, column: str) -> share.Source:
+    """Where a run's data came from (its link names it)."""
+    return share.Source(ctx.sample, ctx.server, column, ctx.id_column)
+
+
+def _grid_key() -> tuple | None:
+    grid = load(CompareState).grid
+    return None if grid is None else grid.key
 
 
 def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
     """Run every (algorithm, truncation) of the plan."""
-    if plan.config is None or ctx.dataset is None:
+    if not isinstance(plan, Ready) or ctx.dataset is None:
         st.error("Nothing was run: fix the settings marked above first.")
         return
     try:
@@ -58,20 +63,19 @@ def run_grid(ctx: state.DataContext, plan: state.Plan) -> None:
     except DpsumError as exc:
         st.error(str(exc))
         return
-    st.session_state[state.COMPARE_RESULT] = key
-    st.session_state[_GRID_SOURCE] = (ctx.sample, ctx.server, ctx.dataset.column, ctx.id_column)
+    update(CompareState, grid=Run(key, ctx.dataset, _source(ctx, ctx.dataset.column)))
 
 
 def grid() -> ExperimentResult | None:
     """The last grid, if still memoised."""
-    return compute.result(st.session_state.get(state.COMPARE_RESULT), kind="compare")
+    return compute.result(_grid_key(), kind="compare")
 
 
 def grid_current(ctx: state.DataContext, plan: state.Plan) -> bool:
     """Whether the shown grid matches the current settings and data."""
-    if plan.config is None or ctx.dataset is None:
+    if not isinstance(plan, Ready) or ctx.dataset is None:
         return False
-    return state.result_key(ctx.dataset, plan.config) == st.session_state.get(state.COMPARE_RESULT)
+    return state.result_key(ctx.dataset, plan.config) == _grid_key()
 
 
 def caption(result: ExperimentResult) -> str:
@@ -81,7 +85,7 @@ def caption(result: ExperimentResult) -> str:
 
 def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
     """The grid as a heatmap or as small multiples (built once per view)."""
-    key = (st.session_state.get(state.COMPARE_RESULT), view, iso)
+    key = (_grid_key(), view, iso)
     if view == "heatmap":
         return compute.figure(key, lambda: comparison_heatmap(result, iso=iso))
     return compute.figure(key, lambda: small_multiples_figure(result, iso=iso, kind=view))
@@ -92,17 +96,25 @@ def stem(result: ExperimentResult, what: str) -> str:
     return run_stem(result, what)
 
 
-def sweep_stem(item: dict, iso: bool) -> str:
+@dataclass(frozen=True)
+class ShownSweep:
+    """The sweep on screen: what produced it and its frame (still in the memo)."""
+
+    sweep: Sweep
+    frame: pd.DataFrame
+
+
+def sweep_stem(item: ShownSweep, iso: bool) -> str:
     """File name of a sweep download (the ε values are in its name instead of one ε)."""
-    c = item["config"]
-    eps = "-".join(f"{e:g}" for e in item["key"][-1])
+    c = item.sweep.config
+    eps = "-".join(f"{e:g}" for e in item.sweep.epsilons)
     what = f"sweep_{c.truncations[0]}{'_iso' if iso else ''}"
-    return file_stem(item["name"], c.workload, f"eps{eps}", f"seed{c.seed}", what)
+    return file_stem(item.sweep.name, c.workload, f"eps{eps}", f"seed{c.seed}", what)
 
 
 def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -> None:
     """Run the chosen algorithms at every ε (one truncation method)."""
-    if plan.config is None or ctx.dataset is None or not epsilons:
+    if not isinstance(plan, Ready) or ctx.dataset is None or not epsilons:
         st.error("Nothing was run: fix the settings marked above first.")
         return
     try:
@@ -110,59 +122,47 @@ def run_sweep(ctx: state.DataContext, plan: state.Plan, epsilons: list[float]) -
     except DpsumError as exc:
         st.error(str(exc))
         return
-    st.session_state[_SWEEP] = {
-        "key": key,
-        "config": plan.config,
-        "name": ctx.dataset.name,
-        "sample": ctx.sample,
-        "server": ctx.server,
-        "column": ctx.dataset.column,
-        "id_column": ctx.id_column,
-    }
+    source = _source(ctx, ctx.dataset.column)
+    update(CompareState, sweep=Sweep(key, plan.config, ctx.dataset.name, source))
 
 
-def sweep() -> dict | None:
+def sweep() -> ShownSweep | None:
     """The last sweep: its frame and what produced it."""
-    meta = st.session_state.get(_SWEEP)
-    if not meta:
-        return None
-    frame = compute.sweep_frame(meta["key"])
-    if frame is None:
-        return None
-    return {**meta, "frame": frame}
+    kept = load(CompareState).sweep
+    frame = compute.sweep_frame(kept.key) if kept is not None else None
+    return None if kept is None or frame is None else ShownSweep(kept, frame)
 
 
-def sweep_caption(item: dict) -> str:
+def sweep_caption(item: ShownSweep) -> str:
     """Which sweep the figure shows."""
-    c = item["config"]
+    c = item.sweep.config
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {escape_name(item['name'], 'markdown')} · "
+        f"**Seed {c.seed}** · {c.trials} trials · {escape_name(item.sweep.name, 'markdown')} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
-        f"ε ∈ {{{', '.join(f'{e:g}' for e in item['key'][-1])}}}"
+        f"ε ∈ {{{', '.join(f'{e:g}' for e in item.sweep.epsilons)}}}"
     )
 
 
-def sweep_figure(item: dict, iso: bool) -> go.Figure:
+def sweep_figure(item: ShownSweep, iso: bool) -> go.Figure:
     """Median (over queries) of the mean relative error against ε per algorithm."""
-    frame: pd.DataFrame = item["frame"]
-    c = item["config"]
+    frame, c = item.frame, item.sweep.config
     trunc = c.truncations[0]
     title = (
         f"Error versus ε, {truncation_label(trunc)}"
-        f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item['name'], 'plotly')} · "
+        f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item.sweep.name, 'plotly')} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
     )
     return compute.figure(
-        (item["key"], "sweep", iso),
+        (item.sweep.key, "sweep", iso),
         lambda: epsilon_sweep_figure(frame, trunc, iso=iso, title=title),
     )
 
 
 def queue_link_run(link: Link) -> None:
     """Queue what a link runs once on this page: its grid and/or its sweep."""
-    st.session_state[state.COMPARE_AUTORUN] = {"grid": link.grid, "sweep": link.sweep}
+    update(CompareState, queued_grid=link.grid, queued_sweep=link.sweep)
 
 
 def link_seconds(config: ExperimentConfig, link: Link) -> float:
@@ -178,9 +178,10 @@ def link_seconds(config: ExperimentConfig, link: Link) -> float:
     return seconds
 
 
-def autorun() -> dict:
-    """What a link asked to run once on this page ({"grid": bool, "sweep": bool})."""
-    return st.session_state.pop(state.COMPARE_AUTORUN, None) or {}
+def link_runs() -> Link:
+    """What a link asked to run once on this page: its grid and/or its sweep (read once)."""
+    return Link(grid=bool(take(CompareState, "queued_grid")),
+                sweep=bool(take(CompareState, "queued_sweep")))  # fmt: skip
 
 
 def link_params(iso: bool) -> dict[str, str] | None:
@@ -189,28 +190,22 @@ def link_params(iso: bool) -> dict[str, str] | None:
     The grid's configuration leads; the sweep is included when it ran on the same settings
     (only its truncation method may differ), else a link could not reproduce both.
     """
+    kept = load(CompareState)
     result, item = grid(), sweep()
-    if result is not None:
-        base, (sample, server, column, id_column) = result.config, st.session_state[_GRID_SOURCE]
+    if result is not None and kept.grid is not None:
+        base, source = result.config, kept.grid.source
     elif item is not None:
-        base, sample, server, column, id_column = (
-            item["config"], item["sample"], item["server"], item["column"], item["id_column"]
-        )  # fmt: skip
+        base, source = item.sweep.config, item.sweep.source
     else:
         return None
     values: dict = {}
     if result is not None:
         values[K.COMPARE_VIEW] = state.get(K.COMPARE_VIEW)
     if item is not None:
-        same = item["config"].with_(
+        same = item.sweep.config.with_(
             truncations=base.truncations, truncation_params=base.truncation_params
         )
         if same == base:
-            values[K.SWEEP_EPSILONS] = list(item["key"][-1])
-            values[K.SWEEP_TRUNCATION] = item["config"].truncations[0]
-    return {
-        **share.config_to_query(
-            base, sample=sample, server=server, column=column, iso=iso, id_column=id_column
-        ),
-        **share.view_to_query(VIEW, values),
-    }
+            values[K.SWEEP_EPSILONS] = list(item.sweep.epsilons)
+            values[K.SWEEP_TRUNCATION] = item.sweep.config.truncations[0]
+    return share.link_query(base, source, iso=iso, view=VIEW, values=values)

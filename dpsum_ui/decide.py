@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from dpsum_core import limits
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.mechanisms.registry import label as algorithm_label
@@ -32,6 +32,8 @@ from dpsum_core.text import escape_name
 from . import compute, share, state
 from . import keys as K
 from .page import Link
+from .page_state import DecideState, take, update
+from .state import Ready
 
 # What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
@@ -98,13 +100,12 @@ class Decision:
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
 
 
-def cost(plan: state.Plan) -> Cost:
+def cost(plan: Ready) -> Cost:
     """The estimated cost of the analytic curves of ``plan`` (from the settings alone)."""
-    assert plan.config is not None
     return decision_cost(plan.config, epsilon_grid())
 
 
-def cost_caption(plan: state.Plan) -> str:
+def cost_caption(plan: Ready) -> str:
     """What the curves of these settings cost, estimated before they run."""
     seconds = cost(plan).seconds
     when = (
@@ -116,9 +117,7 @@ def cost_caption(plan: state.Plan) -> str:
     return f"Estimated cost of these curves: {size} of computation, {when}."
 
 
-def decide(
-    ctx: state.DataContext, plan: state.Plan, target: float, above: float
-) -> Decision | None:
+def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decision | None:
     """The analytic curves (memoised) reduced to the chosen queries, and the summary; None
     while curves too heavy to compute by themselves wait for their button.
 
@@ -128,10 +127,9 @@ def decide(
         The query percentile is out of range or selects nothing; or the curves are estimated
         above one click's budget (:class:`~dpsum_core.simulate.cost.TooHeavy`).
     """
-    assert plan.config is not None and plan.workload is not None and ctx.dataset is not None
     eps = epsilon_grid()
     mask = query_subset(plan.workload.thresholds, above)
-    curves = compute.decision_curves(ctx.dataset, plan.config, eps)
+    curves = compute.decision_curves(data, plan.config, eps)
     if curves is None:
         return None
     frame = headline_vs_epsilon(curves, eps, mask)
@@ -163,33 +161,31 @@ def simulate_epsilons() -> np.ndarray:
     return epsilon_grid()[:: limits.DECIDE_SIMULATE_EVERY]
 
 
-def simulated(ctx: state.DataContext, plan: state.Plan, above: float, *, run: bool):
+def simulated(data: Statistics, plan: Ready, above: float, *, run: bool):
     """The simulation check of the current settings: run it if ``run``, else the memoised one
     (None if never run with these settings)."""
-    assert plan.config is not None and ctx.dataset is not None
     eps = simulate_epsilons()
     if run:
-        return compute.decision_simulation(ctx.dataset, plan.config, eps, above)
-    key = compute.decision_simulation_key(ctx.dataset, plan.config, eps, above)
+        return compute.decision_simulation(data, plan.config, eps, above)
+    key = compute.decision_simulation_key(data, plan.config, eps, above)
     return state.memo_get("decide_sim", key)
 
 
 def figure(
-    ctx: state.DataContext, plan: state.Plan, d: Decision, target: float, above: float, sim
+    data: Statistics, plan: Ready, d: Decision, target: float, above: float, sim
 ) -> go.Figure:
     """The decision figure (built once per settings, target and simulation)."""
-    assert plan.config is not None and ctx.dataset is not None
     c = plan.config
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     # Short enough for one line at 1280 px, with "planning data · " in front when tagged.
     which = "all queries" if above == 0 else f"τ from the {above:g}th percentile up"
     title = (
         f"{headline_name().capitalize()} versus ε, target {percent(target)}<br><sup>"
-        f"{escape_name(ctx.dataset.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
+        f"{escape_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
     key = (
-        state.result_key(ctx.dataset, c.with_(epsilon=0.01, seed=0, trials=1)),
+        state.result_key(data, c.with_(epsilon=0.01, seed=0, trials=1)),
         "decide", target, above, None if sim is None else (c.seed, c.trials),
     )  # fmt: skip
     return compute.figure(
@@ -198,11 +194,10 @@ def figure(
     )
 
 
-def stem(ctx: state.DataContext, plan: state.Plan, target: float, above: float) -> str:
+def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
     """File name of the view's downloads: dataset, workload, target and query percentile."""
-    assert plan.config is not None and ctx.dataset is not None
     return file_stem(
-        ctx.dataset.name, plan.config.workload, f"target{100 * target:g}pct",
+        data.name, plan.config.workload, f"target{100 * target:g}pct",
         f"above{above:g}", "error_vs_epsilon",
     )  # fmt: skip
 
@@ -238,29 +233,17 @@ def curve_table(d: Decision, sim) -> pd.DataFrame:
 
 
 def link_params(
-    ctx: state.DataContext, plan: state.Plan, target: float, simulated_shown: bool
-) -> dict[str, str] | None:
+    ctx: state.DataContext, plan: Ready, target: float, simulated_shown: bool
+) -> dict[str, str]:
     """Query string of this view: settings, target, query percentile, and the simulation."""
-    if plan.config is None:
-        return None
     values = {
         K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
-    params = {
-        **share.config_to_query(
-            plan.config,
-            sample=ctx.sample,
-            server=ctx.server,
-            column=ctx.column,
-            id_column=ctx.id_column,
-            iso=bool(state.get(K.ISO)),
-        ),
-        **share.view_to_query(VIEW, values),
-    }
-    if simulated_shown:
-        params[share.SIMULATE_PARAM] = "1"
-    return params
+    return share.link_query(
+        plan.config, share.Source.of(ctx), iso=bool(state.get(K.ISO)), view=VIEW, values=values,
+        flags=(share.SIMULATE_PARAM,) if simulated_shown else (),
+    )  # fmt: skip
 
 
 def redraws(link: Link) -> str | None:
@@ -272,7 +255,7 @@ def redraws(link: Link) -> str | None:
 def queue_link_run(link: Link) -> None:
     """Queue the link's simulation, run once when the page is drawn."""
     del link  # only a link with the simulation is queued (redraws)
-    st.session_state[state.DECIDE_AUTORUN] = True
+    update(DecideState, queued=True)
 
 
 def link_seconds(config: ExperimentConfig, link: Link) -> float:
@@ -283,6 +266,6 @@ def link_seconds(config: ExperimentConfig, link: Link) -> float:
     return run_cost(config, runs=points).seconds + curves
 
 
-def autorun() -> bool:
-    """Whether a link asked to run the simulation once on this page."""
-    return bool(st.session_state.pop(state.DECIDE_AUTORUN, False))
+def link_run() -> bool:
+    """Whether a link asked to run the simulation once on this page (read once)."""
+    return bool(take(DecideState, "queued"))

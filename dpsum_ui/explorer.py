@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpsum_core.data.dataset import Dataset
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
-from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.results import theta_figure
 from dpsum_core.plots.style import file_stem, run_stem
@@ -19,8 +18,10 @@ from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
-from . import compute, present, share, shell, state, widgets
+from . import compute, present, share, shell, state, store, widgets
 from . import keys as K
+from .page_state import ExplorerState, Run, load, take, update
+from .state import Ready
 
 TABS = (
     "Answers",
@@ -30,42 +31,41 @@ TABS = (
     "Expected error",
     "Summary & budget",
 )
-_CONFIG_ERROR = "_config_error"
 
 
 @dataclass(frozen=True)
 class Shown:
-    """The run whose figures the explorer shows, and the data it ran on."""
+    """The run whose figures the explorer shows, with its result (still in the memo)."""
 
-    key: tuple
+    run: Run
     result: ExperimentResult
-    dataset: Dataset
-    sample: str | None
-    column: str
-    server: str | None = None  # the server dataset's name, for the link
+
+    @property
+    def key(self) -> tuple:
+        """The run's memo key."""
+        return self.run.key
+
+    @property
+    def dataset(self) -> Statistics:
+        """The data it ran on."""
+        return self.run.data
 
 
 def show_notices() -> None:
     """Messages queued by a link or a restored config file, and a failed restore."""
     shell.show_notice()
-    if message := st.session_state.get(_CONFIG_ERROR):
+    if message := load(ExplorerState).config_error:
         st.error(message)
 
 
-def workload_caption(workload: Workload) -> str:
-    """m, the threshold range, and any snapping of explicit thresholds."""
-    t = workload.thresholds
-    text = f"{workload.size:,} queries (m) · τ from {t[0]:,.6g} to {t[-1]:,.6g}"
-    if workload.snapped:
-        moves = ", ".join(f"{a:,.6g} → {b:,.6g}" for a, b in workload.snapped[:6])
-        more = " …" if len(workload.snapped) > 6 else ""
-        text += f" · snapped up to the next bin edge: {moves}{more}"
-    return text
+def link_run() -> bool:
+    """Whether a link asked for one run (read once)."""
+    return bool(take(ExplorerState, "queued"))
 
 
 def run(ctx: state.DataContext, plan: state.Plan) -> None:
     """Run the planned experiment (or reuse it) and make it the shown result."""
-    if plan.config is None or ctx.dataset is None:
+    if not isinstance(plan, Ready) or ctx.dataset is None:
         st.error("Nothing was run: fix the settings marked above first.")
         return
     try:
@@ -73,31 +73,22 @@ def run(ctx: state.DataContext, plan: state.Plan) -> None:
     except DpsumError as exc:
         st.error(str(exc))
         return
-    st.session_state[state.EXPLORER_RESULT] = {
-        "key": key,
-        "dataset": ctx.dataset,
-        "sample": ctx.sample,
-        "server": ctx.server,
-        "column": ctx.dataset.column,
-    }
+    source = share.Source(ctx.sample, ctx.server, ctx.dataset.column, ctx.id_column)
+    update(ExplorerState, shown=Run(key, ctx.dataset, source))
 
 
 def shown() -> Shown | None:
     """The result on screen, if it is still in the memo."""
-    item = st.session_state.get(state.EXPLORER_RESULT)
-    if not item:
+    item = load(ExplorerState).shown
+    if item is None:
         return None
-    result = compute.result(item["key"])
-    if result is None:
-        return None
-    return Shown(
-        item["key"], result, item["dataset"], item["sample"], item["column"], item["server"]
-    )
+    result = compute.result(item.key)
+    return None if result is None else Shown(item, result)
 
 
 def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
     """Whether the settings or data differ from the shown run."""
-    if plan.config is None or ctx.dataset is None:
+    if not isinstance(plan, Ready) or ctx.dataset is None:
         return True
     return state.result_key(ctx.dataset, plan.config) != item.key
 
@@ -130,14 +121,7 @@ def figure(item: Shown, name: str | tuple, build: Callable[[], go.Figure]) -> go
 def link_params(item: Shown) -> dict[str, str]:
     """Query-string parameters reproducing the shown run (for uploaded data only a marker,
     see :func:`dpsum_ui.share.config_to_query`)."""
-    return share.config_to_query(
-        item.result.config,
-        sample=item.sample,
-        server=item.server,
-        column=item.column,
-        id_column=item.result.cleaning.get("id_column"),
-        iso=bool(state.get(K.ISO)),
-    )
+    return share.link_query(item.result.config, item.run.source, iso=bool(state.get(K.ISO)))
 
 
 def sync_url(item: Shown | None) -> None:
@@ -147,18 +131,17 @@ def sync_url(item: Shown | None) -> None:
 
 def on_config_upload() -> None:
     """Callback of the settings-file uploader: restore the settings, or say what is wrong."""
-    ss = st.session_state
-    ss.pop(_CONFIG_ERROR, None)
-    file = ss.get(K.SHARE_CONFIG_UPLOAD)
+    update(ExplorerState, config_error=None)
+    file = store.live(K.SHARE_CONFIG_UPLOAD)
     if file is None:
         return
     try:
         shared = share.json_to_settings(file.getvalue(), samples=state.SAMPLE_NAMES)
     except DpsumError as exc:
-        ss[_CONFIG_ERROR] = (
+        update(ExplorerState, config_error=(
             f"Could not restore settings from {shell.plain(file.name)}: {shell.plain(exc)}. Your "
             "current settings are unchanged."
-        )
+        ))  # fmt: skip
         return
     state.apply_config(
         shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
@@ -187,7 +170,7 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
         st.code(shell.link_text(link_params(item)), language=None, wrap_lines=True)
         st.caption(shell.LINK_CAPTION + " Opening it reproduces these figures exactly.")
     st.markdown("**Settings file (JSON)**")
-    if plan.config is not None:
+    if isinstance(plan, Ready):
         st.download_button(
             "Download settings",
             data=share.settings_to_json(

@@ -42,7 +42,10 @@ TEXTS: dict[str, str] = {
         "keys): values above θ count as θ. Lower θ → less noise (one person can move the "
         "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
         "four numbers and the four boxes follow θ; the best θ on the chart was found by "
-        "looking at the data, so a private method (SVT, Recursive) must choose θ instead."
+        "looking at the data, so a private method (SVT, Recursive) must choose θ instead. "
+        "Below the boxes: add one person with a huge value (without truncation the answer "
+        "jumps by all of it, truncated by at most θ), and five noisy answers at this θ next "
+        "to the true answer."
     ),
     "compare": (
         "**Step 3 · compare.** The paper's grid: every algorithm with every way of choosing θ, "

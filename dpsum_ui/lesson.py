@@ -1,10 +1,15 @@
 """The Single query lesson as one HTML page: θ moves in the browser, with no server round trip.
 
 The page's θ grid is small (about 60 points), so everything that depends on θ — the chart's
-marker and readout, the four numbers, the explanations — is computed once on the server and sent
-as arrays; a θ step in the browser only picks another index. The same page is drawn inside the
-app (plotly.js from this server, cached by the browser) and offered as "Download this lesson"
-(plotly.js inline: one file that works from disk, offline, mailed or put on a course page).
+marker and readout, the four numbers, the explanations, and the two demonstrations under them
+(one person with a huge value; repeated noisy answers next to the true answer) — is computed once
+on the server and sent as arrays; a θ step in the browser only picks another index. The same
+page is drawn inside the app (plotly.js from this server, cached by the browser) and offered as
+"Download this lesson" (plotly.js inline: one file that works from disk, offline, mailed or put
+on a course page). Both use plotly.js's basic bundle (scatter, bar, shapes, annotations: all
+the lesson draws), 1.2 MB instead of 4.8: Streamlit gzips each component file anew for every
+browser that asks, so the full bundle cost the server 0.14 s of CPU per student
+(dpsum_ui/assets/plotly_basic/README.md).
 """
 
 from __future__ import annotations
@@ -15,17 +20,16 @@ import re
 from functools import cache
 from pathlib import Path
 
-import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 from streamlit.components.v1 import declare_component
 
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-MAX_LESSON_BYTES = 5_000_000  # a downloaded lesson, plotly.js (about 4.8 MB) included
-# plotly.js for the lesson frame in the app, served by this server from the plotly package
+PLOTLY_JS = Path(__file__).resolve().parent / "assets" / "plotly_basic" / "plotly-basic.min.js"
+MAX_LESSON_BYTES = 5_000_000  # a downloaded lesson, plotly.js (about 1.2 MB) included
+# plotly.js for the lesson frame in the app, served by this server from dpsum_ui/assets
 # (a component's folder), cached by the browser: a θ step asks nothing of the server.
-_PLOTLY = declare_component("plotly_js", path=str(PLOTLY_JS.parent))
+_PLOTLY = declare_component("plotly_basic_js", path=str(PLOTLY_JS.parent))
 
 
 def plotly_url() -> str:
@@ -43,7 +47,7 @@ def markdown_html(text: str) -> str:
 
 @cache
 def plotly_source() -> str:
-    """plotly.js, minified (about 4.8 MB), read once."""
+    """plotly.js's basic bundle, minified (about 1.2 MB), read once."""
     return PLOTLY_JS.read_text(encoding="utf-8")
 
 
@@ -79,6 +83,23 @@ body.standalone { margin: 16px 24px; }
 .card .more { color: #0072B2; white-space: nowrap; }
 .card details[open] .more { display: none; }
 .card details p { margin-top: 4px; }
+#demos { grid-column: 1 / -1; display: grid; gap: 10px;
+         grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); }
+.panel { border: 1px solid #D0D7DE; border-radius: 6px; padding: 6px 10px; min-width: 0; }
+.panel h2 { font-size: 16px; margin: 0 0 4px 0; }
+.panel p { margin: 2px 0; font-size: 16px; }
+.bar { height: 14px; background: #E8ECF0; border-radius: 3px; margin: 2px 0 6px 0; }
+.bar div { height: 100%; border-radius: 3px; }
+#bar_untruncated { width: 100%; background: #555; }
+#bar_truncated { background: #0072B2; }
+.strip { position: relative; height: 34px; margin: 6px 8px; border-bottom: 2px solid #999; }
+.strip span { position: absolute; bottom: -7px; transform: translateX(-50%); }
+.strip .dot { width: 12px; height: 12px; border-radius: 50%; background: #0072B2;
+              opacity: 0.8; }
+.strip .tick { width: 3px; height: 30px; bottom: -2px; }
+#strip_truth { background: #000; }
+#strip_centre { background: repeating-linear-gradient(#D55E00 0 4px, transparent 4px 7px); }
+.key { font-size: 16px; color: #555; }
 .extra { grid-column: 1 / -1; }
 .extra h2 { font-size: 20px; }
 .settings { font-size: 16px; }
@@ -116,6 +137,11 @@ function show(i) {
     document.getElementById('short_' + k).innerHTML = pick(v.short, i);
     document.getElementById('long_' + k).innerHTML = pick(v.long, i);
   }
+  if (L.demo) {
+    document.getElementById('demo_truncated').textContent = L.demo.truncated[i];
+    document.getElementById('bar_truncated').style.width = (100 * L.demo.bar[i]) + '%';
+  }
+  if (L.draws && L.draws.answers) drawAnswers(i);
   // The chart's marker and readout (a relayout: tens of ms) follow in the next frame, after
   // the numbers; steps faster than that draw only the latest θ.
   if (window.Plotly && chart.data) {
@@ -123,6 +149,20 @@ function show(i) {
     pending = i;
   }
   remember(i);
+}
+function drawAnswers(i) {
+  // The answers, the true answer and where they centre, on one line scaled to this θ.
+  const D = L.draws, xs = D.answers[i];
+  const all = xs.concat([D.truth, D.centre[i]]);
+  let lo = Math.min(...all), hi = Math.max(...all);
+  const pad = 0.08 * (hi - lo || Math.abs(hi) || 1);
+  lo -= pad; hi += pad;
+  const at = (v) => (100 * (v - lo) / (hi - lo)) + '%';
+  document.getElementById('strip_truth').style.left = at(D.truth);
+  document.getElementById('strip_centre').style.left = at(D.centre[i]);
+  document.querySelectorAll('#strip .dot').forEach((e, k) => { e.style.left = at(xs[k]); });
+  document.getElementById('draws_answers').textContent = D.answers_text[i];
+  document.getElementById('draws_centre').textContent = D.centre_text[i];
 }
 let pending = null;
 function moveMarker() {
@@ -188,6 +228,7 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         f'<p id="long_{key}"></p></details></div>'
         for key, title in p["card_titles"].items()
     )
+    demos = _demos(p)
     extra = ""
     if p.get("histogram") is not None:
         settings = "".join(
@@ -213,10 +254,44 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
         'aria-label="Truncation threshold θ"></div>'
         f'<div id="numbers">{numbers}</div></div><div id="chart"></div>'
-        f'<div id="cards">{cards}</div>{extra}</div>'
+        f'<div id="cards">{cards}</div>{demos}{extra}</div>'
         f'<script type="application/json" id="lesson-data">{_json(p)}</script>'
         f"<script>{_SCRIPT}</script></body></html>"
     )
+
+
+def _demos(p: dict) -> str:
+    """The two demonstrations under the cards: one person with a huge value, and the repeated
+    noisy answers next to the true answer (filled and moved by the script, with θ)."""
+    demo, draws = p.get("demo"), p.get("draws")
+    if demo is None or draws is None:
+        return ""
+    esc = html.escape
+    huge = (
+        f'<section class="panel" id="demo"><h2>{esc(demo["title"])}</h2>'
+        f'<p>{esc(demo["intro"])}</p><p id="demo_untruncated">{esc(demo["untruncated"])}</p>'
+        '<div class="bar"><div id="bar_untruncated"></div></div>'
+        '<p id="demo_truncated"></p><div class="bar"><div id="bar_truncated"></div></div>'
+        f'<p class="key">{esc(demo["outro"])}</p></section>'
+    )
+    if "answers" in draws:
+        dots = "".join('<span class="dot"></span>' for _ in draws["answers"][0])
+        body = (
+            f'<div class="strip" id="strip" role="img" aria-label="{esc(draws["title"])}">'
+            f'<span class="tick" id="strip_truth"></span>'
+            f'<span class="tick" id="strip_centre"></span>{dots}</div>'
+            '<p class="key">black: the true answer · orange dashes: where the answers '
+            'centre · dots: the noisy answers</p>'
+            f'<p>{esc(draws["truth_text"])}; answers: <span id="draws_answers"></span></p>'
+            '<p id="draws_centre"></p>'
+        )
+    else:
+        body = ""
+    spread = (
+        f'<section class="panel" id="draws"><h2>{esc(draws["title"])}</h2>{body}'
+        f'<p class="key">{esc(draws["note"])}</p></section>'
+    )
+    return f'<div id="demos">{huge}{spread}</div>'
 
 
 def figure_json(fig: go.Figure) -> dict:

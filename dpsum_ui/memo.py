@@ -28,7 +28,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from plotly.basedatatypes import BaseFigure
 
-from dpsum_core.mechanisms.lru import LRU
+from dpsum_core.mechanisms.lru import LRU, Key
 
 T = TypeVar("T")
 
@@ -123,7 +123,7 @@ class SharedMemo:
 
     def __init__(self, max_bytes: int = MAX_BYTES, size: int = MAX_ENTRIES) -> None:
         self._lru: LRU[Any] = LRU(size, max_bytes, nbytes)
-        self._pending: dict[Hashable, threading.Event] = {}
+        self._pending: dict[Key, threading.Event] = {}
         self._lock = threading.Lock()
         self.computed = 0
 
@@ -135,13 +135,13 @@ class SharedMemo:
     def __len__(self) -> int:
         return len(self._lru)
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[Key]:
         """The keys held, least recently used first (a snapshot)."""
         return iter(self._lru)
 
     def get(
         self,
-        key: Hashable,
+        key: Key,
         build: Callable[[], T],
         wait: Callable[[], None] | None = None,
         poll: float = POLL_SECONDS,
@@ -167,7 +167,7 @@ class SharedMemo:
                 if wait is not None:
                     wait()
 
-    def _build(self, key: Hashable, pending: threading.Event, build: Callable[[], T]) -> T:
+    def _build(self, key: Key, pending: threading.Event, build: Callable[[], T]) -> T:
         """Build and store the value of ``key``, then release its waiters (also on failure)."""
         try:
             value = build()
@@ -183,7 +183,7 @@ class SharedMemo:
                 del self._pending[key]
             pending.set()
 
-    def peek(self, key: Hashable) -> Any | None:
+    def peek(self, key: Key) -> Any | None:
         """The value under ``key`` if held (marked as recently used), else None."""
         with self._lock:
             return self._lru.peek(key)
@@ -197,14 +197,14 @@ class SharedMemo:
 SHARED = SharedMemo()
 
 
-def held(data: object, key: Hashable) -> Any | None:
+def held(data: object, key: Key) -> Any | None:
     """The shared value of ``key`` if ``data`` is public and some session already computed it
     (a click that costs nothing: no estimate, no turn), else None."""
     return SHARED.peek(key) if is_public(data) else None
 
 
 def shared(
-    data: object, key: Hashable, build: Callable[[], T], wait: Callable[[], None] | None = None
+    data: object, key: Key, build: Callable[[], T], wait: Callable[[], None] | None = None
 ) -> T:
     """``build()`` through :data:`SHARED` when ``data`` is public, else ``build()`` alone.
 

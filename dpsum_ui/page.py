@@ -14,8 +14,8 @@ from types import MappingProxyType
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
 
+from . import page_state
 from .share import ViewParams
-from .store import queue_explorer_run
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Link:
 def explorer_run(link: Link) -> None:
     """Queue one Explorer run (what a link does unless its page says otherwise)."""
     del link  # one run, whatever the link shows
-    queue_explorer_run()
+    page_state.queue_explorer_run()
 
 
 def one_run_seconds(config: ExperimentConfig, link: Link) -> float:

@@ -1,8 +1,9 @@
 """The Release page's logic: the plan from the explorer's settings, the session's ledger, one
 release per confirmation, and what may be downloaded.
 
-Everything per user lives in ``st.session_state``: the ledger (downloadable, and re-uploadable
-to continue spending against the same total) and the last release. The release itself is
+Everything per user lives in the page's typed state (:class:`dpsum_ui.page_state.ReleaseState`):
+the ledger (downloadable, and re-uploadable to continue spending against the same total), the
+last release and the last callback's message. The release itself is
 :func:`dpsum_core.publish.release.release_plan`, drawn with OpenDP's samplers.
 """
 
@@ -13,8 +14,8 @@ import math
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
+from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
@@ -37,14 +38,11 @@ from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import label as method_label
 
-from . import compute, identifiers, state
+from . import compute, identifiers, state, store
 from . import keys as K
 from .datasets import release_content, source_fingerprint
+from .page_state import ReleaseState, load, take, update
 from .passes import release_input, with_passes
-
-_LEDGER = "_release_ledger"
-_LAST = "_release_last"
-_MESSAGE = "_release_message"  # (kind, text) to show after the release callback
 
 
 def algorithm_options(ctx: state.DataContext) -> list[str]:
@@ -166,7 +164,7 @@ def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool
     return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
 
 
-def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate | None:
+def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
     """The expected error of ``plan`` on the current data (memoised per session); for a server
     dataset with second passes over its files when the summary lacks statistics it needs.
     Priced first (:func:`compute.analytic`): None while an estimate above a link's budget
@@ -180,8 +178,6 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate | Non
     -------
     Computed from the private data; shown to the custodian before confirming, never released.
     """
-    data = ctx.dataset
-    assert data is not None
     key = (data.fingerprint, json.dumps(plan.record(), sort_keys=True))
     cost = estimate_cost(
         plan.config, plan.algorithm, trials=ESTIMATE_TRIALS, points=ESTIMATE_POINTS
@@ -194,7 +190,7 @@ def estimate(ctx: state.DataContext, plan: ReleasePlan) -> ReleaseEstimate | Non
 
 def ledger() -> ledgers.Ledger:
     """This session's ledger (empty until a release or an upload)."""
-    return st.session_state.get(_LEDGER) or ledgers.Ledger()
+    return load(ReleaseState).ledger or ledgers.Ledger()
 
 
 RAISE_BOX = "Raise this ledger's total"  # the start of the tick box's label
@@ -204,13 +200,13 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
     "Ledger loaded" above its refusal)."""
-    file = st.session_state.get(K.RELEASE_LEDGER_UPLOAD)
+    file = store.live(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
     try:
         book = ledgers.Ledger.from_json(file.getvalue(), name=f"the file {file.name}")
     except DpsumError as exc:
-        st.session_state[_MESSAGE] = ("error", f"{exc}. Upload the ledger this page gave you.")
+        update(ReleaseState, message=("error", f"{exc}. Upload the ledger this page gave you."))
         return
     if ctx.dataset is not None:
         try:
@@ -218,31 +214,30 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                           legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
-            st.session_state[_MESSAGE] = (
+            update(ReleaseState, message=(
                 "error",
                 f"This ledger was not loaded: {reason}. Upload the ledger of this dataset, or "
                 "start a new one by setting a total below.",
-            )
+            ))  # fmt: skip
             return
-    st.session_state[_LEDGER] = book
-    st.session_state[K.RELEASE_RAISE] = False
+    store.set_live(K.RELEASE_RAISE, False)
     if book.total is not None:
-        st.session_state[K.RELEASE_TOTAL] = book.total
-    st.session_state[_MESSAGE] = (
+        store.set_live(K.RELEASE_TOTAL, book.total)
+    update(ReleaseState, ledger=book, message=(
         "success",
         f"Ledger loaded: {len(book.releases)} release(s), ε spent {book.spent:g}.",
-    )
+    ))  # fmt: skip
 
 
-def settled(ctx: state.DataContext) -> ledgers.Ledger:
-    """This session's ledger bound to the current dataset, with the total typed on the page
-    (raised only when the "raise the total" box is ticked). Raises DpsumError otherwise, in
-    the page's words (the tick box, never the command line's ``--raise-budget``)."""
-    ss = st.session_state
-    assert ctx.dataset is not None
-    book = ledger().bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
+    """This session's ledger bound to the current dataset (``data``, of ``ctx``), with the
+    total typed on the page (raised only when the "raise the total" box is ticked). Raises
+    DpsumError otherwise, in the page's words (the tick box, never the command line's
+    ``--raise-budget``)."""
+    book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
                              legacy=lambda: source_fingerprint(ctx))  # fmt: skip
-    total, raising = ss.get(K.RELEASE_TOTAL), bool(ss.get(K.RELEASE_RAISE))
+    total = store.live(K.RELEASE_TOTAL)
+    raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
         kept = decimal_text(book.total)
         if total < book.total:
@@ -268,11 +263,11 @@ def missing(ctx: state.DataContext) -> list[str]:
             f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
-    if st.session_state.get(K.RELEASE_TOTAL) is None:
+    if store.live(K.RELEASE_TOTAL) is None:
         out.append("No total ε for this dataset: set it in section 2.")
     if unit := unit_unsettled(ctx):
         out.append(unit)
-    elif not st.session_state.get(K.RELEASE_UNIT_CONFIRM):
+    elif not store.live(K.RELEASE_UNIT_CONFIRM):
         out.append(
             f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
             "of the Release page, or choose the column that identifies a person on the Data page."
@@ -304,7 +299,7 @@ def unit_unsettled(ctx: state.DataContext) -> str | None:
     return None
 
 
-def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
+def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> None:
     """Callback of the Release button: check everything, draw once, charge, publish.
 
     Privacy
@@ -316,22 +311,20 @@ def on_release(ctx: state.DataContext, plan: ReleasePlan) -> None:
     statistics its summary lacks are fetched by second passes over the files before the draws
     that use them, and no quantity is drawn twice (:func:`~dpsum_core.publish.release.release_plan`).
     """
-    ss = st.session_state
-    ss[K.RELEASE_CONFIRM] = False
-    assert ctx.dataset is not None
+    store.set_live(K.RELEASE_CONFIRM, False)
     try:
-        book = settled(ctx)
+        book = settled(ctx, data)
         book.check(plan.epsilon)
-        data, extend = release_input(ctx.dataset)  # a server summary's second passes
+        latest, extend = release_input(data)  # a server summary's second passes
         with strategies.session_cache(state.strategy_cache()):
-            rel = release_plan(data, plan, extend=extend)
+            rel = release_plan(latest, plan, extend=extend)
     except DpsumError as exc:
-        ss[_MESSAGE] = ("error", f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+        update(ReleaseState, message=("error", f"{str(exc)[0].upper()}{str(exc)[1:]}."))
         return
-    book = book.with_release(plan.ledger_entry(ctx.dataset))
-    ss[_LEDGER], ss[_LAST] = book, rel
-    ss[K.RELEASE_RAISE] = False
-    ss[_MESSAGE] = ("success", released_message(decimal_text(plan.epsilon), book))
+    book = book.with_release(plan.ledger_entry(data))
+    store.set_live(K.RELEASE_RAISE, False)
+    update(ReleaseState, ledger=book, last=rel,
+           message=("success", released_message(decimal_text(plan.epsilon), book)))  # fmt: skip
 
 
 def released_message(epsilon: str, book: ledgers.Ledger) -> str:
@@ -347,12 +340,12 @@ def released_message(epsilon: str, book: ledgers.Ledger) -> str:
 
 def last() -> Release | None:
     """The session's last release."""
-    return st.session_state.get(_LAST)
+    return load(ReleaseState).last
 
 
 def message() -> tuple[str, str] | None:
     """The message of the last callback, once."""
-    return st.session_state.pop(_MESSAGE, None)
+    return take(ReleaseState, "message")
 
 
 def answers_csv(rel: Release) -> bytes:

@@ -83,6 +83,46 @@ def number_text(value: float | int) -> str:
     return repr(v)
 
 
+@dataclass(frozen=True)
+class Source:
+    """Which data a view was computed on, as a link names it: a sample or a server dataset by
+    name (neither: an uploaded file, never named), its column and privacy identifier."""
+
+    sample: str | None = None
+    server: str | None = None
+    column: str | None = None
+    id_column: str | None = None
+
+    @classmethod
+    def of(cls, ctx: Any) -> Source:
+        """The source of a data context (anything with ``sample``, ``server``, ``column`` and
+        ``id_column``, e.g. :class:`dpsum_ui.datasets.DataContext`)."""
+        return cls(ctx.sample, ctx.server, ctx.column, ctx.id_column)
+
+
+def link_query(
+    config: ExperimentConfig,
+    source: Source,
+    *,
+    iso: bool,
+    view: ViewParams | None = None,
+    values: Mapping[str, Any] | None = None,
+    flags: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """The one link builder of every page: the query string of a view computed with
+    ``config`` on ``source``, then what the page shows beyond the configuration (its ``view``
+    parameters with their ``values``, :func:`view_to_query`), then each of ``flags`` set
+    (e.g. :data:`SIMULATE_PARAM`: what was run is run again when the link is opened)."""
+    params = config_to_query(
+        config, sample=source.sample, server=source.server, column=source.column, iso=iso,
+        id_column=source.id_column,
+    )  # fmt: skip
+    if view:
+        params.update(view_to_query(view, values or {}))
+    params.update(dict.fromkeys(flags, "1"))
+    return params
+
+
 def config_to_query(
     config: ExperimentConfig,
     *,
@@ -105,6 +145,8 @@ def config_to_query(
         out["id_column"] = id_column
     for name, kind in _CONFIG_KINDS.items():
         value = getattr(c, name)
+        if value is None:  # an optional field left unset (public_cap): not carried
+            continue
         out[_QUERY_NAMES.get(name, name)] = (
             ",".join(value) if kind == "list" else number_text(value) if kind == "number"
             else str(value)

@@ -13,10 +13,10 @@ from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
 
-from . import compute, guide, share, state
+from . import compute, guide, page_state, share, state
 from . import keys as K
 from .page import Link, Page
-from .store import LINK_CHECKED, first_time, last_run_key, take_notice
+from .store import LINK_CHECKED, first_time, take_notice
 
 # What can turn text echoed mid-sentence into formatting, a link or an image, LaTeX, a coloured
 # span (":red[…]") or a table: escaping these keeps the text as typed.
@@ -253,8 +253,8 @@ def sidebar_summary(*, publishing: bool = False) -> None:
         f"Truncation: {truncation}  \nAlgorithms: {algorithms}  \n"
         f"{state.get(K.TRIALS)} trials · δ = {state.get(K.DELTA):g} · seed {state.get(K.SEED)}"
     )
-    shown = last_run_key()
-    result = compute.result(shown) if shown is not None else None
+    shown = page_state.explorer_shown()
+    result = compute.result(shown.key) if shown else None
     if result is not None:
         st.markdown("**Last run**")
         st.caption(

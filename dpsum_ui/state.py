@@ -48,11 +48,6 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
 from .store import (  # noqa: F401
-    AUTORUN,
-    COMPARE_AUTORUN,
-    COMPARE_RESULT,
-    DECIDE_AUTORUN,
-    EXPLORER_RESULT,
     NOTICE,
     UOrigin,
     data_state,

@@ -9,7 +9,8 @@ The memo is bounded per kind (a count) and per session in bytes
 first, the newest is kept even alone above the bound (its page is about to show it).
 
 This is the only module that touches ``st.session_state`` (``tests/app/test_store_only.py``):
-the Data page's state is one frozen :class:`DataState`, replaced as a whole; a widget's value
+the Data page's state is one frozen :class:`DataState`, replaced as a whole, and so is each
+analysis page's (:func:`page_state`, the classes of :mod:`dpsum_ui.page_state`); a widget's value
 that Streamlit keeps by key is read and set through :func:`get`, :func:`put`, :func:`live`,
 :func:`set_live` and :func:`offer`.
 """
@@ -39,12 +40,7 @@ _SETTINGS = "_settings"
 _MEMO = "_memo"
 _MEMO_BYTES = "_memo_bytes"  # (kind, key) → bytes, least recently used first
 _STRATEGIES = "_strategies"
-EXPLORER_RESULT = "_explorer_result"  # memo key of the result shown on the explorer page
-COMPARE_RESULT = "_compare_result"
 NOTICE = "_notice"  # (kind, text) shown once on the page a link opened (link / config restored)
-AUTORUN = "_autorun"  # set by a link: run the explorer once
-COMPARE_AUTORUN = "_compare_autorun"  # set by a link: run the grid and/or the sweep once
-DECIDE_AUTORUN = "_decide_autorun"  # set by a link: run the decision view's simulation once
 
 
 def settings() -> dict[str, Any]:
@@ -296,18 +292,21 @@ def take_notice() -> tuple[str, str] | None:
     return st.session_state.pop(NOTICE, None)
 
 
-def last_run_key() -> tuple | None:
-    """The memo key of the run the Explorer shows (None before a run)."""
-    shown = st.session_state.get(EXPLORER_RESULT)
-    return shown["key"] if shown else None
+# ============================================================================================
+# Typed page state of the analysis pages (Explorer, Compare, Decide, Release)
+# ============================================================================================
+# One frozen dataclass per page (dpsum_ui.page_state), kept under one session key and replaced
+# whole; their widgets that are not settings go through live, set_live and seed_live above.
+_PAGES = "_pages"
+S = TypeVar("S")
 
 
-def queue_explorer_run() -> None:
-    """Ask the Explorer to run once on its next draw (a link's run)."""
-    st.session_state[AUTORUN] = True
+def page_state(cls: type[S]) -> S:
+    """This session's state of one page (``cls()``, its defaults, until a page saves one)."""
+    value = st.session_state.get(_PAGES, {}).get(cls.__name__)
+    return value if isinstance(value, cls) else cls()
 
 
-def link_run_queued() -> bool:
-    """Whether a link queued a run of the Explorer or of the Compare page."""
-    ss = st.session_state
-    return bool(ss.get(AUTORUN) or ss.get(COMPARE_AUTORUN))
+def save_page_state(value: object) -> None:
+    """Keep ``value`` as this session's state of its page (one frozen dataclass per page)."""
+    st.session_state.setdefault(_PAGES, {})[type(value).__name__] = value

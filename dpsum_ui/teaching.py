@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.matrix import tamm_public_grid
 from dpsum_core.mechanisms.registry import ALGORITHMS, get, label
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
@@ -21,6 +22,7 @@ from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.experiment import inputs_for
 from dpsum_core.text import escape_name
 
 from . import compute, figs, memo, present, state
@@ -158,12 +160,18 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             )
             for t, s in zip(grid, scales, strict=True)
         ]
-        return lesson_payload(
-            table, texts, scales, tau=tau, start=at,
-            true_answer=float(data.sum_at_most(np.array([tau]))[0]),
+        truth = float(data.sum_at_most(np.array([tau]))[0])
+        payload = lesson_payload(
+            table, texts, scales, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
             budget=(config.epsilon, eps_theta, eps_m), exact=(not get(algorithm).binned, domain),
         )
+        answers = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid,
+                                eps_m=eps_m)
+        return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
+                                                   truth=truth),
+                "draws": draws_payload(table, answers, truth=truth, algorithm=algorithm,
+                                       name=data.name, seed=config.seed)}
 
     # Built once per view, and once for every session on public data (dpsum_ui.memo).
     lesson = _memo(data, ("teach_lesson", *key, at), build_lesson)
@@ -181,6 +189,104 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
 def _memo(data: Statistics, key: tuple, build: Callable[[], T]) -> T:
     """``build()`` once per key in this session, and once for every session on public data."""
     return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
+
+
+DRAWS = 5  # noisy answers drawn at each grid θ (the lesson's spread)
+# The teaching draws' own stream purpose (dpsum_core.simulate.streams: a run's purposes are the
+# algorithms' stream ids, below 100), so that they never repeat a run's noise.
+_DRAWS_STREAM = 100
+
+
+def noisy_answers(data: Statistics, config: ExperimentConfig, *, query: int,
+                  algorithm: str, grid: np.ndarray, eps_m: float) -> np.ndarray | None:
+    """:data:`DRAWS` noisy answers of query ``query`` by ``algorithm`` at each θ of ``grid``
+    (shape: θ × draws), measured as a run measures, at a fixed θ with budget ``eps_m``; None
+    for an algorithm that chooses its own θ (RawSum, ClampShells: the slider's θ is not theirs).
+
+    Every draw comes from the configured seed: one numpy stream per (seed, algorithm), the
+    stream purpose :data:`_DRAWS_STREAM` (the same seed draws the same answers).
+
+    Privacy
+    -------
+    A simulation for the people allowed to see the data (numpy's sampler, seeded): on an upload
+    it shows that user noisy answers of their own data; shared between sessions only on public
+    data (:mod:`dpsum_ui.memo`). Never a release.
+    """  # fmt: skip
+    alg = get(algorithm)
+    if alg.runs_once:
+        return None
+    thetas = np.repeat(np.asarray(grid, dtype=float), DRAWS)
+    key = (*state.result_key(data, config), "draws", query, algorithm, eps_m,
+           tuple(float(t) for t in grid))  # fmt: skip
+
+    def draw(d: Statistics) -> np.ndarray:
+        inputs = inputs_for(d, config)
+        theta = thetas[:, None] * np.ones(inputs.workload.size) if alg.per_query else thetas
+        rng = np.random.default_rng(
+            np.random.SeedSequence(config.seed, spawn_key=(_DRAWS_STREAM, alg.stream_id)))
+        with tamm_public_grid(inputs.workload, config.domain, np.asarray(grid, dtype=float)):
+            measured = alg.run(inputs, theta, epsilon=eps_m, rng=rng)
+        return np.asarray(measured.answers[:, query], dtype=float).reshape(len(grid), DRAWS)
+
+    return _memo(data, key, lambda: with_passes(data, draw))
+
+
+def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float) -> dict:
+    """"Add one person with a huge value", at every grid θ: the untruncated q_τ moves by the
+    newcomer's whole value (τ, the largest value q_τ counts; U for the whole sum), the
+    truncated one by min(θ, τ) ≤ θ. ``table``: :func:`components` (the truncated sum is the
+    true answer plus the signed truncation bias)."""
+    money = present.money
+
+    def exact(value: float) -> str:  # every digit: the move must show in the sum itself
+        return f"{value:,.0f}"
+
+    whole = ("here τ = U: the whole sum" if tau >= upper
+             else f"the whole sum, τ = U, would move by up to U = {money(upper)}")  # fmt: skip
+    moves, truncated = [], []
+    for r in table.itertuples(index=False):
+        before = truth + float(r.truncation_bias)
+        move = min(float(r.theta), tau)
+        moves.append(move / tau if tau > 0 else 0.0)
+        truncated.append(
+            f"Truncated at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
+            f"it moves by {money(move)}: at most θ."
+        )
+    return {
+        "title": "Add one person with a huge value",
+        "intro": f"A newcomer with the value {money(tau)}, the largest value q_τ counts (a value "
+        f"above τ is not in q_τ at all; {whole}).",
+        "untruncated": f"Without truncation: {exact(truth)} → {exact(truth + tau)}, it moves "
+        f"by {money(tau)}.",
+        "truncated": truncated,
+        "bar": moves,  # the truncated move as a share of the untruncated one
+        "outro": "The noise must hide the larger of these moves: truncating at θ is what lets "
+        "a smaller noise suffice.",
+    }
+
+
+def draws_payload(table: pd.DataFrame, answers: np.ndarray | None, *, truth: float,
+                  algorithm: str, name: str, seed: int) -> dict:
+    """The repeated noisy answers at every grid θ next to the true answer, in words and as
+    positions on a line (what the lesson frame draws)."""
+    money = present.money
+    if answers is None:
+        return {"title": "Repeated noisy answers",
+                "note": f"{label(algorithm)} chooses its own θ, so the slider's θ is not "
+                "its θ: pick another algorithm to see noisy answers at this θ."}  # fmt: skip
+    centre = (truth + table["truncation_bias"] + table["binning_bias"]).to_numpy(dtype=float)
+    return {
+        "title": f"{DRAWS} noisy answers at this θ",
+        "note": f"Illustrations on {name}: {label(algorithm)} answered q_τ {DRAWS} times with "
+        f"fresh noise at each θ, drawn with seed {seed} (the same seed draws the same answers). "
+        "A release draws once, with no seed.",
+        "truth": truth,
+        "truth_text": f"true answer {money(truth)}",
+        "centre": [float(c) for c in centre],
+        "centre_text": [f"they centre on {money(c)} (true answer + biases)" for c in centre],
+        "answers": [[float(a) for a in row] for row in answers],
+        "answers_text": [", ".join(money(float(a)) for a in row) for row in answers],
+    }
 
 
 def records_above(data: Statistics, tau: float, grid: np.ndarray) -> np.ndarray:

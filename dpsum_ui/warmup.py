@@ -27,9 +27,9 @@ from dpsum_core.mechanisms.matrix import tamm_public_grid, tamm_strategy
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 
-from . import present
+from . import page_state, present
 from .page import Page
-from .store import CHART_PRELOADED, first_time, link_run_queued
+from .store import CHART_PRELOADED, first_time
 
 MODULES = ("scipy.sparse", "scipy.optimize")  # the order the engine needs them
 
@@ -112,7 +112,7 @@ def draws_chart_first(page: Page) -> bool:
     (:attr:`Page.chart_first`; Single query's chart is in its lesson frame, which loads
     plotly.js itself: dpsum_ui.lesson), or a shared link that runs a chart page by itself
     (call after the link is read)."""
-    return page.chart_first or (link_run_queued() and page.chart_on_link)
+    return page.chart_first or (page_state.link_run_queued() and page.chart_on_link)
 
 
 def preload_chart_library(*, eager: bool = False) -> None:

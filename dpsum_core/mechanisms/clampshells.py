@@ -17,25 +17,31 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    (depth chosen from the public ε only; depth 0 is the plain design) has λ distinct levels;
    the record lies in one node per level and moves it by c ≤ g_node: with
    Lap(g_node·λ/((1−p)ε)) the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
-3. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
+3. *A public cap* (a top code the user states as public knowledge, ``Inputs.public_cap``,
+   never read from the data): J* is the lowest shell edge whose θ* covers the cap's bin, a
+   constant, so there is no stage 1 and stage 2 is one fixed Laplace mechanism with all of ε
+   (scales g_node·λ/ε: loss ≤ ε). A value above a wrong cap is clamped, never leaked.
+4. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
    parts below the top active one with stage 1's noisy sums of the same shells (no record is
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
    larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
    at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
-   before the first one above z noise sds are 0: the sds come from the public design and J*,
-   z from them and the public δ of the error metric;
+   before the first one above z noise sds, or before a positive one whose next answer is
+   above ten (five at depth ≥ 2) of its sds, are 0: the sds come from the public design and
+   J*, z from them and the public δ of the error metric;
    :mod:`dpsum_core.mechanisms.clampshells_answers`), isotonic regression and clipping are
    post-processing: functions of the noisy output and public inputs only.
 
 Measured (``python bench/accuracy.py --suite --trials 50``: nine synthetic columns, Q1 and Q2,
-ε ∈ {0.01, 0.03, 0.1, 0.3, 1}, isotonic on; the raise, the GLS update and the onset gate were
-tuned on the tuning split, columns seed 7, and are reported on the reporting split, columns
-seed 2024, never on sample_data): TaMM+SVT (s = U/40) / ClampShells on the median over queries
-is 3.8–9.0× at ε = 0.01 (5.7× on the 5 000-row annual column, 8.2–8.4× on the top-coded one;
-3.9–8.1× before issue 26) and 1.1–9.0× everywhere; ClampShells is within 10 % of the best of
-all algorithms on the median in 87 of 90 cells (worst 1.19×, weekly wages at ε = 0.3, behind
-RawSum) and on the mean over queries in 82 of 90 (62 before; worst 2.44×, the bimodal column,
-Q2, ε = 1, where the onset gate zeroes a small first query).
+ε ∈ {0.01, 0.03, 0.1, 0.3, 1}, isotonic on; the raise, the GLS update, the onset gate and the
+tree depths were tuned on the tuning split, columns seeds 7 and 8, and are reported on the
+reporting split, columns seed 2024, never on sample_data; bench/ACCURACY.md has the table):
+TaMM+SVT (s = U/40) / ClampShells on the median over queries is 3.8–9.0× at ε = 0.01 (5.7× on
+the 5 000-row annual column, 8.2–8.4× on the top-coded one) and 1.1–9.0× everywhere;
+ClampShells is within 10 % of the best of all algorithms on the median in 89 of 90 cells (worst
+1.12×, hourly, Q2, ε = 1, behind RawSum) and on the mean over queries in 82 of 90 (worst 1.76×:
+hourly at ε = 0.3, whose heaps at whole dollars sit inside the leaves, and the first Q2 query
+of the bimodal and rounded columns at ε = 1, 1.13× and 1.15×).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
@@ -64,6 +70,7 @@ from dpsum_core.mechanisms.clampshells_answers import (
     answer_sd,
     answers_from_cells,
     onset_gate,
+    onset_next_z,
     tail_scan,
 )
 from dpsum_core.mechanisms.clampshells_locate import (
@@ -72,6 +79,7 @@ from dpsum_core.mechanisms.clampshells_locate import (
     clamp_law,
     combine_stage1,
     locate_measured,
+    public_clamp_bin,
 )
 from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
@@ -88,14 +96,18 @@ if TYPE_CHECKING:
 # ℓ cutting the shell into min(B^ℓ, width) equal parts (B = 8), the shell's (1−p)ε split evenly
 # over its distinct levels, leaves reconstructed by least squares; answers interpolate inside
 # leaves. L = round(log_B(ε / TREE_FROM)), clipped to [0, TREE_MAX]: L = 0 (the plain design)
-# up to ε ≈ 0.035, 1 (8 leaves per shell) around ε = 0.1, 2 (64) around ε = 1. Swept on
+# below ε ≈ 0.057, 1 (8 leaves per shell) up to ε ≈ 0.45, 2 (64) up to ε ≈ 3.6. Swept on
 # synthetic columns (bench/columns.py, seed 1; B ∈ {2, 4, 6, 8, 12, 16, 32}, L ∈ 0..10,
-# p ∈ {0.1, 0.15, 0.25}), never on sample_data.
+# p ∈ {0.1, 0.15, 0.25}), never on sample_data. TREE_FROM was 0.0125 (depth 2 from ε ≈ 0.28);
+# issue 26's suite (tuning columns seeds 7 and 8, L ∈ 0..3 at each ε) found depth 1 better at
+# ε = 0.3: median over queries 0.74–0.75× (geometric mean over 18 cells), within 10 % of the
+# best in 18 of 18 cells on the median (16 before); the hourly column's mean over queries,
+# whose heaps at whole dollars sit inside the 8 leaves, is the cost (1.3× → 1.8× the best).
 # Shape at depth 0 (small ε, where a leaf is a whole ratio-2 shell): bin n measured on its own
 # (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
 # trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
 # and 8 of bench/columns.py, never the evaluation seed 2024 or sample_data).
-TREE_FROM = 0.0125
+TREE_FROM = 0.02
 TREE_BRANCH = 8
 TREE_MAX = 3
 
@@ -396,6 +408,12 @@ def measure_clamped(
     return z, spent
 
 
+def stage2_epsilon(epsilon: float, cap: float | None) -> float:
+    """The ε at which the design's scales (stored for stage 2's share (1−p)ε at ε = 1) give
+    stage 2's noise: ``epsilon`` itself, or ε/(1−p) with a public cap (all of ε on stage 2)."""
+    return epsilon if cap is None else epsilon / (1.0 - LOCATE_SHARE)
+
+
 def clampshells(
     inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise
 ) -> Measurement:
@@ -423,20 +441,30 @@ def clampshells(
     Privacy
     -------
     ε-DP under add/remove-one (CLAMPSHELLS.md § Privacy; see the module docstring): stage 1
-    spends pε, stage 2 (1−p)ε for every J* stage 1 can output; both spends are computed from
-    the scales actually drawn. N is never used; all else is post-processing.
+    spends pε, stage 2 (1−p)ε for every J* stage 1 can output; with a public cap no stage 1
+    and ε on stage 2 at the cap's fixed J*; both spends are computed from the scales actually
+    drawn. N is never used; all else is post-processing.
     """
     trials = int(np.asarray(theta).shape[0])
     noise = as_noise(rng)
     d = design_for(inputs.domain, epsilon)
     stats = edge_statistics(inputs.data, inputs.domain)
-    j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
-    z, spent_measure = measure_clamped(stats, d, j_star, epsilon=epsilon, rng=noise)
+    cap = inputs.public_cap
+    if cap is None:
+        j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
+    else:  # a public cap: θ* without stage 1 (nothing measured, nothing spent)
+        j_star, z1, spent_locate = np.full(trials, public_clamp_bin(d, cap), np.int64), None, 0.0
+    eps2 = stage2_epsilon(epsilon, cap)
+    z, spent_measure = measure_clamped(stats, d, j_star, epsilon=eps2, rng=noise)
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
-    leaves = combine_stage1(d, np.asarray(d.reconstruct @ z.T).T, z1, j_star)
-    kept = tail_scan(d, leaves, j_star, epsilon)
+    leaves = np.asarray(d.reconstruct @ z.T).T
+    if z1 is not None:
+        leaves = combine_stage1(d, leaves, z1, j_star)
+    kept = tail_scan(d, leaves, j_star, eps2)
     counts = inputs.workload.counts
-    answers = onset_gate(answers_from_cells(d, kept, j_star, counts), answer_sd(d, counts, j_star, epsilon), inputs.delta)
+    sd = answer_sd(d, counts, j_star, eps2, stage1=z1 is not None)
+    answers = answers_from_cells(d, kept, j_star, counts)
+    answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels))
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 
@@ -458,14 +486,15 @@ def _components_at(
     coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
     mean = coef @ sums
     var = np.zeros(counts.size)
-    top = int(d.shells_below(j_star)) - 1  # parts below it are combined with stage 1
+    # parts below the top active one are combined with stage 1 (none with a public cap)
+    top = int(d.shells_below(j_star)) - 1 if inputs.public_cap is None else 0
     for k, V in enumerate(d.leaf_cov):
         V = d.stage1_gls[1][k] if k < top else V
         idx = np.flatnonzero(d.cell_shell[:nc] == k)
         if idx.size:  # all of the shell's leaves, or its first ones when J* is inside it
             a = coef[:, idx]
             var += np.einsum("ij,jk,ik->i", a, V[: idx.size, : idx.size], a)
-    return (mean - inputs.true_answers) ** 2, var / epsilon**2
+    return (mean - inputs.true_answers) ** 2, var / stage2_epsilon(epsilon, inputs.public_cap) ** 2
 
 
 def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -509,6 +538,8 @@ def theta_law(inputs: Inputs, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     Read from the exact data: for the data holder's analysis only.
     """
     d = design_for(inputs.domain, epsilon)
+    if inputs.public_cap is not None:  # J* is public: one value, probability 1
+        return inputs.domain.edges[[public_clamp_bin(d, inputs.public_cap) - 1]], np.ones(1)
     support, probs = clamp_law(edge_statistics(inputs.data, inputs.domain), d, epsilon)
     return inputs.domain.edges[support - 1], probs
 

@@ -16,6 +16,20 @@ TAIL_Z = 1.0  # z: keep cells up to the last whose tail mass exceeds z noise sds
 # clampshells.py's constants for how it was chosen.
 SHAPE_MAX_LEVELS = 0
 ONSET_FLOOR = 0.1  # the onset gate's z at noise sd σ: √(2 ln(1 + σ/(ONSET_FLOOR·δ))) (onset_gate)
+# An answer also counts as the onset when the next one exceeds ONSET_NEXT_Z of its own noise sds
+# (onset_gate). Tuning split (bench/accuracy.py --suite --split tuning, 50 trials): 10 ends the
+# bimodal column's Q2 loss at ε = 1 (mean over queries 2.04× → 1.0× the best) with no cell more
+# than 5 % worse; 5 costs bimodal Q2 at ε = 0.1 1.6×, 3 costs 16 cells; 30 and 100 keep the loss.
+ONSET_NEXT_Z = 10.0
+# …and 5 where the tree has 64 leaves per shell or more (depth ≥ 2, ε ≳ 0.45): tuning columns
+# seeds 7 and 8 at ε = 1, the rounded column's Q2 mean 1.49× → ≤ 1.10× the best, no cell more
+# than 6 % worse (at depth ≤ 1, 5 cost the bimodal column's Q2 1.6× at ε = 0.1).
+ONSET_NEXT_Z_DEEP = 5.0
+
+
+def onset_next_z(levels: int) -> float:
+    """The onset gate's next-answer factor for a tree of depth ``levels`` (public: ε only)."""
+    return ONSET_NEXT_Z_DEEP if levels >= 2 else ONSET_NEXT_Z
 
 
 def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
@@ -92,12 +106,16 @@ def answers_from_cells(
     return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
 
 
-def answer_sd(d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:
+def answer_sd(
+    d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsilon: float, *, stage1: bool = True
+) -> np.ndarray:
     """The noise sd of every answer (trials × m), from the public design: the variance of the
     cumulative sum at the upper edge of the query's leaf (an upper bound for an edge inside
     it), and of the clamped total for a query at or above θ*; the parts below the top active
-    one with their covariance after the GLS update with stage 1. Public given J*."""
-    plain, combined = d.leaf_moments, d.combined_moments
+    one with their covariance after the GLS update with stage 1 (without ``stage1``, as
+    measured: a public cap, no stage 1). Public given J*."""
+    plain = d.leaf_moments
+    combined = d.combined_moments if stage1 else (*plain[:3], d.shell_var)
     top = d.shells_below(j_star) - 1  # (trials,)
     part_var = np.where(np.arange(d.shell_var.size)[None, :] < top[:, None], combined[3], d.shell_var)
     S = np.concatenate((np.zeros((top.size, 1)), np.cumsum(part_var, axis=1)), axis=1)
@@ -111,17 +129,24 @@ def answer_sd(d: ClampShellsDesign, counts: np.ndarray, j_star: np.ndarray, epsi
     return np.sqrt(np.maximum(v, 0.0)) / epsilon
 
 
-def onset_gate(answers: np.ndarray, sd: np.ndarray, delta: float) -> np.ndarray:
-    """Zero every answer before the first that exceeds z·σ, its noise sd σ times
-    z = √(2 ln(1 + σ/(ONSET_FLOOR·δ))) (per trial; all of them when none does).
+def onset_gate(
+    answers: np.ndarray, sd: np.ndarray, delta: float, next_z: float = ONSET_NEXT_Z
+) -> np.ndarray:
+    """Zero every answer before the *onset*: the first answer that exceeds z·σ, its noise sd σ
+    times z = √(2 ln(1 + σ/(ONSET_FLOOR·δ))), or that is positive and whose next answer exceeds
+    ``next_z`` times its own σ (per trial; all of them when there is no onset).
 
     The smallest queries often have true sums far below their noise (zeros, a few records); an
     answer 0 costs them a relative error ≤ 1, a noisy one about σ/max(y, δ). z grows with σ/δ
     as the Gaussian tail bound that keeps the expected cost of a pure-noise answer let through,
-    ≈ (σ/δ)·e^{−z²/2}, below one: no gate where the noise is below δ. Post-processing of the
-    noisy answers with public sds and the public δ of the error metric."""
+    ≈ (σ/δ)·e^{−z²/2}, below one: no gate where the noise is below δ. But an answer one query
+    before a sum ten noise sds above zero sits on a density already rising, not on an empty
+    stretch: zeroing it (a true sum of two noise sds, the first Q2 query of a bimodal column at
+    ε = 1) cost a relative error of 1 where the noisy answer costs ≈ 0.4. Post-processing of
+    the noisy answers with public sds and the public δ of the error metric."""
     z = np.sqrt(2.0 * np.log1p(sd / (ONSET_FLOOR * delta)))
     significant = answers > z * sd
+    significant[:, :-1] |= (answers[:, :-1] > 0) & (answers[:, 1:] > next_z * sd[:, 1:])
     m = answers.shape[1]
     first = np.where(significant.any(axis=1), np.argmax(significant, axis=1), m)
     return np.where(np.arange(m)[None, :] < first[:, None], 0.0, answers)

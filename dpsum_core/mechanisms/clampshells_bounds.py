@@ -30,6 +30,7 @@ def clampshells_bounds(inputs: IntervalInputs) -> Linear:
     if inputs.theta is None or isinstance(inputs.theta, list):
         raise ValueError(f"ClampShells' interval needs its one released θ*, got {inputs.theta!r}")
     theta = float(inputs.theta)
+    capped = inputs.epsilon_measure >= epsilon  # a public cap: no stage 1, all of ε on stage 2
     d = cs.design_for(domain, epsilon)
     e = domain.edges
     j_star = int(np.argmin(np.abs(e - float(theta)))) + 1
@@ -51,7 +52,8 @@ def clampshells_bounds(inputs: IntervalInputs) -> Linear:
     lo[above] = (idx < nc - 1) | ((idx == nc - 1) & (counts[above] == domain.bins)[:, None])
     hi[above] = np.where(idx < nc - 1, 1.0, 0.0)
     hi[above, nc - 1] = e[counts[above] - 1] / theta_star
-    cov = [V / epsilon**2 for V in d.leaf_cov]
+    eps2 = cs.stage2_epsilon(epsilon, 1.0 if capped else None)  # the scale's ε (public cap)
+    cov = [V / eps2**2 for V in d.leaf_cov]
     return Linear(lo @ leaves, block_sd(lo, d.cell_shell[:nc], cov), hi @ leaves, block_sd(hi, d.cell_shell[:nc], cov))
 
 

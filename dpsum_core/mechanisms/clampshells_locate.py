@@ -51,6 +51,15 @@ def locate_measured(
     return j_star.astype(np.int64), z, float(np.max(d.shell_top / scale))
 
 
+def public_clamp_bin(d: ClampShellsDesign, cap: float) -> int:
+    """J* of a public cap (a top code the user states as public knowledge, never read from the
+    data): the lowest clamp point stage 1 could output whose θ* = e_{J*} is at or above the
+    cap's bin, so no value ≤ cap is clamped. Public: the design and the cap only."""
+    j = int(np.searchsorted(d.domain.edges, cap, side="left")) + 1  # e_{j−1} < cap ≤ e_j
+    options = d.clamp_bins()
+    return int(options[min(int(np.searchsorted(options, j, side="left")), options.size - 1)])
+
+
 def combine_stage1(d: ClampShellsDesign, leaves: np.ndarray, z1: np.ndarray, j_star: np.ndarray) -> np.ndarray:
     """The leaves (trials × C) after the GLS update with stage 1's noisy shell sums z1
     (:attr:`ClampShellsDesign.stage1_gls`), in the parts below each trial's top active part.

@@ -2,9 +2,9 @@
 strategy caches and RawSum's designs (both built from public inputs, both large at many bins).
 
 >>> cache = LRU(size=10, max_bytes=100, nbytes=len)
->>> _ = cache.get("a", lambda: "x" * 60); _ = cache.get("b", lambda: "y" * 60)
+>>> _ = cache.get(("a",), lambda: "x" * 60); _ = cache.get(("b",), lambda: "y" * 60)
 >>> list(cache), cache.nbytes
-(['b'], 60)
+([('b',)], 60)
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from threading import Lock
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+Key = tuple[Hashable, ...]  # every cache here is keyed by a tuple of public inputs
 
 
 class LRU(Generic[V]):
@@ -29,10 +30,10 @@ class LRU(Generic[V]):
         self.misses = 0
         self.nbytes = 0
         self._measure = nbytes
-        self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._items: OrderedDict[Key, tuple[V, int]] = OrderedDict()
         self._lock = Lock()
 
-    def get(self, key: Hashable, build: Callable[[], V]) -> V:
+    def get(self, key: Key, build: Callable[[], V]) -> V:
         """The value stored under ``key``, built (outside the lock) on a miss."""
         with self._lock:
             hit = self._items.get(key)
@@ -56,7 +57,7 @@ class LRU(Generic[V]):
                 self.nbytes -= freed
         return value
 
-    def peek(self, key: Hashable) -> V | None:
+    def peek(self, key: Key) -> V | None:
         """The value stored under ``key`` (now the most recently used), or None: nothing is
         built."""
         with self._lock:
@@ -67,7 +68,7 @@ class LRU(Generic[V]):
             self.hits += 1
             return hit[0]
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[Key]:
         """The keys held, least recently used first (a snapshot)."""
         with self._lock:
             return iter(list(self._items))

@@ -28,6 +28,9 @@ class Inputs:
     domain: Domain
     true_answers: np.ndarray
     delta: float = 100.0  # the relative error's public floor max(y, δ) (ClampShells' onset gate)
+    # A public cap on the values (a documented top code, stated by the user, never read from
+    # the data): ClampShells clamps there without locating θ*, all of ε on its measurement.
+    public_cap: float | None = None
 
 
 @dataclass(frozen=True, eq=False)

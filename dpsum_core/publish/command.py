@@ -98,6 +98,7 @@ def _config_options(
     return [*where, ("--upper", n(config.upper)), ("--bins", str(config.bins)),
             ("--weights", config.weights), ("--workload", config.workload),
             ("--epsilon", n(config.epsilon)), ("--rho", n(config.rho)),
+            *([] if config.public_cap is None else [("--public-cap", n(config.public_cap))]),
             *parameter_options(config.truncation_params)]  # fmt: skip
 
 
@@ -146,6 +147,8 @@ def record_command(
         options.append(("--truncation", method.name))
     if method.spends_rho:
         options.append(("--rho", d(config["rho"])))
+    if config.get("public_cap") is not None:
+        options.append(("--public-cap", d(config["public_cap"])))
     params = TruncationParams(**config.get("truncation_params", {}))
     options += parameter_options(params, number=d, methods=(method.name,), upper=config["upper"])
     if not config["isotonic"]:

@@ -141,13 +141,15 @@ class ReleasePlan:
 
 
 def plan_release(
-    config: ExperimentConfig, *, algorithm: str, truncation: str | None, isotonic: bool = True
+    config: ExperimentConfig, *, algorithm: str, truncation: str | None, isotonic: bool = True,
+    public_cap: float | None = None,
 ) -> ReleasePlan:
     """Validate one algorithm and one truncation method for a release of ``config``.
 
     ``truncation`` is ``None`` or ``posthoc`` for a post-hoc algorithm (RawSum) and one of
     none, fixed, svt, recursive for every other; ``auto`` is resolved first (public inputs
-    only: :func:`~dpsum_core.mechanisms.recommend.resolve_for_release`).
+    only: :func:`~dpsum_core.mechanisms.recommend.resolve_for_release`). A ``public_cap``
+    (else ``config``'s) is ClampShells' θ* at no ε cost: ε_θ = 0.
 
     Raises
     ------
@@ -185,9 +187,10 @@ def plan_release(
                 + (" (inside is ClampShells' own)" if trunc == INSIDE else "")
             )
         engine_trunc = trunc
-    one = config.with_(truncations=(engine_trunc,), algorithms=(alg.name,), trials=1)
+    cap = config.public_cap if public_cap is None else public_cap
+    one = config.with_(truncations=(engine_trunc,), algorithms=(alg.name,), trials=1, public_cap=cap)
     eps_theta, eps_m = _decimal_split(one.epsilon, one.rho, trunc)
-    if alg.theta_share:  # θ located inside the mechanism with its own share (ClampShells)
+    if alg.theta_share and cap is None:  # θ located inside with its own share (ClampShells)
         share = Decimal(repr(float(alg.theta_share))) * Decimal(repr(float(one.epsilon)))
         eps_theta, eps_m = float(share), float(Decimal(repr(float(one.epsilon))) - share)
     return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m, why)

@@ -155,6 +155,17 @@ def _theta_words(theta, upper: float) -> str:
     return f"{theta:,.{PUBLISHED_DIGITS}g} (values above it counted as θ)"
 
 
+def _cap_line(config: dict) -> list[str]:
+    """The public cap, when the release used one: said to be public knowledge, not data."""
+    if config.get("public_cap") is None:
+        return []
+    return [
+        f"- **Public cap**: {decimal_text(config['public_cap'])}, stated by the data holder as "
+        "public knowledge (a documented top code), not read from the data: ClampShells clamped "
+        "at the first of its shell edges at or above it and spent no ε locating θ (ε_θ = 0)."
+    ]
+
+
 def headline(rel: Release, *, dataset: str) -> str:
     """One sentence: what was released, for whom, at what ε, how accurate."""
     c, iv = rel.config, rel.intervals
@@ -279,6 +290,7 @@ def report_markdown(
         + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
         f"- **Truncation**: {get_truncation(c['truncation']).description}.",
         f"- **Released θ**: {_theta_words(rel.theta, float(c['upper']))}.",
+        *_cap_line(c),
         "- **Isotonic regression**: "
         + ("yes (post-processing: answers made non-decreasing)." if c["isotonic"] else "no."),
         "",

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from dpsum_core import limits
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.recommend import AUTO, resolve_auto
+from dpsum_core.mechanisms.recommend import AUTO, CLAMPSHELLS_UP_TO, resolve_auto
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
 from dpsum_core.truncation.params import TruncationParams, missing
 from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
@@ -38,6 +38,9 @@ class ExperimentConfig:
     bins: int = 1000
     weights: str = "upper"
     truncation_params: TruncationParams = field(default_factory=TruncationParams)
+    # A public top code (0 < cap ≤ U) the user states as public knowledge: ClampShells clamps
+    # there at no ε cost instead of locating θ* (never read from the data).
+    public_cap: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -60,6 +63,8 @@ class ExperimentConfig:
         set_(self, "algorithms", tuple(a for a in ALGORITHMS if a in resolved))
         if "svt" in self.truncations:
             self.truncation_params.check_svt_grid(self.upper)
+        if self.public_cap is not None:
+            set_(self, "public_cap", _check_cap(self.public_cap, self.upper, self.algorithms))
 
     @property
     def domain(self) -> Domain:
@@ -67,8 +72,10 @@ class ExperimentConfig:
         return Domain(self.upper, self.bins, self.weights)  # type: ignore[arg-type]  # validated
 
     def to_dict(self) -> dict:
-        """Plain dict (lists for tuples) for JSON."""
+        """Plain dict (lists for tuples) for JSON; ``public_cap`` only when one is set."""
         out = asdict(self)
+        if self.public_cap is None:
+            del out["public_cap"]
         out["truncation_params"] = self.truncation_params.as_dict()
         out["truncations"] = list(self.truncations)
         out["algorithms"] = list(self.algorithms)
@@ -119,6 +126,22 @@ class ExperimentConfig:
     def with_(self, **changes) -> ExperimentConfig:
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)
+
+
+def _check_cap(cap: float, upper: float, algorithms: tuple[str, ...]) -> float:
+    """A public cap: positive, at most U, and only with ClampShells (the algorithm that uses it)."""
+    cap = check_positive(cap, "public cap")
+    if cap > upper:
+        raise ParameterError(
+            f"the public cap ({cap:g}) is above U ({upper:g}): a cap is at most U (cleaning "
+            "already clips every value to U)"
+        )
+    if "clampshells" not in algorithms:
+        raise ParameterError(
+            "a public cap is used by ClampShells only (it clamps there at no ε cost): choose "
+            f"clampshells (or auto at ε ≤ {CLAMPSHELLS_UP_TO:g}), or leave the cap out"
+        )
+    return cap
 
 
 def _subset(values, allowed: tuple[str, ...], name: str) -> tuple[str, ...]:

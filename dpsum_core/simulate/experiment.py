@@ -86,6 +86,7 @@ def inputs_for(data: Statistics, config: ExperimentConfig) -> Inputs:
         domain=domain,
         true_answers=data.sum_at_most(workload.thresholds),
         delta=config.delta,
+        public_cap=config.public_cap,
     )
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import json
 import re
+from typing import TypeVar
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
 APP = "../../app.py"  # relative to this folder, as AppTest.from_file expects
 TIMEOUT = 60
+T = TypeVar("T")
 
 
 def new_app(**query: str) -> AppTest:
@@ -66,3 +68,16 @@ def run_explorer(at: AppTest) -> AppTest:
     at.button(key="explorer_run").click()
     at.run()
     return at
+
+
+def kept(at: AppTest, cls: type[T]) -> T:
+    """A page's typed state in this session (:mod:`dpsum_ui.page_state`; its defaults until
+    the page keeps one)."""
+    states = at.session_state["_pages"] if "_pages" in at.session_state else {}  # noqa: SIM401
+    return states.get(cls.__name__, cls())
+
+
+def keep(at: AppTest, value: object) -> None:
+    """Set a page's typed state, as the page would keep it."""
+    states = dict(at.session_state["_pages"]) if "_pages" in at.session_state else {}
+    at.session_state["_pages"] = {**states, type(value).__name__: value}

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, new_app
+from app_helpers import assert_clean, keep, kept, new_app
 from test_server_datasets import SAMPLE, server
 
 from dpsum_core.cli import main
 from dpsum_core.publish import ledger
+from dpsum_ui.page_state import ReleaseState
 
 pytest.importorskip("duckdb")
 
@@ -43,7 +44,7 @@ def _release_page(book: ledger.Ledger):
     server(at, "incomes.parquet")
     at.button(key="domain_keep").click().run()
     at.switch_page("app_pages/release.py").run()
-    at.session_state["_release_ledger"] = book  # as the ledger uploader leaves it
+    keep(at, ReleaseState(ledger=book))  # as the ledger uploader leaves it
     at.run()
     at.selectbox(key="release_algorithm").set_value("identity").run()
     at.number_input(key="release_total").set_value(1.0).run()
@@ -59,7 +60,7 @@ def test_a_cli_ledger_binds_to_the_same_server_file_in_the_app(root, tmp_path):
     at.button(key="release_go").click().run()
     assert_clean(at)
     assert any(s.value.startswith("Released: ε =") for s in at.success), [e.value for e in at.error]
-    after = at.session_state["_release_ledger"]
+    after = kept(at, ReleaseState).ledger
     assert after.fingerprint == book.fingerprint and len(after.releases) == 2
     entry = after.releases[-1]
     assert entry["column"] == "income" and entry["id_column"] is None
@@ -73,7 +74,7 @@ def test_a_replaced_server_file_does_not_keep_its_ledger(root, tmp_path):
     at = _release_page(book)
     assert any("belongs to the dataset" in e.value for e in at.error), [e.value for e in at.error]
     assert at.checkbox(key="release_confirm").disabled
-    assert at.session_state["_release_ledger"] == book  # nothing charged
+    assert kept(at, ReleaseState).ledger == book  # nothing charged
 
 
 def test_hashing_a_server_file_is_priced_and_stoppable(root, monkeypatch):

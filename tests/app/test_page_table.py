@@ -78,7 +78,7 @@ def test_the_frame_never_branches_on_a_page() -> None:
 def test_every_page_that_reads_the_data_says_the_same_when_it_is_unusable() -> None:
     at = new_app()
     at.run()
-    for script in ("explorer", "single_query", "compare", "decide"):
+    for script in ("explorer", "single_query", "compare", "decide", "release"):
         at.session_state[K.DOMAIN_UPPER] = 0.0  # what the Data page's field refuses
         at.switch_page(f"app_pages/{script}.py").run()
         assert not at.exception, [e.value for e in at.exception]

@@ -4,11 +4,12 @@ Release page the release file only; the sidebar, each page's recap and every fig
 from __future__ import annotations
 
 import numpy as np
-from app_helpers import assert_clean, charts, new_app, run_explorer, title
+from app_helpers import assert_clean, charts, kept, new_app, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.publish.ledger import Ledger, bytes_fingerprint
 from dpsum_ui.datasets import ONE_ROW
+from dpsum_ui.page_state import ReleaseState
 
 PRIVATE = "private_2025.csv"
 
@@ -68,7 +69,7 @@ def test_planning_pages_read_the_planning_file_and_release_the_release_file() ->
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)
-    book: Ledger = at.session_state["_release_ledger"]
+    book: Ledger = kept(at, ReleaseState).ledger
     # The ledger is bound to the bytes of the release file, not the planning sample.
     assert book.fingerprint == bytes_fingerprint(_private_bytes())
     assert book.dataset == PRIVATE

@@ -6,13 +6,14 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, charts, errors, new_app, title
+from app_helpers import assert_clean, charts, errors, kept, new_app, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
 
@@ -72,10 +73,10 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     _release(page)
     assert_clean(page)
     assert [s.value for s in page.success] == ["Released: ε = 0.01 spent, 0.04 of 0.05 left."]
-    book: Ledger = page.session_state["_release_ledger"]
+    book: Ledger = kept(page, ReleaseState).ledger
     assert book.spent == 0.01 and book.total == 0.05
     assert page.checkbox(key="release_confirm").value is False  # confirm again for another
-    answers = page.session_state["_release_last"].answers_frame()
+    answers = kept(page, ReleaseState).last.answers_frame()
     shown = [f for f in _frames(page) if "Private answer" in f.columns]
     assert len(shown) == 1 and np.array_equal(shown[0]["Private answer"], answers.private_answer)
     # No true answer and no N anywhere on the page (tables, text), only the private answers.
@@ -89,12 +90,12 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
 
 def test_over_budget_is_refused_and_the_ledger_is_unchanged(page):
     _release(page, total=0.015)
-    before = page.session_state["_release_ledger"]
+    before = kept(page, ReleaseState).ledger
     assert before.spent == 0.01
     assert page.checkbox(key="release_confirm").disabled
     assert any("not enough budget left" in w.value.lower() for w in page.warning)
     assert page.button(key="release_go").disabled
-    assert page.session_state["_release_ledger"] == before
+    assert kept(page, ReleaseState).ledger == before
 
 
 def test_a_downloaded_ledger_continues_against_the_same_total(page):
@@ -103,7 +104,7 @@ def test_a_downloaded_ledger_continues_against_the_same_total(page):
         ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
     ).run()
     assert page.number_input(key="release_total").value == 0.02
-    assert page.session_state["_release_ledger"].spent == 0.015
+    assert kept(page, ReleaseState).ledger.spent == 0.015
     assert any("not enough budget" in w.value.lower() for w in page.warning)  # 0.015+0.01 > 0.02
 
 
@@ -112,7 +113,7 @@ def test_a_damaged_ledger_upload_is_a_clear_error(page):
         ("notes.json", b'{"hello": 1}', "application/json")
     ).run()
     assert any("not a dpsum ledger" in e for e in errors(page))
-    assert "_release_ledger" not in page.session_state
+    assert kept(page, ReleaseState).ledger is None
 
 
 def _warnings(at: AppTest) -> list[str]:
@@ -123,7 +124,7 @@ def test_a_release_that_spends_the_last_of_the_budget_is_shown_as_released(page)
     """Issue 16 §4: no red "release refused … nothing was drawn" under a successful release."""
     _release(page, total=0.01)
     assert [s.value for s in page.success] == ["Released: ε = 0.01 spent, 0 of 0.01 left."]
-    assert errors(page) == [] and page.session_state["_release_last"] is not None
+    assert errors(page) == [] and kept(page, ReleaseState).last is not None
     assert any("not enough budget left" in w.lower() for w in _warnings(page))
 
 
@@ -177,7 +178,7 @@ def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release
     assert "Unit of privacy: one person = all rows with the same 'person'" in text
     _release(at)
     assert_clean(at)
-    rel = at.session_state["_release_last"]
+    rel = kept(at, ReleaseState).last
     assert rel.id_column == "person"
     assert "unit of privacy: one person = all rows with the same 'person'" in " ".join(
         m.value for m in at.markdown
@@ -196,7 +197,7 @@ def test_a_larger_total_after_an_upload_is_a_recorded_raise_never_silent(page):
     page.checkbox(key="release_raise").check().run()
     _release(page, total=None)
     assert_clean(page)
-    book: Ledger = page.session_state["_release_ledger"]
+    book: Ledger = kept(page, ReleaseState).ledger
     assert book.total == 1.0 and book.spent == 0.025
     (change,) = book.total_changes
     assert change["old_total"] == 0.02 and change["new_total"] == 1.0
@@ -218,7 +219,7 @@ def test_the_report_is_offered_with_the_other_files(page):
     _release(page)
     labels = {b.proto.label for b in page.get("download_button")}
     assert {"answers.csv", "release.json", "report.html", "report.md"} <= labels
-    rel = page.session_state["_release_last"]
+    rel = kept(page, ReleaseState).last
     html, markdown, stem = report_files(rel, "incomes.csv", "sample")
     assert re.fullmatch(r"incomes_\d{8}-\d{6}_[0-9a-f]{6}", stem)  # data, date-time, short id
     assert b"<script" not in html and b"http" not in html  # self-contained, offline

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, new_app
+from app_helpers import assert_clean, kept, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_ui.datasets import ONE_ROW
 from dpsum_ui.identifiers import looks_like_identifier
+from dpsum_ui.page_state import ReleaseState
 
 RELEASE = "jobs_2025.csv"
 
@@ -68,8 +69,8 @@ def test_the_release_files_own_identifier_is_used_for_the_release():
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)
-    assert at.session_state["_release_last"].id_column == "person"
-    assert at.session_state["_release_ledger"].id_column == "person"
+    assert kept(at, ReleaseState).last.id_column == "person"
+    assert kept(at, ReleaseState).ledger.id_column == "person"
 
 
 def test_one_row_per_person_must_be_chosen_explicitly_and_another_file_asks_again():

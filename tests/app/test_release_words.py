@@ -7,13 +7,14 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, errors, new_app
+from app_helpers import assert_clean, errors, kept, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.publish.intervals import Intervals
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 from dpsum_ui import release
+from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
 INTERNAL = ("expected_rmse", "noise_sd", "lower_95", "upper_95", "bias_bounded",
@@ -73,7 +74,7 @@ def test_after_releasing_the_table_has_labels_and_the_interval(page):
     page.checkbox(key="release_confirm").check().run()
     page.button(key="release_go").click().run()
     assert_clean(page)
-    rel = page.session_state["_release_last"]
+    rel = kept(page, ReleaseState).last
     (table,) = [df.value for df in page.dataframe if "Private answer" in df.value.columns]
     assert not set(table.columns) & set(INTERNAL)
     np.testing.assert_allclose(table["Lower end (95 %)"], rel.intervals.lower)
@@ -140,7 +141,7 @@ def test_a_refused_ledger_is_not_shown_as_loaded(page):
     assert [s.value for s in page.success] == []
     (message,) = [e for e in errors(page) if "not loaded" in e]
     assert "other.csv" in message and "release refused" not in message
-    assert "_release_ledger" not in page.session_state
+    assert kept(page, ReleaseState).ledger is None
     # This dataset's own ledger is loaded, with a green line.
     _upload(page, Ledger(total=0.5))
     assert any("Ledger loaded" in s.value for s in page.success)

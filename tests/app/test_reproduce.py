@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-from app_helpers import assert_clean, new_app, run_explorer
+from app_helpers import assert_clean, kept, new_app, run_explorer
 
 from dpsum_core.publish.release import published_frame
+from dpsum_ui.page_state import ExplorerState
 from dpsum_ui.reproduce import UPLOAD_PLACEHOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +35,7 @@ def test_the_explorers_command_reproduces_its_summary_csv(tmp_path) -> None:
     (python,) = [v for lang, v in _codes(at) if lang == "python" and "run_experiment" in v]
     assert "--seed 11" in command and "sample_data/incomes_small.csv" in command
     memo = at.session_state["_memo"]["result"]
-    shown = memo[at.session_state["_explorer_result"]["key"]]
+    shown = memo[kept(at, ExplorerState).shown.key]
     expected = shown.summary()
 
     args = shlex.split(command.replace("\\\n", " "))

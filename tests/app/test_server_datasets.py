@@ -7,7 +7,16 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import array, assert_clean, charts, errors, new_app, run_explorer, title
+from app_helpers import (
+    array,
+    assert_clean,
+    charts,
+    errors,
+    kept,
+    new_app,
+    run_explorer,
+    title,
+)  # fmt: skip
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
@@ -15,6 +24,7 @@ from dpsum_core.data.summary import DataSummary
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
 from dpsum_ui import share
+from dpsum_ui.page_state import ExplorerState, ReleaseState
 
 pytest.importorskip("duckdb")
 
@@ -113,9 +123,9 @@ def test_explorer_on_a_server_dataset_equals_the_in_memory_run(data_dir, truncat
     at.run()
     run_explorer(at)
     assert_clean(at)
-    item = at.session_state["_explorer_result"]
-    assert isinstance(item["dataset"], DataSummary) and item["sample"] is None
-    result = at.session_state["_memo"]["result"][item["key"]]
+    item = kept(at, ExplorerState).shown
+    assert isinstance(item.data, DataSummary) and item.source.sample is None
+    result = at.session_state["_memo"]["result"][item.key]
     assert result.config.truncations == (truncation,)
     memory = run_experiment(
         load_column(data_dir / "incomes.parquet", upper=result.config.upper), result.config
@@ -128,7 +138,7 @@ def test_explorer_on_a_server_dataset_equals_the_in_memory_run(data_dir, truncat
     # the summary holds the bin edges (the SVT grid lies on them here); the recursive
     # mechanism's continuous θ below the top-k came by a second pass over the files
     (entry,) = [
-        e for e in at.session_state["_memo"]["server"].values() if e.summary is item["dataset"]
+        e for e in at.session_state["_memo"]["server"].values() if e.summary is item.data
     ]
     extended = entry.latest.points.size > entry.summary.points.size
     assert extended == (truncation == "recursive")
@@ -189,7 +199,7 @@ def test_a_link_reopens_the_server_dataset_and_reproduces_the_figures(data_dir) 
     ss = opened.session_state
     assert ss["domain_upper"] == 1_000_000.0  # U from the link, not asked for again
     assert "_domain_pending" not in ss
-    assert isinstance(ss["_explorer_result"]["dataset"], DataSummary)
+    assert isinstance(kept(opened, ExplorerState).shown.data, DataSummary)
     before, after = charts(at)[0], charts(opened)[0]
     assert title(after) == title(before)
     for a, b in zip(before["data"], after["data"], strict=True):
@@ -203,9 +213,9 @@ def test_a_link_to_a_path_inside_a_folder_types_it(data_dir) -> None:
     source, _, typed, column = selected(opened)
     assert (source, typed, column) == ("server", "parts/p1.parquet", "income")
     ss = opened.session_state
-    item = ss["_explorer_result"]
-    assert item["dataset"].report.rows_kept == 15_000
-    result = ss["_memo"]["result"][item["key"]]
+    item = kept(opened, ExplorerState).shown
+    assert item.data.report.rows_kept == 15_000
+    result = ss["_memo"]["result"][item.key]
     assert result.config == LINKED
 
 
@@ -214,7 +224,7 @@ def test_a_link_whose_column_the_dataset_lacks_runs_nothing(data_dir) -> None:
     opened.run()
     assert not opened.exception
     assert any("column “wealth” is not a numeric column" in e for e in errors(opened))
-    assert "_explorer_result" not in opened.session_state
+    assert kept(opened, ExplorerState).shown is None
 
 
 @pytest.mark.parametrize(
@@ -237,7 +247,7 @@ def test_a_link_to_a_refused_server_dataset_keeps_the_sample(data_dir, name, why
     assert "names a server dataset that cannot be opened here" in warning and why in warning
     assert "nothing was run" in warning and "Data page" in warning
     ss = opened.session_state
-    assert ss["data_source"] == "sample" and "_explorer_result" not in ss
+    assert ss["data_source"] == "sample" and kept(opened, ExplorerState).shown is None
     assert ss["seed"] == 7 and ss["domain_upper"] == 1_000_000.0  # the settings are restored
     assert nothing_read(opened)
     assert "incomes.csv" in " ".join(m.value for m in opened.sidebar.markdown)
@@ -252,7 +262,7 @@ def test_a_link_to_a_server_dataset_without_a_data_directory_says_so(monkeypatch
     assert "no server data directory" in warning and "on the server it was made on" in warning
     assert opened.session_state["data_source"] == "sample"
     assert opened.session_state["seed"] == 7
-    assert "_explorer_result" not in opened.session_state
+    assert kept(opened, ExplorerState).shown is None
 
 
 def test_a_link_to_a_server_dataset_without_a_name_shows_the_defaults(data_dir) -> None:
@@ -274,7 +284,7 @@ def test_a_settings_file_selects_the_server_dataset_or_says_why_not(data_dir) ->
     assert selected(at) == ("server", "parts", "", "income")
     run_explorer(at)
     assert_clean(at)
-    assert isinstance(at.session_state["_explorer_result"]["dataset"], DataSummary)
+    assert isinstance(kept(at, ExplorerState).shown.data, DataSummary)
 
     fresh = new_app()
     fresh.run()
@@ -343,12 +353,16 @@ def test_a_release_on_a_server_dataset_fetches_second_passes_first_and_draws_onc
 
     events: list[str] = []  # "pass" and "draw", in the order they happen
     extend, add = DuckDBBackend.extend, OpenDPNoise.add_laplace
-    monkeypatch.setattr(
-        DuckDBBackend, "extend", lambda self, s, m: events.append("pass") or extend(self, s, m)
-    )
-    monkeypatch.setattr(
-        OpenDPNoise, "add_laplace", lambda self, v, s: events.append("draw") or add(self, v, s)
-    )
+    def logged_extend(self, summary, missing):
+        events.append("pass")
+        return extend(self, summary, missing)
+
+    def logged_add(self, values, scale):
+        events.append("draw")
+        return add(self, values, scale)
+
+    monkeypatch.setattr(DuckDBBackend, "extend", logged_extend)
+    monkeypatch.setattr(OpenDPNoise, "add_laplace", logged_add)
     at = new_app()
     at.run()
     at.selectbox(key="workload_kind").select("Q3").run()
@@ -375,5 +389,5 @@ def test_a_release_on_a_server_dataset_fetches_second_passes_first_and_draws_onc
     # on the draw) is fetched after the θ draw and before the measurement, never after it.
     assert released.count("draw") == 2, released
     assert released[-1] == "draw", released
-    record = json.loads(release_files.record_json(at.session_state["_release_last"], "server"))
+    record = json.loads(release_files.record_json(kept(at, ReleaseState).last, "server"))
     assert record["engine"] == "duckdb"

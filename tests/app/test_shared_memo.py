@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -31,12 +32,12 @@ def test_two_threads_asking_the_same_key_compute_once() -> None:
         assert release.wait(TIMEOUT)
         return np.arange(10.0)
 
-    first = threading.Thread(target=lambda: got.update(a=cache.get("k", build)), name="first")
+    first = threading.Thread(target=lambda: got.update(a=cache.get(("k",), build)), name="first")
     first.start()
     assert started.wait(TIMEOUT)
     # the second asks while the first is computing: it waits, it never builds
     second = threading.Thread(
-        target=lambda: got.update(b=cache.get("k", build, wait=lambda: waits.append(1),
+        target=lambda: got.update(b=cache.get(("k",), build, wait=lambda: waits.append(1),
                                               poll=0.01)),
         name="second",
     )
@@ -49,7 +50,7 @@ def test_two_threads_asking_the_same_key_compute_once() -> None:
     assert calls == ["first"]
     assert cache.computed == 1
     assert got["a"] is got["b"]
-    assert cache.get("k", build) is got["a"]  # and later calls read it
+    assert cache.get(("k",), build) is got["a"]  # and later calls read it
     assert calls == ["first"]
 
 
@@ -64,13 +65,13 @@ def test_a_waiter_builds_when_the_builder_stopped() -> None:
 
     def fail() -> None:
         with pytest.raises(KeyboardInterrupt):
-            cache.get("k", stopped)
+            cache.get(("k",), stopped)
 
     first = threading.Thread(target=fail)
     first.start()
     assert started.wait(TIMEOUT)
     out: list[int] = []
-    second = threading.Thread(target=lambda: out.append(cache.get("k", lambda: 7, poll=0.01)))
+    second = threading.Thread(target=lambda: out.append(cache.get(("k",), lambda: 7, poll=0.01)))
     second.start()
     release.set()
     first.join(TIMEOUT)
@@ -88,7 +89,7 @@ def test_a_waiter_that_stops_leaves_the_builder_alone() -> None:
         return 3
 
     out: list[int] = []
-    first = threading.Thread(target=lambda: out.append(cache.get("k", build)))
+    first = threading.Thread(target=lambda: out.append(cache.get(("k",), build)))
     first.start()
     assert started.wait(TIMEOUT)
 
@@ -96,20 +97,20 @@ def test_a_waiter_that_stops_leaves_the_builder_alone() -> None:
         raise TimeoutError("the waiter's tab closed")
 
     with pytest.raises(TimeoutError):
-        cache.get("k", lambda: 0, wait=leave, poll=0.01)
+        cache.get(("k",), lambda: 0, wait=leave, poll=0.01)
     release.set()
     first.join(TIMEOUT)
-    assert out == [3] and cache.get("k", lambda: 0) == 3
+    assert out == [3] and cache.get(("k",), lambda: 0) == 3
 
 
 def test_bounded_in_bytes_least_recently_used_evicted_first() -> None:
     cache = SharedMemo(max_bytes=2 * 8000 + 500)
     for name in ("a", "b"):
-        cache.get(name, lambda: np.zeros(1000))  # 8000 bytes each
-    cache.get("a", lambda: np.ones(1000))  # a read: "a" is now the most recent
-    cache.get("c", lambda: np.zeros(1000))  # over the bound: "b" goes
-    assert cache.get("a", lambda: np.full(1000, 9.0))[0] == 0.0  # still the first value
-    assert cache.get("b", lambda: np.full(1000, 9.0))[0] == 9.0  # rebuilt
+        cache.get((name,), lambda: np.zeros(1000))  # 8000 bytes each
+    cache.get(("a",), lambda: np.ones(1000))  # a read: "a" is now the most recent
+    cache.get(("c",), lambda: np.zeros(1000))  # over the bound: "b" goes
+    assert cache.get(("a",), lambda: np.full(1000, 9.0))[0] == 0.0  # still the first value
+    assert cache.get(("b",), lambda: np.full(1000, 9.0))[0] == 9.0  # rebuilt
     assert cache.nbytes <= 2 * 8000 + 500 + 1000
 
 
@@ -142,11 +143,19 @@ def test_an_upload_is_never_shared_even_with_the_values_of_a_public_sample() -> 
     assert is_public(public) and not is_public(upload)
     key = ("result", public.fingerprint)
     calls: list[str] = []
-    assert shared(upload, key, lambda: calls.append("upload") or "u") == "u"
+
+    def build(name: str, value: str) -> Callable[[], str]:
+        def logged() -> str:
+            calls.append(name)
+            return value
+
+        return logged
+
+    assert shared(upload, key, build("upload", "u")) == "u"
     assert len(memo.SHARED) == 0  # an upload's result never enters the shared memo
-    assert shared(public, key, lambda: calls.append("public") or "p") == "p"
-    assert shared(public, key, lambda: calls.append("again") or "x") == "p"
-    assert shared(upload, key, lambda: calls.append("upload") or "u") == "u"  # never read either
+    assert shared(public, key, build("public", "p")) == "p"
+    assert shared(public, key, build("again", "x")) == "p"
+    assert shared(upload, key, build("upload", "u")) == "u"  # never read either
     assert calls == ["upload", "public", "upload"]
 
 

@@ -118,7 +118,8 @@ def test_the_unit_of_privacy_travels_with_a_named_dataset_never_with_an_upload()
     # one row per person: nothing in the link
     plain = share.config_to_query(CUSTOM, sample=None, server="census/2020", column="income")
     assert "id_column" not in plain
-    assert share.query_to_settings(plain, samples=SAMPLE_NAMES).id_column is None
+    restored = share.query_to_settings(plain, samples=SAMPLE_NAMES)
+    assert restored is not None and restored.id_column is None
     # an upload's identifier is a column name of private data: never carried
     up = share.config_to_query(CUSTOM, sample=None, column="amount", id_column="person")
     assert "person" not in str(up)
@@ -224,7 +225,8 @@ def test_uploading_a_config_file_restores_every_setting(app: AppTest) -> None:
     spec = charts(app)[0]
     assert "incomes_small.csv" in title(spec) and "seed 42" in title(spec)
     # the downloaded settings equal what was uploaded
-    assert share.query_to_settings(app.query_params, samples=SAMPLE_NAMES).config == CUSTOM
+    restored = share.query_to_settings(app.query_params, samples=SAMPLE_NAMES)
+    assert restored is not None and restored.config == CUSTOM
 
 
 def test_a_bad_config_file_is_an_error_and_changes_nothing(app: AppTest) -> None:

@@ -97,12 +97,12 @@ def test_first_come_first_served() -> None:
 def test_a_heavy_click_in_the_app_waits_for_its_turn_then_runs() -> None:
     """The Explorer's Run goes through the process-wide queue: while every slot is held, the
     click waits (queued, not computing); when one frees, it runs and shows its result."""
-    from app_helpers import assert_clean, new_app
+    from app_helpers import assert_clean, kept, new_app
 
     from dpsum_core.simulate.config import ExperimentConfig
     from dpsum_core.simulate.cost import run_cost
     from dpsum_ui import share
-    from dpsum_ui.store import EXPLORER_RESULT
+    from dpsum_ui.page_state import ExplorerState
     from dpsum_ui.turns import QUEUE
 
     heavy = ExperimentConfig(trials=300, algorithms=("tamm",), truncations=("recursive",))
@@ -136,7 +136,7 @@ def test_a_heavy_click_in_the_app_waits_for_its_turn_then_runs() -> None:
     clicked.join(120)
     assert_clean(at)
     assert QUEUE.waiting == 0 and QUEUE.running == 0
-    assert at.session_state[EXPLORER_RESULT] is not None
+    assert kept(at, ExplorerState).shown is not None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_every_sessions_kept_results_are_bounded_in_bytes() -> None:
 
     mib = np.zeros(1 << 17)  # 1 MiB of float64
     assert nbytes({"answers": (mib, mib), "name": "x"}) == 2 * mib.nbytes + 1
-    memos = {"result": OrderedDict(), "figure": OrderedDict()}
+    memos: dict[str, OrderedDict] = {"result": OrderedDict(), "figure": OrderedDict()}
     sizes: OrderedDict = OrderedDict()
     for i, kind in enumerate(("result", "figure", "result", "figure", "result")):
         memos[kind][i] = mib

@@ -13,6 +13,7 @@ from dpsum_core.data.summary import DataSummary, complete, cut_points
 from dpsum_core.errors import DataError
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_cut_points, run_experiment
+from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.svt import svt_grid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,7 +176,7 @@ def cents_column(path: Path) -> Path:
 
 CENTS_CONFIG = ExperimentConfig(
     upper=200.0, truncations=("none", "fixed", "svt", "recursive"), trials=4, seed=1,
-    truncation_params={"theta": 31.07},
+    truncation_params=TruncationParams(theta=31.07),
 )  # fmt: skip
 
 

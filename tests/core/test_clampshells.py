@@ -152,7 +152,7 @@ def test_analytic_error_matches_monte_carlo(sample, eps, monkeypatch):
     mixture over J* ≈ 2–4 %); the test allows 15 % per query and 5 % on the median. (With the
     scan, which drops nearly empty top leaves, the median moves by up to 7 % at ε = 0.01 since
     the clamp is raised on sums that still grow.)"""
-    monkeypatch.setattr(cs, "onset_gate", lambda answers, sd, delta: answers)
+    monkeypatch.setattr(cs, "onset_gate", lambda answers, sd, delta, next_z: answers)
     monkeypatch.setattr(cs, "tail_scan", lambda d, x, j_star, epsilon: x)
     inputs = inputs_for(sample, ExperimentConfig(workload="Q2", epsilon=eps))
     trials = 2000

@@ -59,3 +59,27 @@ def test_onset_gate_does_nothing_where_the_noise_is_far_below_delta():
     got = ca.onset_gate(answers, np.full((1, 4), 1e-3), 100.0)
     np.testing.assert_array_equal(got, answers)
     assert ca.onset_gate(np.array([[-0.1, 0.2]]), np.full((1, 2), 1e-3), 100.0).tolist() == [[0.0, 0.2]]
+
+
+def test_onset_gate_keeps_an_answer_whose_next_one_is_far_above_its_noise():
+    """An answer below z·σ is the onset when the next answer exceeds ONSET_NEXT_Z of its own
+    σ (a density already rising), and only then: just below that, it is zeroed as before."""
+    delta, sigma = 100.0, 1e4  # z ≈ 3.72
+    sd = np.full((2, 4), sigma)
+    big = ca.ONSET_NEXT_Z * sigma
+    answers = np.array([
+        [1e3, 2e4, big * 1.01, 3e6],  # answer 1 (2σ, below z·σ) precedes one above 10σ: kept
+        [1e3, 2e4, big * 0.99, 3e6],  # the next is just below 10σ: answer 1 is zeroed
+    ])  # fmt: skip
+    got = ca.onset_gate(answers, sd, delta)
+    np.testing.assert_array_equal(got[0], [0, 2e4, big * 1.01, 3e6])
+    np.testing.assert_array_equal(got[1], [0, 0, big * 0.99, 3e6])
+
+
+def test_onset_next_answer_factor_is_five_from_tree_depth_two():
+    """Depth is public (ε only): 10 noise sds up to depth 1, 5 from depth 2 (64 leaves)."""
+    assert [ca.onset_next_z(L) for L in range(4)] == [10.0, 10.0, 5.0, 5.0]
+    sd = np.full((1, 3), 1e4)
+    answers = np.array([[2e4, 7e4, 3e6]])  # the next answer is 7 sds: an onset at 5, not at 10
+    assert ca.onset_gate(answers, sd, 100.0, ca.onset_next_z(2)).tolist() == answers.tolist()
+    assert ca.onset_gate(answers, sd, 100.0, ca.onset_next_z(1)).tolist() == [[0.0, 7e4, 3e6]]

@@ -26,10 +26,10 @@ HOSTILE = "in'come $(rm -rf ~); `x` \\ \"q\""
 CONFIGS = (
     ExperimentConfig(),
     ExperimentConfig(workload="values:1000, 50000", truncations=("none", "fixed", "svt"),
-                     truncation_params={"theta": 123456.5, "svt_r": 0.99, "svt_c": 1.5,
-                                        "svt_s": 20000.0, "svt_variant": "tight"}),
+                     truncation_params=TruncationParams(theta=123456.5, svt_r=0.99, svt_c=1.5,
+                                                        svt_s=20000.0, svt_variant="tight")),
     ExperimentConfig(workload="every:100", epsilon=0.3, rho=0.25, truncations=("recursive",),
-                     truncation_params={"rm_beta": 0.003, "rm_theta0": 4e4, "rm_mu": 0.4},
+                     truncation_params=TruncationParams(rm_beta=0.003, rm_theta0=4e4, rm_mu=0.4),
                      upper=600_000.0, bins=300, weights="midpoint", seed=11, trials=7),
 )  # fmt: skip
 

@@ -28,11 +28,12 @@ from dpsum_core.publish import ledger
 from dpsum_core.publish.draws import DrawOnce
 from dpsum_core.publish.release import plan_release, release_plan, summary_for
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.truncation.params import TruncationParams
 from tests.core.release_files import release_endings, release_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "sample_data" / "incomes_small.csv"
-CONFIG = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params={"theta": 150_000.0})
+CONFIG = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params=TruncationParams(theta=150_000.0))
 # Draws of the threshold step (SVT: the noisy threshold and the noisy queries; recursive: the
 # noisy crossover; none, fixed, posthoc: none) and of the measurement (one Laplace vector;
 # ClampShells two: its inside θ stage and the measurement).

@@ -256,6 +256,11 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar):
     assert not streamlit_small, streamlit_small
 
 
+# The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
+_DEMOS = """() => ['demo_truncated', 'draws_answers', 'draws_centre']
+  .map((id) => document.getElementById(id).textContent)"""
+
+
 def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser, server,
                                                                          tmp_path):
     """Issue 25.4: one HTML file ≤ 5 MB (plotly.js inline) that opens from disk with every
@@ -263,6 +268,7 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
     context, page = open_single_query(browser, f"{server.url}/single-query")
     try:
         state = frame_state(lesson_frame(page))
+        state_demo = lesson_frame(page).locator("html").evaluate(_DEMOS)
         with page.expect_download() as info:
             button(page, "teach_lesson_download").click()
         path = tmp_path / "lesson.html"
@@ -290,16 +296,20 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
         lesson.locator("#chart .main-svg").first.wait_for(timeout=30_000)
         lesson.locator("#histogram .main-svg").first.wait_for(timeout=30_000)
         first = frame_state(lesson.locator("html"))
+        demos = [lesson.locator("html").evaluate(_DEMOS)]
         for _ in range(3):
             lesson.locator("#theta").press("ArrowLeft")
         moved = frame_state(lesson.locator("html"))
+        demos.append(lesson.locator("html").evaluate(_DEMOS))
         text = lesson.locator("body").inner_text()
     finally:
         offline.close()
     assert first == state  # the same view as in the app
     assert moved["theta"] != first["theta"] and moved["numbers"] != first["numbers"]
     assert moved["marker"] == pytest.approx(float(moved["theta"].replace(",", "")), rel=1e-9)
+    assert demos[0] == state_demo and demos[1] != demos[0]  # the demonstrations, offline too
     for word in ("Truncation bias", "Binning bias", "Sensitivity", "Budget split", "seed: 0",
-                 "incomes.csv", "ε = 0.01"):
+                 "incomes.csv", "ε = 0.01", "Add one person with a huge value",
+                 "5 noisy answers at this θ", "drawn with seed 0"):
         assert word in text, word
     assert not refused, refused

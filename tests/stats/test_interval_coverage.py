@@ -26,6 +26,7 @@ from dpsum_core.data.dataset import make_dataset
 from dpsum_core.publish.release import release
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from dpsum_core.truncation.params import TruncationParams
 
 R = 200
 UPPER, BINS = 6400.0, 64
@@ -63,7 +64,7 @@ def data():
 
 def _config(epsilon: float) -> ExperimentConfig:
     return ExperimentConfig(workload="every:4", epsilon=epsilon, upper=UPPER, bins=BINS,
-                            truncation_params={"theta": 1500.0})  # fmt: skip
+                            truncation_params=TruncationParams(theta=1500.0))  # fmt: skip
 
 
 def _misses(data, algorithm, truncation, epsilon, *, old: bool = False) -> np.ndarray:
@@ -77,6 +78,7 @@ def _misses(data, algorithm, truncation, epsilon, *, old: bool = False) -> np.nd
             lo = rel.private_answers - rel.noise_halfwidth
             hi = rel.private_answers + rel.noise_halfwidth
         else:
+            assert rel.intervals is not None  # every release path publishes intervals
             lo, hi = rel.intervals.lower, rel.intervals.upper
         misses += (truth < lo) | (truth > np.where(np.isnan(hi), np.inf, hi))
     return misses

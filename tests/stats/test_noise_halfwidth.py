@@ -44,10 +44,10 @@ def data():
 def _simulated(alg: str, inputs, eps: float, theta: float, rng) -> np.ndarray:
     """K noisy answers minus the noise-free answer at the same θ (before isotonic)."""
     if alg == "rawsum":
-        d, s_hat, _ = rawsum.reconstruct(inputs, K, epsilon=eps, rng=rng)
+        rd, s_hat, _ = rawsum.reconstruct(inputs, K, epsilon=eps, rng=rng)
         _, exact, _ = rawsum.reconstruct(inputs, 1, epsilon=eps, rng=NoNoise())
         th = np.full(K, theta)
-        return rawsum.answers_at(d, s_hat, th) - rawsum.answers_at(d, exact, th[:1])
+        return rawsum.answers_at(rd, s_hat, th) - rawsum.answers_at(rd, exact, th[:1])
     if alg == "clampshells":
         d = cs.design_for(inputs.domain, eps)
         stats = cs.edge_statistics(inputs.data, inputs.domain)

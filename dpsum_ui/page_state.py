@@ -1,0 +1,122 @@
+"""The typed state of the analysis pages (Explorer, Compare, Decide, Release).
+
+Each page keeps one frozen dataclass under one session key (:func:`dpsum_ui.store.page_state`),
+read with :func:`load` and replaced with :func:`update`; nothing here is an untyped dict. (Their
+plan is :data:`dpsum_ui.state.Plan`: ``Ready(config, workload) | Blocked(error)``.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
+
+from dpsum_core.data.dataset import Statistics
+from dpsum_core.publish.ledger import Ledger
+from dpsum_core.publish.release import Release
+from dpsum_core.simulate.config import ExperimentConfig
+
+from . import store
+from .share import Source
+
+S = TypeVar("S")
+
+
+# --------------------------------------------------------------------------------------------
+# What the pages keep
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Run:
+    """A run a page shows: its memo key, the data it read and where that data came from."""
+
+    key: tuple
+    data: Statistics
+    source: Source
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """An ε sweep Compare shows: its memo key, its configuration, the data's name and source."""
+
+    key: tuple
+    config: ExperimentConfig
+    name: str
+    source: Source
+
+    @property
+    def epsilons(self) -> tuple[float, ...]:
+        """The ε values it ran (the last part of its key)."""
+        return tuple(self.key[-1])
+
+
+@dataclass(frozen=True)
+class ExplorerState:
+    """The Explorer: the run shown, a link's queued run, a settings file that failed."""
+
+    shown: Run | None = None
+    queued: bool = False
+    config_error: str | None = None
+
+
+@dataclass(frozen=True)
+class CompareState:
+    """Compare: the grid and the sweep shown, and what a link queued of them."""
+
+    grid: Run | None = None
+    sweep: Sweep | None = None
+    queued_grid: bool = False
+    queued_sweep: bool = False
+
+
+@dataclass(frozen=True)
+class DecideState:
+    """Decide: whether a link queued its simulation."""
+
+    queued: bool = False
+
+
+@dataclass(frozen=True)
+class ReleaseState:
+    """Release: this session's ledger, its last release, the last callback's message."""
+
+    ledger: Ledger | None = None
+    last: Release | None = None
+    message: tuple[str, str] | None = None
+
+
+def load(cls: type[S]) -> S:
+    """This session's state of the page ``cls`` describes."""
+    return store.page_state(cls)
+
+
+def update(cls: type[Any], **changes: Any) -> None:
+    """Replace fields of a page's state (the others are kept)."""
+    store.save_page_state(replace(load(cls), **changes))
+
+
+def take(cls: type[Any], name: str) -> Any:
+    """A field of a page's state, read once: it is reset to its default (a queued run, a
+    message)."""
+    value = getattr(load(cls), name)
+    default = next(f.default for f in fields(cls) if f.name == name)
+    if value != default:
+        update(cls, **{name: default})
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# What the frame asks (dpsum_ui.page, dpsum_ui.shell, dpsum_ui.warmup)
+# --------------------------------------------------------------------------------------------
+def queue_explorer_run() -> None:
+    """Queue one Explorer run (a link's run on most pages)."""
+    update(ExplorerState, queued=True)
+
+
+def link_run_queued() -> bool:
+    """Whether a link queued a run that draws a chart (the Explorer's or Compare's)."""
+    compare = load(CompareState)
+    return load(ExplorerState).queued or compare.queued_grid or compare.queued_sweep
+
+
+def explorer_shown() -> Run | None:
+    """The run the Explorer shows, if any (for the sidebar)."""
+    return load(ExplorerState).shown
