@@ -119,6 +119,6 @@ def test_a_ledger_bound_to_the_files_bytes_is_upgraded_on_the_release_page(root,
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)
-    after = at.session_state["_release_ledger"]
+    after = kept(at, ReleaseState).ledger
     assert after.fingerprint.startswith("content:sha256:") and after.upgraded_from == old
     assert len(after.releases) == 2 and after.spent > book.spent == 0.25  # counted on
