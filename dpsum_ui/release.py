@@ -40,7 +40,7 @@ from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, identifiers, state, store
 from . import keys as K
-from .datasets import source_fingerprint
+from .datasets import release_content, source_fingerprint
 from .page_state import ReleaseState, load, take, update
 from .passes import release_input, with_passes
 
@@ -210,7 +210,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         return
     if ctx.dataset is not None:
         try:
-            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+            book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             update(ReleaseState, message=(
@@ -233,7 +234,8 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     total typed on the page (raised only when the "raise the total" box is ticked). Raises
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
-    book = ledger().bound_to(source_fingerprint(ctx), data.name, ctx.id_column)
+    book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
+                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
     total = store.live(K.RELEASE_TOTAL)
     raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
