@@ -31,7 +31,7 @@ from dpsum_core.data.content import (
 )
 
 if TYPE_CHECKING:
-    from dpsum_core.data.backends.sql import Dialect
+    from dpsum_core.data.backends.dialect import Dialect
 
 INF = "CAST('Infinity' AS DOUBLE)"
 LANES = ("h1", "h2")
