@@ -155,13 +155,19 @@ def open_words(rel: Release) -> str | None:
     )
 
 
-def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:
-    """The plan of a release from the explorer's current settings (raises DpsumError)."""
+def make_plan(
+    ctx: state.DataContext, algorithm: str, truncation: str, iso: bool,
+    public_cap: float | None = None,
+) -> ReleasePlan:
+    """The plan of a release from the explorer's current settings and, for ClampShells, an
+    optional public cap (raises DpsumError)."""
     if ctx.domain is None:
         raise DpsumError(ctx.domain_error or "the domain is not set")
     trunc = None if truncation in RUNS_ONCE else truncation
     base = state.build_config(ctx.domain, truncations=(trunc or "none",))
-    return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
+    return plan_release(
+        base, algorithm=algorithm, truncation=trunc, isotonic=iso, public_cap=public_cap
+    )
 
 
 def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
