@@ -73,9 +73,21 @@ with right:
     store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
     iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
 
+public_cap = None
+if algorithm in ("clampshells", "auto"):
+    public_cap = st.number_input(
+        "Public cap (optional)", min_value=0.0, value=None, format="%g",
+        key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
+        help="A documented top code of this column (e.g. a survey's published cap), at most "
+        "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
+        "public knowledge, never read off this data; the report says it was given.",
+    )  # fmt: skip
 try:
-    plan = release.make_plan(ctx, algorithm, truncation, iso)
+    plan = release.make_plan(ctx, algorithm, truncation, iso, public_cap)
 except DpsumError as exc:
+    if public_cap is not None:
+        st.error(f"{exc}. Change or clear the public cap.")
+        st.stop()
     st.error(f"{exc}. Change the settings on the Workload explorer page.")
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
     st.stop()
@@ -84,7 +96,9 @@ config = plan.config
 st.markdown(
     f"Workload **{config.workload}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
     f"**ε = {plan.epsilon:g}** (ε_θ = {plan.epsilon_theta:g} on θ + ε_m = "
-    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
+    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings"
+    + (f" · public cap {config.public_cap:,.6g} (given, not read from the data)."
+       if config.public_cap is not None else ".")
 )
 
 estimated = None

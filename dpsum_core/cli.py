@@ -178,7 +178,9 @@ def _release(args: argparse.Namespace) -> int:
     -------
     stdout and the output folder get only what may be published; the cleaning report and
     domain warnings (computed from the data without noise) go to stderr, marked. Under the
-    ledger's lock: bind to the data's fingerprint (ledger.source_fingerprint), settle the total,
+    ledger's lock: bind to the data's content (cleaned (identifier, value) rows, hashed by the
+    engine in the scan that reads them; an older ledger bound to the file's bytes is checked by
+    ledger.source_fingerprint, then upgraded), settle the total,
     check the budget, draw in memory (from the records, or from the engine's summary with its
     second passes, each quantity drawn once), save the charge; only then are the answers written. Nothing drawn is shown or
     written before its charge is saved, and every check that can refuse comes before the
@@ -213,7 +215,7 @@ def _release(args: argparse.Namespace) -> int:
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,
         public_cap=args.public_cap,
     )
-    data, extend = _release_data(args, plan)
+    data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
         f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
@@ -223,10 +225,14 @@ def _release(args: argparse.Namespace) -> int:
     out = _out_path(args.out)  # created only once the release is drawn and charged
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
-        fingerprint = ledger.source_fingerprint(args.data, table=args.table)
+        content = data.report.content
+        assert content is not None  # read with content=True (see _release_data)
         with ledger.locked(path):
             book = ledger.load(path)
-            book = book.bound_to(fingerprint, data.name, args.id_column)
+            book = book.bound_to(
+                content, data.name, args.id_column,
+                legacy=lambda: ledger.source_fingerprint(args.data, table=args.table),
+            )  # fmt: skip
             raises = len(book.total_changes)
             book = book.with_total(args.budget, raise_total=args.raise_budget)
             raised = book.total_changes[raises:]
@@ -268,19 +274,21 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _release_data(args: argparse.Namespace, plan):
+def _release_data(args: argparse.Namespace, plan, *, content: bool = False):
     """The data of a release and its second pass: the records in memory (``--engine memory``,
     no second pass needed) or the backend's summary at the plan's cut points and
-    ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core)."""
+    ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core). With
+    ``content`` the cleaning report holds the data's content (what a ledger binds to), hashed
+    in the pass that reads the rows."""
     from dpsum_core.publish.release import summary_for
 
-    source = _read(args, plan.config.upper)
+    source = _read(args, plan.config.upper, content=content)
     if args.engine == "memory":
         return source, None
-    return summary_for(source, plan), source.extend
+    return summary_for(source, plan, content=content), source.extend
 
 
-def _read(args: argparse.Namespace, upper: float):
+def _read(args: argparse.Namespace, upper: float, *, content: bool = False):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
     spark), after the checks every command that reads data shares."""
     from dpsum_core.data.reading import load_column
@@ -290,7 +298,9 @@ def _read(args: argparse.Namespace, upper: float):
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
     if args.engine == "memory":
-        return load_column(args.data, upper=upper, column=args.column, id_column=args.id_column)
+        return load_column(
+            args.data, upper=upper, column=args.column, id_column=args.id_column, content=content
+        )
     return open_backend(
         args.data,
         upper=upper,

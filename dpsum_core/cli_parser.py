@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from dpsum_core import __version__
 from dpsum_core.data.backends import ENGINES
 from dpsum_core.data.domain import WEIGHT_RULES
 from dpsum_core.mechanisms.registry import ALGORITHMS
@@ -45,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sum queries over a numeric column under differential privacy: simulate "
         "(run, reproduce), publish (release) or open the dashboard (app).",
     )
+    parser.add_argument("--version", action="version", version=f"dpsum {__version__}",
+                        help="print dpsum's version and exit")  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = CONFIG
 

@@ -41,7 +41,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, identifiers, state, store
 from . import keys as K
-from .datasets import source_fingerprint
+from .datasets import release_content, source_fingerprint
 from .page_state import ReleaseState, load, take, update
 from .passes import release_input, with_passes
 
@@ -165,13 +165,19 @@ def open_words(rel: Release) -> str | None:
     )
 
 
-def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:
-    """The plan of a release from the explorer's current settings (raises DpsumError)."""
+def make_plan(
+    ctx: state.DataContext, algorithm: str, truncation: str, iso: bool,
+    public_cap: float | None = None,
+) -> ReleasePlan:
+    """The plan of a release from the explorer's current settings and, for ClampShells, an
+    optional public cap (raises DpsumError)."""
     if ctx.domain is None:
         raise DpsumError(ctx.domain_error or "the domain is not set")
     trunc = None if truncation in RUNS_ONCE else truncation
     base = state.build_config(ctx.domain, truncations=(trunc or "none",))
-    return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
+    return plan_release(
+        base, algorithm=algorithm, truncation=trunc, isotonic=iso, public_cap=public_cap
+    )
 
 
 def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
@@ -220,7 +226,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         return
     if ctx.dataset is not None:
         try:
-            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+            book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             update(ReleaseState, message=(
@@ -243,7 +250,8 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     total typed on the page (raised only when the "raise the total" box is ticked). Raises
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
-    book = ledger().bound_to(source_fingerprint(ctx), data.name, ctx.id_column)
+    book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
+                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
     total = store.live(K.RELEASE_TOTAL)
     raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
