@@ -89,6 +89,7 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_algorithm``  selectbox: the one algorithm to release
     ``release_truncation`` selectbox: the one truncation method (``posthoc`` for RawSum)
     ``release_iso``        toggle: publish isotonic-regressed answers
+    ``release_public_cap`` number: an optional public cap (a documented top code) for ClampShells
     ``release_total``      number_input: the dataset's total ε budget
     ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
     ``release_ledger_download``  download_button: the session's ledger (JSON)
