@@ -200,7 +200,7 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             table, texts, scales, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
             budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
-            rule=rule,
+            theta_by=rule,
         )
         answers = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid,
                                 eps_m=eps_m)
@@ -350,7 +350,7 @@ def lesson_payload(
     algorithm: str,
     budget: tuple[float, float, float],
     exact: tuple[bool, Domain],
-    rule: str,
+    theta_by: str,
 ) -> dict:
     """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
     ``scales`` per θ), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
@@ -363,7 +363,7 @@ def lesson_payload(
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
     fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 80, "b": 20}
-    budget_short = budget_sentence(rule, epsilon, eps_theta, eps_m)
+    budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     return {
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
