@@ -109,3 +109,37 @@ def test_rmse_squared_is_bias_squared_plus_variance_for_every_algorithm() -> Non
         parts = bias**2 + table["variance"]
         assert np.allclose(table["total"], parts, rtol=1e-9), algorithm
         assert np.allclose(table["total"], own, rtol=1e-9, atol=1e-6 * own.max()), algorithm
+
+
+@pytest.mark.parametrize("algorithm", ["identity", "rawsum"])
+def test_residue_is_zero_and_the_axes_read_as_numbers(algorithm: str) -> None:
+    """Below θ = 8 the binning bias is 0 in exact arithmetic (every record counts as θ either
+    way): no ~1e-11 residue drawn, and no tick in e-notation."""
+    payload = lesson(hourly(algorithm))
+    figure = payload["figure"]
+    curves = {t["name"]: array(t["y"]) for t in figure["data"]
+              if t.get("yaxis", "y") == "y" and t.get("name")}  # fmt: skip
+    top = max(float(np.nanmax(y)) for y in curves.values())
+    for name, y in curves.items():
+        drawn = y[np.isfinite(y)]
+        assert (drawn >= 1e-6 * top).all(), (name, drawn.min())
+    thetas = np.asarray(payload["thetas"])
+    for number_text, theta in zip(payload["numbers"]["binning"], thetas, strict=True):
+        if theta < 8:
+            assert number_text == "0", (theta, number_text)
+    layout = figure["layout"]
+    ticks = [str(t) for key in layout if key.startswith(("xaxis", "yaxis"))
+             for t in layout[key].get("ticktext", [])]  # fmt: skip
+    assert ticks and not [t for t in ticks if re.search(r"\de[+-]?\d", t)], ticks
+    low, high = layout["yaxis"]["range"]
+    assert high - low < 12, (low, high)  # decades: the residue stretched it to 1e-11
+
+
+def test_tick_labels_are_never_in_e_notation() -> None:
+    from dpsum_ui.figs import tick_text
+
+    for k in range(-12, 19):
+        text = tick_text(10.0**k)
+        assert not re.search(r"\de[+-]?\d", text), text
+    assert tick_text(1e-5) == "0.00001" and tick_text(25.0) == "25"
+    assert tick_text(1e15) == "1,000 trillion" and tick_text(2e6) == "2 million"
