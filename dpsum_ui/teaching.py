@@ -384,8 +384,11 @@ def lesson_payload(
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
-                "short": [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
-                          f"{money(abs(r.truncation_bias))}." for r in rows],
+                "short": [f"{label(algorithm)} cuts at its own bin edges, not at θ: bias "
+                          f"{money(r.truncation_bias)}." for r in rows]
+                if theta_by in OWN_THETA else
+                [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
+                 f"{money(abs(r.truncation_bias))}." for r in rows],
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },
             "binning": {
@@ -417,8 +420,8 @@ def budget_sentence(rule: str, epsilon: float, eps_theta: float, eps_m: float) -
     :func:`dpsum_core.simulate.budget.algorithm_split`."""
     method = theta_rule(rule)
     if rule in OWN_THETA:
-        return (f"ε = {epsilon:g}: ε_θ = {eps_theta:g}, θ {method.source}; "
-                f"ε_m = {eps_m:g} measures the answer.")  # fmt: skip
+        how = "locates θ" if eps_theta > 0 else f"({method.label})"
+        return f"ε = {epsilon:g}: ε_θ = {eps_theta:g} {how}, ε_m = {eps_m:g} measures the answer."
     if eps_theta > 0:
         return (f"ε = {epsilon:g}: ε_θ = {eps_theta:g} picks θ privately, "
                 f"ε_m = {eps_m:g} measures the answer.")  # fmt: skip
