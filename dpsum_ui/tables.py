@@ -13,6 +13,23 @@ import pandas as pd
 import plotly.graph_objects as go
 
 BAND_SUFFIX = " 5–95%"  # dpsum_core.plots names a band "<series> 5–95%"
+# A dataframe cell's text: about this many pixels per character at Streamlit's 14 px grid font
+# (wide letters, digits, θ and ∞ included), plus the cell's padding.
+CHAR_PX = 6.5
+CELL_PAD_PX = 20
+
+
+def text_widths(table: pd.DataFrame) -> dict[str, int]:
+    """Pixel width of every text column of ``table`` but the last that shows its longest cell
+    and its header uncut: a grid that stretches to the page otherwise shrinks them to "θ
+    located by the algo…" (st.column_config's ``width``). The last column keeps the room
+    that is left."""
+    return {
+        str(c): int(np.ceil(CHAR_PX * max(len(str(c)), *(len(str(v)) for v in table[c]))
+                            + CELL_PAD_PX))
+        for c in table.columns[:-1]
+        if not pd.api.types.is_numeric_dtype(table[c]) and len(table)
+    }  # fmt: skip
 
 
 def figure_name(fig: go.Figure) -> str:
