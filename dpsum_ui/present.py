@@ -234,7 +234,7 @@ def teaching_text(
 
     ``exact``: the shown algorithm sums the exact values (no binning bias, as SQM).
     ``own_theta``: how an algorithm with its own θ chooses it (its θ rule's ``source``), which
-    its budget split follows.
+    its budget split and its truncation follow.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1).
@@ -245,6 +245,9 @@ def teaching_text(
         "value above θ as θ, so the few large values count for less: the **truncation bias** "
         "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
         "≤ τ."
+        + (f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
+           "not exactly at θ: its truncation bias, shown above, differs from this one."
+           if own_theta is not None else "")
     )
     rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
     binning = (

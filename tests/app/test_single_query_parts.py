@@ -143,3 +143,15 @@ def test_tick_labels_are_never_in_e_notation() -> None:
         assert not re.search(r"\de[+-]?\d", text), text
     assert tick_text(1e-5) == "0.00001" and tick_text(25.0) == "25"
     assert tick_text(1e15) == "1,000 trillion" and tick_text(2e6) == "2 million"
+
+
+def test_the_truncation_card_of_an_algorithm_with_its_own_theta_says_it_is_its_own() -> None:
+    """RawSum drops bins above its θ, ClampShells clamps at its shells' edges: neither card
+    may say that values above the slider's θ count as θ with the histogram's number."""
+    for algorithm, name in (("rawsum", "RawSum"), ("clampshells", "ClampShells")):
+        payload = lesson(hourly(algorithm))
+        card = payload["cards"]["truncation"]
+        assert all(s.startswith(f"{name} cuts at its own bin edges") for s in card["short"])
+        assert all(s.endswith(f"bias {n}.") for s, n in
+                   zip(card["short"], payload["numbers"]["truncation"], strict=True))
+        assert f"{name}</b> chooses its own θ" in card["long"][0], card["long"][0]
