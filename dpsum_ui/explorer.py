@@ -267,16 +267,19 @@ def summary_tab(item: Shown) -> None:
     table, best = present.mark_best(table, iso=bool(state.get(K.ISO)))
     if best:
         st.success(best, icon=":material/trophy:")
-    st.markdown("**Per algorithm** (mean over all queries and trials)")
+    st.markdown(
+        "**Per algorithm**: errors in percent, for each query the mean over the trials, "
+        "then the median over the queries"
+    )
+    shown = present.in_percent(table)
     st.dataframe(
-        table,
+        shown,
         hide_index=True,
         column_config={
-            **_fitted(table),
-            present.HEADLINE: st.column_config.NumberColumn(
-                format="%.4g", help=headline_definition()
+            **_fitted(shown),
+            present.HEADLINE: st.column_config.TextColumn(
+                help=headline_definition(), width=tables.text_widths(shown).get(present.HEADLINE)
             ),
-            "… with isotonic": st.column_config.NumberColumn(format="%.4g"),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )

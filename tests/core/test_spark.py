@@ -160,3 +160,27 @@ def test_a_summary_by_person_agrees(spark, tmp_path, kind):
     assert_same_summary(a, b)
     missing = MissingStatistics(np.array([10.5, 5000.0, 79_999.99]), np.array([0, 3, 50]))
     assert_same_summary(mem.extend(a, missing), got.extend(b, missing))
+
+
+def test_the_content_a_ledger_binds_to_agrees(spark, tmp_path):
+    """Issue 24 §3: Spark hashes the same kept (identifier, value) rows as memory and DuckDB
+    (awkward values and identifiers, CSV and Parquet of one table), per row and by person."""
+    from dpsum_core.data.backends.duckdb import DuckDBBackend
+    from dpsum_core.data.backends.spark import SparkBackend
+    from dpsum_core.data.reading import load_column
+
+    from .test_content import IDS, VALUES
+
+    awkward = tmp_path / "awkward.csv"
+    pd.DataFrame({"pid": IDS, "income": VALUES}).to_csv(awkward, index=False)
+    csv, parquet = person_rows(tmp_path)
+    for id_column in (None, "pid"):
+        by_table = []
+        for path in (awkward, csv, parquet):
+            args = dict(upper=800_000.0, column="income", id_column=id_column)
+            memory = load_column(path, **args, content=True).report.content
+            duck = DuckDBBackend(path, **args).summarize(CUTS, content=True).report.content
+            got = SparkBackend(path, **args, spark=spark).summarize(CUTS, content=True)
+            assert memory is not None and got.report.content == duck == memory, (path, id_column)
+            by_table.append(memory)
+        assert by_table[1] == by_table[2]  # the table as CSV and as Parquet
