@@ -20,16 +20,19 @@ CELL_PAD_PX = 20
 
 
 def text_widths(table: pd.DataFrame) -> dict[str, int]:
-    """Pixel width of every text column of ``table`` but the last that shows its longest cell
-    and its header uncut: a grid that stretches to the page otherwise shrinks them to "θ
-    located by the algo…" (st.column_config's ``width``). The last column keeps the room
-    that is left."""
-    return {
-        str(c): int(np.ceil(CHAR_PX * max(len(str(c)), *(len(str(v)) for v in table[c]))
-                            + CELL_PAD_PX))
-        for c in table.columns[:-1]
-        if not pd.api.types.is_numeric_dtype(table[c]) and len(table)
-    }  # fmt: skip
+    """Pixel width of every text column of ``table`` but the last whose longest cell is
+    longer than its header: wide enough for that cell. A grid that stretches to the page sizes
+    its columns by their headers and cuts such a cell ("θ located by the algo…");
+    st.column_config's ``width`` keeps it whole. The other columns, and the last (the room
+    that is left), keep the grid's own sizes."""
+    widths = {}
+    for c in table.columns[:-1]:
+        if pd.api.types.is_numeric_dtype(table[c]) or not len(table):
+            continue
+        longest = max(len(str(v)) for v in table[c])
+        if longest > len(str(c)):
+            widths[str(c)] = int(np.ceil(CHAR_PX * longest + CELL_PAD_PX))
+    return widths
 
 
 def figure_name(fig: go.Figure) -> str:
