@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -18,7 +19,7 @@ from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
-from . import compute, present, share, shell, state, store, widgets
+from . import compute, present, share, shell, state, store, tables, widgets
 from . import keys as K
 from .page_state import ExplorerState, Run, load, take, update
 from .state import Ready
@@ -253,6 +254,11 @@ def theta_tab(item: Shown) -> None:
         widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 
 
+def _fitted(table: pd.DataFrame) -> dict:
+    """Text columns as wide as their longest cell (:func:`dpsum_ui.tables.text_widths`)."""
+    return {c: st.column_config.TextColumn(width=w) for c, w in tables.text_widths(table).items()}
+
+
 def summary_tab(item: Shown) -> None:
     """Per-algorithm overview, the privacy ledger, and result downloads."""
     result = item.result
@@ -265,11 +271,15 @@ def summary_tab(item: Shown) -> None:
         "**Per algorithm**: errors in percent, for each query the mean over the trials, "
         "then the median over the queries"
     )
+    shown = present.in_percent(table)
     st.dataframe(
-        present.in_percent(table),
+        shown,
         hide_index=True,
         column_config={
-            present.HEADLINE: st.column_config.TextColumn(help=headline_definition()),
+            **_fitted(shown),
+            present.HEADLINE: st.column_config.TextColumn(
+                help=headline_definition(), width=tables.text_widths(shown).get(present.HEADLINE)
+            ),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
@@ -280,10 +290,12 @@ def summary_tab(item: Shown) -> None:
             "trial with ε_θ/m each, so it falls back more often on small queries."
         )
     st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
+    ledger = present.ledger_table(result)
     st.dataframe(
-        present.ledger_table(result),
+        ledger,
         hide_index=True,
         column_config={
+            **_fitted(ledger),
             "ε_θ (choose θ)": st.column_config.NumberColumn(format="%.6g"),
             "ε_m (measure)": st.column_config.NumberColumn(format="%.6g"),
             "ε total": st.column_config.NumberColumn(format="%.6g"),

@@ -235,10 +235,13 @@ def teaching_text(
     width: float,
     exact: bool,
     algorithm_label: str,
+    own_theta: str | None = None,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
     ``exact``: the shown algorithm sums the exact values (no binning bias, as SQM).
+    ``own_theta``: how an algorithm with its own θ chooses it (its θ rule's ``source``), which
+    its budget split and its truncation follow.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1).
@@ -249,6 +252,9 @@ def teaching_text(
         "value above θ as θ, so the few large values count for less: the **truncation bias** "
         "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
         "≤ τ."
+        + (f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
+           "not exactly at θ: its truncation bias, shown above, differs from this one."
+           if own_theta is not None else "")
     )
     rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
     binning = (
@@ -272,7 +278,13 @@ def teaching_text(
         f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
         "falls) but more truncation bias."
     )
-    if eps_theta > 0:
+    if own_theta is not None:
+        budget = (
+            f"The total budget is ε = {epsilon:g}. **{algorithm_label}** chooses its own θ "
+            f"{own_theta}: ε_θ = {eps_theta:g}; the answers get ε_m = {eps_m:g}. "
+            "Total: ε_θ + ε_m = ε."
+        )
+    elif eps_theta > 0:
         budget = (
             f"The total budget is ε = {epsilon:g}. SVT or the recursive mechanism spend "
             f"ε_θ = ρ·ε = {eps_theta:g} to pick θ from the data *privately*; the answers get "

@@ -13,6 +13,26 @@ import pandas as pd
 import plotly.graph_objects as go
 
 BAND_SUFFIX = " 5–95%"  # dpsum_core.plots names a band "<series> 5–95%"
+# A dataframe cell's text: about this many pixels per character at Streamlit's 14 px grid font
+# (wide letters, digits, θ and ∞ included), plus the cell's padding.
+CHAR_PX = 6.5
+CELL_PAD_PX = 20
+
+
+def text_widths(table: pd.DataFrame) -> dict[str, int]:
+    """Pixel width of every text column of ``table`` but the last whose longest cell is
+    longer than its header: wide enough for that cell. A grid that stretches to the page sizes
+    its columns by their headers and cuts such a cell ("θ located by the algo…");
+    st.column_config's ``width`` keeps it whole. The other columns, and the last (the room
+    that is left), keep the grid's own sizes."""
+    widths = {}
+    for c in table.columns[:-1]:
+        if pd.api.types.is_numeric_dtype(table[c]) or not len(table):
+            continue
+        longest = max(len(str(v)) for v in table[c])
+        if longest > len(str(c)):
+            widths[str(c)] = int(np.ceil(CHAR_PX * longest + CELL_PAD_PX))
+    return widths
 
 
 def figure_name(fig: go.Figure) -> str:

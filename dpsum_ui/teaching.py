@@ -15,12 +15,13 @@ import plotly.graph_objects as go
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.matrix import tamm_public_grid
-from dpsum_core.mechanisms.registry import ALGORITHMS, get, label
+from dpsum_core.mechanisms.registry import ALGORITHMS, OWN_THETA, get, label
+from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.style import domain_text, file_stem
-from dpsum_core.simulate.budget import budget_split
+from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
 from dpsum_core.text import escape_name
@@ -63,12 +64,41 @@ class TeachingView:
     frame: str  # the lesson frame's HTML (plotly.js from this server)
 
 
+# Below this share of a curve's scale a bias is floating-point residue of a difference of
+# large sums, not data: it is shown and drawn as an exact 0.
+RESIDUE = 1e-9
+
+
+def weighted(algorithm: str) -> bool:
+    """Whether ``algorithm`` counts each record as its bin's weight (binning bias): the
+    histogram algorithms, not SQM (exact values) nor the algorithms with their own θ (RawSum's
+    bin sums and ClampShells' shell sums are sums of the exact values)."""
+    alg = get(algorithm)
+    return alg.binned and not alg.runs_once
+
+
 def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
-    """One algorithm's error over θ with its bias split: truncation bias², binning bias²
-    (none for an algorithm that sums the exact values, as SQM), variance and the total."""
+    """One algorithm's error over θ with its bias split: truncation bias, binning bias (none
+    for an algorithm that sums the exact values), variance and the total.
+
+    The total bias is the algorithm's own (``curves``, from its record's error function), so
+    that RMSE² = (truncation + binning bias)² + variance at every θ for every algorithm:
+    the binning bias is ``parts``' (the histogram's weights), the truncation bias the rest
+    (values above θ counted as θ; for RawSum dropped, for ClampShells clamped at its θ*).
+    ``parts``: :func:`dpsum_ui.compute.bias_parts`, whose sum gives the total bias its sign.
+    """
     part = curves[curves["algorithm"] == algorithm].reset_index(drop=True)
-    truncation, binning = parts
-    binning = binning if get(algorithm).binned else 0.0
+    clamped, binned = (np.asarray(p, dtype=float) for p in parts)
+    binning = binned if weighted(algorithm) else np.zeros_like(binned)
+    bias2 = part["bias2"].to_numpy(dtype=float)
+    sign = np.where(clamped + binning > 0, 1.0, -1.0)
+    total_bias = sign * np.sqrt(bias2)
+    truncation = total_bias - binning
+    variance = part["variance"].to_numpy(dtype=float)
+    scale = max(float(np.max(np.abs(total_bias), initial=0.0)),
+                float(np.max(np.sqrt(variance), initial=0.0)))  # fmt: skip
+    truncation, binning = (np.where(np.abs(v) <= RESIDUE * scale, 0.0, v)
+                           for v in (truncation, binning))  # fmt: skip
     return pd.DataFrame(
         {
             "theta": part["theta"],
@@ -76,8 +106,8 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
             "binning_bias": binning,
             "truncation_bias2": truncation**2,
             "binning_bias2": binning**2,
-            "variance": part["variance"],
-            "total": part["total"],
+            "variance": variance,
+            "total": (truncation + binning) ** 2 + variance,
         }
     )
 
@@ -116,7 +146,11 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
     if private:
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
     best = float(grid[int(np.argmin(table["truncation_bias2"] + table["variance"]))])
-    eps_theta, eps_m = budget_split(config.epsilon, config.rho, "svt" if private else "fixed")
+    alg = get(algorithm)
+    # The run's θ rule: the algorithm's own, else SVT's for a private θ (as the Explorer runs).
+    rule = alg.theta_rule if alg.runs_once else ("svt" if private else "fixed")
+    eps_theta, eps_m = algorithm_split(algorithm, config.epsilon, config.rho, rule,
+                                       public_cap=config.public_cap)  # fmt: skip
     single = make_workload(f"values:{tau!r}", domain)
     scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
     at = int(np.argmin(np.abs(grid - theta)))
@@ -156,7 +190,8 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
             present.teaching_text(
                 tau=tau, theta=float(t), epsilon=config.epsilon, eps_theta=eps_theta,
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
-                exact=not get(algorithm).binned, algorithm_label=label(algorithm),
+                exact=not weighted(algorithm), algorithm_label=label(algorithm),
+                own_theta=theta_rule(rule).source if alg.runs_once else None,
             )
             for t, s in zip(grid, scales, strict=True)
         ]
@@ -164,7 +199,8 @@ def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> Teach
         payload = lesson_payload(
             table, texts, scales, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
-            budget=(config.epsilon, eps_theta, eps_m), exact=(not get(algorithm).binned, domain),
+            budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
+            theta_by=rule,
         )
         answers = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid,
                                 eps_m=eps_m)
@@ -314,6 +350,7 @@ def lesson_payload(
     algorithm: str,
     budget: tuple[float, float, float],
     exact: tuple[bool, Domain],
+    theta_by: str,
 ) -> dict:
     """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
     ``scales`` per θ), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
@@ -326,12 +363,7 @@ def lesson_payload(
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
     fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 80, "b": 20}
-    if eps_theta > 0:
-        budget_short = (f"ε = {epsilon:g}: ε_θ = {eps_theta:g} picks θ privately, "
-                        f"ε_m = {eps_m:g} measures the answer.")  # fmt: skip
-    else:
-        budget_short = (f"A fixed θ costs nothing: all of ε = {epsilon:g} measures the answer "
-                        "(private only if θ was chosen without looking at the data).")  # fmt: skip
+    budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     return {
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
@@ -352,8 +384,11 @@ def lesson_payload(
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
-                "short": [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
-                          f"{money(abs(r.truncation_bias))}." for r in rows],
+                "short": [f"{label(algorithm)} cuts at its own bin edges, not at θ: bias "
+                          f"{money(r.truncation_bias)}." for r in rows]
+                if theta_by in OWN_THETA else
+                [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
+                 f"{money(abs(r.truncation_bias))}." for r in rows],
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },
             "binning": {
@@ -377,6 +412,21 @@ def lesson_payload(
         "title": f"{label(algorithm)}: error over θ, q_τ with τ = {tau:,.0f}",
         "algorithm": algorithm,
     }  # fmt: skip
+
+
+def budget_sentence(rule: str, epsilon: float, eps_theta: float, eps_m: float) -> str:
+    """The budget card's sentence for a run under θ rule ``rule`` (``fixed``, ``svt``, or an
+    algorithm's own: ``posthoc``, ``inside``) with the split (ε_θ, ε_m) of
+    :func:`dpsum_core.simulate.budget.algorithm_split`."""
+    method = theta_rule(rule)
+    if rule in OWN_THETA:
+        how = "locates θ" if eps_theta > 0 else f"({method.label})"
+        return f"ε = {epsilon:g}: ε_θ = {eps_theta:g} {how}, ε_m = {eps_m:g} measures the answer."
+    if eps_theta > 0:
+        return (f"ε = {epsilon:g}: ε_θ = {eps_theta:g} picks θ privately, "
+                f"ε_m = {eps_m:g} measures the answer.")  # fmt: skip
+    return (f"A fixed θ costs nothing: all of ε = {epsilon:g} measures the answer "
+            "(private only if θ was chosen without looking at the data).")  # fmt: skip
 
 
 _LESSON_BINS = 1000

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 
 DECIMAL_DIGITS = 12  # ε values are decimals a user typed, times ρ: 12 digits hold every one
@@ -48,3 +49,19 @@ def budget_split(epsilon: float, rho: float, truncation: str) -> tuple[float, fl
     ``spends_rho``: SVT, recursive), else 0; ε_m = ε − ε_θ. Every ledger sums to ε."""
     eps_theta = rho * epsilon if get_truncation(truncation).spends_rho else 0.0
     return eps_theta, epsilon - eps_theta
+
+
+def algorithm_split(
+    algorithm: str, epsilon: float, rho: float, truncation: str, *, public_cap: float | None = None
+) -> tuple[float, float]:
+    """(ε_θ, ε_m) of one run of ``algorithm``: what its ledger records (the runner checks it).
+
+    An algorithm with its own θ ignores ``truncation``: a post-hoc θ (RawSum) costs nothing,
+    ε_θ = 0; a θ located inside (ClampShells) costs its record's ``theta_share`` of ε, nothing
+    with a public cap. Every other algorithm: :func:`budget_split`. Every split sums to ε.
+    """
+    alg = get(algorithm)
+    if alg.runs_once:
+        spent = alg.theta_share * epsilon if public_cap is None else 0.0
+        return spent, epsilon - spent
+    return budget_split(epsilon, rho, truncation)

@@ -27,7 +27,7 @@ from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.noise import Noise
-from dpsum_core.simulate.budget import Budget, budget_split
+from dpsum_core.simulate.budget import Budget, algorithm_split, budget_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, Run
 from dpsum_core.simulate.streams import SQM_THETA_STREAM, THETA_STREAM, stream
@@ -262,6 +262,11 @@ def _run_plan(
         budget = Budget(name, trunc, eps_theta + measured.epsilon_theta, measured.epsilon)
         if not math.isclose(budget.total, config.epsilon, rel_tol=1e-9):
             raise RuntimeError(f"ledger of {name}/{trunc} sums to {budget.total!r}, not ε (a bug)")
+        planned = algorithm_split(name, config.epsilon, config.rho, trunc,
+                                  public_cap=config.public_cap)  # fmt: skip
+        if not math.isclose(budget.epsilon_theta, planned[0], rel_tol=1e-9, abs_tol=1e-12):
+            raise RuntimeError(f"ledger of {name}/{trunc} spent ε_θ = {budget.epsilon_theta!r}, "
+                               f"not the planned {planned[0]!r} (a bug)")  # fmt: skip
         runs.append(
             Run(
                 algorithm=name,

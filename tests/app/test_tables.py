@@ -60,3 +60,37 @@ def test_the_name_and_note_widgets_follow_the_shown_run() -> None:
     at.number_input(key="seed").set_value(5)
     run_explorer(at)  # a new run: its own default name again
     assert at.text_input(key="dl_explorer_answers_stem").value != "my name"
+
+
+def test_the_explorer_summary_gives_its_text_columns_room_for_their_longest_cell() -> None:
+    """New-user review: the Summary tab cut "θ located by the algorit…" (a stretched grid
+    sizes its columns by their headers). Every text column but the last whose longest cell is
+    longer than its header gets a width that holds that cell at the grid's font, in the
+    overview and in the ledger."""
+    import json
+
+    from app_helpers import assert_clean, new_app, run_explorer
+
+    from dpsum_ui.tables import CELL_PAD_PX, CHAR_PX
+
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(5)
+    at.run()
+    run_explorer(at)
+    at.session_state["explorer_tab"] = "Summary & budget"
+    at.run()
+    assert_clean(at)
+    for frame in at.dataframe[:2]:
+        table, columns = frame.value, json.loads(frame.proto.columns)
+        assert "θ located by the algorithm" in set(table["Truncation"])  # ClampShells
+        for name in table.columns[:-1]:
+            if table[name].dtype.kind in "iuf":
+                continue
+            longest = max(len(str(v)) for v in table[name])
+            width = columns.get(name, {}).get("width")
+            if longest > len(name):  # a header at least as long sizes the column itself
+                assert isinstance(width, int) and width >= CHAR_PX * longest + CELL_PAD_PX, name
+            else:
+                assert width is None, name

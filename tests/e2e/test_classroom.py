@@ -214,14 +214,27 @@ _GEOMETRY = """() => {
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "sidebar"),
-    [(1280, 800, "open"), (1280, 800, "collapsed"), (1920, 1080, "open")],
+    ("width", "height", "sidebar", "algorithm"),
+    [(1280, 800, "open", "identity"), (1280, 800, "collapsed", "identity"),
+     (1920, 1080, "open", "identity"), (1280, 800, "open", "rawsum"),
+     (1280, 800, "open", "clampshells")],
 )
-def test_single_query_fits_the_room(browser, server, width, height, sidebar):
+def test_single_query_fits_the_room(browser, server, width, height, sidebar, algorithm):
     """Issue 25.3: the chart, θ, the four numbers (with their units) and the four explanations
-    on the first screen, no text cut, labels ≥ 16 px; screenshots in tests/e2e/artifacts."""
+    on the first screen, no text cut (in the frame nor in the controls above it), labels
+    ≥ 16 px, also with the longer budget sentences of RawSum and ClampShells; screenshots in
+    tests/e2e/artifacts."""
     context, page = open_single_query(browser, f"{server.url}/single-query", width, height)
     try:
+        if algorithm != "identity":
+            name = {"rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
+            page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
+            page.wait_for_function(
+                "([sel, name]) => { const c = document.querySelector(sel)?.contentDocument"
+                "?.getElementById('chart'); return !!c?._fullLayout?.title?.text"
+                "?.startsWith(name); }",
+                arg=[FRAME, name])
+            wait_idle(page)
         if sidebar == "collapsed":
             page.locator(SIDEBAR).hover()
             page.locator('[data-testid="stSidebarCollapseButton"] button').click()
@@ -241,7 +254,20 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar):
                 .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
                 .filter(([, s]) => s < 16)"""
         )
-        page.screenshot(path=str(ARTIFACTS / f"single_query_{width}x{height}_{sidebar}.png"))
+        # The controls above the frame: no label cut to "…" (the review saw "ε, θ mode, worklo…").
+        streamlit_cut = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '.st-key-teach_panel [data-testid="stWidgetLabel"] p,'
+                + '.st-key-teach_panel button p, .st-key-teach_panel button div')]
+                .filter(e => e.offsetParent !== null
+                        && (e.scrollWidth > e.clientWidth + 1
+                            || e.getBoundingClientRect().right
+                               > e.closest('button, [data-testid="stWidgetLabel"]')
+                                  .getBoundingClientRect().right + 1))
+                .map(e => e.textContent)"""
+        )
+        page.screenshot(
+            path=str(ARTIFACTS / f"single_query_{width}x{height}_{sidebar}_{algorithm}.png"))
         assert_clean(page)
     finally:
         context.close()
@@ -254,6 +280,7 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar):
     assert not geometry["cut"], geometry["cut"]  # no text overflows its box
     assert not geometry["small"], geometry["small"]
     assert not streamlit_small, streamlit_small
+    assert not streamlit_cut, streamlit_cut
 
 
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
