@@ -3,11 +3,14 @@ Release page the release file only; the sidebar, each page's recap and every fig
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 from app_helpers import assert_clean, charts, kept, new_app, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
-from dpsum_core.publish.ledger import Ledger, bytes_fingerprint
+from dpsum_core.data.reading import load_column
+from dpsum_core.publish.ledger import Ledger
 from dpsum_ui.datasets import ONE_ROW
 from dpsum_ui.page_state import ReleaseState
 
@@ -70,8 +73,10 @@ def test_planning_pages_read_the_planning_file_and_release_the_release_file() ->
     at.button(key="release_go").click().run()
     assert_clean(at)
     book: Ledger = kept(at, ReleaseState).ledger
-    # The ledger is bound to the bytes of the release file, not the planning sample.
-    assert book.fingerprint == bytes_fingerprint(_private_bytes())
+    # The ledger is bound to the content of the release file, not the planning sample.
+    released = load_column(io.BytesIO(_private_bytes()), upper=800_000.0, content=True)
+    assert released.report.content is not None and book.salt is not None
+    assert book.fingerprint == released.report.content.digest(book.salt)
     assert book.dataset == PRIVATE
 
 

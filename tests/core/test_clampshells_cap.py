@@ -149,15 +149,18 @@ def test_capped_release_interval_uses_the_noise_of_all_of_epsilon():
     """A capped release measures stage 2 with all of ε: its intervals' noise sds are (1−p)
     times the uncapped ones at the same ε and θ* (the design, its depth chosen from ε, is the
     same). Fails if the interval kept stage 2's (1−p) share."""
+    from dpsum_core.mechanisms.bounds import IntervalInputs
+    from dpsum_core.mechanisms.clampshells_bounds import clampshells_bounds
     from dpsum_core.mechanisms.workloads import make_workload
-    from dpsum_core.publish.intervals import clampshells_bounds
 
     domain = Domain(800_000.0, 1000)
     workload = make_workload("Q2", domain)
     d = cs.design_for(domain, 0.1)
     theta = float(domain.edges[511])  # J* = 512, a shell edge
     draw = np.ones(int(np.sum(d.node_shell < d.shells_below(512))))
-    plain = clampshells_bounds(domain, workload, 0.1, theta, draw)
-    capped = clampshells_bounds(domain, workload, 0.1, theta, draw, capped=True)
+    raw = np.zeros(workload.thresholds.size)
+    plain = clampshells_bounds(IntervalInputs(domain, workload, theta, 0.1,
+                                              (1 - cs.LOCATE_SHARE) * 0.1, raw, draw))
+    capped = clampshells_bounds(IntervalInputs(domain, workload, theta, 0.1, 0.1, raw, draw))
     np.testing.assert_allclose(capped.lo_sd, (1 - cs.LOCATE_SHARE) * plain.lo_sd, rtol=1e-12)
     np.testing.assert_allclose(capped.hi, plain.hi, rtol=1e-12)
