@@ -49,6 +49,7 @@ def num(x: float) -> str:
 
 
 _HALF_BITS = 26
+SKIP_SAMPLE_ROWS = 1000  # rows read to judge which columns look like identifiers (as a file's first)
 _MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
 
 
@@ -373,7 +374,24 @@ class SQLBackend:
         """Columns holding at least one finite number, most numeric first (one scan, kept), in
         the order of :func:`dpsum_core.data.cleaning.numeric_columns`."""
         kinds = self.columns()
-        return rank_columns(list(kinds), self._finite_counts(kinds))
+        return rank_columns(list(kinds), self._finite_counts(kinds), last=tuple(self.skipped))
+
+    @cached_property
+    def skipped(self) -> dict[str, str]:
+        """The numeric columns a default value column skips, with why, judged on the first
+        :data:`SKIP_SAMPLE_ROWS` rows as the memory engine judges a file's first rows
+        (:func:`dpsum_core.data.identifiers.skipped_columns`)."""
+        import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+        from dpsum_core.data.identifiers import skipped_columns
+
+        kinds = self.columns()
+        numbers = [c for c, kind in kinds.items() if kind != "other"]  # text may hold numbers
+        if not numbers:
+            return {}
+        rows = self.query(f"SELECT * FROM {self.relation()} LIMIT {SKIP_SAMPLE_ROWS}")
+        sample = pd.DataFrame([tuple(r) for r in rows], columns=list(kinds), dtype=object)
+        return skipped_columns(sample, numbers)
 
     def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
         parts = []
