@@ -20,6 +20,7 @@ import numpy as np
 from dpsum_core.cli_parser import CONFIG as _CONFIG
 from dpsum_core.cli_parser import EXIT_USAGE, build_parser
 from dpsum_core.data.backends import open_backend
+from dpsum_core.data.backends.sql import SKIP_SAMPLE_ROWS
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
@@ -257,32 +258,76 @@ def _release_data(args: argparse.Namespace, plan):
     ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core)."""
     from dpsum_core.publish.release import summary_for
 
-    source = _read(args, plan.config.upper)
+    source = _read(args, plan.config.upper, release=True)
     if args.engine == "memory":
         return source, None
     return summary_for(source, plan), source.extend
 
 
-def _read(args: argparse.Namespace, upper: float):
+def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
-    spark), after the checks every command that reads data shares."""
-    from dpsum_core.data.reading import load_column
+    spark), after the checks every command that reads data shares: the default value column
+    is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`), and a file
+    read as "one row = one person" beside a column that looks like codes of people is
+    refused by a release and warned about otherwise, unless ``--one-row-per-person``.
+
+    Privacy
+    -------
+    The note and the warning read the data (its first rows) and go to the operator's
+    terminal: stderr for a release, never into the outputs.
+    """
+    from dpsum_core.data.identifiers import default_column_note, identifier_columns
+    from dpsum_core.data.reading import head_rows, inspect_table, load_column
 
     if args.data is None and not (args.engine == "spark" and args.table):
         raise ParameterError("--data is required (or --table with --engine spark)")
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
+    check_unit = args.id_column is None and not args.one_row_per_person
     if args.engine == "memory":
-        return load_column(args.data, upper=upper, column=args.column, id_column=args.id_column)
-    return open_backend(
-        args.data,
-        upper=upper,
-        column=args.column,
-        id_column=args.id_column,
-        engine=args.engine,
-        spark_master=args.spark_master,
-        table=args.table,
+        column, skipped, choices = args.column, {}, 1
+        if column is None:
+            head = inspect_table(args.data)
+            column, skipped = head.default_column(args.id_column), dict(head.skipped)
+            choices = len(head.candidates)
+        suspects = identifier_columns(
+            head_rows(args.data, rows=SKIP_SAMPLE_ROWS), skip=(column,)
+        ) if check_unit else ()  # fmt: skip
+        _check_unit(suspects, release=release)
+        source = load_column(args.data, upper=upper, column=column, id_column=args.id_column)
+    else:
+        source = open_backend(
+            args.data,
+            upper=upper,
+            column=args.column,
+            id_column=args.id_column,
+            engine=args.engine,
+            spark_master=args.spark_master,
+            table=args.table,
+        )
+        skipped = source.skipped if args.column is None else {}
+        choices = len(source.numeric_columns)
+        _check_unit(source.identifiers if check_unit else (), release=release)
+    if args.column is None and (choices > 1 or skipped):  # a choice was made: say which, why
+        note = default_column_note(source.column, skipped, option="--column")
+        print(f"dpsum: note: {note}" if release else note, file=sys.stderr if release else sys.stdout)
+    return source
+
+
+def _check_unit(suspects: tuple[str, ...], *, release: bool) -> None:
+    """Refuse (a release) or warn (run, reproduce) when "one row = one person" was not chosen
+    explicitly and columns ``suspects`` look like codes of people with several rows."""
+    if not suspects:
+        return
+    names = ", ".join(repr(s) for s in suspects)
+    message = (
+        f"column {names} repeats values that look like codes of people (a person with several "
+        f"rows), so one row may not be one person: give --id-column {suspects[0]} to protect "
+        "each person, or --one-row-per-person if every row is a different person"
     )
+    if release:
+        raise ParameterError(message)
+    print(f"dpsum: warning: {message}", file=sys.stderr)
 
 
 def _reproduce(args: argparse.Namespace) -> int:

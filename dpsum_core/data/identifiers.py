@@ -87,8 +87,8 @@ def index_reason(df: pd.DataFrame, column: str, *, owners: tuple[str, ...] = ())
     distinct = np.unique(numbers)
     if distinct.size == numbers.size and distinct[-1] - distinct[0] + 1 == numbers.size:
         return (
-            f"distinct integers {distinct[0]:.0f}..{distinct[-1]:.0f}, one per row: a row "
-            "number or an identifier"
+            f"distinct integers {distinct[0]:.0f}..{distinct[-1]:.0f} in its first "
+            f"{numbers.size:,} rows, one per row: a row number or an identifier"
         )
     if looks_like_identifier(df[column]) and 2 * distinct.size <= numbers.size:
         return f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier"

@@ -28,7 +28,7 @@ from dpsum_core.data.bounds import (
 from dpsum_core.data.bytebudget import ByteBudget
 from dpsum_core.data.cleaning import DELIMITER, column_ranking, decimal_comma_hint
 from dpsum_core.data.dataset import Dataset, make_dataset
-from dpsum_core.data.parquet import parquet_head, read_parquet
+from dpsum_core.data.parquet import parquet_head, parquet_rows, read_parquet
 from dpsum_core.errors import DataError
 
 _DELIMITERS = ",;\t|"
@@ -158,6 +158,16 @@ def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
             "upload a file with a column of numbers."
         )
     return TableHead(base_name(label), tuple(names), tuple(candidates), tuple(skipped.items()))
+
+
+def head_rows(source: Source, *, rows: int, name: str | None = None) -> pd.DataFrame:
+    """The first ``rows`` rows of a table, every column as read: what the identifier checks
+    (:mod:`dpsum_core.data.identifiers`) judge, as the SQL engines judge their first rows."""
+    label = _label(source, name)
+    raw = _read_bytes(source, label)
+    if _is_parquet(raw, label):
+        return parquet_rows(raw, label, rows)
+    return _parse_text(raw, label, _text_checks(raw, label), nrows=rows)
 
 
 def _label(source: Source, name: str | None) -> str:

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
@@ -30,6 +31,9 @@ from dpsum_core.data.exact import to_units
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
 from dpsum_core.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
 # exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
@@ -381,17 +385,28 @@ class SQLBackend:
         """The numeric columns a default value column skips, with why, judged on the first
         :data:`SKIP_SAMPLE_ROWS` rows as the memory engine judges a file's first rows
         (:func:`dpsum_core.data.identifiers.skipped_columns`)."""
-        import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
-
         from dpsum_core.data.identifiers import skipped_columns
 
         kinds = self.columns()
         numbers = [c for c, kind in kinds.items() if kind != "other"]  # text may hold numbers
-        if not numbers:
-            return {}
+        return skipped_columns(self.head(), numbers) if numbers else {}
+
+    @cached_property
+    def identifiers(self) -> tuple[str, ...]:
+        """The columns other than the value column and the identifier whose first
+        :data:`SKIP_SAMPLE_ROWS` rows look like codes of people
+        (:func:`dpsum_core.data.identifiers.identifier_columns`)."""
+        from dpsum_core.data.identifiers import identifier_columns
+
+        skip = (self.column,) if self.id_column is None else (self.column, self.id_column)
+        return identifier_columns(self.head(), skip=skip)
+
+    def head(self) -> pd.DataFrame:
+        """The first :data:`SKIP_SAMPLE_ROWS` rows, every column (as objects)."""
+        import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
         rows = self.query(f"SELECT * FROM {self.relation()} LIMIT {SKIP_SAMPLE_ROWS}")
-        sample = pd.DataFrame([tuple(r) for r in rows], columns=list(kinds), dtype=object)
-        return skipped_columns(sample, numbers)
+        return pd.DataFrame([tuple(r) for r in rows], columns=list(self.columns()), dtype=object)
 
     def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
         parts = []
