@@ -290,11 +290,11 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
             head = inspect_table(args.data)
             column, skipped = head.default_column(args.id_column), dict(head.skipped)
             choices = len(head.candidates)
+        source = load_column(args.data, upper=upper, column=column, id_column=args.id_column)
         suspects = identifier_columns(
-            head_rows(args.data, rows=SKIP_SAMPLE_ROWS), skip=(column,)
+            head_rows(args.data, rows=SKIP_SAMPLE_ROWS), skip=(source.column,)
         ) if check_unit else ()  # fmt: skip
         _check_unit(suspects, release=release)
-        source = load_column(args.data, upper=upper, column=column, id_column=args.id_column)
     else:
         source = open_backend(
             args.data,

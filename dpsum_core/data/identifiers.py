@@ -5,11 +5,16 @@ value column skips them) and the dashboard (dpsum_ui.identifiers).
 The rules, on a column's non-empty cells (n of them):
 
 - **identifier of people** (:func:`looks_like_identifier`): text or integer codes (``"A17"``,
-  ``"007"``, ``1042``), at least one of them repeated (a person with several rows), and more
-  than √n distinct codes. Fewer distinct values than √n is a *category* shared by many rows
+  ``"007"``, ``1042``), repeated (a person with several rows: for text codes at least one
+  repeat, for integer codes at least half of the rows sharing their code with another row,
+  :data:`SHARED_CODE_SHARE`, as an amount in whole units repeats by chance only), and more
+  than √n distinct codes. At most √n distinct values is a *category* shared by many rows
   (``state`` = CA/NY/TX over 4,000 rows, a job index 0–7), not a person: with 4,000 rows a
   column needs over 63 distinct codes to count as an identifier. Decimal numbers (another
-  measurement) and columns without a repeated value are not identifiers of people.
+  measurement) and columns without a repeated value are not identifiers of people. A
+  judgement on content, not a proof: an integer column such as an age over a few thousand
+  rows can look like codes (``--one-row-per-person`` answers it), and people with hundreds
+  of rows each look like a category when only the first rows are judged.
 - **row number** (:func:`index_reason`): distinct integers forming a contiguous range
   (``0..3999`` over 4,000 rows): a row index or a one-row-per-person identifier.
 - **people's codes** (:func:`index_reason`): an identifier of people (above) of integers
@@ -35,6 +40,10 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+# Share of the rows whose integer code another row has too, for integer codes to be people's:
+# an amount in whole units (an income in dollars) repeats now and then by chance, an identifier
+# of people with several rows by design.
+SHARED_CODE_SHARE = 0.5
 # Share of the rows that must number their person's rows 0, 1, 2, … (index within a person).
 PER_PERSON_INDEX_SHARE = 0.9
 
@@ -65,7 +74,10 @@ def looks_like_identifier(values: pd.Series) -> bool:
         return False
     if pd.to_numeric(cells, errors="coerce").isna().any():  # text codes
         return True
-    return _integers(cells) is not None  # integer codes
+    if _integers(cells) is None:  # decimals: a measurement
+        return False
+    shared = cells.duplicated(keep=False).mean()  # rows whose code another row has too
+    return bool(shared >= SHARED_CODE_SHARE)
 
 
 def identifier_columns(df: pd.DataFrame, *, skip: tuple[str, ...] = ()) -> tuple[str, ...]:
