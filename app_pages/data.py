@@ -181,8 +181,8 @@ with data_col:
         help="Only columns holding numbers are listed, the most numeric first.",
     )
     ctx = state.data_context()
-    if (column_note := column_note(ctx)) is not None:
-        st.caption(escape_name(column_note, "markdown"))
+    if (why := column_note(ctx)) is not None:
+        st.caption(escape_name(why, "markdown"))
     others = [c for c in ctx.all_columns if c != ctx.column]
     chosen = get(K.DATA_ID_COLUMN)
     # A chosen identifier that is now the value column stays shown: the engine refuses it

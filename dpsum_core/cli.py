@@ -13,14 +13,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from dpsum_core.cli_parser import CONFIG as _CONFIG
 from dpsum_core.cli_parser import EXIT_USAGE, build_parser
 from dpsum_core.data.backends import open_backend
-from dpsum_core.data.backends.sql import SKIP_SAMPLE_ROWS
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
@@ -31,6 +30,8 @@ from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from dpsum_core.data.dataset import Dataset
 
 EXIT_BUG = 1
 
@@ -276,7 +277,8 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
     The note and the warning read the data (its first rows) and go to the operator's
     terminal: stderr for a release, never into the outputs.
     """
-    from dpsum_core.data.identifiers import default_column_note, identifier_columns
+    from dpsum_core.data.backends.sql import SQLBackend
+    from dpsum_core.data.identifiers import SAMPLE_ROWS, default_column_note, identifier_columns
     from dpsum_core.data.reading import head_rows, inspect_table, load_column
 
     if args.data is None and not (args.engine == "spark" and args.table):
@@ -284,6 +286,7 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
     check_unit = args.id_column is None and not args.one_row_per_person
+    source: Dataset | SQLBackend
     if args.engine == "memory":
         column, skipped, choices = args.column, {}, 1
         if column is None:
@@ -292,11 +295,11 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
             choices = len(head.candidates)
         source = load_column(args.data, upper=upper, column=column, id_column=args.id_column)
         suspects = identifier_columns(
-            head_rows(args.data, rows=SKIP_SAMPLE_ROWS), skip=(source.column,)
+            head_rows(args.data, rows=SAMPLE_ROWS), skip=(source.column,)
         ) if check_unit else ()  # fmt: skip
         _check_unit(suspects, release=release)
     else:
-        source = open_backend(
+        source = cast(SQLBackend, open_backend(
             args.data,
             upper=upper,
             column=args.column,
@@ -304,7 +307,7 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
             engine=args.engine,
             spark_master=args.spark_master,
             table=args.table,
-        )
+        ))  # duckdb, spark: SQL engines
         skipped = source.skipped if args.column is None else {}
         choices = len(source.numeric_columns)
         _check_unit(source.identifiers if check_unit else (), release=release)

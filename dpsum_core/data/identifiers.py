@@ -40,6 +40,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+# Rows judged when a whole table is not at hand (a file's or an engine's first rows).
+SAMPLE_ROWS = 1000
 # Share of the rows whose integer code another row has too, for integer codes to be people's:
 # an amount in whole units (an income in dollars) repeats now and then by chance, an identifier
 # of people with several rows by design.

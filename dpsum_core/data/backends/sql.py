@@ -28,6 +28,7 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
+from dpsum_core.data.identifiers import SAMPLE_ROWS
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
 from dpsum_core.errors import DataError, ParameterError
@@ -53,7 +54,6 @@ def num(x: float) -> str:
 
 
 _HALF_BITS = 26
-SKIP_SAMPLE_ROWS = 1000  # rows read to judge which columns look like identifiers (as a file's first)
 _MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
 
 
@@ -383,7 +383,7 @@ class SQLBackend:
     @cached_property
     def skipped(self) -> dict[str, str]:
         """The numeric columns a default value column skips, with why, judged on the first
-        :data:`SKIP_SAMPLE_ROWS` rows as the memory engine judges a file's first rows
+        :data:`SAMPLE_ROWS` rows as the memory engine judges a file's first rows
         (:func:`dpsum_core.data.identifiers.skipped_columns`)."""
         from dpsum_core.data.identifiers import skipped_columns
 
@@ -394,7 +394,7 @@ class SQLBackend:
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
         """The columns other than the value column and the identifier whose first
-        :data:`SKIP_SAMPLE_ROWS` rows look like codes of people
+        :data:`SAMPLE_ROWS` rows look like codes of people
         (:func:`dpsum_core.data.identifiers.identifier_columns`)."""
         from dpsum_core.data.identifiers import identifier_columns
 
@@ -402,10 +402,10 @@ class SQLBackend:
         return identifier_columns(self.head(), skip=skip)
 
     def head(self) -> pd.DataFrame:
-        """The first :data:`SKIP_SAMPLE_ROWS` rows, every column (as objects)."""
+        """The first :data:`SAMPLE_ROWS` rows, every column (as objects)."""
         import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
-        rows = self.query(f"SELECT * FROM {self.relation()} LIMIT {SKIP_SAMPLE_ROWS}")
+        rows = self.query(f"SELECT * FROM {self.relation()} LIMIT {SAMPLE_ROWS}")
         return pd.DataFrame([tuple(r) for r in rows], columns=list(self.columns()), dtype=object)
 
     def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
