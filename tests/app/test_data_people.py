@@ -62,3 +62,18 @@ def test_a_state_column_is_a_category_not_codes_of_people() -> None:
     at.switch_page("app_pages/release.py").run()
     text = " ".join(i.value for i in at.info) + " ".join(w.value for w in at.warning)
     assert "look like codes of people" not in text  # old: 'state' flagged
+
+
+def test_the_release_command_carries_the_explicit_one_row_per_person() -> None:
+    """The Release page's command must run: the CLI refuses this file without the flag."""
+    at = _upload("jobs.csv", _jobs())
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    at.switch_page("app_pages/release.py").run()
+    at.checkbox(key="release_one_row_sure").check().run()
+    (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
+    assert "--one-row-per-person" in command
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_id_column").set_value("person_id").run()
+    at.switch_page("app_pages/release.py").run()
+    (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
+    assert "--one-row-per-person" not in command and "--id-column person_id" in command
