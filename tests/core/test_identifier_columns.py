@@ -79,6 +79,19 @@ def test_memory_and_duckdb_warn_alike_and_rows_say_records(tmp_path):
         assert texts[-1].startswith(start), texts
 
 
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_a_release_by_person_warns_of_clipped_people_on_stderr_only(tmp_path, capsys, engine):
+    path, out = clipped_people(tmp_path), tmp_path / "out"
+    code = main(["release", "--data", str(path), "--engine", engine, "--column", "wage",
+                 "--id-column", "person_id", "--upper", "200", "--bins", "10", "--workload", "Q1",
+                 "--algorithm", "tamm", "--truncation", "svt", "--out", str(out)])  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 0
+    assert "dpsum: warning: 3 people (3.0%) had a total" in printed.err  # old: no warning
+    published = " ".join(p.read_text() for p in out.iterdir())
+    assert "people (" not in printed.out + published  # the counts stay private
+
+
 # -- 2. one row = one person is chosen explicitly ---------------------------------------------
 RELEASE = ["release", "--algorithm", "tamm", "--truncation", "svt", "--workload", "Q1",
            "--bins", "16", "--upper", "200", "--column", "hourly_wage"]  # fmt: skip
