@@ -28,6 +28,7 @@ from dpsum_core.data.bounds import (
 from dpsum_core.data.bytebudget import ByteBudget
 from dpsum_core.data.cleaning import DELIMITER, column_ranking, decimal_comma_hint
 from dpsum_core.data.dataset import Dataset, make_dataset
+from dpsum_core.data.identifiers import SAMPLE_ROWS, skipped_columns
 from dpsum_core.data.parquet import parquet_head, parquet_rows, read_parquet
 from dpsum_core.errors import DataError
 
@@ -119,8 +120,7 @@ class TableHead:
         rows, for Parquet from the schema (numeric types) and the first rows of text columns.
     skipped
         The candidates put last because their first rows look like a row number or an
-        identifier, with why (:func:`~dpsum_core.data.identifiers.skipped_columns`; none for
-        Parquet, judged by its schema).
+        identifier, with why (:func:`~dpsum_core.data.identifiers.skipped_columns`).
     """
 
     name: str
@@ -147,6 +147,8 @@ def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
     skipped: dict[str, str] = {}
     if _is_parquet(raw, label):
         names, candidates = parquet_head(raw, label)
+        skipped = skipped_columns(parquet_rows(raw, label, SAMPLE_ROWS), candidates)
+        candidates = sorted(candidates, key=lambda c: c in skipped)  # stable: skipped last
     else:
         sep = _text_checks(raw, label)
         sample = _parse_text(raw, label, sep, nrows=_sample_rows(raw, sep))

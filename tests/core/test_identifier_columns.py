@@ -171,3 +171,11 @@ def test_amounts_in_whole_units_are_not_skipped(tmp_path):
 )
 def test_a_category_is_not_an_identifier(cells, looks):
     assert looks_like_identifier(pd.Series(cells)) is looks
+
+
+def test_a_parquet_file_skips_the_same_columns(tmp_path):
+    csv = jobs(tmp_path)
+    parquet = tmp_path / "jobs.parquet"
+    pd.read_csv(csv).to_parquet(parquet)
+    head, text = inspect_table(parquet), inspect_table(csv)
+    assert head.candidates[0] == "hourly_wage" and dict(head.skipped) == dict(text.skipped)
