@@ -106,6 +106,8 @@ def index_reason(df: pd.DataFrame, column: str, *, owners: tuple[str, ...] = ())
         )
     if looks_like_identifier(df[column]) and 2 * distinct.size <= numbers.size:
         return f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier"
+    if distinct[0] not in (0, 1) or distinct[-1] - distinct[0] + 1 != distinct.size:
+        return None  # an index within a person takes every value from 0 (or 1) up
     for owner in owners:
         if owner != column and _numbers_rows_of(df[column], df[owner]):
             return f"numbers the rows of each {owner!r} (0, 1, 2, …): an index, not a value"
