@@ -9,8 +9,7 @@ from dpsum_core.mechanisms.recommend import rule_in_words
 BIBTEX = """@misc{{wu_summation_queries_dp,
   title  = {{Answering Summation Queries for Numerical Attributes
             under Differential Privacy}},
-  author = {{Wu and Pujol and Kotsogiannis and Machanavajjhala}},
-  note   = {{add first names, venue and year from the authors' pages}}
+  author = {{Wu and Pujol and Kotsogiannis and Machanavajjhala}}
 }}
 
 @software{{dpsum,
@@ -51,7 +50,8 @@ Everything you see is computed by the `dpsum_core` engine, which the command lin
   this lesson** saves the page as one HTML file that works offline. Results on a sample or a
   server dataset are shared by everyone using the same settings and seed, so a class opening
   the same link computes it once.
-- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations. Every
+- *Paper authors*: the Compare page reproduces the paper's grid of 15 configurations (5 algorithms
+  × 3 truncation methods), with RawSum and ClampShells beside it. Every
   view — the explorer's run, the Compare grid and ε sweep, the Single query's τ, θ and
   algorithm, the Decide page's target — has a link (the address bar and the **Share** button) that reproduces it, and
   every figure downloads as HTML, PNG or SVG under a name that says what it shows (dataset,

@@ -11,8 +11,9 @@ from dpsum_ui.state import widget
 
 st.title("Compare")
 st.caption(
-    "The paper's experiment: every algorithm under every truncation method (5 × 3 = 15 "
-    "configurations) on one workload, and how the error falls as ε grows. Both run only when "
+    "The paper's experiment: every algorithm under every truncation method on one workload "
+    "(RawSum and ClampShells choose θ themselves), and how the error falls as ε grows. Both "
+    "run only when "
     "you press their Run button."
 )
 guide.box("compare")

@@ -250,7 +250,7 @@ with domain_col:
         st.number_input,
         K.DOMAIN_UPPER,
         "Upper bound U (values above it are set to U)",
-        step=10_000.0,
+        step=widgets.upper_step(upper),
         format="%g",
         help=f"Between {limits.MIN_UPPER:g} and {limits.MAX_UPPER:g}.",
         on_change=state.on_upper,

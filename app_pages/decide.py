@@ -24,7 +24,7 @@ def target_controls() -> None:
     widget(
         st.text_input,
         K.DECIDE_TARGET,
-        f"Target: {headline_name()} ≤ … %",
+        f"Target: {headline_name()} at most (%)",
         help="A percentage, e.g. 5 for 5 %. " + headline_definition(),
     )
     widget(
@@ -60,13 +60,16 @@ def decide_page() -> None:
         st.error("Choose at least one truncation method." if reason == furniture.NO_METHOD
                  else reason)  # fmt: skip
         return
-    st.caption(decide.cost_caption(plan))
+    note = st.empty()  # the estimate, said before anything runs, reworded once computed
+    note.caption(decide.cost_caption(plan))
     try:
         target = decide.parse_target(text)
         view = decide.decide(data, plan, target, float(above))
     except DpsumError as exc:
         st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
+    if view is not None:
+        note.caption(decide.cost_caption(plan, computed=True))
     if view is None:  # heavy curves wait for their button (drawn with the estimate)
         shell.sync_url(decide.link_params(ctx, plan, target, simulated_shown=False))
         return

@@ -100,7 +100,8 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
 st.title("Workload explorer")
 st.caption(
     "A workload of prefix sums answered under ε-differential privacy by the paper's five "
-    "algorithms and RawSum (raw sums, θ chosen after measuring). Choose, press **Run**, read "
+    "algorithms, RawSum (raw sums, θ chosen after measuring) and ClampShells (θ located by the "
+    "algorithm). Choose, press **Run**, read "
     "the figures; the same seed gives the same figures."
 )
 guide.box("explorer")

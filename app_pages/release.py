@@ -13,6 +13,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
 from dpsum_core.simulate.cost import TooHeavy
+from dpsum_core.text import NO_THETA, counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -72,9 +73,21 @@ with right:
     store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
     iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
 
+public_cap = None
+if algorithm in ("clampshells", "auto"):
+    public_cap = st.number_input(
+        "Public cap (optional)", min_value=0.0, value=None, format="%g",
+        key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
+        help="A documented top code of this column (e.g. a survey's published cap), at most "
+        "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
+        "public knowledge, never read off this data; the report says it was given.",
+    )  # fmt: skip
 try:
-    plan = release.make_plan(ctx, algorithm, truncation, iso)
+    plan = release.make_plan(ctx, algorithm, truncation, iso, public_cap)
 except DpsumError as exc:
+    if public_cap is not None:
+        st.error(f"{exc}. Change or clear the public cap.")
+        st.stop()
     st.error(f"{exc}. Change the settings on the Workload explorer page.")
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
     st.stop()
@@ -83,7 +96,9 @@ config = plan.config
 st.markdown(
     f"Workload **{config.workload}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
     f"**ε = {plan.epsilon:g}** (ε_θ = {plan.epsilon_theta:g} on θ + ε_m = "
-    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings."
+    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings"
+    + (f" · public cap {config.public_cap:,.6g} (given, not read from the data)."
+       if config.public_cap is not None else ".")
 )
 
 estimated = None
@@ -127,7 +142,7 @@ if book.total is not None and total is not None and total > book.total:  # raise
 shown_total = book.total if book.total is not None else total
 remaining = book.remaining(shown_total) if shown_total is not None else None
 st.markdown(
-    f"Spent so far: **ε = {decimal_text(book.spent)}** in {len(book.releases)} release(s)"
+    f"Spent so far: **ε = {decimal_text(book.spent)}** in {counted(len(book.releases), 'release')}"
     + (
         f" · remaining **{decimal_text(remaining)}** of {decimal_text(shown_total)}"
         if remaining is not None and shown_total is not None
@@ -135,11 +150,7 @@ st.markdown(
     )
 )
 if book.releases:
-    st.dataframe(
-        [{k: r.get(k) for k in ("created", "epsilon", "algorithm", "truncation", "data")}
-         for r in book.releases],
-        hide_index=True, width="stretch",
-    )  # fmt: skip
+    st.dataframe(release.ledger_table(book), hide_index=True, width="stretch")
 st.download_button(
     "Download the ledger (keep it: upload it next time)", release.ledger_json(book),
     file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
@@ -213,7 +224,7 @@ if rel is not None:
     c = rel.config
     theta = rel.theta
     shown_theta = (
-        "none (no truncation)" if theta is None
+        NO_THETA if theta is None
         else f"{len(theta)} values, one per query" if isinstance(theta, list)
         else f"{theta:,.6g}"
     )  # fmt: skip
@@ -227,8 +238,9 @@ if rel is not None:
         st.warning(opened)
     st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
-        "Lower and upper end: an interval that holds the true answer with probability at "
-        "least 95 %, noise and the algorithm's bias included (the upper end is open where the "
+        "Lower and upper end: an interval that holds its true answer with probability at "
+        "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
+        "included (the upper end is open where the "
         "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
         "The answers.csv download holds the same numbers."
     )

@@ -23,9 +23,10 @@ from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
-from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS
+from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
+from dpsum_core.text import counted
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def _params(args: argparse.Namespace) -> TruncationParams:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dpsum_core.simulate.results import headline_definition, headline_name
+    from dpsum_core.simulate.results import headline_definition
 
     config = ExperimentConfig(
         workload=args.workload,
@@ -144,17 +145,32 @@ def _run(args: argparse.Namespace) -> int:
     if auto:
         print(auto["auto"]["why"])
     print(
-        f"{len(result.runs)} configurations × {config.trials} trials on {data.name} "
-        f"({result.workload.size} queries) in {result.seconds:.2f} s → {out}/"
+        f"{counted(len(result.runs), 'configuration')} × {counted(config.trials, 'trial')} on "
+        f"{data.name} ({counted(result.workload.size, 'query', 'queries')}) "
+        f"in {result.seconds:.2f} s → {out}/"
     )
     print(headline_definition())
-    print(
-        result.overview()[["algorithm", "truncation", "median_rel_error", "median_rel_error_iso"]]
-        .rename(columns={"median_rel_error": headline_name(), "median_rel_error_iso": "… isotonic"})
-        .to_string(index=False)
-    )
+    print(_overview_text(result))
     print(NOT_FOR_PUBLICATION)
     return 0
+
+
+def _overview_text(result) -> str:
+    """The run's summary table: algorithms and truncations by their labels, errors in percent
+    (:func:`~dpsum_core.simulate.results.percent`, as in the sentences)."""
+    import pandas as pd
+
+    from dpsum_core.simulate.results import headline_name, percent
+
+    ov = result.overview()
+    return pd.DataFrame(
+        {
+            "Algorithm": ov["algorithm"].map(label),
+            "Truncation": ov["truncation"].map(truncation_label),
+            headline_name().capitalize(): ov["median_rel_error"].map(percent),
+            "… with isotonic": ov["median_rel_error_iso"].map(percent),
+        }
+    ).to_string(index=False)
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -164,7 +180,9 @@ def _release(args: argparse.Namespace) -> int:
     -------
     stdout and the output folder get only what may be published; the cleaning report and
     domain warnings (computed from the data without noise) go to stderr, marked. Under the
-    ledger's lock: bind to the data's fingerprint (ledger.source_fingerprint), settle the total,
+    ledger's lock: bind to the data's content (cleaned (identifier, value) rows, hashed by the
+    engine in the scan that reads them; an older ledger bound to the file's bytes is checked by
+    ledger.source_fingerprint, then upgraded), settle the total,
     check the budget, draw in memory (from the records, or from the engine's summary with its
     second passes, each quantity drawn once), save the charge; only then are the answers written. Nothing drawn is shown or
     written before its charge is saved, and every check that can refuse comes before the
@@ -199,7 +217,7 @@ def _release(args: argparse.Namespace) -> int:
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,
         public_cap=args.public_cap,
     )
-    data, extend = _release_data(args, plan)
+    data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
         f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
@@ -209,10 +227,14 @@ def _release(args: argparse.Namespace) -> int:
     out = _out_path(args.out)  # created only once the release is drawn and charged
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
-        fingerprint = ledger.source_fingerprint(args.data, table=args.table)
+        content = data.report.content
+        assert content is not None  # read with content=True (see _release_data)
         with ledger.locked(path):
             book = ledger.load(path)
-            book = book.bound_to(fingerprint, data.name, args.id_column)
+            book = book.bound_to(
+                content, data.name, args.id_column,
+                legacy=lambda: ledger.source_fingerprint(args.data, table=args.table),
+            )  # fmt: skip
             raises = len(book.total_changes)
             book = book.with_total(args.budget, raise_total=args.raise_budget)
             raised = book.total_changes[raises:]
@@ -245,7 +267,8 @@ def _release(args: argparse.Namespace) -> int:
         print(plan.auto)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
-        f"({plan.algorithm}, truncation {plan.truncation}, ε = {decimal_text(plan.epsilon)}: "
+        f"({label(plan.algorithm)}, truncation: {truncation_label(plan.truncation)}, "
+        f"ε = {decimal_text(plan.epsilon)}: "
         f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
         f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "
         f"→ wrote {', '.join(files)}; {ledger_note}"
@@ -253,19 +276,23 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _release_data(args: argparse.Namespace, plan):
+def _release_data(args: argparse.Namespace, plan, *, content: bool = False):
     """The data of a release and its second pass: the records in memory (``--engine memory``,
     no second pass needed) or the backend's summary at the plan's cut points and
-    ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core)."""
+    ``backend.extend`` (duckdb, spark: a folder, a glob or a table, out of core). With
+    ``content`` the cleaning report holds the data's content (what a ledger binds to), hashed
+    in the pass that reads the rows."""
     from dpsum_core.publish.release import summary_for
 
-    source = _read(args, plan.config.upper, release=True)
+    source = _read(args, plan.config.upper, content=content, release=True)
     if args.engine == "memory":
         return source, None
-    return summary_for(source, plan), source.extend
+    return summary_for(source, plan, content=content), source.extend
 
 
-def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
+def _read(
+    args: argparse.Namespace, upper: float, *, content: bool = False, release: bool = False
+):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
     spark), after the checks every command that reads data shares: the default value column
     is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`), and a file
@@ -293,7 +320,9 @@ def _read(args: argparse.Namespace, upper: float, *, release: bool = False):
             head = inspect_table(args.data)
             column, skipped = head.default_column(args.id_column), dict(head.skipped)
             choices = len(head.candidates)
-        source = load_column(args.data, upper=upper, column=column, id_column=args.id_column)
+        source = load_column(
+            args.data, upper=upper, column=column, id_column=args.id_column, content=content
+        )
         suspects = identifier_columns(
             head_rows(args.data, rows=SAMPLE_ROWS), skip=(source.column,)
         ) if check_unit else ()  # fmt: skip
@@ -422,7 +451,8 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
     rec = recommend(
         epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
-    why = f"auto chose {rec.algorithm} ({rec.truncation}): {rec.why}"
+    chosen = f"{label(rec.algorithm)} ({truncation_label(rec.truncation)})"
+    why = f"auto chose {chosen}: {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 

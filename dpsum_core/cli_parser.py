@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from dpsum_core import __version__
 from dpsum_core.data.backends import ENGINES
 from dpsum_core.data.domain import WEIGHT_RULES
 from dpsum_core.mechanisms.registry import ALGORITHMS
@@ -45,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sum queries over a numeric column under differential privacy: simulate "
         "(run, reproduce), publish (release) or open the dashboard (app).",
     )
+    parser.add_argument("--version", action="version", version=f"dpsum {__version__}",
+                        help="print dpsum's version and exit")  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = CONFIG
 
@@ -102,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def method(p: argparse.ArgumentParser) -> None:
         """Workload, ε, ρ and the public parameters of the threshold choice."""
-        p.add_argument("--workload", default=c.workload, help="Q1|Q2|Q3|every:K|values:V1,V2,…")
+        p.add_argument("--workload", default=c.workload, help=f"Q1|Q2|Q3|every:K|values:V1,V2,… (default {c.workload})")
         p.add_argument(
             "--epsilon", type=_number(float), default=c.epsilon,
             help=f"privacy budget ε of this run or release (default {c.epsilon:g})",
@@ -129,13 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--truncation",
         default=",".join(c.truncations),
-        help=f"comma list of {','.join(TRUNCATION_METHODS)}",
+        help=f"comma list of {','.join(TRUNCATION_METHODS)} (default {','.join(c.truncations)})",
     )
     run.add_argument(
         "--algorithms",
         default=",".join(c.algorithms),
         help="comma list of algorithms; auto: the one recommended from the public ε, U, bins "
-        "and workload (named in every output)",
+        f"and workload (named in every output) (default {','.join(c.algorithms)})",
     )
     run.add_argument(
         "--trials", type=_number(int), default=c.trials,
@@ -194,11 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Listed for --help only: main() hands `dpsum app …` to the dashboard's launcher unparsed.
     sub.add_parser("app", help="open the dashboard (Streamlit's options pass through)")
-    rep = sub.add_parser(
-        "reproduce",
-        help="the paper's experiments (every algorithm and truncation over a grid of ε) with "
-        "their figures",
+    reproduce_words = (
+        "the paper's experiments (every algorithm under every truncation method, plus RawSum "
+        "and ClampShells, at ε = 0.01 only, Q1–Q3 × ρ ∈ {0.1, 0.5}) with their figures"
     )
+    rep = sub.add_parser("reproduce", help=reproduce_words, description=reproduce_words)
     common(rep)
     rep.add_argument("--trials", type=_number(int), default=c.trials, help=argparse.SUPPRESS)
     rep.add_argument(

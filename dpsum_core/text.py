@@ -80,3 +80,16 @@ def escape_name(name: object, target: Target) -> str:
     if target == "markdown":
         return _MARKDOWN.sub(lambda m: "\\" + m.group(0), shown)
     return html.escape(shown, quote=target == "html")
+
+
+NO_THETA = "none: no value was truncated (θ = ∞)"  # a θ of ∞, in the same words everywhere
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word``, in the plural (``plural``, else ``word`` + s) unless ``n`` is 1,
+    with thousands separators.
+
+    >>> counted(1, "configuration"), counted(1200, "trial"), counted(3, "query", "queries")
+    ('1 configuration', '1,200 trials', '3 queries')
+    """
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"

@@ -3,8 +3,8 @@
 Runs ``python -m streamlit run <this package>/app.py`` with the repository's Streamlit settings
 (``.streamlit/config.toml``, shipped as ``streamlit_config.toml``) passed as command-line
 options, so they hold from any folder; options given after ``dpsum app`` (``--server.port``,
-``--server.headless true``, …) come last and win. ``dpsum app --help`` prints this help and
-Streamlit's own.
+``--server.headless true``, …) come last and win. ``dpsum app --help`` prints this help; every
+Streamlit option is listed by ``python -m streamlit run --help`` (thousands of lines).
 
 The dashboard listens on 127.0.0.1 only (this machine) unless an address is given: with
 ``--server.address``, ``STREAMLIT_SERVER_ADDRESS`` or ``server.address`` in a Streamlit
@@ -67,14 +67,21 @@ def command(argv: list[str]) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *config_options(), *local, *argv]
 
 
+COMMON_OPTIONS = """Common Streamlit options:
+  --server.port N          the port to listen on (default 8501)
+  --server.address ADDR    the address to listen on (default 127.0.0.1: this machine only)
+  --server.headless true   do not open a browser
+  --browser.gatherUsageStats false
+                           no usage statistics (already the default here)"""
+
 def main(argv: list[str] | None = None) -> int:
     """Start the dashboard: this process becomes Streamlit (POSIX exec), so a signal that
     stops ``dpsum app`` stops the server; elsewhere, blocks until it stops and returns its
     exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["--help"], ["-h"]):
-        print(__doc__.strip() + "\n")
-        return subprocess.call([sys.executable, "-m", "streamlit", "run", "--help"])
+        print(__doc__.strip() + "\n\n" + COMMON_OPTIONS)
+        return 0
     if not APP.exists():
         print(f"dpsum: error: the dashboard's app.py is missing from {HERE}", file=sys.stderr)
         return 2

@@ -79,8 +79,15 @@ def grid_current(ctx: state.DataContext, plan: state.Plan) -> bool:
 
 
 def caption(result: ExperimentResult) -> str:
-    """Which run the grid shows."""
-    return present.run_caption(result)
+    """Which run the grid shows, and how many configurations it holds (counted from the runs
+    shown: RawSum and ClampShells choose θ themselves, one configuration each)."""
+    algorithms = len({r.algorithm for r in result.runs})
+    n = len(result.runs)
+    count = (
+        f"{algorithms} algorithm{'s' if algorithms != 1 else ''} (rows), "
+        f"{n} configuration{'s' if n != 1 else ''}"
+    )
+    return f"{present.run_caption(result)} · {count}"
 
 
 def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:

@@ -174,13 +174,17 @@ def analytic(
         return value
     cost.check(limits.MAX_CLICK_SECONDS)
     if cost.seconds > limits.MAX_LINK_SECONDS:
-        st.info(
-            f"Computing {what} for these settings would take about {duration(cost.seconds)} "
-            f"({cost.why()}), so it waits for you: press **Compute {what}**. Your settings "
-            "are kept; lighter settings are computed as soon as they are chosen."
-        )
-        if not st.button(f"Compute {what}", key=button, icon=":material/play_arrow:"):
+        waiting = st.empty()  # cleared once pressed: the results replace the wait message
+        with waiting.container():
+            st.info(
+                f"Computing {what} for these settings would take about {duration(cost.seconds)} "
+                f"({cost.why()}), so it waits for you: press **Compute {what}**. Your settings "
+                "are kept; lighter settings are computed as soon as they are chosen."
+            )
+            pressed = st.button(f"Compute {what}", key=button, icon=":material/play_arrow:")
+        if not pressed:
             return None
+        waiting.empty()
     _compute(kind, key, cost, f"Computing {what}", lambda bar: work(), data)
     return state.memo_get(kind, key)
 

@@ -13,6 +13,7 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
 from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
+from dpsum_core.data.content import Content
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.domain import Domain, domain_warnings
 from dpsum_core.data.reading import read_table, table_column
@@ -81,7 +82,8 @@ def _make(
     check = stop_check()
     seconds = cleaning_seconds(len(df), by_person=id_column is not None)
     with QUEUE.turn(seconds, lambda ahead: check()), checkpoints(check):
-        return table_column(df, column, upper=upper, name=name, id_column=id_column)
+        # with its content: what binds a ledger (dpsum_core.publish.ledger), hashed as cleaned
+        return table_column(df, column, upper=upper, name=name, id_column=id_column, content=True)
 
 
 def _names(df: pd.DataFrame) -> list[str]:
@@ -198,13 +200,21 @@ def _sample_fingerprint(name: str) -> str:
     return file_fingerprint(SAMPLE_DIR / name)
 
 
+def release_content(ctx: DataContext) -> Content:
+    """What binds a ledger to the current dataset, as on the command line: the content of its
+    cleaned (identifier, value) rows, hashed when it was cleaned or summarised (private: only
+    the ledger keeps it, salted), so a ledger of the same rows in any file or engine binds."""
+    content = None if ctx.dataset is None else ctx.dataset.report.content
+    assert content is not None  # every dataset of the app is cleaned with its content
+    return content
+
+
 def source_fingerprint(ctx: DataContext) -> str:
-    """What binds a ledger to the current dataset, by the CLI's rule
+    """What bound a ledger of versions 2 and 3 to the current dataset, by the CLI's rule
     (:func:`dpsum_core.publish.ledger.source_fingerprint`): the SHA-256 of an uploaded file's,
     a sample's or a server file's bytes, and for a server folder its files' names, sizes and
-    modification times — so a ledger of ``dpsum release --data <the same file>`` binds here
-    too, and a replaced server file is another dataset. Computed once per (files, sizes,
-    modification times) in this session."""
+    modification times. Checked only to upgrade such a ledger to :func:`release_content`;
+    computed once per (files, sizes, modification times) in this session."""
     if (up := upload_of(ctx)) is not None:
         return str(up.fingerprint)
     if ctx.source == "server":
@@ -527,7 +537,7 @@ def _server_summary(
         with st.spinner(f"Summarising {name} through DuckDB…"):
             backend = _duckdb(path, name, upper=upper, column=column, id_column=id_column)
             # offered to every user of this server: results on it are shared (dpsum_ui.memo)
-            summary = mark_public(backend.summarize(CutPoints(domain)))
+            summary = mark_public(backend.summarize(CutPoints(domain), content=True))
             return server_data.ServerEntry(backend, summary, server, name)
 
     return memo("server", key, build).summary

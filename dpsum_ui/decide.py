@@ -105,12 +105,15 @@ def cost(plan: Ready) -> Cost:
     return decision_cost(plan.config, epsilon_grid())
 
 
-def cost_caption(plan: Ready) -> str:
-    """What the curves of these settings cost, estimated before they run."""
+def cost_caption(plan: Ready, *, computed: bool = False) -> str:
+    """What the curves of these settings cost, estimated before they run (``computed``: they
+    are on the page, so the caption no longer asks for the button)."""
     seconds = cost(plan).seconds
     when = (
         "computed as soon as the settings change"
         if seconds <= limits.MAX_LINK_SECONDS
+        else "computed (kept until the settings change)"
+        if computed
         else "computed when you press **Compute the curves**"
     )
     size = "under 1 s" if seconds < 1 else f"about {duration(seconds)}"

@@ -261,15 +261,15 @@ def summary_tab(item: Shown) -> None:
     table, best = present.mark_best(table, iso=bool(state.get(K.ISO)))
     if best:
         st.success(best, icon=":material/trophy:")
-    st.markdown("**Per algorithm** (mean over all queries and trials)")
+    st.markdown(
+        "**Per algorithm**: errors in percent, for each query the mean over the trials, "
+        "then the median over the queries"
+    )
     st.dataframe(
-        table,
+        present.in_percent(table),
         hide_index=True,
         column_config={
-            present.HEADLINE: st.column_config.NumberColumn(
-                format="%.4g", help=headline_definition()
-            ),
-            "… with isotonic": st.column_config.NumberColumn(format="%.4g"),
+            present.HEADLINE: st.column_config.TextColumn(help=headline_definition()),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )

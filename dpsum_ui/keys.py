@@ -200,6 +200,7 @@ COMPARE_SHARE = "compare_share"
 RELEASE_ALGORITHM = "release_algorithm"
 RELEASE_TRUNCATION = "release_truncation"
 RELEASE_ISO = "release_iso"
+RELEASE_PUBLIC_CAP = "release_public_cap"  # a documented top code, ClampShells' θ at no ε
 RELEASE_TOTAL = "release_total"
 RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
 RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"

@@ -9,11 +9,13 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED
 from dpsum_core.mechanisms.registry import get, label, truncation_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.text import escape_name
+from dpsum_core.text import NO_THETA, escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
+ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
 
 def overview_table(result: ExperimentResult) -> pd.DataFrame:
@@ -27,11 +29,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             HEADLINE: ov["median_rel_error"],
             "… with isotonic": ov["median_rel_error_iso"],
             "Median θ": [
-                "none (no truncation)"
-                if t == "none"
-                else "∞ (nothing dropped)"
-                if not np.isfinite(v)
-                else f"{v:,.6g}"
+                NO_THETA if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
                 for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
             ],
             "SVT fallbacks (θ = U)": [
@@ -43,13 +41,13 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
 
 
 BEST_COLUMN = "Lowest error"
-BEST_MARK = "★ lowest"
+BEST_MARK = "lowest error"  # ★ means "recommended" only (the rule of recommend.py)
 
 
 def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | None]:
     """The overview table with its best row marked (lowest headline error, with isotonic
     regression when ``iso``), and a sentence naming it; no mark when no error is finite."""
-    column = "… with isotonic" if iso else HEADLINE
+    column = ERROR_COLUMNS[1] if iso else HEADLINE
     values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
     if not np.isfinite(values).any():
         return table, None
@@ -60,10 +58,19 @@ def mark_best(table: pd.DataFrame, *, iso: bool) -> tuple[pd.DataFrame, str | No
     how = " (with isotonic regression)" if iso else ""
     sentence = (
         f"Lowest {headline_name()}{how}: **{row['Algorithm']}** with "
-        f"{row['Truncation']}, {values[best]:.3g} — its answers are off by about "
-        f"{percent(values[best])} in the typical query."
+        f"{row['Truncation']}, {percent(values[best])}: its answers are off by about that "
+        "share of the true answer in the typical query."
     )
     return marked, sentence
+
+
+def in_percent(table: pd.DataFrame) -> pd.DataFrame:
+    """The overview as shown: its error columns in percent (:func:`percent`), the one
+    convention of the sentences, the command line and Decide."""
+    shown = table.copy()
+    for column in ERROR_COLUMNS:
+        shown[column] = [percent(v) for v in pd.to_numeric(shown[column], errors="coerce")]
+    return shown
 
 
 def ledger_table(result: ExperimentResult) -> pd.DataFrame:
@@ -81,9 +88,9 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
             {
                 "Algorithm": label(r.algorithm),
                 "Truncation": truncation_label(r.truncation),
-                "ε_θ (choose θ)": r.budget.epsilon_theta,
-                "ε_m (measure)": r.budget.epsilon_measure,
-                "ε total": r.budget.total,
+                "ε_θ (choose θ)": decimal(r.budget.epsilon_theta),
+                "ε_m (measure)": decimal(r.budget.epsilon_measure),
+                "ε total": decimal(r.budget.total),
                 "θ chosen by": how,
             }
         )

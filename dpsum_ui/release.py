@@ -20,6 +20,8 @@ from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms import greedy_h as strategies
 from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
+from dpsum_core.mechanisms.registry import label as algorithm_label
+from dpsum_core.mechanisms.registry import truncation_label as registry_truncation_label
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import (
@@ -36,11 +38,10 @@ from dpsum_core.publish.release import (
 from dpsum_core.simulate.cost import estimate_cost
 from dpsum_core.text import escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
-from dpsum_core.truncation.registry import label as method_label
 
 from . import compute, identifiers, state, store
 from . import keys as K
-from .datasets import source_fingerprint
+from .datasets import release_content, source_fingerprint
 from .page_state import ReleaseState, load, take, update
 from .passes import release_input, with_passes
 
@@ -64,16 +65,25 @@ def truncation_options(algorithm: str) -> list[str]:
     return [current] + [t for t in TRUNCATION_METHODS if t != current]
 
 
-_OWN_RULE = {
-    "inside": "chosen inside ClampShells (with its own share of ε)",
-    "posthoc": "chosen by RawSum after measuring",
-}
-
-
 def truncation_label(name: str) -> str:
-    """A truncation method's label on the page (never its internal id: ``svt`` → "SVT",
-    ``inside`` → "chosen inside ClampShells …")."""
-    return _OWN_RULE.get(name, method_label(name))
+    """A truncation method's label on the page, the registry's as on every page and in the
+    command line (never its internal id: ``svt`` → "SVT", ``posthoc`` → "θ after measuring")."""
+    return registry_truncation_label(name)
+
+
+def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
+    """The ledger's releases as the page shows them: algorithms and truncations by their
+    labels, never their internal ids (the ledger file keeps the ids)."""
+    rows = book.releases
+    return pd.DataFrame(
+        {
+            "Created (UTC)": [r.get("created") for r in rows],
+            "ε": [r.get("epsilon") for r in rows],
+            "Algorithm": [algorithm_label(str(r.get("algorithm"))) for r in rows],
+            "Truncation": [truncation_label(str(r.get("truncation"))) for r in rows],
+            "Data": [r.get("data") for r in rows],
+        }
+    )
 
 
 def plain(value: float) -> str:
@@ -155,13 +165,19 @@ def open_words(rel: Release) -> str | None:
     )
 
 
-def make_plan(ctx: state.DataContext, algorithm: str, truncation: str, iso: bool) -> ReleasePlan:
-    """The plan of a release from the explorer's current settings (raises DpsumError)."""
+def make_plan(
+    ctx: state.DataContext, algorithm: str, truncation: str, iso: bool,
+    public_cap: float | None = None,
+) -> ReleasePlan:
+    """The plan of a release from the explorer's current settings and, for ClampShells, an
+    optional public cap (raises DpsumError)."""
     if ctx.domain is None:
         raise DpsumError(ctx.domain_error or "the domain is not set")
     trunc = None if truncation in RUNS_ONCE else truncation
     base = state.build_config(ctx.domain, truncations=(trunc or "none",))
-    return plan_release(base, algorithm=algorithm, truncation=trunc, isotonic=iso)
+    return plan_release(
+        base, algorithm=algorithm, truncation=trunc, isotonic=iso, public_cap=public_cap
+    )
 
 
 def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
@@ -210,7 +226,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         return
     if ctx.dataset is not None:
         try:
-            book.bound_to(source_fingerprint(ctx), ctx.dataset.name, ctx.id_column)
+            book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
+                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             update(ReleaseState, message=(
@@ -233,7 +250,8 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     total typed on the page (raised only when the "raise the total" box is ticked). Raises
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
-    book = ledger().bound_to(source_fingerprint(ctx), data.name, ctx.id_column)
+    book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
+                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
     total = store.live(K.RELEASE_TOTAL)
     raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:

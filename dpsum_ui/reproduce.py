@@ -34,9 +34,7 @@ def run_python(
     """The library lines that make the same run (the same seed gives the same numbers)."""
     col = _load_args(column, id_column)
     return (
-        "from dpsum_core.data.reading import load_column\n"
-        "from dpsum_core.simulate.config import ExperimentConfig\n"
-        "from dpsum_core.simulate.experiment import run_experiment\n\n"
+        "from dpsum_core import ExperimentConfig, load_column, run_experiment\n\n"
         f"data = load_column({_text(path)!r}, upper={config.upper!r}{col})\n"
         f"config = ExperimentConfig.from_json({config.to_json()!r})\n"
         "result = run_experiment(data, config)\n"
@@ -51,9 +49,7 @@ def release_python(
     """The library lines of the same release (plan → inspect → release)."""
     col = _load_args(column, id_column)
     return (
-        "from dpsum_core.data.reading import load_column\n"
-        "from dpsum_core.publish.release import plan_release, release_plan\n"
-        "from dpsum_core.simulate.config import ExperimentConfig\n\n"
+        "from dpsum_core import ExperimentConfig, load_column, plan_release, release_plan\n\n"
         f"data = load_column({_text(path)!r}, upper={plan.config.upper!r}{col})\n"
         f"config = ExperimentConfig.from_json({plan.config.to_json()!r})\n"
         f"plan = plan_release(config, algorithm={plan.algorithm!r}, "

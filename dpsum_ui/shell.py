@@ -314,8 +314,9 @@ def reproduce_panel(command: str, python: str, *, what: str) -> None:
     """"Reproduce this": the shell command and the Python lines for the current settings."""
     with st.expander("Reproduce this outside the dashboard", icon=":material/terminal:"):
         st.caption(
-            f"The command and the Python lines that make {what} again (run from the dpsum "
-            "checkout; an uploaded file's path is left as a placeholder)."
+            f"The command and the Python lines that make {what} again, with `dpsum` installed "
+            "(`pip install .`). Replace a placeholder in angle brackets (an uploaded file's "
+            "path) with your own; a sample's path is relative to the dpsum source folder."
         )
         st.code(command, language="bash", wrap_lines=True)
         st.code(python, language="python", wrap_lines=True)

@@ -7,6 +7,7 @@ Each control is drawn with a stable key (see :mod:`dpsum_ui.keys`) through
 from __future__ import annotations
 
 import html
+import math
 import re
 import secrets
 from functools import partial
@@ -378,3 +379,11 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
                     help="Static image rendered on the server (takes a few seconds the first "
                     "time).",
                 )
+
+
+def upper_step(upper: float | None) -> float:
+    """The U box's − / + step: a tenth of U's order of magnitude (10,000 at U = 800,000, 10 at
+    U = 200), so one click stays on the column's scale (dollars per year, week or hour)."""
+    if upper is None or not math.isfinite(upper) or upper <= 0:
+        return 10_000.0
+    return 10.0 ** (math.floor(math.log10(upper)) - 1)

@@ -15,6 +15,7 @@ import numpy as np
 
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
+from dpsum_core.data.content import Content, content_of
 from dpsum_core.errors import DataError
 from dpsum_core.validation import check_upper
 
@@ -214,7 +215,8 @@ class CleaningReport:
     With a privacy identifier (``id_column``) the drops count rows (a row without an
     identifier, or whose value is missing, non-numeric or infinite, is dropped before the sum)
     and the clips count people (each person's total is clipped to [0, U]); ``people`` is the
-    number of people kept.
+    number of people kept. ``content``: the kept (identifier, value) rows as a
+    :class:`~dpsum_core.data.content.Content` (what a ledger binds to), when it was asked for.
     """
 
     rows_read: int
@@ -228,6 +230,7 @@ class CleaningReport:
     id_column: str | None = None
     dropped_missing_id: int = 0
     people: int | None = None
+    content: Content | None = None
 
     @property
     def rows_kept(self) -> int:
@@ -308,6 +311,7 @@ def clean(
     column: str | None = None,
     ids: pd.Series | None = None,
     id_column: str | None = None,
+    content: bool = False,
 ) -> tuple[np.ndarray, CleaningReport]:
     """Apply SPEC §0 cleaning: drop missing/non-numeric/non-finite, clip to [0, U].
 
@@ -340,6 +344,9 @@ def clean(
         Column name, for messages.
     ids, id_column
         The privacy identifier of each row (same length as ``raw``) and its column's name.
+    content
+        Also compute the report's ``content``: the kept rows (identifier, value before
+        clipping), hashed as :func:`~dpsum_core.data.content.content_of` hashes them.
 
     Privacy
     -------
@@ -370,10 +377,16 @@ def clean(
     non_numeric = nan & ~missing
     non_finite = np.isinf(parsed)
     keep = ~(nan | non_finite)
-    no_id = np.zeros(rows, dtype=bool)
+    no_id = np.zeros(rows, dtype=bool) if ids is None else _missing_ids(ids)
+    # The content: the rows a release adds up, as parsed, before clipping (U is not the data).
+    used = keep & ~no_id
+    digest = (
+        content_of(parsed[used], None if ids is None else ids[used], spaces=SPACES)
+        if content
+        else None
+    )
     if ids is not None:
-        no_id = _missing_ids(ids)
-        values = person_totals(parsed[keep & ~no_id], ids[keep & ~no_id])
+        values = person_totals(parsed[used], ids[used])
         # Counted once each: a row without an identifier is counted as such, whatever its value.
         missing, non_numeric, non_finite = (x & ~no_id for x in (missing, non_numeric, non_finite))
     else:
@@ -393,6 +406,7 @@ def clean(
         id_column=id_column if ids is not None else None,
         dropped_missing_id=int(no_id.sum()),
         people=int(values.size) if ids is not None else None,
+        content=digest,
     )
     if values.size == 0:
         raise DataError(

@@ -137,17 +137,25 @@ def make_dataset(
     decimal_comma: bool = False,
     ids: pd.Series | None = None,
     id_column: str | None = None,
+    content: bool = False,
 ) -> Dataset:
     """Clean ``raw`` and wrap it as a sorted, read-only :class:`Dataset`; with ``ids`` (a
     privacy identifier per row, see :func:`~dpsum_core.data.cleaning.clean`) one value per
-    person.
+    person; with ``content`` the report holds the data's
+    :class:`~dpsum_core.data.content.Content` (what a ledger binds to).
 
     Privacy
     -------
     The records are private; with ``ids`` each record is one person's total in [0, U].
     """
     values, report = clean(
-        raw, upper=upper, decimal_comma=decimal_comma, column=column, ids=ids, id_column=id_column
+        raw,
+        upper=upper,
+        decimal_comma=decimal_comma,
+        column=column,
+        ids=ids,
+        id_column=id_column,
+        content=content,
     )
     values.sort()  # introsort (SIMD in numpy 2): equal floats are indistinguishable, no need for stable
     values.setflags(write=False)

@@ -397,6 +397,7 @@ def load_column(
     column: str | None = None,
     name: str | None = None,
     id_column: str | None = None,
+    content: bool = False,
 ) -> Dataset:
     """Read a file and clean one numeric column of it.
 
@@ -414,6 +415,9 @@ def load_column(
         Privacy identifier: the rows with the same value in it are one person, whose values
         are summed before clipping (see :func:`~dpsum_core.data.cleaning.clean`). None: one
         row is one person.
+    content
+        Also hash the kept (identifier, value) rows into the report's ``content``
+        (:class:`~dpsum_core.data.content.Content`, what a ledger binds to).
 
     Privacy
     -------
@@ -434,14 +438,23 @@ def load_column(
         check_id_column(column, id_column, [], base_name(label))
     wanted = [column] if id_column is None else [column, id_column]
     df = _check_rows(read_table(raw, name=label, columns=wanted, text_columns=text), label)
-    return table_column(df, column, upper=upper, name=base_name(label), id_column=id_column)
+    return table_column(
+        df, column, upper=upper, name=base_name(label), id_column=id_column, content=content
+    )
 
 
 def table_column(
-    df: pd.DataFrame, column: str, *, upper: float, name: str, id_column: str | None = None
+    df: pd.DataFrame,
+    column: str,
+    *,
+    upper: float,
+    name: str,
+    id_column: str | None = None,
+    content: bool = False,
 ) -> Dataset:
     """Clean one column of a table read by :func:`read_table` (its delimiter is the hint for
-    decimal commas, see :func:`clean`), one value per person of ``id_column`` if given.
+    decimal commas, see :func:`clean`), one value per person of ``id_column`` if given;
+    ``content``: see :func:`load_column`.
 
     Privacy
     -------
@@ -462,7 +475,7 @@ def table_column(
     hint = decimal_comma_hint(df)
     return make_dataset(
         series, upper=upper, name=name, column=column, decimal_comma=hint, ids=ids,
-        id_column=id_column,
+        id_column=id_column, content=content,
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from dpsum_core.mechanisms.bounds import IntervalRule
 from dpsum_core.mechanisms.cost import Seconds, Work, per_theta, vectorised
 from dpsum_core.mechanisms.error import average_over_theta
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
@@ -102,6 +103,9 @@ class Algorithm:
     binned
         Whether its answers are read from the binned histogram, so carry binning bias (false
         for SQM, which sums the exact values).
+    interval
+        How a release bounds its true answers (:class:`~dpsum_core.mechanisms.bounds.IntervalRule`:
+        bias and noise, from the release alone); ``None``: it cannot be released.
     """
 
     name: str
@@ -123,6 +127,7 @@ class Algorithm:
     default: bool = True
     own_theta: Truncation | None = None
     binned: bool = True
+    interval: IntervalRule | None = None
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise

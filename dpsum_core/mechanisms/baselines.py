@@ -9,6 +9,7 @@ import numpy as np
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
+from dpsum_core.mechanisms.bounds import COUNT_METHOD, IntervalInputs, IntervalRule, count_bounds
 from dpsum_core.mechanisms.error import Components, binned_bias
 from dpsum_core.mechanisms.measurement import (
     Inputs,
@@ -86,6 +87,24 @@ def workload_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Compone
     return bias**2, np.broadcast_to(2 * b[:, None] ** 2, bias.shape).copy()
 
 
+def identity_variance(inputs: IntervalInputs, theta: float, ratio, u, per_group) -> np.ndarray:
+    """Identity's interval noise: independent Lap(1/ε_m) per count (:func:`count_bounds`)."""
+    counts = inputs.workload.counts
+    return 2.0 / inputs.epsilon_measure**2 * np.cumsum((ratio * u) ** 2)[counts - 1]
+
+
+def workload_variance(inputs: IntervalInputs, theta: float, ratio, u, per_group) -> np.ndarray:
+    """Workload's interval noise: independent Lap(b) per answer, coefficients on the answers."""
+    th = np.array([theta])
+    b = float(workload_sensitivity(inputs.workload, inputs.domain, th)[0]) / inputs.epsilon_measure
+    diffs = per_group[:-1] - per_group[1:]
+    before = np.concatenate(([0.0], np.cumsum(diffs**2)))
+    return 2.0 * b**2 * (per_group**2 + before)
+
+
+IDENTITY_INTERVAL = IntervalRule(lambda i: count_bounds(i, identity_variance), COUNT_METHOD)
+WORKLOAD_INTERVAL = IntervalRule(lambda i: count_bounds(i, workload_variance), COUNT_METHOD)
+
 # The registry's records of this family (dpsum_core.mechanisms.registry collects them).
 RECORDS = (
     Algorithm(
@@ -99,6 +118,7 @@ RECORDS = (
         measure=identity,
         error=identity_error,
         stream_id=2,
+        interval=IDENTITY_INTERVAL,
     ),
     Algorithm(
         name="workload",
@@ -111,5 +131,6 @@ RECORDS = (
         measure=workload_mechanism,
         error=workload_error,
         stream_id=3,
+        interval=WORKLOAD_INTERVAL,
     ),
 )

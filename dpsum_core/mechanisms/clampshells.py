@@ -37,7 +37,7 @@ Measured (``python bench/accuracy.py --suite --trials 50``: nine synthetic colum
 tree depths were tuned on the tuning split, columns seeds 7 and 8, and are reported on the
 reporting split, columns seed 2024, never on sample_data; bench/ACCURACY.md has the table):
 TaMM+SVT (s = U/40) / ClampShells on the median over queries is 3.8–9.0× at ε = 0.01 (5.7× on
-the 5 000-row annual column, 8.2–8.4× on the top-coded one) and 1.1–9.0× everywhere;
+the 5 000-row annual column, 8.2–8.4× on the top-coded one);
 ClampShells is within 10 % of the best of all algorithms on the median in 89 of 90 cells (worst
 1.12×, hourly, Q2, ε = 1, behind RawSum) and on the mean over queries in 82 of 90 (worst 1.76×:
 hourly at ε = 0.3, whose heaps at whole dollars sit inside the leaves, and the first Q2 query

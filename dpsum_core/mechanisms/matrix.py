@@ -12,6 +12,7 @@ import numpy as np
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
+from dpsum_core.mechanisms.bounds import COUNT_METHOD, IntervalInputs, IntervalRule, count_bounds
 from dpsum_core.mechanisms.cost import Seconds, Work, per_theta, strategy_seconds, vectorised
 from dpsum_core.mechanisms.error import Components, binned_bias
 from dpsum_core.mechanisms.greedy_h import Strategy, cached_greedy_h, public_grid
@@ -182,6 +183,26 @@ def tamm_error_cost(work: Work) -> Seconds:
     return Seconds(per_theta(work).run + built * strategy_seconds(work.bins), strategies=built)
 
 
+def timm_variance(inputs: IntervalInputs, theta: float, ratio, u, per_group) -> np.ndarray:
+    """TiMM's interval noise: x̂ = A⁺z estimates T·x, Cov = 2b²(AᵀA)⁻¹ (:func:`count_bounds`)."""
+    workload, domain = inputs.workload, inputs.domain
+    b = float(timm_sensitivity(workload, domain, np.array([theta]))[0]) / inputs.epsilon_measure
+    weights = np.zeros(domain.bins)
+    weights[: ratio.size] = ratio
+    inverse = timm_strategy(workload, domain).inverse
+    return 2.0 * b**2 * inverse.prefix_quadratic(weights, workload.counts)
+
+
+def tamm_variance(inputs: IntervalInputs, theta: float, ratio, u, per_group) -> np.ndarray:
+    """TaMM's interval noise: x̂ = A⁺z estimates x, Cov = 2b²(AᵀA)⁻¹ (:func:`count_bounds`)."""
+    workload, domain = inputs.workload, inputs.domain
+    b = float(tamm_sensitivity(workload, domain, np.array([theta]))[0]) / inputs.epsilon_measure
+    weights = np.zeros(domain.bins)
+    weights[: ratio.size] = ratio * u
+    inverse = tamm_strategy(workload, domain, theta).inverse
+    return 2.0 * b**2 * inverse.prefix_quadratic(weights, workload.counts)
+
+
 RECORDS = (
     Algorithm(
         name="timm",
@@ -196,6 +217,7 @@ RECORDS = (
         stream_id=4,
         cost=timm_cost,
         error_cost=timm_error_cost,
+        interval=IntervalRule(lambda i: count_bounds(i, timm_variance), COUNT_METHOD),
     ),
     Algorithm(
         name="tamm",
@@ -210,5 +232,6 @@ RECORDS = (
         stream_id=5,
         cost=tamm_cost,
         error_cost=tamm_error_cost,
+        interval=IntervalRule(lambda i: count_bounds(i, tamm_variance), COUNT_METHOD),
     ),
 )

@@ -29,6 +29,7 @@ from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.domain import Domain, bin_sums
 from dpsum_core.mechanisms.algorithm import POSTHOC, POSTHOC_THETA, Algorithm
+from dpsum_core.mechanisms.bounds import IntervalInputs, IntervalRule, Linear
 from dpsum_core.mechanisms.cost import (
     PRODUCT_SECONDS,
     Seconds,
@@ -321,6 +322,18 @@ def rawsum_error_cost(work: Work) -> Seconds:
     )
 
 
+def rawsum_bounds(inputs: IntervalInputs) -> Linear:
+    """RawSum's full-prefix estimate Σ_{j ≤ J_i} ŝ_j from its noisy rows (least squares, SPEC
+    RAWSUM.md): unbiased for the true prefix sum whatever θ* the scan chose (it ignores θ*, so
+    choosing θ* from the same noise does not bias it); sd from the design's covariance."""
+    workload = inputs.workload
+    d = design(inputs.domain, workload)
+    s_hat = d.solve(np.asarray(inputs.draw, float).reshape(1, -1) / d.scale[None, :])[0]
+    est = np.cumsum(s_hat)[workload.counts - 1]
+    sd = np.sqrt(np.maximum(d.prefix_variance[workload.counts - 1], 0.0)) / inputs.epsilon
+    return Linear(est, sd, est, sd)
+
+
 RECORDS = (
     Algorithm(
         name="rawsum",
@@ -337,5 +350,10 @@ RECORDS = (
         posthoc_theta=expected_theta,
         cost=rawsum_cost,
         error_cost=rawsum_error_cost,
+        interval=IntervalRule(
+            rawsum_bounds,
+            "RawSum's unbiased full-prefix estimate (all measured bins, whatever θ* dropped) "
+            "± the noise's 97.5 % margins",
+        ),
     ),
 )

@@ -1,8 +1,8 @@
 """The algorithm registry: every family module's RECORDS, looked up by name everywhere.
 
-The engine, the CLI, the figures and the pages read an algorithm's label, colour, θ rule, noise
-and expected error from its record; adding an algorithm is one module (exporting ``RECORDS``)
-and one entry in :data:`FAMILIES`.
+The engine, the CLI, the figures and the pages read an algorithm's label, colour, θ rule, noise,
+expected error and release interval (its ``interval`` hook) from its record; adding an
+algorithm is one module (exporting ``RECORDS``) and one entry in :data:`FAMILIES`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms import baselines, clampshells, matrix, rawsum, shells_cost, sqm
+from dpsum_core.mechanisms import (
+    baselines,
+    clampshells,
+    clampshells_bounds,
+    matrix,
+    rawsum,
+    shells_cost,
+    sqm,
+)
 from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.truncation import registry as truncation_registry
 from dpsum_core.truncation.method import Truncation
@@ -19,9 +27,13 @@ from dpsum_core.truncation.method import Truncation
 FAMILIES = (sqm, baselines, matrix, rawsum, clampshells)
 
 REGISTRY: dict[str, Algorithm] = {a.name: a for family in FAMILIES for a in family.RECORDS}
-# ClampShells' prices (by tree depth, leaves and J*) live beside its record, in shells_cost.
+# ClampShells' prices (by tree depth, leaves and J*) and its interval live beside its record,
+# in shells_cost and clampshells_bounds (its module is full).
 REGISTRY["clampshells"] = replace(
-    REGISTRY["clampshells"], cost=shells_cost.run_cost, error_cost=shells_cost.error_cost
+    REGISTRY["clampshells"],
+    cost=shells_cost.run_cost,
+    error_cost=shells_cost.error_cost,
+    interval=clampshells_bounds.CLAMPSHELLS_INTERVAL,
 )
 ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
 # What a configuration runs when no algorithms are listed (a new algorithm is opt-in first).

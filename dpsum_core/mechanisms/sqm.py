@@ -5,9 +5,12 @@ error.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dpsum_core.mechanisms.algorithm import PER_QUERY, Algorithm
+from dpsum_core.mechanisms.bounds import IntervalInputs, IntervalRule, Linear
 from dpsum_core.mechanisms.cost import QUERY_THETA_SECONDS, Seconds, Work, vectorised
 from dpsum_core.mechanisms.error import Components
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
@@ -62,6 +65,26 @@ def sqm_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> Components:
     return bias**2, 2 * b**2
 
 
+def sqm_bounds(inputs: IntervalInputs) -> Linear:
+    """SQM measures Trunc_θi(q_τi) + Lap(b_i): truncation only lowers a sum, so the truth is
+    ≥ the target; it equals it where θ_i ≥ τ_i (nothing ≤ τ_i is truncated). Below τ_i nothing
+    SQM measured bounds the mass it truncated: open above."""
+    workload, raw = inputs.workload, np.asarray(inputs.raw, float)
+    theta = np.full(workload.size, np.inf) if inputs.theta is None else inputs.theta
+    th = np.broadcast_to(np.asarray(theta, float), (workload.size,))
+    scale = sqm_scale(workload, th[None, :], epsilon_measure=inputs.epsilon_measure)[0]
+    sd = math.sqrt(2.0) * scale
+    exact = th >= workload.thresholds
+    return Linear(raw, sd, np.where(exact, raw, np.nan), sd)
+
+
+SQM_INTERVAL = IntervalRule(
+    sqm_bounds,
+    "SQM's truncated sum is a lower bound of the truth; above θ nothing it measured bounds "
+    "the truncated mass, so queries with θ_i < τ_i are open above",
+)
+
+
 # The registry's records of this family (dpsum_core.mechanisms.registry collects them).
 def sqm_cost(work: Work) -> Seconds:
     """A vectorised pass plus a θ per (trial, query)."""
@@ -82,5 +105,6 @@ RECORDS = (
         error=sqm_error,
         stream_id=1,
         cost=sqm_cost,
+        interval=SQM_INTERVAL,
     ),
 )

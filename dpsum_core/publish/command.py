@@ -4,8 +4,9 @@ its release command and the release report's (``dpsum release``).
 Every command is a list of options rendered by :func:`render`, the only place where text is
 quoted for a shell (:func:`dpsum_core.text.escape_name`: ``shlex.quote``, or bash's ``$'…'``
 for a name with control characters, so the command stays one exact line), so a name with
-spaces, quotes or newlines (a column, a file) cannot break out of its word; a :class:`Placeholder` (``<your file.csv>``) is the one thing
-written as is. The truncation methods' options come from their own descriptions
+spaces, quotes or newlines (a column, a file) cannot break out of its word; a :class:`Placeholder`
+(``<your file.csv>``) is quoted too, so a command pasted before it is filled in fails with "no
+such file" instead of reading ``<`` and ``>`` as shell redirections. The truncation methods' options come from their own descriptions
 (:data:`~dpsum_core.truncation.registry.PARAMETERS`), the table the command line's parser reads,
 so a written command always parses back to the same configuration (tests/core/test_command.py).
 """
@@ -27,8 +28,8 @@ _DEFAULTS = TruncationParams()
 
 @dataclass(frozen=True)
 class Placeholder:
-    """Text the reader replaces (``<your file.csv>``, ``<data directory>/``): written as is
-    alone; followed by a ``tail`` (a server dataset's name), the whole is quoted as one word."""
+    """Text the reader replaces (``<your file.csv>``, ``<data directory>/``), followed by a
+    ``tail`` (a server dataset's name) or not: quoted as one word like any value."""
 
     head: str
     tail: str = ""
@@ -52,11 +53,9 @@ def render(command: str, options: Sequence[Option], *, lines: bool = False) -> s
 
 
 def _quote(value: str | Placeholder) -> str:
-    if isinstance(value, Placeholder):
-        # with a name after it the whole path is one quoted word (``<data directory>/name``
-        # unquoted would read as a shell redirection); a bare placeholder is written as is
-        return escape_name(value.head + value.tail, "shell") if value.tail else value.head
-    return escape_name(value, "shell")
+    # a placeholder is one quoted word too: unquoted, ``<your file.csv>`` pasted as is would
+    # read from a file "your" and write to the next word
+    return escape_name(value.text if isinstance(value, Placeholder) else value, "shell")
 
 
 def script_number(value: float | int) -> str:

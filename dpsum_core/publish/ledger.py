@@ -2,8 +2,9 @@
 
 A ledger is a small JSON file (one per dataset) kept by the data custodian::
 
-    {"format": "dpsum-ledger", "version": 3, "total": 1.0,
-     "dataset": {"name": "data.csv", "fingerprint": "sha256:…", "id_column": null},
+    {"format": "dpsum-ledger", "version": 4, "total": 1.0,
+     "dataset": {"name": "data.csv", "fingerprint": "content:sha256:…", "salt": "…",
+                 "id_column": null},
      "total_changes": [{"created": …, "old_total": 1.0, "new_total": 2.0}],
      "releases": [{"created": …, "epsilon": 0.1, "algorithm": …, "truncation": …,
                    "data": …, "column": …, "id_column": …, "config": {…}}, …]}
@@ -15,15 +16,20 @@ fill a total of 1 exactly, with no floating-point tolerance that could let a rel
 
 A ledger holds firm:
 
-- **bound to one dataset**: the first release records the dataset's fingerprint
-  (:func:`file_fingerprint`: the SHA-256 of the data file's bytes, *not* the engine's
-  ``Dataset.fingerprint``, which digests the values as cleaned with U and so changes with U);
-  a release of another dataset is refused with both names. A version-1 ledger (no
-  fingerprint) loads unbound and is bound by its next release, per row only (its releases
-  predate units of privacy). The app and the CLI bind alike: an upload or a sample by its
-  bytes, a server dataset as the CLI binds the same path (:func:`source_fingerprint`). A folder or a glob (the duckdb
-  and spark engines) is bound by :func:`source_fingerprint` without reading its bytes (the
-  list of its files with their sizes and modification times), a Spark table by its name.
+- **bound to one dataset, by its content**: the first release records the salted digest of
+  the data's content (:class:`~dpsum_core.data.content.Content`: the multiset of the cleaned
+  (identifier, value) rows the release reads, values before clipping to [0, U]), computed by
+  the engine in the scan it already makes. The same data saved as CSV or Parquet, as one file
+  or a folder of parts, in any row order, read by any engine, meets the same ledger; other
+  data is refused with both names. The salt is random per ledger and kept in it (two ledgers
+  of the same data do not show it). A version-1 ledger (no binding) loads unbound and is
+  bound by its next release, per row only (its releases predate units of privacy).
+- **older bindings honoured, then upgraded**: a ledger of versions 2 and 3 is bound to a
+  file's bytes (:func:`source_fingerprint`: the SHA-256 of one file, a folder's list of files
+  with sizes and times, a Spark table's name). Its next release checks that binding (the
+  caller passes ``legacy``, computed only then) and, if it holds, rebinds the ledger to the
+  content (recorded in ``dataset.upgraded_from``), so a release never starts a fresh budget
+  for data that a ledger already counts.
 - **for one unit of privacy**: the binding records the privacy identifier (``id_column``;
   ``None``: one row = one person). ε spent per row says nothing of a person with many rows
   (group privacy multiplies it by their number of rows), so a release for another unit is
@@ -43,9 +49,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -54,13 +61,16 @@ from pathlib import Path
 
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.cleaning import unit_of_privacy
+from dpsum_core.data.content import Content
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.validation import check_positive
 
 FORMAT = "dpsum-ledger"
-VERSION = 3
-# version 1: no dataset binding, no total changes; version 2: no unit of privacy (per row)
-READABLE_VERSIONS = (1, 2, 3)
+VERSION = 4
+# version 1: no dataset binding, no total changes; version 2: no unit of privacy (per row);
+# versions 2 and 3: bound to a file's bytes (source_fingerprint), upgraded on their next release
+READABLE_VERSIONS = (1, 2, 3, 4)
+CONTENT = "content:"  # the prefix of a content binding (any other is a byte fingerprint)
 
 
 def _exact(value: float) -> Decimal:
@@ -73,11 +83,8 @@ def _now() -> str:
 
 
 def file_fingerprint(path: str | os.PathLike) -> str:
-    """``"sha256:<hex>"`` of the file's bytes: what binds a ledger to a dataset.
-
-    Two different files named ``data.csv`` differ; the same file read with another U or
-    column does not (the budget is the dataset's, whatever is computed from it).
-    """
+    """``"sha256:<hex>"`` of the file's bytes: what bound a ledger of versions 2 and 3 to a
+    dataset (checked once, when such a ledger is upgraded to a content binding)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 24), b""):
@@ -87,7 +94,8 @@ def file_fingerprint(path: str | os.PathLike) -> str:
 
 
 def source_fingerprint(source: str | os.PathLike | None, *, table: str | None = None) -> str:
-    """What binds a ledger to the data of a release on any engine, read without scanning it.
+    """What bound a ledger of versions 2 and 3 to the data of a release (checked once, when
+    such a ledger is upgraded to its content binding; see the module docstring).
 
     - one file: :func:`file_fingerprint` (its bytes' SHA-256, as a release in memory binds it,
       so a ledger carries over between engines);
@@ -121,7 +129,8 @@ def source_fingerprint(source: str | os.PathLike | None, *, table: str | None = 
 
 
 def bytes_fingerprint(data: bytes) -> str:
-    """:func:`file_fingerprint` of bytes already in memory (an uploaded file)."""
+    """:func:`file_fingerprint` of bytes already in memory (an uploaded file; the legacy binding
+    of an uploaded ledger of versions 2 and 3)."""
     return f"sha256:{hashlib.sha256(data).hexdigest()}"
 
 
@@ -136,19 +145,27 @@ class Ledger:
     total
         The total ε, or ``None`` until one is set.
     fingerprint, dataset
-        The bound dataset's fingerprint (:func:`file_fingerprint`) and name; ``None`` while
-        unbound (a new ledger, or a version-1 file).
+        The bound dataset's fingerprint and name; ``None`` while unbound (a new ledger, or a
+        version-1 file). A content binding (``"content:sha256:…"``, the salted
+        :meth:`Content.digest <dpsum_core.data.content.Content.digest>`), or the byte
+        fingerprint of a ledger of versions 2 and 3 (:func:`source_fingerprint`) until its next
+        release upgrades it.
     id_column
         The bound unit of privacy: the column identifying a person, ``None`` for one row per
         person (and while unbound).
     total_changes
         Every raise of the total: ``{created, old_total, new_total}``.
+    salt
+        The random salt of the content digest (``None`` before a content binding).
+    upgraded_from
+        The byte fingerprint a content binding replaced (``None``: bound by content at once).
 
     Privacy
     -------
-    The ledger holds configurations, ε values, times, the data file's name and a hash of its
-    bytes (which identifies the file, and reveals nothing else about it): nothing computed from
-    the data values. It is the custodian's record, not part of a release.
+    The ledger holds configurations, ε values, times, the data file's name and a salted hash of
+    the data's content. The hash reveals no value, but whoever reads the ledger and already
+    knows every row but one can test guesses of that row against it (PRIVACY.md): the ledger is
+    the custodian's record, kept like the data, never part of a release.
     """
 
     releases: tuple[dict, ...] = ()
@@ -157,6 +174,8 @@ class Ledger:
     dataset: str | None = None
     total_changes: tuple[dict, ...] = ()
     id_column: str | None = None
+    salt: str | None = None
+    upgraded_from: str | None = None
 
     def _spent(self) -> Decimal:
         return sum((_exact(r["epsilon"]) for r in self.releases), Decimal(0))
@@ -173,13 +192,24 @@ class Ledger:
             return None
         return float(_exact(total) - self._spent())
 
-    def bound_to(self, fingerprint: str, name: str, id_column: str | None = None) -> Ledger:
-        """This ledger bound to the dataset ``fingerprint`` (named ``name``) and the unit of
+    def bound_to(
+        self,
+        content: Content,
+        name: str,
+        id_column: str | None = None,
+        *,
+        legacy: Callable[[], str] | None = None,
+    ) -> Ledger:
+        """This ledger bound to the dataset of ``content`` (named ``name``) and the unit of
         privacy ``id_column`` (``None``: one row = one person).
 
-        An unbound ledger (new, or version 1) is bound now; a ledger bound to another dataset
-        or another unit raises ParameterError naming both. A version-1 ledger's releases (made
-        before units of privacy existed) were per row: it binds only to one row = one person.
+        An unbound ledger (new, or version 1) is bound now, with a new random salt; a ledger
+        bound to another dataset or another unit raises ParameterError naming both. A
+        version-1 ledger's releases (made before units of privacy existed) were per row: it
+        binds only to one row = one person. A ledger bound by an older version to a file's
+        bytes is checked against ``legacy()`` (:func:`source_fingerprint` of the release's
+        data, computed only then) and, if it holds, rebound to ``content``; without
+        ``legacy`` it is refused (never silently given a fresh budget).
         """
         if self.fingerprint is None:
             if self.releases and id_column is not None:  # a version-1 ledger: per row
@@ -190,20 +220,53 @@ class Ledger:
                     "bound a person with many rows, so start a new ledger for this unit; "
                     "nothing was drawn"
                 )
-            return replace(self, fingerprint=fingerprint, dataset=name, id_column=id_column)
-        if self.fingerprint != fingerprint:
-            raise ParameterError(
-                f"release refused: this ledger belongs to the dataset {self.dataset!r} "
-                f"({self.fingerprint[:19]}…), not to {name!r} ({fingerprint[:19]}…): each "
-                "dataset keeps its own ledger; nothing was drawn"
-            )
-        if self.id_column != id_column:
+            salt = secrets.token_hex(16)
+            return replace(
+                self, fingerprint=content.digest(salt), salt=salt, dataset=name,
+                id_column=id_column,
+            )  # fmt: skip
+        if not self.fingerprint.startswith(CONTENT):
+            return self._upgraded(content, name, id_column, legacy)
+        if self.id_column != id_column:  # said first: the rows differ by their identifiers too
             raise ParameterError(
                 f"release refused: this ledger counts ε for {unit_of_privacy(self.id_column)}, "
                 f"this release is for {unit_of_privacy(id_column)}: ε spent for one unit does "
                 "not bound the other, so each unit keeps its own ledger; nothing was drawn"
             )
+        if self.fingerprint != content.digest(self.salt or ""):
+            raise ParameterError(
+                f"release refused: this ledger belongs to the dataset {self.dataset!r}, not to "
+                f"{name!r}: their cleaned (identifier, value) rows differ (each dataset keeps "
+                "its own ledger); nothing was drawn"
+            )
         return self
+
+    def _upgraded(
+        self,
+        content: Content,
+        name: str,
+        id_column: str | None,
+        legacy: Callable[[], str] | None,
+    ) -> Ledger:
+        """A ledger bound to a file's bytes (versions 2 and 3), checked and rebound to
+        ``content``; the unit of privacy is checked by :meth:`bound_to` as for any ledger."""
+        old = str(self.fingerprint)
+        if legacy is None:
+            raise ParameterError(
+                f"release refused: this ledger (an older version) is bound to the bytes of "
+                f"{self.dataset!r}, which cannot be checked here; nothing was drawn"
+            )
+        if legacy() != old:
+            raise ParameterError(
+                f"release refused: this ledger belongs to the dataset {self.dataset!r} "
+                f"({old[:19]}…, bound to its file's bytes by an older version), not to "
+                f"{name!r}: each dataset keeps its own ledger; nothing was drawn"
+            )
+        salt = secrets.token_hex(16)
+        rebound = replace(
+            self, fingerprint=content.digest(salt), salt=salt, dataset=name, upgraded_from=old
+        )
+        return rebound.bound_to(content, name, id_column)
 
     def with_total(self, total: float | None, *, raise_total: bool = False) -> Ledger:
         """This ledger with its total set to ``total`` (``None``: keep it).
@@ -288,6 +351,12 @@ class Ledger:
                         "name": self.dataset,
                         "fingerprint": self.fingerprint,
                         "id_column": self.id_column,
+                        **({} if self.salt is None else {"salt": self.salt}),
+                        **(
+                            {}
+                            if self.upgraded_from is None
+                            else {"upgraded_from": self.upgraded_from}
+                        ),
                     }
                 ),
                 "total_changes": list(self.total_changes),
@@ -322,10 +391,16 @@ class Ledger:
             and isinstance(bound.get("fingerprint"), str)
             and isinstance(bound.get("name"), str)
             and isinstance(bound.get("id_column"), (str, type(None)))
+            and isinstance(bound.get("upgraded_from"), (str, type(None)))
+            and (
+                isinstance(bound.get("salt"), str)
+                if bound["fingerprint"].startswith(CONTENT)
+                else "salt" not in bound
+            )
         ):
             raise DataError(
-                f'{name} is damaged: "dataset" needs a "name", a "fingerprint" and an '
-                '"id_column" (text or null)'
+                f'{name} is damaged: "dataset" needs a "name", a "fingerprint", an '
+                '"id_column" (text or null) and, bound by content, its "salt"'
             )
         changes = data.get("total_changes", [])
         if not isinstance(changes, list) or not all(
@@ -342,6 +417,8 @@ class Ledger:
             None if bound is None else bound["name"],
             tuple(changes),
             None if bound is None else bound.get("id_column"),
+            None if bound is None else bound.get("salt"),
+            None if bound is None else bound.get("upgraded_from"),
         )
 
 

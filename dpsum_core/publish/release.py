@@ -467,16 +467,17 @@ def release(
     return release_plan(data, plan, noise=noise, extend=extend)
 
 
-def summary_for(backend, plan: ReleasePlan) -> DataSummary:
+def summary_for(backend, plan: ReleasePlan, *, content: bool = False) -> DataSummary:
     """The data summary a release of ``plan`` starts from: ``backend``'s first pass at the
     plan's public cut points (bin edges, SVT grid, a fixed θ), as ``run`` computes it. Pass
-    it to :func:`release_plan` with ``extend=backend.extend``.
+    it to :func:`release_plan` with ``extend=backend.extend``. With ``content`` its report
+    holds the data's content (what a ledger binds to), from the same pass.
 
     Privacy
     -------
     Private data (see :mod:`dpsum_core.data.summary`); the cut points are public.
     """
-    return backend.summarize(run_cut_points(plan.config))
+    return backend.summarize(run_cut_points(plan.config), content=content)
 
 
 Extend = Callable[[DataSummary, MissingStatistics], DataSummary]

@@ -27,7 +27,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
-from dpsum_core.text import escape_name, visible
+from dpsum_core.text import NO_THETA, escape_name, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -143,7 +143,7 @@ def _shown(value: float, unit: float, how=round) -> str:
 
 def _theta_words(theta, upper: float) -> str:
     if theta is None:
-        return "none: no value was truncated (θ = ∞)"
+        return NO_THETA
     if isinstance(theta, list):
         untruncated = sum(t >= upper for t in theta)
         return f"one per query ({', '.join(f'{t:,.{PUBLISHED_DIGITS}g}' for t in theta)})" + (
@@ -191,8 +191,8 @@ def headline(rel: Release, *, dataset: str) -> str:
         rel_share = half[answers > 0] / answers[answers > 0]
         share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
         accuracy = (
-            f"; the true answers lie in their 95 % intervals, typically ±"
-            f"{_shown(typical, _unit(typical, typical))}{share}"
+            "; each interval holds its true answer with probability at least 95 % (about 1 in "
+            f"20 may miss), typically ±{_shown(typical, _unit(typical, typical))}{share}"
         )
     opened = int((~bounded).sum())
     if opened:
@@ -251,7 +251,8 @@ def report_markdown(
             "",
             "## Answers",
             "",
-            "Each interval holds the **true** answer with probability at least 95 %: it accounts "
+            "Each interval holds its **true** answer with probability at least 95 % (each on its "
+            "own: about 1 in 20 may miss): it accounts "
             "for the noise and for the algorithm's bias (" + iv.method + "). It is computed "
             "from the noisy measurement and public inputs only (post-processing: no extra ε). "
             "Numbers are rounded to the digits their interval supports; answers.csv has "

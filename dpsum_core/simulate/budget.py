@@ -7,6 +7,18 @@ from dataclasses import asdict, dataclass
 
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 
+DECIMAL_DIGITS = 12  # ε values are decimals a user typed, times ρ: 12 digits hold every one
+
+
+def decimal(value: float) -> float:
+    """An ε derived by arithmetic, written as the decimal it stands for: the float dust of
+    ``0.01 − 0.001`` (0.009000000000000001) removed, for files and tables.
+
+    >>> decimal(0.01 - 0.001), decimal(0.001 + 0.009000000000000001), decimal(0.3)
+    (0.009, 0.01, 0.3)
+    """
+    return float(f"{value:.{DECIMAL_DIGITS}g}")
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -25,8 +37,10 @@ class Budget:
         return self.epsilon_theta + self.epsilon_measure
 
     def as_dict(self) -> dict:
-        """Plain dict with the total."""
-        return {**asdict(self), "total": self.total}
+        """Plain dict with the total, each ε written as its decimal (:func:`decimal`)."""
+        spent = ("epsilon_theta", "epsilon_measure")
+        record = {k: decimal(v) if k in spent else v for k, v in asdict(self).items()}
+        return {**record, "total": decimal(self.total)}
 
 
 def budget_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:

@@ -22,7 +22,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.mechanisms.workloads import Workload
-from dpsum_core.simulate.budget import Budget
+from dpsum_core.simulate.budget import Budget, decimal
 from dpsum_core.simulate.config import ExperimentConfig
 
 Over = Literal["median", "mean"]
@@ -173,9 +173,9 @@ class ExperimentResult:
                     "median_rel_error": headline(rel, "median"),
                     "median_rel_error_iso": headline(rel_iso, "median"),
                     "median_theta": float(np.median(r.theta)),
-                    "epsilon_theta": r.budget.epsilon_theta,
-                    "epsilon_measure": r.budget.epsilon_measure,
-                    "epsilon_total": r.budget.total,
+                    "epsilon_theta": decimal(r.budget.epsilon_theta),
+                    "epsilon_measure": decimal(r.budget.epsilon_measure),
+                    "epsilon_total": decimal(r.budget.total),
                     "seconds": r.seconds,
                 }
             )
@@ -261,5 +261,12 @@ def configuration_name(algorithm: str, truncation: str) -> str:
 
 
 def percent(value: float) -> str:
-    """``0.05`` → ``5 %``."""
-    return f"{100 * value:.3g} %"
+    """A relative error as a percentage, the one convention of tables and sentences: three
+    significant digits, whole percents with thousands separators from 1,000 % up (never an
+    exponent), ``0 %`` for zero.
+
+    >>> percent(0.05), percent(0.0), percent(0.40971), percent(1413.42006587)
+    ('5 %', '0 %', '41 %', '141,342 %')
+    """
+    shown = 100 * value
+    return f"{shown:,.0f} %" if abs(shown) >= 1000 else f"{shown:.3g} %"

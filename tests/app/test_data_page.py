@@ -264,3 +264,12 @@ def test_a_one_column_european_upload_is_read_with_decimal_commas(data_page: App
     assert data_page.selectbox(key="data_column").value == "earnings"
     report = " ".join(b.value for b in (*data_page.warning, *data_page.success))
     assert "3 rows read, 3 kept." in report and "3 values read with a decimal comma" in report
+
+
+def test_the_u_step_follows_the_scale_of_u() -> None:
+    from dpsum_ui.widgets import upper_step
+
+    assert upper_step(800_000.0) == 10_000.0  # the sample's U: as before
+    assert upper_step(200.0) == 10.0  # dollars per hour: not 10,000
+    assert upper_step(4_000.0) == 100.0
+    assert upper_step(None) == 10_000.0

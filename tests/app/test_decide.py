@@ -43,6 +43,9 @@ def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> Non
         for line in lines:
             assert line in text, (line, text)
     assert "≤ 2 % on" in text
+    # the field's label says what to type, with no literal "≤ … %" left in it
+    label = decide.text_input(key="decide_target").label
+    assert label == "Target: median relative error at most (%)" and "…" not in label
     # the note about true errors sits next to the summary
     assert any("true answers" in w.value and "allowed to see the data" in w.value
                for w in decide.warning)  # fmt: skip

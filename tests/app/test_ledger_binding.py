@@ -54,7 +54,7 @@ def _release_page(book: ledger.Ledger):
 
 def test_a_cli_ledger_binds_to_the_same_server_file_in_the_app(root, tmp_path):
     book = _cli_ledger(root, tmp_path)
-    assert book.fingerprint == ledger.file_fingerprint(root / "incomes.parquet")
+    assert book.fingerprint.startswith("content:sha256:")
     at = _release_page(book)
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
@@ -106,3 +106,19 @@ def test_hashing_a_server_file_is_priced_and_stoppable(root, monkeypatch):
     monkeypatch.setattr(datasets, "stop_check", lambda: stop)
     with pytest.raises(Stop):
         datasets._hashed(target, signature)
+
+
+def test_a_ledger_bound_to_the_files_bytes_is_upgraded_on_the_release_page(root, tmp_path):
+    """Issue 24 §3: a ledger of an older version, bound to the server file's bytes, binds on
+    the Release page (checked against those bytes) and is rebound to the data's content."""
+    from dataclasses import replace
+
+    old = ledger.file_fingerprint(root / "incomes.parquet")
+    book = replace(_cli_ledger(root, tmp_path), fingerprint=old, salt=None)
+    at = _release_page(book)
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    after = kept(at, ReleaseState).ledger
+    assert after.fingerprint.startswith("content:sha256:") and after.upgraded_from == old
+    assert len(after.releases) == 2 and after.spent > book.spent == 0.25  # counted on

@@ -93,9 +93,14 @@ def test_summary_tab_has_overview_and_a_ledger_that_sums_to_epsilon(small: AppTe
         "SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "ClampShells"
     ]
     # issue 19: the best configuration is named in a sentence and marked in the table
-    best = int(overview["… with isotonic"].astype(float).idxmin())
-    assert list(overview["Lowest error"]).count("★ lowest") == 1
-    assert overview["Lowest error"][best] == "★ lowest"
+    # errors in percent, as in the sentence and the command line (never a raw ratio)
+    iso = overview["… with isotonic"]
+    assert all(v.endswith(" %") for v in iso), list(iso)
+    best = int(iso.str.removesuffix(" %").str.replace(",", "").astype(float).idxmin())
+    assert list(overview["Lowest error"]).count("lowest error") == 1
+    assert overview["Lowest error"][best] == "lowest error"
+    # ★ means "recommended" (the algorithm picker); the lowest-error row is said in words
+    assert not any("★" in str(v) for v in overview.to_numpy().ravel())
     (sentence,) = [s.value for s in small.success]
     name = f"**{overview['Algorithm'][best]}** with {overview['Truncation'][best]}"
     assert sentence.startswith("Lowest median relative error (with isotonic regression): " + name)

@@ -74,6 +74,9 @@ def test_heavy_curves_wait_for_their_button_then_compute(app: AppTest, monkeypat
     app.button(key="decide_compute").click().run()
     assert_clean(app)
     assert memo(app, "decide") and charts(app)
+    # the wait message and the button go once pressed; the estimate no longer asks for it
+    assert not any("press **Compute" in i.value for i in app.info)
+    assert not any("press **Compute" in c.value for c in app.caption)
     app.text_input(key="decide_target").input("2").run()  # a rerun reads the memo
     assert_clean(app)
     assert charts(app)

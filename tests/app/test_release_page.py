@@ -64,7 +64,7 @@ def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_erro
 
 def test_rawsum_has_only_the_posthoc_truncation(page):
     page.selectbox(key="release_algorithm").select("rawsum").run()
-    assert page.selectbox(key="release_truncation").options == ["chosen by RawSum after measuring"]
+    assert page.selectbox(key="release_truncation").options == ["θ after measuring"]
     assert page.selectbox(key="release_truncation").value == "posthoc"
     assert_clean(page)
 
@@ -238,3 +238,20 @@ def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
     assert_clean(at)
     (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
     assert "still the sample's" in note and "hours.csv" in note and "No total ε" in note
+
+
+def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
+    """Issue 26 item 4 in the app: an optional public cap for ClampShells, said to be given
+    (not read from the data), released at θ = the cap's shell edge; a cap above U is refused."""
+    assert page.selectbox(key="release_algorithm").value == "clampshells"
+    page.number_input(key="release_public_cap").set_value(100_000.0).run()
+    assert_clean(page)
+    text = " ".join(m.value for m in page.markdown)
+    assert "public cap 100,000 (given, not read from the data)" in text
+    _release(page)
+    rel = kept(page, ReleaseState).last
+    assert rel is not None and rel.config["public_cap"] == 100_000.0
+    page.number_input(key="release_public_cap").set_value(10_000_000.0).run()
+    assert any("above U" in e and "public cap" in e for e in errors(page))
+    page.selectbox(key="release_algorithm").set_value("tamm").run()
+    assert all(n.key != "release_public_cap" for n in page.number_input)  # TaMM: not offered

@@ -61,7 +61,7 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
 
 def test_truncation_methods_are_shown_by_their_labels(page):
     box = page.selectbox(key="release_truncation")
-    assert box.options[0] == "chosen inside ClampShells (with its own share of ε)"
+    assert box.options[0] == "θ located by the algorithm"  # the registry's label, as elsewhere
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     assert "SVT" in page.selectbox(key="release_truncation").options
     assert not set(page.selectbox(key="release_truncation").options) & set(INTERNAL)
@@ -80,7 +80,12 @@ def test_after_releasing_the_table_has_labels_and_the_interval(page):
     np.testing.assert_allclose(table["Lower end (95 %)"], rel.intervals.lower)
     text = _text(page)
     assert "truncation: SVT" in text
+    assert "about 1 in 20 may miss" in text  # each interval covers on its own, not all at once
     assert not _words(text) & set(INTERNAL), _words(text) & set(INTERNAL)
+    # the ledger table names the release by its labels, not the ids the ledger file keeps
+    (book,) = [df.value for df in page.dataframe if "Created (UTC)" in df.value.columns]
+    assert list(book["Algorithm"]) == ["TaMM"] and list(book["Truncation"]) == ["SVT"]
+    assert "Spent so far: **ε = 0.01** in 1 release" in text and "release(s)" not in text
 
 
 def _released(bounded: list[bool]) -> Release:

@@ -80,5 +80,5 @@ def test_release_shows_its_command_with_an_uploads_path_as_a_placeholder() -> No
     assert_clean(at)
     (command,) = [v for lang, v in _codes(at) if lang == "bash"]
     assert command.startswith("dpsum release")
-    assert f"--data {UPLOAD_PLACEHOLDER}" in command and "mine.csv" not in command
+    assert f"--data '{UPLOAD_PLACEHOLDER}'" in command and "mine.csv" not in command
     assert "--column pay" in command and "--algorithm" in command

@@ -10,6 +10,7 @@ import pytest
 
 from dpsum_core.cli import main
 from dpsum_core.mechanisms.recommend import AUTO, recommend, resolve_auto
+from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.publish.release import plan_release
 from dpsum_core.simulate.config import ExperimentConfig
 from tests.core.release_files import release_file
@@ -45,7 +46,11 @@ def test_run_names_what_auto_chose(tmp_path, capsys):
     assert info["auto"]["algorithm"] == rec.algorithm
     assert info["config"]["algorithms"] == [rec.algorithm]
     assert "auto chose" in info["auto"]["why"]
-    assert "auto chose" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    # the algorithm and its θ rule by their labels, never the internal ids; "1 configuration"
+    assert f"auto chose {label(rec.algorithm)} ({truncation_label(rec.truncation)})" in printed
+    assert f"auto chose {rec.algorithm} " not in printed
+    assert any(line.startswith("1 configuration × 3 trials on ") for line in printed.splitlines())
     summary = (out / "summary.csv").read_text()
     assert rec.algorithm in summary and "auto" not in summary
 

@@ -258,7 +258,7 @@ def test_the_top_k_read_above_the_last_intervals_agrees(tmp_path, monkeypatch):
 
 
 def test_limb_halves_recombine_exactly_and_a_group_too_large_is_refused():
-    from dpsum_core.data.backends.sql import DUCKDB, SPARK
+    from dpsum_core.data.backends.dialect import DUCKDB, SPARK
 
     halves = (3, 2**26 - 1, 0, 7, 2**26 - 1, 2**26 - 1)
     assert SPARK.limb_units(10, halves) == (3 * 2**26 + 2**26 - 1, 7, 2**52 - 1)
@@ -276,7 +276,7 @@ def test_duckdb_limb_sums_are_128_bit_and_exact_past_64_bits():
     (a 64-bit or floating sum would overflow or round)."""
     import duckdb
 
-    from dpsum_core.data.backends.sql import DUCKDB
+    from dpsum_core.data.backends.dialect import DUCKDB
 
     limb = 2**52 - 1
     sql = f"SELECT {DUCKDB.limb_sums()} FROM (SELECT {DUCKDB.limb_columns()} FROM "

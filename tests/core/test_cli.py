@@ -32,8 +32,19 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
+    # ε_m = 0.01 − 0.001 written as the decimal it stands for, not 0.009000000000000001
+    assert {b["epsilon_measure"] for b in info["budget"] if b["truncation"] == "svt"} == {0.009}
+    assert "000000000" not in json.dumps(info["budget"])
     printed = capsys.readouterr().out
     assert "16 configurations" in printed
+    # the summary table: labels, not ids; errors in percent as in the sentences, not ratios
+    table = printed.split("then the median over the queries.\n")[1].splitlines()
+    assert table[0].split() == ["Algorithm", "Truncation", "Median", "relative", "error", "…",
+                                "with", "isotonic"]  # fmt: skip
+    rows = table[1:17]
+    assert {r.split()[0] for r in rows} == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum"}
+    assert all(r.endswith(" %") and r.count(" %") == 2 for r in rows), rows
+    assert not any(word in printed for word in (" svt ", " posthoc ", " rawsum "))
     _assert_not_for_publication(out, info, printed)
 
 
@@ -238,3 +249,13 @@ def test_engine_spark_without_pyspark_says_how_to_install_it(tmp_path, capsys, m
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "install dpsum[spark]" in err, err
+
+
+def test_release_names_the_algorithm_and_truncation_by_their_labels(tmp_path, capsys):
+    from dpsum_core.mechanisms.registry import label, truncation_label
+
+    assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "rawsum",
+                 "--out", str(tmp_path / "out")]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert f"({label('rawsum')}, truncation: {truncation_label('posthoc')}, ε = 0.01:" in printed
+    assert "rawsum" not in printed.split("→")[0] and "posthoc" not in printed

@@ -42,3 +42,17 @@ def test_the_commands_have_help_text_too():
 def test_no_help_names_a_document_an_installed_user_does_not_have(name):
     text = _parsers()[name].format_help()
     assert not NOT_INSTALLED.search(text), NOT_INSTALLED.findall(text)
+
+
+def test_reproduce_says_it_runs_one_epsilon_and_run_states_its_defaults():
+    """reproduce runs ε = 0.01 only (not 'a grid of ε'); run --help names the defaults of
+    --workload, --truncation and --algorithms (the review found them unstated)."""
+    from dpsum_core.simulate.config import ExperimentConfig
+
+    parsers, c = _parsers(), ExperimentConfig()
+    rep = parsers["dpsum reproduce"].format_help()
+    assert "ε = 0.01 only" in rep and "grid of ε" not in rep
+    helps = {a.dest: a.help or "" for a in _shown(parsers["dpsum run"])}
+    assert f"(default {c.workload})" in helps["workload"]
+    assert f"(default {','.join(c.truncations)})" in helps["truncation"]
+    assert f"(default {','.join(c.algorithms)})" in helps["algorithms"]

@@ -75,8 +75,8 @@ def test_a_release_command_and_a_reports_command_carry_the_parameters(config) ->
     assert all(getattr(_params(args), name) == getattr(resolved, name) for name in written)
 
 
-def test_a_bare_placeholder_is_written_as_is_and_one_with_a_name_quoted_whole() -> None:
+def test_a_placeholder_is_quoted_as_one_word_so_a_pasted_command_cannot_redirect() -> None:
     line = render("run", [("--data", Placeholder("<data directory>/", "a b")),
                           ("--out", Placeholder("<your folder>")), ("--flag", None)])  # fmt: skip
-    assert line == "dpsum run --data '<data directory>/a b' --out <your folder> --flag"
+    assert line == "dpsum run --data '<data directory>/a b' --out '<your folder>' --flag"
     assert render("run", [("--column", "a;b")], lines=True) == "dpsum run \\\n  --column 'a;b'"

@@ -31,12 +31,13 @@ FAKE_ALGORITHM = '''
 """Fake: Identity's measurement under another name (the extension test's algorithm)."""
 
 from dpsum_core.mechanisms.algorithm import SHARED, Algorithm
-from dpsum_core.mechanisms.baselines import identity, identity_error
+from dpsum_core.mechanisms.baselines import IDENTITY_INTERVAL, identity, identity_error
 
 RECORDS = (
     Algorithm(name="fake", label="Fake", color="#777777", dash="dot", symbol="cross",
               measures="the histogram of counts x (as Identity)", theta_rule=SHARED,
-              measure=identity, error=identity_error, stream_id=99),
+              measure=identity, error=identity_error, stream_id=99,
+              interval=IDENTITY_INTERVAL),
 )
 '''
 
@@ -168,6 +169,18 @@ def test_a_new_algorithm_and_truncation_run_from_the_cli(extended, tmp_path):
     assert "a public θ, the fraction f of U" in report
     record = json.loads(release_file(tmp_path / "release", "release.json").read_text())
     assert record["theta"] == 200_000.0
+    # a release of the new algorithm: its intervals come from its record's interval hook
+    proc = _cli(extended, "release", *data, "--algorithm", "fake", "--truncation", "part",
+                "--out", str(tmp_path / "fake"))
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(release_file(tmp_path / "fake", "release.json").read_text())
+    intervals = record["intervals"]
+    assert intervals["method"].startswith("binning and truncation bounded")
+    assert intervals["bias_bounded"] == intervals["queries"] == 10  # θ = U/2 bounded above
+    answers = release_file(tmp_path / "fake", "answers.csv").read_text().splitlines()
+    header, first = answers[0].split(","), answers[1].split(",")
+    lower, upper = (float(first[header.index(c)]) for c in ("lower_95", "upper_95"))
+    assert 0.0 <= lower <= float(first[header.index("private_answer")]) <= upper
 
 
 def test_a_new_algorithm_and_truncation_show_on_every_page(extended):

@@ -17,8 +17,9 @@ import pytest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.bounds import bin_ratios
 from dpsum_core.mechanisms.workloads import make_workload
-from dpsum_core.publish.intervals import KAPPA, bin_ratios
+from dpsum_core.publish.intervals import KAPPA
 from dpsum_core.publish.release import release
 from dpsum_core.publish.report import answers_csv
 from dpsum_core.simulate.config import ExperimentConfig

@@ -11,6 +11,7 @@ import stat
 import pytest
 
 from dpsum_core.cli import main
+from dpsum_core.data.content import Content
 from dpsum_core.errors import ParameterError
 from dpsum_core.publish import ledger
 
@@ -18,6 +19,7 @@ from .test_ledger_holds import _error, _release
 
 V1 = {"format": "dpsum-ledger", "version": 1, "total": 1.0,
       "releases": [{"epsilon": 0.25, "data": "jobs.csv"}]}  # fmt: skip
+CONTENT = Content(3, (1, 2))
 
 
 @pytest.fixture
@@ -42,7 +44,7 @@ def test_a_version_1_ledger_refuses_a_release_by_person(tmp_path, jobs, capsys):
 
 
 def test_an_empty_unbound_ledger_binds_to_either_unit():
-    assert ledger.Ledger().bound_to("sha256:x", "d", "pid").id_column == "pid"
+    assert ledger.Ledger().bound_to(CONTENT, "d", "pid").id_column == "pid"
 
 
 @pytest.mark.parametrize("id_column", [None, "pid"])
@@ -55,7 +57,7 @@ def test_every_entry_names_its_column_and_unit(tmp_path, jobs, id_column):
 
 
 def test_an_entry_for_another_unit_is_refused():
-    bound = ledger.Ledger().bound_to("sha256:x", "d", None)
+    bound = ledger.Ledger().bound_to(CONTENT, "d", None)
     with pytest.raises(ParameterError, match="one row = one person"):
         bound.with_release({"epsilon": 0.1, "column": "income", "id_column": "pid"})
 

@@ -105,11 +105,16 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     assert lines[2].startswith("**Released 10 private sums of incomes_small.csv (workload Q3, one "
                                "row per person), at ε = 0.4, with TaMM, θ chosen by the recursive")
     assert "typically ±" in lines[2] and "of the answer" in lines[2]
+    # each interval covers on its own: the headline must not promise all of them at once
+    assert "each interval holds its true answer with probability at least 95 % (about 1 in 20 " \
+           "may miss)" in lines[2]
+    assert "the true answers lie in" not in md
     assert md.index("![Private answers and their 95 % intervals](data:image/svg+xml;base64,") < md.index(
         "| threshold τ |")
     page = release_file(out, "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
+    assert "about 1 in 20 may miss" in page and "the true answers lie in" not in page
     # The command in the report makes the same configuration again.
     command = re.search(r"^ {6}(dpsum release .*)$", md, re.M).group(1)
     again = command.split()[2:-4]  # without "dpsum release" and "--out … --ledger …"

@@ -175,3 +175,27 @@ def test_the_clipping_warning_counts_people_as_in_memory(spark, tmp_path):
     texts = domain_warnings(got.summarize(CutPoints(domain)), domain)
     assert texts == domain_warnings(_data(path, "memory", domain), domain)
     assert texts[0].startswith("3 people (3.0%)")
+
+
+def test_the_content_a_ledger_binds_to_agrees(spark, tmp_path):
+    """Issue 24 §3: Spark hashes the same kept (identifier, value) rows as memory and DuckDB
+    (awkward values and identifiers, CSV and Parquet of one table), per row and by person."""
+    from dpsum_core.data.backends.duckdb import DuckDBBackend
+    from dpsum_core.data.backends.spark import SparkBackend
+    from dpsum_core.data.reading import load_column
+
+    from .test_content import IDS, VALUES
+
+    awkward = tmp_path / "awkward.csv"
+    pd.DataFrame({"pid": IDS, "income": VALUES}).to_csv(awkward, index=False)
+    csv, parquet = person_rows(tmp_path)
+    for id_column in (None, "pid"):
+        by_table = []
+        for path in (awkward, csv, parquet):
+            args = dict(upper=800_000.0, column="income", id_column=id_column)
+            memory = load_column(path, **args, content=True).report.content
+            duck = DuckDBBackend(path, **args).summarize(CUTS, content=True).report.content
+            got = SparkBackend(path, **args, spark=spark).summarize(CUTS, content=True)
+            assert memory is not None and got.report.content == duck == memory, (path, id_column)
+            by_table.append(memory)
+        assert by_table[1] == by_table[2]  # the table as CSV and as Parquet

@@ -24,7 +24,8 @@ Excluded, because they legitimately differ from one run to the next (and only th
   ``open_above`` of ``intervals``). A release's ``answers.csv`` keeps only its
   ``threshold`` column: ``private_answer`` is that unseeded noise. Release files are named
   ``<data>_<date-time>_<id>_…``: the stamp is replaced by ``_<date-time>_<id>_`` in printed text.
-- the ledger: each entry's ``created`` (date and time).
+- the ledger: each entry's ``created`` (date and time); the binding's ``salt`` (random per
+  ledger) and its salted content ``fingerprint`` (kept as ``content:sha256:<salted>``).
 - printed text (stdout/stderr of the CLI, texts of the app): durations such as ``0.86 s`` are
   replaced by ``<seconds> s`` and the temporary folder of the run (its ``--out`` and ``--ledger``) by ``<tmp>``.
 - the app's tables: the ``Seconds`` column (wall-clock time of each configuration).
@@ -215,6 +216,10 @@ def run_cli(case: CliCase) -> dict[str, str]:
             book = json.loads((Path(tmp) / "ledger.json").read_text())
             for entry in book.get("releases", []):
                 entry.pop("created", None)
+            bound = book.get("dataset") or {}
+            if "salt" in bound:  # random per ledger, and the digest with it
+                bound["salt"] = "<salt>"
+                bound["fingerprint"] = bound["fingerprint"].split(":")[0] + ":sha256:<salted>"
             files["ledger.json"] = canonical_json(book)
         return {f"cli/{case.name}/{k}": v for k, v in files.items()}
 

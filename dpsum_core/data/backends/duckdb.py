@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 
 from dpsum_core import limits
-from dpsum_core.data.backends.sql import DUCKDB, SQLBackend
+from dpsum_core.data.backends.dialect import DUCKDB
+from dpsum_core.data.backends.sql import SQLBackend
 from dpsum_core.data.reading import check_header_width, check_text_head, text_delimiter
 from dpsum_core.errors import DataError
 

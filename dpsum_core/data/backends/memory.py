@@ -60,10 +60,14 @@ class MemoryBackend:
         name: str | None = None,
         id_column: str | None = None,
     ):
-        self.data = load_column(source, upper=upper, column=column, name=name, id_column=id_column)
+        self._read = dict(source=source, upper=upper, column=column, name=name, id_column=id_column)
+        self.data = load_column(**self._read)
 
-    def summarize(self, cuts: CutPoints) -> DataSummary:
-        """First pass: the summary at ``cuts``."""
+    def summarize(self, cuts: CutPoints, *, content: bool = False) -> DataSummary:
+        """First pass: the summary at ``cuts``; with ``content`` its report holds the data's
+        content (the records are read again if they were read without it)."""
+        if content and self.data.report.content is None:
+            self.data = load_column(**self._read, content=True)
         return summarize_dataset(self.data, cuts)
 
     def extend(self, summary: DataSummary, missing: MissingStatistics) -> DataSummary:

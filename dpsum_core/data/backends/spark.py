@@ -19,8 +19,9 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+from dpsum_core.data.backends.dialect import SPARK
 from dpsum_core.data.backends.duckdb import is_parquet, resolve_files, text_delimiter_checked
-from dpsum_core.data.backends.sql import SPARK, SQLBackend
+from dpsum_core.data.backends.sql import SQLBackend
 from dpsum_core.errors import DataError, ParameterError
 
 _views = itertools.count()

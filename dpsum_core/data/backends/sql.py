@@ -16,8 +16,6 @@ people's totals (``GROUP BY`` the identifier, each total added in ascending orde
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,7 +23,10 @@ import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
 
 from dpsum_core import limits
+from dpsum_core.data.backends.content_sql import LANES, hashed, lane_sums
+from dpsum_core.data.backends.dialect import DUCKDB, Dialect
 from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
+from dpsum_core.data.content import EMPTY, Content
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
 from dpsum_core.data.identifiers import SAMPLE_ROWS
@@ -45,7 +46,6 @@ SPACE = "".join(
 )
 NUMBER = r"(?i)[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|inf|infinity|nan)"
 SCALE = "CAST(4503599627370496 AS DOUBLE)"  # 2⁵², as in summary.limbs
-HALF = "CAST(67108864 AS DOUBLE)"  # 2²⁶: limbs are summed in halves (see keyed)
 
 
 def num(x: float) -> str:
@@ -53,88 +53,6 @@ def num(x: float) -> str:
     return f"CAST('{float(x)!r}' AS DOUBLE)"
 
 
-_HALF_BITS = 26
-_MAX_GROUP = 2**36  # records per group: 2³⁶ summands < 2²⁷ stay below 2⁶³
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """The few spellings that differ between DuckDB and Spark SQL.
-
-    ``wide_sums``: ``sum`` of a BIGINT column is a 128-bit integer (DuckDB's HUGEINT), exact
-    for any number of limbs < 2⁵³; otherwise (Spark: BIGINT, which wraps around without ANSI
-    mode) each limb is summed in 26-bit halves, exact up to 2³⁶ records per group.
-    """
-
-    name: str
-    wide_sums: bool
-
-    @property
-    def limbs(self) -> tuple[str, ...]:
-        """Names of the limb columns :func:`keyed` selects, in the order of :meth:`limb_sums`."""
-        if self.wide_sums:
-            return ("i", "f1", "f2")
-        return tuple(f"{x}_{half}" for x in ("i", "f1", "f2") for half in ("hi", "lo"))
-
-    def limb_columns(self) -> str:
-        """SELECT list of :attr:`limbs` from the doubles ``i``, ``f1``, ``f2`` (integers in
-        [0, 2⁵³), see :func:`dpsum_core.data.exact.limbs`)."""
-        if self.wide_sums:
-            return ", ".join(f"CAST({x} AS BIGINT) AS {x}" for x in ("i", "f1", "f2"))
-        return ", ".join(
-            f"CAST(floor({x} / {HALF}) AS BIGINT) AS {x}_hi, "
-            f"CAST({x} - floor({x} / {HALF}) * {HALF} AS BIGINT) AS {x}_lo"
-            for x in ("i", "f1", "f2")
-        )
-
-    def limb_sums(self) -> str:
-        """Sums of a group's :attr:`limbs` (read back by :meth:`limb_units`)."""
-        return ", ".join(f"sum({c})" for c in self.limbs)
-
-    def limb_units(self, n: int, sums: Sequence) -> tuple[int, int, int]:
-        """(ΣI, ΣF₁, ΣF₂) of a group from its count and :meth:`limb_sums` (exact Python ints).
-
-        Raises DataError for a group too large for exact 64-bit half sums (a Spark session
-        without ANSI mode would otherwise wrap around silently).
-        """
-        v = [int(x or 0) for x in sums]  # a group of NULL values sums to NULL
-        if self.wide_sums:
-            return (v[0], v[1], v[2])
-        if n >= _MAX_GROUP:
-            raise DataError(
-                f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
-                f"({_MAX_GROUP:,}); use more bins or split the dataset"
-            )
-        whole, f1, f2 = ((v[2 * j] << _HALF_BITS) + v[2 * j + 1] for j in range(3))
-        return whole, f1, f2
-
-    def lit(self, text: str) -> str:
-        """A string literal (Spark SQL processes backslash escapes, DuckDB does not)."""
-        body = text.replace("'", "''")
-        if self.name == "spark":
-            body = body.replace("\\", "\\\\")
-        return f"'{body}'"
-
-    def replace_all(self, expr: str, pattern: str, by: str = "") -> str:
-        flag = ", 'g'" if self.name == "duckdb" else ""
-        return f"regexp_replace({expr}, {self.lit(pattern)}, {self.lit(by)}{flag})"
-
-    def sorted_sum(self, expr: str) -> str:
-        """Σ of a group's ``expr`` added in ascending order one at a time from 0.0, as
-        :func:`dpsum_core.data.cleaning.person_totals` adds (the same doubles in every engine)."""
-        if self.name == "duckdb":
-            return f"list_reduce(list_sort(list({expr})), lambda a, x: a + x, CAST(0 AS DOUBLE))"
-        return f"aggregate(array_sort(collect_list({expr})), CAST(0 AS DOUBLE), (a, x) -> a + x)"
-
-    def full_match(self, expr: str, pattern: str) -> str:
-        if self.name == "duckdb":
-            return f"regexp_full_match({expr}, {self.lit(pattern)})"
-        body = pattern.removeprefix("(?i)")
-        return f"({expr} RLIKE {self.lit('(?i)^(?:' + body + ')$')})"
-
-
-DUCKDB = Dialect("duckdb", wide_sums=True)
-SPARK = Dialect("spark", wide_sums=False)
 
 
 def parse_column(
@@ -169,10 +87,17 @@ MISSING, NON_NUMERIC, NON_FINITE, BELOW_ZERO, ABOVE_UPPER = -1, -2, -3, -4, -5
 
 
 def keyed(
-    raw_sql: str, missing: str, parsed: str, domain: Domain, extra: np.ndarray, dialect: Dialect
+    raw_sql: str,
+    missing: str,
+    parsed: str,
+    domain: Domain,
+    extra: np.ndarray,
+    dialect: Dialect,
+    *,
+    content: bool = False,
 ) -> str:
     """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs
-    (``dialect.limbs``).
+    (``dialect.limbs``); with ``content`` also its content hash lanes (``content_sql.hashed``).
 
     ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
     :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
@@ -214,15 +139,20 @@ def keyed(
     # v = min(max(p, 0), U) is finite for every non-NULL p (NaN is the largest double in both
     # engines, so least(NaN, U) = U): the limb casts never fail, and the limbs of rows with a
     # negative code other than ABOVE_UPPER are ignored.
+    rows = f"SELECT raw, {parsed} AS p FROM ({raw_sql}) r0"
+    h = ""
+    if content:
+        rows = hashed(dialect, rows, value="p", keep=("raw", "p"))
+        h = ", " + ", ".join(LANES)
     return f"""
-SELECT key, sub, v, {dialect.limb_columns()}
-FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2
-FROM (SELECT key, sub, v, i, s1, floor(s1) AS f1
-FROM (SELECT key, {sub} AS sub, v, i, (v - i) * {SCALE} AS s1
-FROM (SELECT key, v, CAST(floor(v) AS DOUBLE) AS i
-FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {codes} END AS key, v
-      FROM (SELECT raw, p, least(greatest(p, {num(0.0)}), {num(upper)}) AS v
-            FROM (SELECT raw, {parsed} AS p FROM ({raw_sql}) r0) r1) r2) r3) r4) r5) r6) r7"""
+SELECT key, sub, v, {dialect.limb_columns()}{h}
+FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2{h}
+FROM (SELECT key, sub, v, i, s1, floor(s1) AS f1{h}
+FROM (SELECT key, {sub} AS sub, v, i, (v - i) * {SCALE} AS s1{h}
+FROM (SELECT key, v, CAST(floor(v) AS DOUBLE) AS i{h}
+FROM (SELECT CASE WHEN p >= {num(0.0)} AND p <= {num(upper)} THEN {bin_} ELSE {codes} END AS key, v{h}
+      FROM (SELECT raw, p, least(greatest(p, {num(0.0)}), {num(upper)}) AS v{h}
+            FROM ({rows}) r1) r2) r3) r4) r5) r6) r7"""
 
 
 def bin_of(v: str, bins: int, upper: float) -> str:
@@ -273,6 +203,7 @@ class SQLBackend:
             )
         check_id_column(column, id_column, list(kinds), name)
         self.column, self.id_column = column, id_column
+        self._id_kind = None if id_column is None else kinds[id_column]
         self.domain = Domain(self.upper, 1)  # set by summarize()
         if kinds[column] == "text":
             self._refuse_commas(column)
@@ -306,10 +237,13 @@ class SQLBackend:
             f"FROM {self.relation()}"
         )
 
-    def _row_report(self, people: int, tally: dict[int, int]) -> CleaningReport:
+    def _row_report(
+        self, people: int, tally: dict[int, int], *, content: bool = False
+    ) -> CleaningReport:
         """The cleaning report of a summary by person: the rows dropped (one more scan,
         counted as :func:`dpsum_core.data.cleaning.clean` counts them) and the people's
-        totals clipped (``tally``, from the summary's scan)."""
+        totals clipped (``tally``, from the summary's scan); with ``content``, the same scan
+        sums the content hashes of the kept (identifier, value) rows."""
         nan = "(p IS NULL OR isnan(p))"
         parts = [
             "NOT no_id AND {nan} AND missing",
@@ -320,9 +254,17 @@ class SQLBackend:
         counted = ", ".join(
             f"sum(CASE WHEN {c.format(nan=nan)} THEN 1 ELSE 0 END)" for c in parts
         )
+        rows_sql = self._rows
+        if content:  # the rows each person's total adds (see __init__)
+            counted += ", " + lane_sums("NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE)")
+            rows_sql = hashed(
+                self.dialect, self._rows, value="p", keep=("no_id", "p", "missing"),
+                pid="pid", id_kind=self._id_kind or "text",
+            )  # fmt: skip
         rows, *dropped = (int(x or 0) for x in self.query(
-            f"SELECT count(*), {counted} FROM ({self._rows}) r"
+            f"SELECT count(*), {counted} FROM ({rows_sql}) r"
         )[0])  # fmt: skip
+        digest = Content(dropped[4], (dropped[5], dropped[6])) if content else None
         return CleaningReport(
             rows_read=rows,
             dropped_missing=dropped[0],
@@ -333,6 +275,7 @@ class SQLBackend:
             id_column=self.id_column,
             dropped_missing_id=dropped[3],
             people=people,
+            content=digest,
         )
 
     # -- to implement -------------------------------------------------------------------------
@@ -418,17 +361,22 @@ class SQLBackend:
         row = self.query(f"SELECT {', '.join(parts)} FROM {self.relation()}")[0]
         return [int(v or 0) for v in row]
 
-    def summarize(self, cuts: CutPoints) -> DataSummary:
+    def summarize(self, cuts: CutPoints, *, content: bool = False) -> DataSummary:
         """First pass: one scan grouped by (key, sub) gives the cleaning report, the counts and
         exact sums of every interval between held points; a second, filtered scan reads the
-        top-k (only the records above the interval where the k largest begin)."""
+        top-k (only the records above the interval where the k largest begin).
+        ``content``: the report holds the data's ``Content`` (what a ledger binds to), summed
+        in the same scan (by person: in the cleaning report's scan)."""
         domain = self.domain = cuts.domain
         if not math.isclose(domain.upper, self.upper):
             raise ParameterError("the cut points' domain must use the cleaning bound U")
+        per_row = content and self.id_column is None
+        lanes = ", " + lane_sums() if per_row else ""
         rows = self.query(
-            f"SELECT key, sub, count(*) AS n, {self.dialect.limb_sums()} "
-            f"FROM ({self._keyed(cuts.extra)}) b GROUP BY key, sub"
+            f"SELECT key, sub, count(*) AS n, {self.dialect.limb_sums()}{lanes} "
+            f"FROM ({self._keyed(cuts.extra, content=per_row)}) b GROUP BY key, sub"
         )
+        width, digest = len(self.dialect.limbs), EMPTY
         points = cuts.all
         # Interval of (bin j, sub): #held points < v = j + #extra points < v; outside the
         # bins holding an extra point that is the number of extra points below e_j.
@@ -446,6 +394,9 @@ class SQLBackend:
                 j = interval[key]
             else:
                 j = key + (sub if sub >= 0 else int(below[key]))
+            if per_row:  # kept rows only (clipped ones included: U is not the data)
+                digest += Content(n, (int(sums[width] or 0), int(sums[width + 1] or 0)))
+                sums = sums[:width]
             counts[j] += n
             for i, x in enumerate(self.dialect.limb_units(n, sums)):
                 limb[j][i] += x
@@ -458,9 +409,10 @@ class SQLBackend:
                 dropped_non_finite=tally[NON_FINITE],
                 clipped_below_zero=tally[BELOW_ZERO],
                 clipped_above_upper=tally[ABOVE_UPPER],
+                content=digest if per_row else None,
             )
             if self.id_column is None
-            else self._row_report(int(counts.sum()), tally)
+            else self._row_report(int(counts.sum()), tally, content=content)
         )
         if report.rows_read == 0:
             raise DataError(f"{self.name} has a header but no rows of data.")
@@ -494,9 +446,11 @@ class SQLBackend:
             top=np.array([r[0] for r in top], dtype=float),
         )
 
-    def _keyed(self, extra: np.ndarray) -> str:
+    def _keyed(self, extra: np.ndarray, *, content: bool = False) -> str:
         missing, parsed = self._parse
-        return keyed(self._raw, missing, parsed, self.domain, extra, self.dialect)
+        return keyed(
+            self._raw, missing, parsed, self.domain, extra, self.dialect, content=content
+        )
 
     def _binned(self) -> str:
         """Kept records with their ``bin``, ``v`` and limbs (second passes join on the bin)."""
