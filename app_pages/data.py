@@ -8,6 +8,7 @@ from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
+from dpsum_ui.identifiers import column_note
 from dpsum_ui.state import get, widget
 
 st.title("Data")
@@ -180,6 +181,8 @@ with data_col:
         help="Only columns holding numbers are listed, the most numeric first.",
     )
     ctx = state.data_context()
+    if (why := column_note(ctx)) is not None:
+        st.caption(escape_name(why, "markdown"))
     others = [c for c in ctx.all_columns if c != ctx.column]
     chosen = get(K.DATA_ID_COLUMN)
     # A chosen identifier that is now the value column stays shown: the engine refuses it

@@ -160,7 +160,8 @@ st.download_button(
 path = reproduce.data_path(ctx.source, sample=ctx.sample, server=ctx.server)
 shell.reproduce_panel(
     reproduce.release_command(
-        plan, path=path, column=ctx.column, budget=shown_total, id_column=ctx.id_column
+        plan, path=path, column=ctx.column, budget=shown_total, id_column=ctx.id_column,
+        one_row_per_person=bool(identifiers.suspects(ctx)),  # none with an identifier
     ),
     reproduce.release_python(plan, path=path, column=ctx.column, id_column=ctx.id_column),
     what="this release's configuration (a new draw of noise: no seed, by design)",

@@ -13,7 +13,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from dpsum_core.data.dataset import Dataset
 
 EXIT_BUG = 1
 
@@ -282,34 +284,82 @@ def _release_data(args: argparse.Namespace, plan, *, content: bool = False):
     in the pass that reads the rows."""
     from dpsum_core.publish.release import summary_for
 
-    source = _read(args, plan.config.upper, content=content)
+    source = _read(args, plan.config.upper, content=content, release=True)
     if args.engine == "memory":
         return source, None
     return summary_for(source, plan, content=content), source.extend
 
 
-def _read(args: argparse.Namespace, upper: float, *, content: bool = False):
+def _read(
+    args: argparse.Namespace, upper: float, *, content: bool = False, release: bool = False
+):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
-    spark), after the checks every command that reads data shares."""
-    from dpsum_core.data.reading import load_column
+    spark), after the checks every command that reads data shares: the default value column
+    is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`), and a file
+    read as "one row = one person" beside a column that looks like codes of people is
+    refused by a release and warned about otherwise, unless ``--one-row-per-person``.
+
+    Privacy
+    -------
+    The note and the warning read the data (its first rows) and go to the operator's
+    terminal: stderr for a release, never into the outputs.
+    """
+    from dpsum_core.data.backends.sql import SQLBackend
+    from dpsum_core.data.identifiers import SAMPLE_ROWS, default_column_note, identifier_columns
+    from dpsum_core.data.reading import head_rows, inspect_table, load_column
 
     if args.data is None and not (args.engine == "spark" and args.table):
         raise ParameterError("--data is required (or --table with --engine spark)")
     if args.engine != "spark" and (args.table or args.spark_master):
         raise ParameterError("--table and --spark-master need --engine spark")
+    check_unit = args.id_column is None and not args.one_row_per_person
+    source: Dataset | SQLBackend
     if args.engine == "memory":
-        return load_column(
-            args.data, upper=upper, column=args.column, id_column=args.id_column, content=content
+        column, skipped, choices = args.column, {}, 1
+        if column is None:
+            head = inspect_table(args.data)
+            column, skipped = head.default_column(args.id_column), dict(head.skipped)
+            choices = len(head.candidates)
+        source = load_column(
+            args.data, upper=upper, column=column, id_column=args.id_column, content=content
         )
-    return open_backend(
-        args.data,
-        upper=upper,
-        column=args.column,
-        id_column=args.id_column,
-        engine=args.engine,
-        spark_master=args.spark_master,
-        table=args.table,
+        suspects = identifier_columns(
+            head_rows(args.data, rows=SAMPLE_ROWS), skip=(source.column,)
+        ) if check_unit else ()  # fmt: skip
+        _check_unit(suspects, release=release)
+    else:
+        source = cast(SQLBackend, open_backend(
+            args.data,
+            upper=upper,
+            column=args.column,
+            id_column=args.id_column,
+            engine=args.engine,
+            spark_master=args.spark_master,
+            table=args.table,
+        ))  # duckdb, spark: SQL engines
+        skipped = source.skipped if args.column is None else {}
+        choices = len(source.numeric_columns)
+        _check_unit(source.identifiers if check_unit else (), release=release)
+    if args.column is None and (choices > 1 or skipped):  # a choice was made: say which, why
+        note = default_column_note(source.column, skipped, option="--column")
+        print(f"dpsum: note: {note}" if release else note, file=sys.stderr if release else sys.stdout)
+    return source
+
+
+def _check_unit(suspects: tuple[str, ...], *, release: bool) -> None:
+    """Refuse (a release) or warn (run, reproduce) when "one row = one person" was not chosen
+    explicitly and columns ``suspects`` look like codes of people with several rows."""
+    if not suspects:
+        return
+    names = ", ".join(repr(s) for s in suspects)
+    message = (
+        f"column {names} repeats values that look like codes of people (a person with several "
+        f"rows), so one row may not be one person: give --id-column {suspects[0]} to protect "
+        "each person, or --one-row-per-person if every row is a different person"
     )
+    if release:
+        raise ParameterError(message)
+    print(f"dpsum: warning: {message}", file=sys.stderr)
 
 
 def _reproduce(args: argparse.Namespace) -> int:

@@ -70,12 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--spark-master", help=shown("Spark master URL (default local[*])"))
         p.add_argument("--table", help=shown("Spark table name (instead of --data)"))
-        p.add_argument("--column", help="numeric column (default: the most numeric one)")
+        p.add_argument(
+            "--column",
+            help="numeric column (default: the most numeric one that does not look like a row "
+            "number or an identifier; the choice and why are printed)",
+        )
         p.add_argument(
             "--id-column",
             help="privacy identifier: rows with the same value in this column are one person, "
             "whose values are summed before clipping to [0, U], and the guarantee protects that "
             "whole person (default: one row is one person)",
+        )
+        p.add_argument(
+            "--one-row-per-person",
+            action="store_true",
+            help="each row is a different person, even though another column repeats values "
+            "that look like codes of people (release refuses such a file without this flag or "
+            "--id-column; run warns)",
         )
         # None = "left at its default": the data is then checked against the default domain
         p.add_argument(

@@ -1,12 +1,12 @@
 """Columns of a release file that look like a person's identifier: such a file cannot be
-released as "one row = one person" without an explicit choice (issue 24 §3)."""
+released as "one row = one person" without an explicit choice (issue 24 §3). The rule is the
+engine's (:func:`dpsum_core.data.identifiers.looks_like_identifier`), as in ``dpsum release``."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
-
+from dpsum_core.data.identifiers import default_column_note, looks_like_identifier
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
 
@@ -14,20 +14,6 @@ from . import keys as K
 from .datasets import DataContext, upload_of
 from .store import data_state, live, memo, put_data
 from .uploads import HELD
-
-
-def looks_like_identifier(values: pd.Series) -> bool:
-    """Repeated values that are text or integer codes (``"A17"``, ``"007"``, ``1042``): what a
-    column identifying people who have several rows looks like. Decimal numbers (another
-    measurement) and columns without a repeated value do not."""
-    cells = values.dropna().astype(str).str.strip()
-    cells = cells[cells != ""]
-    if cells.size < 2 or cells.nunique() == cells.size:
-        return False
-    numbers = pd.to_numeric(cells, errors="coerce")
-    if numbers.isna().any():  # text codes
-        return True
-    return bool((numbers == numbers.round()).all())  # integer codes
 
 
 def suspects(ctx: DataContext) -> tuple[str, ...]:
@@ -57,6 +43,22 @@ def suspects(ctx: DataContext) -> tuple[str, ...]:
         return tuple(found)
 
     return memo("id_suspects", (up.id, ctx.column), find)
+
+
+def column_note(ctx: DataContext) -> str | None:
+    """Which value column an upload offers by default and why (the columns skipped as row
+    numbers or identifiers, :func:`dpsum_core.data.identifiers.default_column_note`), while
+    that column is shown and the file has several numeric columns; else None.
+
+    Privacy
+    -------
+    Read off the file's first rows; shown to the data holder only.
+    """
+    up = upload_of(ctx)
+    if up is None or len(up.columns) < 2 or ctx.column != up.columns[0]:
+        return None
+    note = default_column_note(ctx.column, dict(up.head.skipped), option="the box above")
+    return note[0].upper() + note[1:]
 
 
 def _identity(ctx: DataContext) -> tuple:

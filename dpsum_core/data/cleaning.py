@@ -136,8 +136,19 @@ _ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
-    named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) last."""
-    return rank_columns([str(c) for c in df.columns], numeric_counts(df))
+    named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) or looking like
+    them by their content (:func:`~dpsum_core.data.identifiers.skipped_columns`) last."""
+    return column_ranking(df)[0]
+
+
+def column_ranking(df: pd.DataFrame) -> tuple[list[str], dict[str, str]]:
+    """(:func:`numeric_columns` of ``df``, the numeric columns put last for their content,
+    with why)."""
+    from dpsum_core.data.identifiers import skipped_columns
+
+    names, counts = [str(c) for c in df.columns], numeric_counts(df)
+    skipped = skipped_columns(df.set_axis(names, axis=1), rank_columns(names, counts))
+    return rank_columns(names, counts, last=tuple(skipped)), skipped
 
 
 def numeric_counts(df: pd.DataFrame) -> list[int]:
@@ -169,10 +180,13 @@ def numeric_counts(df: pd.DataFrame) -> list[int]:
     return counts
 
 
-def rank_columns(names: list[str], finite_counts: list[int]) -> list[str]:
-    """Columns with at least one finite number, in the order of :func:`numeric_columns`."""
+def rank_columns(
+    names: list[str], finite_counts: list[int], *, last: tuple[str, ...] = ()
+) -> list[str]:
+    """Columns with at least one finite number, in the order of :func:`numeric_columns`
+    (``last``: columns that look like identifiers by their content)."""
     scores = [
-        (bool(_ID_LIKE.search(name.strip())), -count, i, name)
+        (bool(_ID_LIKE.search(name.strip())) or name in last, -count, i, name)
         for i, (name, count) in enumerate(zip(names, finite_counts, strict=True))
         if count
     ]

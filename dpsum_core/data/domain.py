@@ -123,6 +123,10 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     set to U (U is probably too small). One at a time: when the crowded bins include the top
     bin and many records were clipped, the pile is at U, and only "too small" is said.
 
+    Both count the unit of privacy: with an identifier column the values are the people's
+    totals, so the counts and shares are of people (totals above U out of the people kept),
+    not of rows.
+
     Privacy
     -------
     These messages are computed from the private data and are for the data holder's eyes
@@ -130,8 +134,12 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     automatically (a U read off the data is not public, and would leak the range).
     """
     out = []
-    clipped = dataset.report.clipped_above_upper
-    too_small = clipped > limits.DOMAIN_CLIPPED_SHARE * max(dataset.report.rows_kept, 1)
+    report = dataset.report
+    by_person = report.id_column is not None
+    units = (report.people or 0) if by_person else report.rows_kept
+    one, noun = ("person", "people") if by_person else ("record", "records")
+    clipped = report.clipped_above_upper
+    too_small = clipped > limits.DOMAIN_CLIPPED_SHARE * max(units, 1)
     per_bin = histogram(dataset, domain)
     order = np.argsort(per_bin, kind="stable")[::-1]
     counts = per_bin[order]
@@ -144,15 +152,17 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
         top_piled = too_small and domain.bins - 1 in order[:crowded]
         if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)) and not top_piled:
             out.append(
-                f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the records fall in {crowded:,} of the "
+                f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the {noun} fall in {crowded:,} of the "
                 f"{domain.bins:,} bins: U = {domain.upper:,.6g} looks far too large for this "
                 "column (the histogram will look empty and the error will be large). Set U "
                 "from what is publicly known about the column's range."
             )
     if too_small:
         out.append(
-            f"{clipped:,} records ({clipped / dataset.report.rows_kept:.1%}) were above "
-            f"U = {domain.upper:,.6g} and were set to U: U looks too small for this column. "
+            f"{clipped:,} {one if clipped == 1 else noun} "
+            f"({clipped / max(units, 1):.1%}) "
+            + ("had a total (all their rows summed) above " if by_person else "were above ")
+            + f"U = {domain.upper:,.6g} and were set to U: U looks too small for this column. "
             "Set U from what is publicly known about the column's range."
         )
     return out

@@ -166,3 +166,17 @@ def read_parquet(
     if held is not None:
         held.keep(df)
     return df  # text columns are Categorical: see numeric_columns and table_column
+
+
+def parquet_rows(raw: bytes, label: str, rows: int) -> pd.DataFrame:
+    """The first ``rows`` rows of a Parquet file, every column (empty if it has none)."""
+    name = base_name(label)
+    try:
+        batch = next(_parquet_file(raw, name).iter_batches(batch_size=rows), None)
+    except Exception as exc:  # pyarrow raises many types; all mean "unreadable"
+        raise DataError(
+            f"{name} could not be read as Parquet ({type(exc).__name__}): "
+            "check the file or export it as CSV."
+        ) from None
+    return pd.DataFrame() if batch is None else batch.to_pandas()
+

@@ -26,9 +26,10 @@ from dpsum_core.data.bounds import (
     column_list,
 )
 from dpsum_core.data.bytebudget import ByteBudget
-from dpsum_core.data.cleaning import DELIMITER, decimal_comma_hint, numeric_columns
+from dpsum_core.data.cleaning import DELIMITER, column_ranking, decimal_comma_hint
 from dpsum_core.data.dataset import Dataset, make_dataset
-from dpsum_core.data.parquet import parquet_head, read_parquet
+from dpsum_core.data.identifiers import SAMPLE_ROWS, skipped_columns
+from dpsum_core.data.parquet import parquet_head, parquet_rows, read_parquet
 from dpsum_core.errors import DataError
 
 _DELIMITERS = ",;\t|"
@@ -117,11 +118,19 @@ class TableHead:
         The numeric columns, best default first (see
         :func:`~dpsum_core.data.cleaning.numeric_columns`): for a text file judged on its first
         rows, for Parquet from the schema (numeric types) and the first rows of text columns.
+    skipped
+        The candidates put last because their first rows look like a row number or an
+        identifier, with why (:func:`~dpsum_core.data.identifiers.skipped_columns`).
     """
 
     name: str
     columns: tuple[str, ...]
     candidates: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
+
+    def default_column(self, id_column: str | None = None) -> str:
+        """The default value column: the best candidate that is not ``id_column``."""
+        return next((c for c in self.candidates if c != id_column), self.candidates[0])
 
 
 def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
@@ -135,18 +144,32 @@ def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
     """
     label = _label(source, name)
     raw = _read_bytes(source, label)
+    skipped: dict[str, str] = {}
     if _is_parquet(raw, label):
         names, candidates = parquet_head(raw, label)
+        skipped = skipped_columns(parquet_rows(raw, label, SAMPLE_ROWS), candidates)
+        candidates = sorted(candidates, key=lambda c: c in skipped)  # stable: skipped last
     else:
         sep = _text_checks(raw, label)
         sample = _parse_text(raw, label, sep, nrows=_sample_rows(raw, sep))
-        names, candidates = [str(c) for c in sample.columns], numeric_columns(sample)
+        names = [str(c) for c in sample.columns]
+        candidates, skipped = column_ranking(sample)
     if not candidates:
         raise DataError(
             f"{base_name(label)} has no numeric column (columns: {column_list(names)}): "
             "upload a file with a column of numbers."
         )
-    return TableHead(base_name(label), tuple(names), tuple(candidates))
+    return TableHead(base_name(label), tuple(names), tuple(candidates), tuple(skipped.items()))
+
+
+def head_rows(source: Source, *, rows: int, name: str | None = None) -> pd.DataFrame:
+    """The first ``rows`` rows of a table, every column as read: what the identifier checks
+    (:mod:`dpsum_core.data.identifiers`) judge, as the SQL engines judge their first rows."""
+    label = _label(source, name)
+    raw = _read_bytes(source, label)
+    if _is_parquet(raw, label):
+        return parquet_rows(raw, label, rows)
+    return _parse_text(raw, label, _text_checks(raw, label), nrows=rows)
 
 
 def _label(source: Source, name: str | None) -> str:
@@ -410,8 +433,7 @@ def load_column(
     text = None if id_column is None else [id_column]
     raw = _read_bytes(source, label)
     if column is None:
-        candidates = inspect_table(raw, name=label).candidates
-        column = next((c for c in candidates if c != id_column), candidates[0])
+        column = inspect_table(raw, name=label).default_column(id_column)
     if id_column is not None and id_column == column:  # refused before anything is decoded
         check_id_column(column, id_column, [], base_name(label))
     wanted = [column] if id_column is None else [column, id_column]

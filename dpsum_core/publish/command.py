@@ -115,9 +115,12 @@ def run_command(config: ExperimentConfig, *, path: str | Placeholder, column: st
 
 def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str | None,
                     budget: float | None, out: str = "dpsum_release",
-                    id_column: str | None = None) -> str:  # fmt: skip
-    """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed)."""
+                    id_column: str | None = None, one_row_per_person: bool = False) -> str:  # fmt: skip
+    """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed);
+    ``one_row_per_person``: one row = one person was chosen explicitly beside a column that
+    looks like codes of people (the CLI refuses such a file without the flag)."""
     options = [*_config_options(plan.config, path, column, id_column),
+               *([("--one-row-per-person", None)] if one_row_per_person else []),
                ("--algorithm", plan.algorithm)]  # fmt: skip
     if plan.truncation:
         options.append(("--truncation", plan.truncation))

@@ -9,8 +9,8 @@ import pytest
 from app_helpers import assert_clean, kept, new_app
 from streamlit.testing.v1 import AppTest
 
+from dpsum_core.data.identifiers import looks_like_identifier
 from dpsum_ui.datasets import ONE_ROW
-from dpsum_ui.identifiers import looks_like_identifier
 from dpsum_ui.page_state import ReleaseState
 
 RELEASE = "jobs_2025.csv"

@@ -115,7 +115,8 @@ def test_a_ledger_is_bound_to_one_unit_of_privacy(tmp_path, capsys):
     data = tmp_path / "jobs.csv"
     data.write_text("pid,income\n" + "".join(f"{i % 50},{1000 + 7 * i}\n" for i in range(400)))
     book = tmp_path / "ledger.json"
-    assert _release(tmp_path / "a", book, data=data) == 0
+    per_row = "--one-row-per-person"  # chosen explicitly: 'pid' looks like codes of people
+    assert _release(tmp_path / "a", book, per_row, data=data) == 0
     assert json.loads(book.read_text())["dataset"]["id_column"] is None
     before = book.read_text()
     capsys.readouterr()
@@ -128,7 +129,7 @@ def test_a_ledger_is_bound_to_one_unit_of_privacy(tmp_path, capsys):
     assert _release(tmp_path / "c", by_person, "--id-column", "pid", data=data) == 0
     assert json.loads(by_person.read_text())["dataset"]["id_column"] == "pid"
     assert _release(tmp_path / "d", by_person, "--id-column", "pid", data=data) == 0
-    assert _release(tmp_path / "e", by_person, data=data) == 2
+    assert _release(tmp_path / "e", by_person, per_row, data=data) == 2
     assert len(json.loads(by_person.read_text())["releases"]) == 2
 
     old = json.loads(before) | {"version": 2}

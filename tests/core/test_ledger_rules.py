@@ -37,8 +37,8 @@ def test_a_version_1_ledger_refuses_a_release_by_person(tmp_path, jobs, capsys):
     line = _error(capsys.readouterr().err)
     assert "version 1" in line and "one row = one person" in line and "'pid'" in line
     assert book.read_text() == before and not (tmp_path / "a" / "answers.csv").exists()
-    # Per row it binds, as before.
-    assert _release(tmp_path / "b", book, data=jobs) == 0
+    # Per row (chosen explicitly: 'pid' looks like codes of people) it binds, as before.
+    assert _release(tmp_path / "b", book, "--one-row-per-person", data=jobs) == 0
     saved = json.loads(book.read_text())
     assert saved["dataset"]["id_column"] is None and len(saved["releases"]) == 2
 
@@ -50,7 +50,7 @@ def test_an_empty_unbound_ledger_binds_to_either_unit():
 @pytest.mark.parametrize("id_column", [None, "pid"])
 def test_every_entry_names_its_column_and_unit(tmp_path, jobs, id_column):
     book = tmp_path / "ledger.json"
-    extra = [] if id_column is None else ["--id-column", id_column]
+    extra = ["--one-row-per-person"] if id_column is None else ["--id-column", id_column]
     assert _release(tmp_path / "a", book, "--column", "income", *extra, data=jobs) == 0
     (entry,) = json.loads(book.read_text())["releases"]
     assert entry["column"] == "income" and entry["id_column"] == id_column

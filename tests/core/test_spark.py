@@ -162,6 +162,21 @@ def test_a_summary_by_person_agrees(spark, tmp_path, kind):
     assert_same_summary(mem.extend(a, missing), got.extend(b, missing))
 
 
+def test_the_clipping_warning_counts_people_as_in_memory(spark, tmp_path):
+    """The domain warning of a summary by person counts people (totals above U), as memory."""
+    from dpsum_core.data.backends.spark import SparkBackend
+    from dpsum_core.data.domain import Domain, domain_warnings
+    from dpsum_core.data.summary import CutPoints
+
+    from .test_identifier_columns import _data, clipped_people
+
+    path, domain = clipped_people(tmp_path), Domain(200.0, 10)
+    got = SparkBackend(path, upper=200.0, column="wage", id_column="person_id", spark=spark)
+    texts = domain_warnings(got.summarize(CutPoints(domain)), domain)
+    assert texts == domain_warnings(_data(path, "memory", domain), domain)
+    assert texts[0].startswith("3 people (3.0%)")
+
+
 def test_the_content_a_ledger_binds_to_agrees(spark, tmp_path):
     """Issue 24 §3: Spark hashes the same kept (identifier, value) rows as memory and DuckDB
     (awkward values and identifiers, CSV and Parquet of one table), per row and by person."""

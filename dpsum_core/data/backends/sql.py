@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pandas._libs.parsers import STR_NA_VALUES
@@ -28,9 +29,13 @@ from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.content import EMPTY, Content
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
+from dpsum_core.data.identifiers import SAMPLE_ROWS
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
 from dpsum_core.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # What pd.to_numeric accepts once separators and whitespace are removed (decimal notation,
 # exponent, inf/infinity/nan in any case): engines' own casts accept more (hex, "1d" in Java).
@@ -316,7 +321,35 @@ class SQLBackend:
         """Columns holding at least one finite number, most numeric first (one scan, kept), in
         the order of :func:`dpsum_core.data.cleaning.numeric_columns`."""
         kinds = self.columns()
-        return rank_columns(list(kinds), self._finite_counts(kinds))
+        return rank_columns(list(kinds), self._finite_counts(kinds), last=tuple(self.skipped))
+
+    @cached_property
+    def skipped(self) -> dict[str, str]:
+        """The numeric columns a default value column skips, with why, judged on the first
+        :data:`SAMPLE_ROWS` rows as the memory engine judges a file's first rows
+        (:func:`dpsum_core.data.identifiers.skipped_columns`)."""
+        from dpsum_core.data.identifiers import skipped_columns
+
+        kinds = self.columns()
+        numbers = [c for c, kind in kinds.items() if kind != "other"]  # text may hold numbers
+        return skipped_columns(self.head(), numbers) if numbers else {}
+
+    @cached_property
+    def identifiers(self) -> tuple[str, ...]:
+        """The columns other than the value column and the identifier whose first
+        :data:`SAMPLE_ROWS` rows look like codes of people
+        (:func:`dpsum_core.data.identifiers.identifier_columns`)."""
+        from dpsum_core.data.identifiers import identifier_columns
+
+        skip = (self.column,) if self.id_column is None else (self.column, self.id_column)
+        return identifier_columns(self.head(), skip=skip)
+
+    def head(self) -> pd.DataFrame:
+        """The first :data:`SAMPLE_ROWS` rows, every column (as objects)."""
+        import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
+        rows = self.query(f"SELECT * FROM {self.relation()} LIMIT {SAMPLE_ROWS}")
+        return pd.DataFrame([tuple(r) for r in rows], columns=list(self.columns()), dtype=object)
 
     def _finite_counts(self, kinds: dict[str, str]) -> list[int]:
         parts = []

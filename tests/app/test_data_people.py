@@ -1,0 +1,79 @@
+"""Data and Release pages on a per-person file (new-user review): the default column skips row
+numbers and identifiers and says so, the clipping warning counts people, and a category such
+as a state is not taken for codes of people."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from app_helpers import assert_clean, new_app
+from streamlit.testing.v1 import AppTest
+
+
+def _jobs(*, state: bool = False) -> bytes:
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 8, 400)
+    person = np.repeat(np.arange(400), sizes)
+    frame = pd.DataFrame({
+        "worker": np.arange(person.size),
+        "person_id": person,
+        "job": np.concatenate([np.arange(s) for s in sizes]),
+        "hourly_wage": np.round(rng.lognormal(3.3, 0.5, person.size), 2),
+    })  # fmt: skip
+    if state:  # one row per person, and a category
+        frame = pd.DataFrame({
+            "state": np.array(["CA", "NY", "TX"])[np.arange(4000) % 3],
+            "income": np.round(rng.uniform(0, 9e4, 4000), 2),
+        })  # fmt: skip
+    return frame.to_csv(index=False).encode()
+
+
+def _upload(name: str, content: bytes) -> AppTest:
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    at.file_uploader(key="data_upload").set_value((name, content, "text/csv")).run()
+    at.button(key="domain_keep").click().run()
+    assert_clean(at)
+    return at
+
+
+def test_the_default_column_is_the_value_and_the_page_says_why() -> None:
+    at = _upload("jobs.csv", _jobs())
+    assert at.selectbox(key="data_column").value == "hourly_wage"  # old: worker
+    captions = " ".join(c.value for c in at.caption)
+    assert "Value column 'hourly_wage' chosen by default" in captions, captions
+    assert "worker" in captions and "job" in captions
+
+
+def test_the_clipping_warning_counts_people() -> None:
+    at = _upload("jobs.csv", _jobs())
+    at.selectbox(key="data_id_column").set_value("person_id").run()
+    at.number_input(key="domain_upper").set_value(150.0).run()
+    warnings = " ".join(w.value for w in at.warning)
+    assert "people (" in warnings and "had a total (all their rows summed) above U" in warnings
+    assert "records (" not in warnings
+
+
+def test_a_state_column_is_a_category_not_codes_of_people() -> None:
+    at = _upload("states.csv", _jobs(state=True))
+    at.selectbox(key="data_column").set_value("income").run()
+    at.switch_page("app_pages/release.py").run()
+    text = " ".join(i.value for i in at.info) + " ".join(w.value for w in at.warning)
+    assert "look like codes of people" not in text  # old: 'state' flagged
+
+
+def test_the_release_command_carries_the_explicit_one_row_per_person() -> None:
+    """The Release page's command must run: the CLI refuses this file without the flag."""
+    at = _upload("jobs.csv", _jobs())
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    at.switch_page("app_pages/release.py").run()
+    at.checkbox(key="release_one_row_sure").check().run()
+    (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
+    assert "--one-row-per-person" in command
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_id_column").set_value("person_id").run()
+    at.switch_page("app_pages/release.py").run()
+    (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
+    assert "--one-row-per-person" not in command and "--id-column person_id" in command
