@@ -20,11 +20,10 @@ st.caption(
 )
 
 
-def controls(ctx: state.DataContext, plan: state.Plan) -> None:
+def controls(plan: state.Ready) -> None:
     """Algorithm and query τ. θ is moved in the lesson frame, in the browser; the θ of a link
     or of the settings is where the frame starts."""
-    domain, workload = ctx.domain, plan.workload
-    assert domain is not None and workload is not None  # the page returned on any error
+    domain, workload = plan.config.domain, plan.workload
     algorithm, query = st.columns([1.25, 1], gap="medium")
     with algorithm:
         widget(
@@ -66,10 +65,9 @@ def budget_controls() -> bool:
     return bool(private)
 
 
-def link(ctx: state.DataContext, plan: state.Plan) -> dict[str, str]:
+def link(ctx: state.DataContext, plan: state.Ready) -> dict[str, str]:
     """Query string of this view: the settings plus τ, θ, algorithm and the θ mode."""
     keys = (K.TEACH_QUERY, K.TEACH_THETA, K.TEACH_ALGORITHM, K.TEACH_PRIVATE)
-    assert plan.config is not None  # the page returned on a plan error
     return share.link_query(plan.config, share.Source.of(ctx), iso=bool(get(K.ISO)),
                             view=teaching.VIEW, values={k: get(k) for k in keys})  # fmt: skip
 
@@ -80,8 +78,9 @@ def single_query_page() -> None:
     guide.box("single-query")
     ctx = state.data_context()
     shell.recap(ctx)
-    if shell.needs_data(ctx):
+    if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
         return
+    data = ctx.dataset
 
     # Projector layout: the two choices a lesson changes in a row, ε, the θ mode and the
     # workload in a popover beside them; below, the lesson frame (θ, the four numbers, the chart
@@ -91,19 +90,18 @@ def single_query_page() -> None:
         private = budget_controls()
     with top:
         plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
-        if plan.error:
+        if isinstance(plan, state.Blocked):
             st.error(plan.error)
             return
-        controls(ctx, plan)
+        controls(plan)
     try:  # heavy θ curves wait for their button, with the estimate
-        view = teaching.analyse(ctx, plan, private=private)
+        view = teaching.analyse(data, plan, private=private)
     except DpsumError as exc:  # too heavy, or the queue is full
         st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
     if view is None:
         return
     config = plan.config
-    assert config is not None  # the page returned on a plan error
     with st.container(key="teach_lesson"):
         st.iframe(view.frame, height="content")
 
@@ -116,7 +114,7 @@ def single_query_page() -> None:
     tau = float(get(K.TEACH_QUERY))
     download.download_button(
         "Download this lesson",
-        data=lambda: teaching.lesson_file(view, ctx, config, tau=tau, private=private),
+        data=lambda: teaching.lesson_file(view, data, ctx, config, tau=tau, private=private),
         file_name=f"{view.stem}_{algorithm}_lesson.html",
         mime="text/html",
         icon=":material/download:",

@@ -124,13 +124,12 @@ def readout(row: pd.Series, scale: float) -> str:
     )
 
 
-def analyse(ctx: state.DataContext, plan: state.Plan, *, private: bool) -> TeachingView | None:
+def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingView | None:
     """Curves over θ for the chosen query, θ samples of SVT/Recursive, and the explanations;
     None while curves too heavy to compute by themselves wait for their button (raises
     :class:`~dpsum_core.simulate.cost.TooHeavy` above one click's budget)."""
-    data, domain, config, workload = ctx.dataset, ctx.domain, plan.config, plan.workload
-    # The page returned on ctx.error and plan.error, so none of these is None here.
-    assert data is not None and domain is not None and config is not None and workload is not None
+    config, workload = plan.config, plan.workload
+    domain = config.domain
     taus = [float(t) for t in workload.thresholds]
     tau = float(state.get(K.TEACH_QUERY))
     query = taus.index(tau)
@@ -432,14 +431,13 @@ def budget_sentence(rule: str, epsilon: float, eps_theta: float, eps_m: float) -
 _LESSON_BINS = 1000
 
 
-def lesson_file(view: TeachingView, ctx: state.DataContext, config: ExperimentConfig, *,
-                tau: float, private: bool) -> bytes:
+def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
+                config: ExperimentConfig, *, tau: float, private: bool) -> bytes:
     """"Download this lesson": the page as one self-contained HTML file (plotly.js inline, the θ
     slider working offline), with the data's histogram, the settings and the seed.
 
     Called by the download button after the script run (no session state is read here)."""
-    data, domain = ctx.dataset, ctx.domain
-    assert data is not None and domain is not None
+    domain = config.domain
     theta = view.lesson["thetas"][view.lesson["start"]]
     # at most 1,000 bars (public bins merged), so that the file stays under 5 MB at any n
     shown = domain if domain.bins <= _LESSON_BINS else Domain(domain.upper, _LESSON_BINS,
