@@ -23,6 +23,8 @@ Prints JSON on stdout and a table on stderr. Heavy: the full grid is 6 columns �
 --workloads, --algorithms.
 
     python bench/coverage.py [--trials 200] [--columns weekly,per-person] [--epsilons 0.1,1]
+    nice -n 10 python bench/coverage.py --shard 0/2 --jsonl a.jsonl   # and 1/2 alongside
+    python bench/coverage.py --collect a.jsonl b.jsonl                  # table + JSON of both
 """
 
 from __future__ import annotations
@@ -169,6 +171,41 @@ def _set(text: str | None) -> set[str] | None:
     return None if text is None else {t.strip() for t in text.split(",") if t.strip()}
 
 
+def tasks(args: argparse.Namespace) -> list[tuple]:
+    """Every (data, workload, ε, algorithm, truncation) cell, in priority order: the
+    recommended algorithm, TaMM with SVT, RawSum and every cell at the smallest ε first, then
+    the rest, SQM (the slowest: one SVT draw per query) last, so a run stopped early has the
+    cells that matter most; ``--shard i/k`` keeps every k-th of them."""
+    cells = [
+        (data, workload, eps, alg, trunc)
+        for data in datasets(_set(args.columns))
+        for workload in sorted(_set(args.workloads) or ())
+        for eps in sorted(float(e) for e in _set(args.epsilons) or ())
+        for alg, trunc in configurations(_set(args.algorithms))
+    ]
+    smallest = min((c[2] for c in cells), default=0.0)
+
+    def rank(c: tuple) -> int:
+        data, workload, eps, alg, trunc = c
+        first = recommend(epsilon=eps, upper=data.upper, bins=1000, workload=workload).algorithm
+        if alg == first or (alg, trunc) == ("tamm", "svt") or alg == "rawsum" or eps == smallest:
+            return 0
+        return 2 if alg == "sqm" else 1
+
+    cells.sort(key=rank)  # stable: the grid's order within a rank
+    index, count = (int(x) for x in args.shard.split("/"))
+    return cells[index::count]
+
+
+def summary(rows: list[dict], seconds: float) -> dict:
+    return {
+        "cells": rows,
+        "all_coverage_met": all(r["meets_coverage"] for r in rows),
+        "all_width_met": all(r["meets_width"] for r in rows),
+        "seconds": seconds,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=200, help="releases per cell")
@@ -176,23 +213,26 @@ def main() -> None:
     parser.add_argument("--epsilons", default=",".join(map(str, EPSILONS)))
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
+    parser.add_argument("--shard", default="0/1", help="i/k: run every k-th cell from the i-th")
+    parser.add_argument("--jsonl", type=Path, help="append each finished cell to this file")
+    parser.add_argument("--collect", nargs="+", type=Path,
+                        help="print the table and JSON of cells already in these --jsonl files")  # fmt: skip
     args = parser.parse_args()
     t0 = time.perf_counter()
+    if args.collect:
+        rows = [json.loads(line) for f in args.collect for line in f.read_text().splitlines() if line]
+        print(table(rows), file=sys.stderr)
+        print(json.dumps(summary(rows, sum(r["seconds"] for r in rows)), indent=1))
+        return
     rows = []
-    for data in datasets(_set(args.columns)):
-        for workload in sorted(_set(args.workloads) or ()):
-            for eps in sorted(float(e) for e in _set(args.epsilons) or ()):
-                for alg, trunc in configurations(_set(args.algorithms)):
-                    rows.append(cell(data, workload, eps, alg, trunc, args.trials))
-                    print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    for data, workload, eps, alg, trunc in tasks(args):
+        rows.append(cell(data, workload, eps, alg, trunc, args.trials))
+        print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+        if args.jsonl is not None:
+            with args.jsonl.open("a") as out:
+                out.write(json.dumps(rows[-1]) + "\n")
     print(table(rows), file=sys.stderr)
-    out = {
-        "cells": rows,
-        "all_coverage_met": all(r["meets_coverage"] for r in rows),
-        "all_width_met": all(r["meets_width"] for r in rows),
-        "seconds": time.perf_counter() - t0,
-    }
-    print(json.dumps(out, indent=1))
+    print(json.dumps(summary(rows, time.perf_counter() - t0), indent=1))
 
 
 if __name__ == "__main__":
