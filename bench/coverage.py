@@ -172,10 +172,11 @@ def _set(text: str | None) -> set[str] | None:
 
 
 def tasks(args: argparse.Namespace) -> list[tuple]:
-    """Every (data, workload, ε, algorithm, truncation) cell, in priority order: the
-    recommended algorithm, TaMM with SVT, RawSum and every cell at the smallest ε first, then
-    the rest, SQM (the slowest: one SVT draw per query) last, so a run stopped early has the
-    cells that matter most; ``--shard i/k`` keeps every k-th of them."""
+    """Every (data, workload, ε, algorithm, truncation) cell, in priority order, so that a run
+    stopped early has the cells that matter most: (0) the recommended algorithm, TaMM with SVT
+    and RawSum, (1) every other cell at the smallest ε, SQM (the slowest: one draw and one
+    measurement per query) (2) last of them, then (3) the rest, SQM (4) last; ``--shard i/k``
+    keeps every k-th of them, and cells already in ``--jsonl`` are skipped (a resumed run)."""
     cells = [
         (data, workload, eps, alg, trunc)
         for data in datasets(_set(args.columns))
@@ -188,13 +189,21 @@ def tasks(args: argparse.Namespace) -> list[tuple]:
     def rank(c: tuple) -> int:
         data, workload, eps, alg, trunc = c
         first = recommend(epsilon=eps, upper=data.upper, bins=1000, workload=workload).algorithm
-        if alg == first or (alg, trunc) == ("tamm", "svt") or alg == "rawsum" or eps == smallest:
+        if alg == first or (alg, trunc) == ("tamm", "svt") or alg == "rawsum":
             return 0
-        return 2 if alg == "sqm" else 1
+        return (1 if eps == smallest else 3) + (alg == "sqm")
 
     cells.sort(key=rank)  # stable: the grid's order within a rank
     index, count = (int(x) for x in args.shard.split("/"))
-    return cells[index::count]
+    done = set()
+    if args.jsonl is not None and args.jsonl.exists():
+        for line in args.jsonl.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["column"], r["workload"], r["epsilon"], r["algorithm"], r["truncation"]))
+    return [
+        c for c in cells[index::count]
+        if (c[0].name, c[1], c[2], c[3], c[4] or get(c[3]).theta_rule) not in done
+    ]  # fmt: skip
 
 
 def summary(rows: list[dict], seconds: float) -> dict:
