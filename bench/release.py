@@ -28,7 +28,7 @@ from dpsum_core.publish.release import expected_error, plan_release, release
 from dpsum_core.simulate.config import ExperimentConfig
 
 PAIRS = [(a, t) for a in ("sqm", "identity", "workload", "timm", "tamm")
-         for t in ("none", "svt", "recursive")] + [("rawsum", None)]  # fmt: skip
+         for t in ("none", "svt", "recursive")] + [("clampshells", None), ("rawsum", None)]  # fmt: skip
 LIMIT_S = 2.0
 
 
