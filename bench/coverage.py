@@ -167,6 +167,32 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown(rows: list[dict]) -> str:
+    """The cells as bench/COVERAGE.md's table (grid order)."""
+    def w(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    order = {name: i for i, name in enumerate(ALGORITHMS)}
+    key = lambda r: (r["column"], r["workload"], r["epsilon"], order[r["algorithm"]],  # noqa: E731
+                     list(TRUNCATION_METHODS).index(r["truncation"])
+                     if r["truncation"] in TRUNCATION_METHODS else 0)  # fmt: skip
+    lines = [
+        "| column | Q | ε | configuration | coverage before → after | excess width before → after"
+        " | after, truth > 0 | two-sided | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(rows, key=key):
+        b, a = r["before"], r["after"]
+        rec = " (recommended)" if r["recommended"] else ""
+        ok = "met" if r["meets_coverage"] and r["meets_width"] else "**missed**"
+        lines.append(
+            f"| {r['column']} | {r['workload']} | {r['epsilon']:g} | {r['algorithm']}/{r['truncation']}"
+            f"{rec} | {b['coverage']:.3f} → {a['coverage']:.3f} | {w(b['excess_width'])} → "
+            f"{w(a['excess_width'])} | {w(a['excess_width_positive'])} | {a['two_sided']:.2f} | {ok} |"
+        )
+    return "\n".join(lines)
+
+
 def _set(text: str | None) -> set[str] | None:
     return None if text is None else {t.strip() for t in text.split(",") if t.strip()}
 
@@ -226,10 +252,15 @@ def main() -> None:
     parser.add_argument("--jsonl", type=Path, help="append each finished cell to this file")
     parser.add_argument("--collect", nargs="+", type=Path,
                         help="print the table and JSON of cells already in these --jsonl files")  # fmt: skip
+    parser.add_argument("--markdown", action="store_true",
+                        help="with --collect: print bench/COVERAGE.md's table instead of JSON")  # fmt: skip
     args = parser.parse_args()
     t0 = time.perf_counter()
     if args.collect:
         rows = [json.loads(line) for f in args.collect for line in f.read_text().splitlines() if line]
+        if args.markdown:
+            print(markdown(rows))
+            return
         print(table(rows), file=sys.stderr)
         print(json.dumps(summary(rows, sum(r["seconds"] for r in rows)), indent=1))
         return
