@@ -591,17 +591,12 @@ def _released_theta(theta: np.ndarray) -> float | list[float] | None:
 
 @lru_cache(maxsize=1)
 def _versions() -> tuple[tuple[str, str], ...]:
-    """The versions, read once per process (importlib.metadata scans the installed packages:
-    ≈ 2.5 ms a release)."""
+    """The versions, read once per process (importlib.metadata scans the installed packages)."""
     import scipy
 
-    return (
-        ("dpsum", __version__),
-        ("python", platform.python_version()),
-        ("numpy", np.__version__),
-        ("scipy", scipy.__version__),
-        ("opendp", metadata.version("opendp")),
-    )
+    return (("dpsum", __version__), ("python", platform.python_version()),
+            ("numpy", np.__version__), ("scipy", scipy.__version__),
+            ("opendp", metadata.version("opendp")))  # fmt: skip
 
 
 def versions() -> dict:
