@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import lru_cache
 from importlib import metadata
 
 import numpy as np
@@ -589,16 +588,14 @@ def _released_theta(theta: np.ndarray) -> float | list[float] | None:
     return [float(t) for t in published(theta)]
 
 
-@lru_cache(maxsize=1)
-def _versions() -> tuple[tuple[str, str], ...]:
-    """The versions, read once per process (importlib.metadata scans the installed packages)."""
+def versions() -> dict:
+    """Versions of what made the release."""
     import scipy
 
-    return (("dpsum", __version__), ("python", platform.python_version()),
-            ("numpy", np.__version__), ("scipy", scipy.__version__),
-            ("opendp", metadata.version("opendp")))  # fmt: skip
-
-
-def versions() -> dict:
-    """Versions of what made the release (a fresh dict each call: the caller may keep it)."""
-    return dict(_versions())
+    return {
+        "dpsum": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "opendp": metadata.version("opendp"),
+    }
