@@ -8,7 +8,8 @@ import pytest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms import clampshells, greedy_h, rawsum
+from dpsum_core.mechanisms import clampshells_design as clampshells
+from dpsum_core.mechanisms import greedy_h, rawsum
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import OpenDPNoise, _opendp_space
