@@ -23,6 +23,8 @@ Prints JSON on stdout and a table on stderr. Heavy: the full grid is 6 columns �
 --workloads, --algorithms.
 
     python bench/coverage.py [--trials 200] [--columns weekly,per-person] [--epsilons 0.1,1]
+    nice -n 10 python bench/coverage.py --shard 0/2 --jsonl a.jsonl   # and 1/2 alongside
+    python bench/coverage.py --collect a.jsonl b.jsonl                  # table + JSON of both
 """
 
 from __future__ import annotations
@@ -165,8 +167,78 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown(rows: list[dict]) -> str:
+    """The cells as bench/COVERAGE.md's table (grid order)."""
+    def w(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    order = {name: i for i, name in enumerate(ALGORITHMS)}
+    key = lambda r: (r["column"], r["workload"], r["epsilon"], order[r["algorithm"]],  # noqa: E731
+                     list(TRUNCATION_METHODS).index(r["truncation"])
+                     if r["truncation"] in TRUNCATION_METHODS else 0)  # fmt: skip
+    lines = [
+        "| column | Q | ε | configuration | coverage before → after | excess width before → after"
+        " | after, truth > 0 | two-sided | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(rows, key=key):
+        b, a = r["before"], r["after"]
+        rec = " (recommended)" if r["recommended"] else ""
+        ok = "met" if r["meets_coverage"] and r["meets_width"] else "**missed**"
+        lines.append(
+            f"| {r['column']} | {r['workload']} | {r['epsilon']:g} | {r['algorithm']}/{r['truncation']}"
+            f"{rec} | {b['coverage']:.3f} → {a['coverage']:.3f} | {w(b['excess_width'])} → "
+            f"{w(a['excess_width'])} | {w(a['excess_width_positive'])} | {a['two_sided']:.2f} | {ok} |"
+        )
+    return "\n".join(lines)
+
+
 def _set(text: str | None) -> set[str] | None:
     return None if text is None else {t.strip() for t in text.split(",") if t.strip()}
+
+
+def tasks(args: argparse.Namespace) -> list[tuple]:
+    """Every (data, workload, ε, algorithm, truncation) cell, in priority order, so that a run
+    stopped early has the cells that matter most: (0) the recommended algorithm, TaMM with SVT
+    and RawSum, (1) every other cell at the smallest ε, SQM (the slowest: one draw and one
+    measurement per query) (2) last of them, then (3) the rest, SQM (4) last; ``--shard i/k``
+    keeps every k-th of them, and cells already in ``--jsonl`` are skipped (a resumed run)."""
+    cells = [
+        (data, workload, eps, alg, trunc)
+        for data in datasets(_set(args.columns))
+        for workload in sorted(_set(args.workloads) or ())
+        for eps in sorted(float(e) for e in _set(args.epsilons) or ())
+        for alg, trunc in configurations(_set(args.algorithms))
+    ]
+    smallest = min((c[2] for c in cells), default=0.0)
+
+    def rank(c: tuple) -> int:
+        data, workload, eps, alg, trunc = c
+        first = recommend(epsilon=eps, upper=data.upper, bins=1000, workload=workload).algorithm
+        if alg == first or (alg, trunc) == ("tamm", "svt") or alg == "rawsum":
+            return 0
+        return (1 if eps == smallest else 3) + (alg == "sqm")
+
+    cells.sort(key=rank)  # stable: the grid's order within a rank
+    index, count = (int(x) for x in args.shard.split("/"))
+    done = set()
+    if args.jsonl is not None and args.jsonl.exists():
+        for line in args.jsonl.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["column"], r["workload"], r["epsilon"], r["algorithm"], r["truncation"]))
+    return [
+        c for c in cells[index::count]
+        if (c[0].name, c[1], c[2], c[3], c[4] or get(c[3]).theta_rule) not in done
+    ]  # fmt: skip
+
+
+def summary(rows: list[dict], seconds: float) -> dict:
+    return {
+        "cells": rows,
+        "all_coverage_met": all(r["meets_coverage"] for r in rows),
+        "all_width_met": all(r["meets_width"] for r in rows),
+        "seconds": seconds,
+    }
 
 
 def main() -> None:
@@ -176,23 +248,31 @@ def main() -> None:
     parser.add_argument("--epsilons", default=",".join(map(str, EPSILONS)))
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
+    parser.add_argument("--shard", default="0/1", help="i/k: run every k-th cell from the i-th")
+    parser.add_argument("--jsonl", type=Path, help="append each finished cell to this file")
+    parser.add_argument("--collect", nargs="+", type=Path,
+                        help="print the table and JSON of cells already in these --jsonl files")  # fmt: skip
+    parser.add_argument("--markdown", action="store_true",
+                        help="with --collect: print bench/COVERAGE.md's table instead of JSON")  # fmt: skip
     args = parser.parse_args()
     t0 = time.perf_counter()
+    if args.collect:
+        rows = [json.loads(line) for f in args.collect for line in f.read_text().splitlines() if line]
+        if args.markdown:
+            print(markdown(rows))
+            return
+        print(table(rows), file=sys.stderr)
+        print(json.dumps(summary(rows, sum(r["seconds"] for r in rows)), indent=1))
+        return
     rows = []
-    for data in datasets(_set(args.columns)):
-        for workload in sorted(_set(args.workloads) or ()):
-            for eps in sorted(float(e) for e in _set(args.epsilons) or ()):
-                for alg, trunc in configurations(_set(args.algorithms)):
-                    rows.append(cell(data, workload, eps, alg, trunc, args.trials))
-                    print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    for data, workload, eps, alg, trunc in tasks(args):
+        rows.append(cell(data, workload, eps, alg, trunc, args.trials))
+        print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+        if args.jsonl is not None:
+            with args.jsonl.open("a") as out:
+                out.write(json.dumps(rows[-1]) + "\n")
     print(table(rows), file=sys.stderr)
-    out = {
-        "cells": rows,
-        "all_coverage_met": all(r["meets_coverage"] for r in rows),
-        "all_width_met": all(r["meets_width"] for r in rows),
-        "seconds": time.perf_counter() - t0,
-    }
-    print(json.dumps(out, indent=1))
+    print(json.dumps(summary(rows, time.perf_counter() - t0), indent=1))
 
 
 if __name__ == "__main__":
