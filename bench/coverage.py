@@ -102,7 +102,7 @@ def _measures(truth: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> dict:
     """coverage, two_sided share and excess width over (release, query) pairs."""
     finite = np.isfinite(upper)
     covered = (truth >= lower) & (~finite | (truth <= np.where(finite, upper, np.inf)))
-    out = {"coverage": float(covered.mean()), "two_sided": float(finite.mean())}
+    out: dict[str, float | None] = {"coverage": float(covered.mean()), "two_sided": float(finite.mean())}
     truth = np.broadcast_to(truth, lower.shape)
     # Over all two-sided answers, and over those whose truth is > 0: a true answer of 0 (a sum
     # of zeros) sits at a lower end clipped at 0, so its ratio is exactly 1 and would hide
@@ -131,6 +131,7 @@ def cell(data, workload: str, epsilon: float, algorithm: str, truncation: str | 
     t0 = time.perf_counter()
     for _ in range(trials):
         rel = release(data, config, algorithm=algorithm, truncation=truncation)
+        assert rel.intervals is not None  # every release publishes its intervals
         lo.append(rel.intervals.lower)
         hi.append(np.where(np.isnan(rel.intervals.upper), np.inf, rel.intervals.upper))
         old_lo.append(rel.private_answers - rel.noise_halfwidth)

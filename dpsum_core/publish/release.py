@@ -164,11 +164,8 @@ def plan_release(
     if alg.runs_once:
         own = alg.theta_rule  # posthoc (RawSum) or inside (ClampShells)
         if trunc not in (None, own):
-            how = (
-                "after measuring (post-processing, no budget on θ)"
-                if alg.posthoc
-                else f"itself, with {alg.theta_share:.0%} of ε"
-            )
+            how = ("after measuring (post-processing, no budget on θ)" if alg.posthoc
+                   else f"itself, with {alg.theta_share:.0%} of ε")  # fmt: skip
             raise ParameterError(
                 f"{alg.label} chooses θ {how}: "
                 f"leave the truncation out or use {own!r}, not {trunc!r}"
