@@ -228,7 +228,8 @@ def _release(args: argparse.Namespace) -> int:
     if args.ledger is not None:
         path = ledger.resolve(args.ledger)  # the real path: lock, temporary file and replace
         content = data.report.content
-        assert content is not None  # read with content=True (see _release_data)
+        if content is None:  # _release_data reads with content=True: a ledger never binds to nothing
+            raise RuntimeError("the release data was read without its content digest")
         with ledger.locked(path):
             book = ledger.load(path)
             book = book.bound_to(
