@@ -194,7 +194,8 @@ def algorithms_control(ctx: state.DataContext) -> None:
         wrap=True,
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
         "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism); RawSum "
-        "and ClampShells measure sums and choose θ themselves. ★ marks the recommended one: "
+        "and ClampShells measure sums and choose θ themselves. ★ marks the recommended one "
+        "(what `auto` runs in `dpsum run` and on the Release page): "
         + (rec.why if rec is not None else "set valid ε, U and bins to see it") + ".",
     )
 
