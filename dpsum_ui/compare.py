@@ -19,7 +19,7 @@ from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, present, share, state
@@ -83,10 +83,7 @@ def caption(result: ExperimentResult) -> str:
     shown: RawSum and ClampShells choose θ themselves, one configuration each)."""
     algorithms = len({r.algorithm for r in result.runs})
     n = len(result.runs)
-    count = (
-        f"{algorithms} algorithm{'s' if algorithms != 1 else ''} (rows), "
-        f"{n} configuration{'s' if n != 1 else ''}"
-    )
+    count = f"{counted(algorithms, 'algorithm')} (rows), {counted(n, 'configuration')}"
     return f"{present.run_caption(result)} · {count}"
 
 
