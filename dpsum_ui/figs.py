@@ -39,22 +39,10 @@ def _in_words(values: np.ndarray) -> list[str]:
     return ["" if not np.isfinite(v) else money(float(v)) for v in values]
 
 
-def tick_text(value: float) -> str:
-    """A tick label in the data's unit, never in e-notation: 0.00001 / 25 / 1.53 million /
-    1,000 trillion."""
-    text = money(value)
-    if "e" not in text:
-        return text
-    if abs(value) >= 1e15:
-        return f"{value / 1e12:,.0f} trillion"
-    return np.format_float_positional(value, precision=3, unique=True, fractional=False,
-                                      trim="-")  # fmt: skip
-
-
 def _word_ticks(low: float, high: float) -> dict:
     """Log-axis ticks at the powers of ten in [10^low, 10^high], labelled in words."""
     values = [10.0**k for k in range(int(np.floor(low)), int(np.ceil(high)) + 1)]
-    return dict(tickmode="array", tickvals=values, ticktext=[tick_text(v) for v in values])
+    return dict(tickmode="array", tickvals=values, ticktext=[money(v) for v in values])
 
 
 def theta_curves_figure(
