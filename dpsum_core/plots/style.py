@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
@@ -29,6 +31,27 @@ _LAYOUT = dict(
     margin=dict(l=60, r=20, t=90, b=60),
     hovermode="x unified",
 )
+
+
+# Axis words and formats shared by the figures. Amounts (sums, thresholds, θ, errors in the
+# data's unit) are labelled as such: the data's unit (dollars, hours, …) is not known by name.
+IN_UNIT = ", in the data's unit"
+# Relative errors on a log axis: ticks in percent (1%, 10%), as every table and sentence writes
+# them (never 10⁻²); hover with three significant digits.
+PERCENT_LOG = dict(type="log", tickformat=",~%", hoverformat=",.3~%")
+# An annotation shown in the browser only (a hint about the chart's toolbar or gestures): static
+# exports (PNG, SVG; :func:`dpsum_core.plots.export.to_image`) leave it out.
+INTERACTIVE_ONLY = "interactive_only"
+
+
+def log_ticks(values) -> dict:
+    """Tick settings of a log axis over ``values``: from two decades up, labels at the powers of
+    ten only (unlabelled minor ticks between), so that Plotly's 2 and 5 labels do not crowd."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0 or np.log10(v.max() / v.min()) < 2:
+        return {}
+    return dict(dtick=1, minor=dict(ticks="outside", ticklen=3, showgrid=False))
 
 
 def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:
