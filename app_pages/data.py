@@ -10,6 +10,7 @@ from dpsum_ui import compute, explorer, guide, present, server_data, state, widg
 from dpsum_ui import keys as K
 from dpsum_ui.identifiers import column_note
 from dpsum_ui.state import get, widget
+from dpsum_ui.store import live
 
 st.title("Data")
 st.caption(
@@ -17,6 +18,22 @@ st.caption(
     "Everything on this page is deterministic: no noise is drawn here."
 )
 guide.box("data")
+
+
+def kept_file(role: state.Role, uploader: str, remove: str) -> None:
+    """The file in use, with its size and a way to stop using it, while its uploader box is
+    empty (Streamlit empties it when the page is left, or when its × is clicked; the file
+    stays in use)."""
+    up = state.kept_upload(role)
+    if up is None or live(uploader) is not None:
+        return
+    st.success(
+        f"In use: **{escape_name(up.name, 'markdown')}** · {up.size_text}, kept in this "
+        "session's memory only. Upload another file above to replace it.",
+        icon=":material/description:",
+    )
+    st.button("Remove this file", key=remove, on_click=state.remove_upload, args=(role,),
+              icon=":material/close:", type="tertiary")  # fmt: skip
 
 
 def release_data_section() -> None:
@@ -45,6 +62,7 @@ def release_data_section() -> None:
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             "session's memory only.",
         )
+        kept_file("release", K.RELEASE_DATA_UPLOAD, K.RELEASE_DATA_UPLOAD_REMOVE)
         if message := state.upload_error("release"):
             st.error(message)
     if state.release_separate():
@@ -149,6 +167,7 @@ with data_col:
             on_change=state.on_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
         )
+        kept_file("planning", K.DATA_UPLOAD, K.DATA_UPLOAD_REMOVE)
         st.caption(
             "🔒 An uploaded file stays in this session's memory only: it is not saved to disk "
             "by dpsum and never put in a URL or a settings file."
