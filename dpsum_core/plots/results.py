@@ -127,7 +127,7 @@ def answers_figure(
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
     fig.update_xaxes(title=f"threshold τ (query sums values ≤ τ){IN_UNIT}", type="log",
-                     **log_ticks(x))  # fmt: skip
+                     **log_ticks(x, amounts=True))  # fmt: skip
     fig.update_yaxes(title=f"sum of values ≤ τ{IN_UNIT}")
     _answers_axis(fig, result.true_answers, shown)
     return fig
@@ -204,7 +204,7 @@ def relative_error_figure(
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
     fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
-                     **log_ticks(result.workload.thresholds))  # fmt: skip
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
     fig.update_yaxes(title="relative error", **PERCENT_LOG)
     _floor_line(fig, floored)
     return fig
@@ -264,7 +264,7 @@ def isotonic_figure(
         **_LAYOUT,
     )
     fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
-                     **log_ticks(result.workload.thresholds))  # fmt: skip
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
     fig.update_yaxes(**PERCENT_LOG)
     fig.update_yaxes(title="relative error", row=1, col=1)
     _floor_line(fig, floored)
@@ -316,7 +316,7 @@ def expected_error_figure(
         **_LAYOUT,
     )
     fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
-                     **log_ticks(result.workload.thresholds))  # fmt: skip
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
     fig.update_yaxes(title=f"root mean squared error{IN_UNIT}", type="log",
                      exponentformat="power")  # fmt: skip
     return fig
@@ -437,7 +437,7 @@ def small_multiples_figure(
     suffix = " (with isotonic regression)" if iso else " (without isotonic regression)"
     fig.update_layout(title=_title(what + suffix, result), **_LAYOUT)
     fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
-                     **log_ticks(result.workload.thresholds))  # fmt: skip
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
     if kind == "error":
         fig.update_yaxes(**PERCENT_LOG)
         _floor_line(fig, floored)

@@ -44,14 +44,19 @@ PERCENT_LOG = dict(type="log", tickformat=",~%", hoverformat=",.3~%")
 INTERACTIVE_ONLY = "interactive_only"
 
 
-def log_ticks(values) -> dict:
-    """Tick settings of a log axis over ``values``: from two decades up, labels at the powers of
-    ten only (unlabelled minor ticks between), so that Plotly's 2 and 5 labels do not crowd."""
+def log_ticks(values, *, amounts: bool = False) -> dict:
+    """Tick settings of a log axis over ``values``, so that its labels never crowd: from two
+    decades up, labels at the powers of ten only (unlabelled minor ticks between); under two,
+    at 1, 2 and 5 times them (Plotly's own choice labels every digit there). ``amounts``: the
+    labels are whole numbers with thousands separators (800,000; never 800k nor 2G)."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v) & (v > 0)]
-    if v.size == 0 or np.log10(v.max() / v.min()) < 2:
-        return {}
-    return dict(dtick=1, minor=dict(ticks="outside", ticklen=3, showgrid=False))
+    wide = v.size > 0 and np.log10(v.max() / v.min()) >= 2
+    ticks: dict = (
+        dict(dtick=1, minor=dict(ticks="outside", ticklen=3, showgrid=False)) if wide
+        else dict(dtick="D2")
+    )  # fmt: skip
+    return {**ticks, "tickformat": ",~r"} if amounts else ticks
 
 
 def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:

@@ -72,7 +72,8 @@ def test_axes_say_their_unit_and_label_only_the_powers_of_ten(result):
         axes = [fig.layout[k] for k in fig.layout if k.startswith("yaxis")]
         assert axes and all(a.tickformat == ",~%" for a in axes), fig.layout.title.text
         assert fig.layout.xaxis.title.text == f"threshold τ{IN_UNIT}"
-    assert log_ticks([0.5, 3.0]) == {}  # under two decades: Plotly's own ticks
+    assert answers.layout.xaxis.tickformat == ",~r"  # 100,000, never 100k nor 2G
+    assert log_ticks([0.5, 3.0]) == {"dtick": "D2"}  # under two decades: 1, 2 and 5 labelled
 
 
 def test_answers_axis_does_not_clip_or_note_when_everything_fits():
