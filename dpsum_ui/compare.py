@@ -141,7 +141,7 @@ def sweep_caption(item: ShownSweep) -> str:
     """Which sweep the figure shows."""
     c = item.sweep.config
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {escape_name(item.sweep.name, 'markdown')} · "
+        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {escape_name(item.sweep.name, 'markdown')} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in item.sweep.epsilons)}}}"
@@ -156,7 +156,7 @@ def sweep_figure(item: ShownSweep, iso: bool) -> go.Figure:
         f"Error versus ε, {truncation_label(trunc)}"
         f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item.sweep.name, 'plotly')} · "
         f"{c.workload} · "
-        f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
+        f"ρ = {c.rho:g} · {counted(c.trials, 'trial')} · seed {c.seed}</sup>"
     )
     return compute.figure(
         (item.sweep.key, "sweep", iso),

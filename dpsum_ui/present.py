@@ -12,7 +12,7 @@ from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.text import NO_THETA, escape_name
+from dpsum_core.text import NO_THETA, counted, escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
@@ -128,7 +128,7 @@ def run_caption(result: ExperimentResult) -> str:
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     name, column = (escape_name(n, "markdown") for n in (result.dataset_name, result.dataset_column))
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {name} ({column})"
+        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {name} ({column})"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
         f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )

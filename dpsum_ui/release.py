@@ -113,7 +113,8 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     return (
         f"**Expected error** (before any noise is drawn): answers will typically be within "
         f"**±{plain(float(np.median(est.rmse)))}** of the true answer{unit}{of_answer}. "
-        f"This is the median over the {est.rmse.size:,} queries of the expected error, noise "
+        f"This is the median over the {counted(est.rmse.size, 'query', 'queries')} of the "
+        "expected error, noise "
         f"and the algorithm's bias together; the noise alone is "
         f"±{plain(float(np.median(est.noise_sd)))}."
     )

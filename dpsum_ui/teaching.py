@@ -451,7 +451,7 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "algorithm": label(view.lesson["algorithm"]),
         "budget": f"ε = {config.epsilon:g}" + (f", ρ = {config.rho:g} (θ chosen privately)"
                                                  if private else " (θ fixed, public)"),
-        "seed": f"{config.seed} ({config.trials} trials: the SVT and Recursive marks)",
+        "seed": f"{config.seed} ({counted(config.trials, 'trial')}: the SVT and Recursive marks)",
     }  # fmt: skip
     payload = {
         **view.lesson,

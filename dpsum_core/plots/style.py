@@ -13,7 +13,7 @@ import numpy as np
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -105,7 +105,7 @@ def _title(text: str, result: ExperimentResult) -> str:
         f"{text}<br><sup>{escape_name(result.dataset_name, 'plotly')}{unit_text(result.cleaning.get('id_column'))} · "
         f"{result.workload.spec} · "
         f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
-        f"{c.trials} trials · seed {c.seed}</sup>"
+        f"{counted(c.trials, 'trial')} · seed {c.seed}</sup>"
     )
 
 
