@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from dpsum_core.mechanisms.registry import ALGORITHMS, get, truncation_label
 from dpsum_core.mechanisms.registry import label as algorithm_label
-from dpsum_core.plots.style import algorithm_style
+from dpsum_core.plots.style import IN_UNIT, algorithm_style
 
 from .present import money
 
@@ -149,7 +149,7 @@ def theta_curves_figure(
     drawn = np.sqrt(drawn[np.isfinite(drawn) & (drawn > 0)])
     yrange = [np.log10(drawn.min()) - 0.15, np.log10(drawn.max()) + 1.1]
     fig.update_yaxes(
-        title="error, in the data's unit", type="log", range=yrange,
+        title=f"error{IN_UNIT}", type="log", range=yrange,
         **_word_ticks(*yrange), row=1, col=1,
     )  # fmt: skip
     if rows == 2:
@@ -185,5 +185,5 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
     values = np.concatenate(drawn) if drawn else np.array([1.0])
     values = values[np.isfinite(values) & (values > 0)]
     ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}
-    fig.update_yaxes(title="expected error (RMSE), in the data's unit", type="log", **ticks)
+    fig.update_yaxes(title=f"expected error (RMSE){IN_UNIT}", type="log", **ticks)
     return fig
