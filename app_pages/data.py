@@ -1,5 +1,7 @@
 """Data: the dataset and column, what cleaning changed, the public domain, the histogram."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from dpsum_core import limits
@@ -20,11 +22,23 @@ st.caption(
 guide.box("data")
 
 
+def remove_upload(role: state.Role) -> None:
+    """Callback of "Remove this file": stop using the planning upload (the sample is read
+    again) or the release upload (the release reads the planning data)."""
+    kept = state.data_state()
+    if role == "release":
+        state.put_data(replace(kept, release_upload=None, release_upload_error=None))
+        state.put(K.RELEASE_DATA, "same")
+    else:
+        state.put_data(replace(kept, upload=None, upload_error=None, pending=None))
+
+
 def kept_file(role: state.Role, uploader: str, remove: str) -> None:
     """The file in use, with its size and a way to stop using it, while its uploader box is
     empty (Streamlit empties it when the page is left, or when its × is clicked; the file
     stays in use)."""
-    up = state.kept_upload(role)
+    kept = state.data_state()
+    up = kept.release_upload if role == "release" else kept.upload
     if up is None or live(uploader) is not None:
         return
     st.success(
@@ -32,7 +46,7 @@ def kept_file(role: state.Role, uploader: str, remove: str) -> None:
         "session's memory only. Upload another file above to replace it.",
         icon=":material/description:",
     )
-    st.button("Remove this file", key=remove, on_click=state.remove_upload, args=(role,),
+    st.button("Remove this file", key=remove, on_click=remove_upload, args=(role,),
               icon=":material/close:", type="tertiary")  # fmt: skip
 
 

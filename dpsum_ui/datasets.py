@@ -157,23 +157,6 @@ def upload_of(ctx: DataContext) -> Upload | None:
     return kept.release_upload if ctx.separate and ctx.role == "release" else kept.upload
 
 
-def kept_upload(role: Role) -> Upload | None:
-    """The file in use as the planning or the release upload (None: none uploaded)."""
-    kept = data_state()
-    return kept.release_upload if role == "release" else kept.upload
-
-
-def remove_upload(role: Role) -> None:
-    """Callback of "Remove": stop using the planning upload (the sample is read again) or the
-    release upload (the release reads the planning data); its bytes are dropped."""
-    kept = data_state()
-    if role == "release":
-        put_data(replace(kept, release_upload=None, release_upload_error=None))
-        put(K.RELEASE_DATA, "same")
-        return
-    put_data(replace(kept, upload=None, upload_error=None, pending=None))
-
-
 def upload_error(role: Role) -> str | None:
     """Why the last file given to the planning or the release uploader cannot be used."""
     kept = data_state()
