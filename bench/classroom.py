@@ -1,6 +1,6 @@
 """A classroom on one server: N students open the teacher's links at once.
 
-    python -m bench.classroom [--students 30] [--quick]
+    python -m bench.classroom [--students 30] [--proxy] [--quick]
 
 One ``streamlit run app.py`` and one Chromium with N browser contexts (N students: own cookies,
 storage and Streamlit session). Measured, on the server process from /proc:
@@ -22,6 +22,11 @@ storage and Streamlit session). Measured, on the server process from /proc:
 - ``lesson_bytes``: the size of the "Download this lesson" file (target ≤ 5 MB);
 - the server's peak RSS (VmHWM; target ≤ 1.5 GiB at 30 sessions), ``shared_computations``
   (lines the server wrote with DPSUM_MEMO_TRACE=1) and the machine's load.
+
+With ``--proxy`` the students go through nginx running ``deploy/nginx-classroom.conf`` (the
+file the README hands to teachers; nginx caches Streamlit's frontend, the same bytes for every
+student): the server's CPU is then Streamlit's plus nginx's (master and worker), and both are
+reported (``streamlit_cpu_s``, ``nginx_cpu_s``).
 
 Nothing is asserted; ``pass`` says how each figure compares with its target.
 """
@@ -59,11 +64,12 @@ def _quantiles(values: list[float]) -> dict:
             "max_s": round(ordered[-1], 2)}  # fmt: skip
 
 
-def _open_all(browser, url: str, count: int, ready) -> tuple[list, list[float]]:
+def _open_all(browser, url: str, count: int, ready,
+              credentials: dict[str, str] | None) -> tuple[list, list[float]]:  # fmt: skip
     """``count`` new contexts open ``url`` at once; seconds until ``ready(page)`` in each."""
     from tests.e2e.conftest import new_context
 
-    contexts = [new_context(browser) for _ in range(count)]
+    contexts = [new_context(browser, credentials=credentials) for _ in range(count)]
     pages = [c.new_page() for c in contexts]
     start = time.perf_counter()
     for page in pages:
@@ -101,75 +107,98 @@ def _about_ready(page) -> None:
     wait_idle(page, 600_000)
 
 
+class _Meter:
+    """CPU seconds of the server: Streamlit's, plus nginx's when the class goes through it."""
+
+    def __init__(self, server, proxy) -> None:
+        self.server, self.proxy = server, proxy
+
+    def read(self) -> tuple[float, float]:
+        from tests.e2e.test_concurrency import cpu_s
+
+        nginx = sum(cpu_s(p) for p in self.proxy.pids()) if self.proxy else 0.0
+        return cpu_s(self.server.proc.pid), nginx
+
+    def cost(self, before: tuple[float, float]) -> dict:
+        """The CPU the server used since ``before`` (a :meth:`read`): total and by process."""
+        (s0, n0), (s1, n1) = before, self.read()
+        cost = {"server_cpu_s": round(s1 - s0 + n1 - n0, 3)}
+        if self.proxy:
+            cost |= {"streamlit_cpu_s": round(s1 - s0, 3), "nginx_cpu_s": round(n1 - n0, 3)}
+        return cost
+
+
 def main() -> None:
     p = parser(__doc__)
     p.add_argument("--students", type=int, default=30, help="browser contexts (default 30)")
+    p.add_argument("--proxy", action="store_true",
+                   help="students go through nginx with deploy/nginx-classroom.conf")  # fmt: skip
     args = p.parse_args()
     students = 3 if args.quick else args.students
 
     from playwright.sync_api import sync_playwright
 
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, Server, new_context, open_app
+    from tests.e2e.proxy import PASSWORD, USER, Proxy
     from tests.e2e.test_classroom import theta_steps
-    from tests.e2e.test_concurrency import cpu_s, memory_kb
+    from tests.e2e.test_concurrency import memory_kb
 
-    result: dict = {"students": students, "machine_before": machine()}
+    result: dict = {"students": students, "proxy": args.proxy, "machine_before": machine()}
     server = Server(env={"DPSUM_MEMO_TRACE": "1"})
-    pid = server.proc.pid
+    proxy = Proxy(server.port) if args.proxy else None
+    url = proxy.url if proxy else server.url
+    credentials = {"username": USER, "password": PASSWORD} if proxy else None
+    meter = _Meter(server, proxy)
+
+    def open_all(path: str, count: int, ready) -> tuple[list, list[float], dict]:
+        before = meter.read()
+        contexts, seconds = _open_all(browser, url + path, count, ready, credentials)
+        return contexts, seconds, meter.cost(before)
+
+    def close(contexts: list) -> None:
+        for c in contexts:
+            c.close()
+
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            warm = new_context(browser)
-            open_app(warm.new_page(), server.url)  # imports and the sample loaded
+            warm = new_context(browser, credentials=credentials)
+            open_app(warm.new_page(), url)  # imports, the sample loaded, nginx's cache filled
             warm.close()
 
             log("one student")
-            cpu0 = cpu_s(pid)
-            contexts, seconds = _open_all(browser, server.url + _explorer_link(EXPLORER_SEEDS[0]),
-                                          1, _answers(EXPLORER_SEEDS[0]))  # fmt: skip
-            one_cpu = cpu_s(pid) - cpu0
-            for c in contexts:
-                c.close()
-            result["one_student"] = {"server_cpu_s": round(one_cpu, 2),
-                                     "open_to_figures_s": round(seconds[0], 2)}  # fmt: skip
+            contexts, seconds, one = open_all(_explorer_link(EXPLORER_SEEDS[0]), 1,
+                                              _answers(EXPLORER_SEEDS[0]))  # fmt: skip
+            close(contexts)
+            result["one_student"] = {**one, "open_to_figures_s": round(seconds[0], 2)}
 
             log(f"{students} students: the Explorer link")
-            cpu0 = cpu_s(pid)
-            contexts, seconds = _open_all(browser, server.url + _explorer_link(EXPLORER_SEEDS[1]),
-                                          students, _answers(EXPLORER_SEEDS[1]))  # fmt: skip
-            cpu = cpu_s(pid) - cpu0
-            extra = (cpu - one_cpu) / max(1, students - 1)
+            contexts, seconds, cost = open_all(_explorer_link(EXPLORER_SEEDS[1]), students,
+                                               _answers(EXPLORER_SEEDS[1]))  # fmt: skip
+            close(contexts)
+            extra = (cost["server_cpu_s"] - one["server_cpu_s"]) / max(1, students - 1)
             result["explorer"] = {
-                "server_cpu_s": round(cpu, 2),
-                "server_cpu_per_student_s": round(cpu / students, 3),
+                **cost,
+                "server_cpu_per_student_s": round(cost["server_cpu_s"] / students, 3),
                 "cpu_per_additional_student_s": target(extra, 0.1),
                 "open_to_figures": _quantiles(seconds),
             }
-
             log(f"one student, then the class: {result['one_student']} {result['explorer']}")
-            for c in contexts:
-                c.close()
+
             log("one student: a Single query link")
-            cpu0 = cpu_s(pid)
-            contexts, seconds = _open_all(browser, server.url + LONE_SINGLE_QUERY_LINK, 1,
-                                          _lesson_ready)  # fmt: skip
-            one_sq = cpu_s(pid) - cpu0
-            for c in contexts:
-                c.close()
+            contexts, seconds, one_sq = open_all(LONE_SINGLE_QUERY_LINK, 1, _lesson_ready)
+            close(contexts)
             log(f"{students} students: the Single query link")
-            cpu0 = cpu_s(pid)
-            contexts, seconds = _open_all(browser, server.url + SINGLE_QUERY_LINK, students,
-                                          _lesson_ready)  # fmt: skip
-            cpu = cpu_s(pid) - cpu0
+            contexts, seconds, cost = open_all(SINGLE_QUERY_LINK, students, _lesson_ready)
+            extra = (cost["server_cpu_s"] - one_sq["server_cpu_s"]) / max(1, students - 1)
             result["single_query"] = {
-                "server_cpu_s": round(cpu, 2),
-                "server_cpu_per_student_s": round(cpu / students, 3),
-                "one_student_cpu_s": round(one_sq, 2),
-                "cpu_per_additional_student_s": target((cpu - one_sq) / max(1, students - 1),
-                                                       0.1),
+                **cost,
+                "server_cpu_per_student_s": round(cost["server_cpu_s"] / students, 3),
+                "one_student_cpu_s": one_sq["server_cpu_s"],
+                "cpu_per_additional_student_s": target(extra, 0.1),
                 "open_to_drawn": _quantiles(seconds),
             }
-            memory = memory_kb(pid)
+            memory = memory_kb(server.proc.pid)
             result["server_peak_rss_mib"] = target(memory["VmHWM"] / 1024, 1.5 * 1024, "MiB")
 
             log("θ steps and the lesson file")
@@ -189,19 +218,19 @@ def main() -> None:
                 page.locator(".st-key-teach_lesson_download button").first.click()
             size = Path(info.value.path()).stat().st_size
             result["lesson_bytes"] = target(size, 5_000_000, "bytes")
-            for c in contexts:
-                c.close()
+            close(contexts)
+
             log(f"{students} students: the About page (Streamlit's own frontend)")
-            cpu0 = cpu_s(pid)
-            contexts, seconds = _open_all(browser, server.url + "/about", students, _about_ready)
-            cpu = cpu_s(pid) - cpu0
-            result["frame_floor"] = {"server_cpu_s": round(cpu, 2),
-                                     "server_cpu_per_student_s": round(cpu / students, 3),
+            contexts, seconds, cost = open_all("/about", students, _about_ready)
+            close(contexts)
+            result["frame_floor"] = {**cost,
+                                     "server_cpu_per_student_s": round(cost["server_cpu_s"]
+                                                                       / students, 3),
                                      "open_to_drawn": _quantiles(seconds)}  # fmt: skip
-            for c in contexts:
-                c.close()
             browser.close()
     finally:
+        if proxy:
+            proxy.stop()
         server.stop()
     result["shared_computations"] = server.log.read_text().count("dpsum shared memo: computed")
     result["machine_after"] = machine()

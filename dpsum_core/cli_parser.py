@@ -10,6 +10,7 @@ from dpsum_core.data import samples
 from dpsum_core.data.backends import ENGINES
 from dpsum_core.data.domain import WEIGHT_RULES
 from dpsum_core.errors import DataError
+from dpsum_core.mechanisms.recommend import AUTO
 from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import PARAMETERS
@@ -48,6 +49,10 @@ def _number(kind):
 
 # Defaults come from the engine's dataclasses, so the CLI, the library and the app agree.
 CONFIG = ExperimentConfig()
+# dpsum run's default algorithms are the explorer's: the engine's defaults plus ``auto``, the
+# one recommended for the run's own public ε, U, bins and workload (deduplicated if it is
+# already among them), so the CLI and the dashboard run and name the same algorithms.
+RUN_ALGORITHMS: tuple[str, ...] = (*CONFIG.algorithms, AUTO)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,9 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--algorithms",
-        default=",".join(c.algorithms),
+        default=",".join(RUN_ALGORITHMS),
         help="comma list of algorithms; auto: the one recommended from the public ε, U, bins "
-        f"and workload (named in every output) (default {','.join(c.algorithms)})",
+        f"and workload (named in every output) (default {','.join(RUN_ALGORITHMS)}, the "
+        "explorer's: the paper's five, RawSum and the recommended one)",
     )
     run.add_argument(
         "--trials", type=_number(int), default=c.trials,

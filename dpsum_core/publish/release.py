@@ -49,7 +49,7 @@ from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
 from dpsum_core.publish.draws import DrawOnce
 from dpsum_core.publish.intervals import Intervals, release_intervals
-from dpsum_core.simulate.budget import budget_split
+from dpsum_core.simulate.budget import theta_fraction
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import (
     inputs_for,
@@ -186,21 +186,19 @@ def plan_release(
         engine_trunc = trunc
     cap = config.public_cap if public_cap is None else public_cap
     one = config.with_(truncations=(engine_trunc,), algorithms=(alg.name,), trials=1, public_cap=cap)
-    eps_theta, eps_m = _decimal_split(one.epsilon, one.rho, trunc)
-    if alg.theta_share and cap is None:  # θ located inside with its own share (ClampShells)
-        share = Decimal(repr(float(alg.theta_share))) * Decimal(repr(float(one.epsilon)))
-        eps_theta, eps_m = float(share), float(Decimal(repr(float(one.epsilon))) - share)
+    fraction = theta_fraction(alg.name, one.rho, engine_trunc, public_cap=cap)
+    eps_theta, eps_m = _decimal_split(one.epsilon, fraction)
     return ReleasePlan(one, alg.name, trunc, bool(isotonic), eps_theta, eps_m, why)
 
 
-def _decimal_split(epsilon: float, rho: float, truncation: str) -> tuple[float, float]:
-    """:func:`budget_split` in decimal arithmetic on the numbers as the user wrote them, so the
-    recorded split reads 0.03 + 0.27, never 0.030000000000000002 (the noise uses the float
-    split, which differs from it by at most one unit in the last place)."""
-    theta, _ = budget_split(epsilon, rho, truncation)
-    if theta == 0:
+def _decimal_split(epsilon: float, fraction: float) -> tuple[float, float]:
+    """(ε_θ, ε_m) = (fraction · ε, ε − fraction · ε) of :func:`algorithm_split`, in decimal
+    arithmetic on the numbers as the user wrote them, so the recorded split reads 0.03 + 0.27,
+    never 0.030000000000000002 (the noise uses the float split, which differs from it by at
+    most one unit in the last place)."""
+    if fraction == 0:
         return 0.0, float(epsilon)
-    exact = Decimal(repr(float(rho))) * Decimal(repr(float(epsilon)))
+    exact = Decimal(repr(float(fraction))) * Decimal(repr(float(epsilon)))
     return float(exact), float(Decimal(repr(float(epsilon))) - exact)
 
 

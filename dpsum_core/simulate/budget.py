@@ -51,17 +51,26 @@ def budget_split(epsilon: float, rho: float, truncation: str) -> tuple[float, fl
     return eps_theta, epsilon - eps_theta
 
 
-def algorithm_split(
-    algorithm: str, epsilon: float, rho: float, truncation: str, *, public_cap: float | None = None
-) -> tuple[float, float]:
-    """(ε_θ, ε_m) of one run of ``algorithm``: what its ledger records (the runner checks it).
+def theta_fraction(
+    algorithm: str, rho: float, truncation: str, *, public_cap: float | None = None
+) -> float:
+    """The fraction of ε one run of ``algorithm`` spends on θ (ε_θ = fraction · ε).
 
-    An algorithm with its own θ ignores ``truncation``: a post-hoc θ (RawSum) costs nothing,
-    ε_θ = 0; a θ located inside (ClampShells) costs its record's ``theta_share`` of ε, nothing
-    with a public cap. Every other algorithm: :func:`budget_split`. Every split sums to ε.
+    An algorithm with its own θ ignores ``truncation``: a post-hoc θ (RawSum) costs nothing; a
+    θ located inside (ClampShells) costs its record's ``theta_share``, nothing with a public
+    cap. Every other algorithm: ρ when the truncation method chooses θ from the data, else 0
+    (:func:`budget_split`).
     """
     alg = get(algorithm)
     if alg.runs_once:
-        spent = alg.theta_share * epsilon if public_cap is None else 0.0
-        return spent, epsilon - spent
-    return budget_split(epsilon, rho, truncation)
+        return alg.theta_share if public_cap is None else 0.0
+    return rho if get_truncation(truncation).spends_rho else 0.0
+
+
+def algorithm_split(
+    algorithm: str, epsilon: float, rho: float, truncation: str, *, public_cap: float | None = None
+) -> tuple[float, float]:
+    """(ε_θ, ε_m) of one run of ``algorithm``: what its ledger records (the runner checks it);
+    ε_θ = :func:`theta_fraction` · ε and every split sums to ε."""
+    spent = theta_fraction(algorithm, rho, truncation, public_cap=public_cap) * epsilon
+    return spent, epsilon - spent

@@ -394,3 +394,16 @@ def test_the_widget_table_round_trips_a_config_and_starts_at_the_engine_defaults
     assert fields.config_from_values(defaults.get) == engine.with_(
         algorithms=(*engine.algorithms, *(() if rec in engine.algorithms else (rec,)))
     )
+
+
+def test_dpsum_run_and_the_explorer_run_the_same_algorithms_by_default() -> None:
+    """Pages and the CLI agree on what to run: `dpsum run` with no --algorithms runs the
+    explorer's default selection (the engine's defaults and the recommended one)."""
+    from dpsum_core.cli import build_parser
+    from dpsum_ui import fields
+
+    args = build_parser().parse_args(["run", "--data", "x.csv", "--out", "o"])
+    cli = ExperimentConfig(algorithms=tuple(args.algorithms.split(",")))
+    explorer = fields.config_from_values(fields.defaults().get)
+    assert "clampshells" in cli.algorithms
+    assert cli.algorithms == explorer.algorithms

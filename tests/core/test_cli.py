@@ -26,10 +26,12 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     info = json.loads((out / "run.json").read_text())
     assert list(answers.columns) == ["algorithm", "truncation", "trial", "query", "threshold",
                                      "true_answer", "noisy_answer", "noisy_answer_iso", "theta"]
-    # 5 algorithms × 3 truncation methods, plus RawSum once (its θ is chosen after measuring).
-    assert len(answers) == 16 * 12 * 10
-    assert len(summary) == 16 * 10
+    # 5 algorithms × 3 truncation methods, plus RawSum and ClampShells (the default's auto,
+    # recommended at ε = 0.01) once each: they choose θ themselves.
+    assert len(answers) == 17 * 12 * 10
+    assert len(summary) == 17 * 10
     assert set(answers[answers.algorithm == "rawsum"].truncation) == {"posthoc"}
+    assert info["auto"]["algorithm"] == "clampshells"
     assert {"config", "seed", "dataset", "domain", "budget", "thresholds", "timings", "versions"} <= set(info)
     assert info["dataset"]["cleaning"]["rows_read"] == 5000
     assert all(abs(b["total"] - 0.01) < 1e-15 for b in info["budget"])
@@ -37,13 +39,14 @@ def test_run_writes_the_three_outputs(tmp_path, capsys):
     assert {b["epsilon_measure"] for b in info["budget"] if b["truncation"] == "svt"} == {0.009}
     assert "000000000" not in json.dumps(info["budget"])
     printed = capsys.readouterr().out
-    assert "16 configurations" in printed
+    assert "17 configurations" in printed and "auto chose ClampShells" in printed
     # the summary table: labels, not ids; errors in percent as in the sentences, not ratios
     table = printed.split("then the median over the queries.\n")[1].splitlines()
     assert table[0].split() == ["Algorithm", "Truncation", "Median", "relative", "error", "…",
                                 "with", "isotonic"]  # fmt: skip
-    rows = table[1:17]
-    assert {r.split()[0] for r in rows} == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum"}
+    rows = table[1:18]
+    assert {r.split()[0] for r in rows} == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum",
+                                            "ClampShells"}  # fmt: skip
     assert all(r.endswith(" %") and r.count(" %") == 2 for r in rows), rows
     assert not any(word in printed for word in (" svt ", " posthoc ", " rawsum "))
     _assert_not_for_publication(out, info, printed)
@@ -217,7 +220,7 @@ def test_cli_defaults_are_the_engine_defaults():
     assert (args.epsilon, args.rho, args.trials, args.delta, args.seed, args.bins) == (
         c.epsilon, c.rho, c.trials, c.delta, c.seed, c.bins)
     assert (args.workload, args.weights, args.truncation) == (c.workload, c.weights, "svt")
-    assert tuple(args.algorithms.split(",")) == c.algorithms
+    assert tuple(args.algorithms.split(",")) == (*c.algorithms, "auto")
     assert (args.svt_r, args.svt_c, args.svt_s, args.rm_theta0, args.rm_mu) == (
         tp.svt_r, tp.svt_c, tp.svt_s, tp.rm_theta0, tp.rm_mu)
     assert args.upper is None  # left at its default: resolved to ExperimentConfig().upper

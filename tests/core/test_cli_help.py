@@ -55,4 +55,4 @@ def test_reproduce_says_it_runs_one_epsilon_and_run_states_its_defaults():
     helps = {a.dest: a.help or "" for a in _shown(parsers["dpsum run"])}
     assert f"(default {c.workload})" in helps["workload"]
     assert f"(default {','.join(c.truncations)})" in helps["truncation"]
-    assert f"(default {','.join(c.algorithms)})" in helps["algorithms"]
+    assert f"(default {','.join(c.algorithms)},auto, the explorer's" in helps["algorithms"]

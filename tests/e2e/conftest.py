@@ -40,7 +40,7 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -50,7 +50,7 @@ class Server:
     """A running `streamlit run app.py` process."""
 
     def __init__(self, env: dict[str, str] | None = None, cwd: Path = ROOT):
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ARTIFACTS / f"server-{self.port}.log"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -107,8 +107,10 @@ def server(browser) -> Iterator[Server]:
     s.stop()
 
 
-def new_context(browser, width: int = 1280, height: int = 800):
-    """A fresh browser context (a new user: own cookies, storage and Streamlit session).
+def new_context(browser, width: int = 1280, height: int = 800,
+                credentials: dict[str, str] | None = None):
+    """A fresh browser context (a new user: own cookies, storage and Streamlit session);
+    ``credentials`` (``username``, ``password``) answer a proxy's HTTP authentication.
 
     Reduced motion: Streamlit's loading skeletons and status animations are otherwise drawn
     in software at full frame rate (--disable-gpu), which roughly doubles the time to open a
@@ -118,6 +120,7 @@ def new_context(browser, width: int = 1280, height: int = 800):
         viewport={"width": width, "height": height},
         accept_downloads=True,
         reduced_motion="reduce",
+        http_credentials=credentials,
     )
 
 
