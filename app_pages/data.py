@@ -1,5 +1,7 @@
 """Data: the dataset and column, what cleaning changed, the public domain, the histogram."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from dpsum_core import limits
@@ -10,6 +12,7 @@ from dpsum_ui import compute, explorer, guide, present, server_data, state, widg
 from dpsum_ui import keys as K
 from dpsum_ui.identifiers import column_note
 from dpsum_ui.state import get, widget
+from dpsum_ui.store import live
 
 st.title("Data")
 st.caption(
@@ -17,6 +20,34 @@ st.caption(
     "Everything on this page is deterministic: no noise is drawn here."
 )
 guide.box("data")
+
+
+def remove_upload(role: state.Role) -> None:
+    """Callback of "Remove this file": stop using the planning upload (the sample is read
+    again) or the release upload (the release reads the planning data)."""
+    kept = state.data_state()
+    if role == "release":
+        state.put_data(replace(kept, release_upload=None, release_upload_error=None))
+        state.put(K.RELEASE_DATA, "same")
+    else:
+        state.put_data(replace(kept, upload=None, upload_error=None, pending=None))
+
+
+def kept_file(role: state.Role, uploader: str, remove: str) -> None:
+    """The file in use, with its size and a way to stop using it, while its uploader box is
+    empty (Streamlit empties it when the page is left, or when its × is clicked; the file
+    stays in use)."""
+    kept = state.data_state()
+    up = kept.release_upload if role == "release" else kept.upload
+    if up is None or live(uploader) is not None:
+        return
+    st.success(
+        f"In use: **{escape_name(up.name, 'markdown')}** · {up.size_text}, kept in this "
+        "session's memory only. Upload another file above to replace it.",
+        icon=":material/description:",
+    )
+    st.button("Remove this file", key=remove, on_click=remove_upload, args=(role,),
+              icon=":material/close:", type="tertiary")  # fmt: skip
 
 
 def release_data_section() -> None:
@@ -45,6 +76,7 @@ def release_data_section() -> None:
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             "session's memory only.",
         )
+        kept_file("release", K.RELEASE_DATA_UPLOAD, K.RELEASE_DATA_UPLOAD_REMOVE)
         if message := state.upload_error("release"):
             st.error(message)
     if state.release_separate():
@@ -149,6 +181,7 @@ with data_col:
             on_change=state.on_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
         )
+        kept_file("planning", K.DATA_UPLOAD, K.DATA_UPLOAD_REMOVE)
         st.caption(
             "🔒 An uploaded file stays in this session's memory only: it is not saved to disk "
             "by dpsum and never put in a URL or a settings file."

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 
 from dpsum_core import __version__
+from dpsum_core.data import samples
 from dpsum_core.data.backends import ENGINES
 from dpsum_core.data.domain import WEIGHT_RULES
+from dpsum_core.errors import DataError
 from dpsum_core.mechanisms.recommend import AUTO
 from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
@@ -15,6 +17,15 @@ from dpsum_core.truncation.params import PARAMETERS
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 EXIT_USAGE = 2
+
+
+def _data(source: str) -> str:
+    """``--data``: a path as given, or ``sample:NAME`` as the sample's file (the one place the
+    command line resolves it; an unknown name is a usage error)."""
+    try:
+        return samples.resolve(source)
+    except DataError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,8 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
 
         p.add_argument(
             "--data",
+            type=_data,
             help="CSV, TSV or Parquet file"
-            + ("; with duckdb/spark also a folder or a glob" if engines else ""),
+            + ("; with duckdb/spark also a folder or a glob" if engines else "")
+            + "; or a sample shipped with dpsum, from any folder: "
+            + ", ".join(samples.PREFIX + n for n in samples.NAMES),
         )
         p.add_argument(
             "--engine",

@@ -85,6 +85,15 @@ def escape_name(name: object, target: Target) -> str:
 NO_THETA = "none: no value was truncated (θ = ∞)"  # a θ of ∞, in the same words everywhere
 
 
+def noun(n: int, word: str, plural: str | None = None) -> str:
+    """``word`` for ``n`` things: in the plural (``plural``, else ``word`` + s) unless ``n`` is 1.
+
+    >>> noun(1, "key"), noun(2, "key"), noun(0, "query", "queries")
+    ('key', 'keys', 'queries')
+    """
+    return word if n == 1 else plural or word + "s"
+
+
 def counted(n: int, word: str, plural: str | None = None) -> str:
     """``n`` and ``word``, in the plural (``plural``, else ``word`` + s) unless ``n`` is 1,
     with thousands separators.
@@ -92,4 +101,4 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     >>> counted(1, "configuration"), counted(1200, "trial"), counted(3, "query", "queries")
     ('1 configuration', '1,200 trials', '3 queries')
     """
-    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+    return f"{n:,} {noun(n, word, plural)}"

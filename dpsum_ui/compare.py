@@ -19,7 +19,7 @@ from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, present, share, state
@@ -83,10 +83,7 @@ def caption(result: ExperimentResult) -> str:
     shown: RawSum and ClampShells choose θ themselves, one configuration each)."""
     algorithms = len({r.algorithm for r in result.runs})
     n = len(result.runs)
-    count = (
-        f"{algorithms} algorithm{'s' if algorithms != 1 else ''} (rows), "
-        f"{n} configuration{'s' if n != 1 else ''}"
-    )
+    count = f"{counted(algorithms, 'algorithm')} (rows), {counted(n, 'configuration')}"
     return f"{present.run_caption(result)} · {count}"
 
 
@@ -144,7 +141,7 @@ def sweep_caption(item: ShownSweep) -> str:
     """Which sweep the figure shows."""
     c = item.sweep.config
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {escape_name(item.sweep.name, 'markdown')} · "
+        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {escape_name(item.sweep.name, 'markdown')} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in item.sweep.epsilons)}}}"
@@ -159,7 +156,7 @@ def sweep_figure(item: ShownSweep, iso: bool) -> go.Figure:
         f"Error versus ε, {truncation_label(trunc)}"
         f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item.sweep.name, 'plotly')} · "
         f"{c.workload} · "
-        f"ρ = {c.rho:g} · {c.trials} trials · seed {c.seed}</sup>"
+        f"ρ = {c.rho:g} · {counted(c.trials, 'trial')} · seed {c.seed}</sup>"
     )
     return compute.figure(
         (item.sweep.key, "sweep", iso),

@@ -53,6 +53,7 @@ from dpsum_core.simulate.cost import Cost, check_click, curves_cost, decision_co
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
 from dpsum_core.simulate.results import ExperimentResult
+from dpsum_core.text import counted
 
 from . import keys as K
 from . import memo, present, state
@@ -100,10 +101,9 @@ class _Bar:
         """Show the queue position (when it changed) and check for a stop."""
         self._check()
         if ahead != self._ahead:
-            runs = "run" if ahead == 1 else "runs"
             self._bar.progress(
                 0.0,
-                text=f"Queued: {ahead} {runs} ahead. {self.label} starts when a core is free "
+                text=f"Queued: {counted(ahead, 'run')} ahead. {self.label} starts when a core is free "
                 "(heavy runs of all users take turns); your settings are kept meanwhile",
             )
             self._ahead = ahead

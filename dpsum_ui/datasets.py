@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoints
+from dpsum_core.data import samples
 from dpsum_core.data.cleaning import cleaning_seconds, numeric_columns, unit_of_privacy
 from dpsum_core.data.content import Content
 from dpsum_core.data.dataset import Dataset, Statistics
@@ -33,20 +34,12 @@ from .store import DataState, UOrigin, data_state, get, live, memo, put, put_dat
 from .turns import QUEUE
 from .uploads import Upload, decoded, read_upload
 
-
-def _sample_dir() -> Path:
-    """sample_data/ of the checkout, or of the installed dashboard (dpsum_dashboard)."""
-    root = Path(__file__).resolve().parent.parent
-    checkout = root / "sample_data"
-    return checkout if checkout.is_dir() else root / "dpsum_dashboard" / "sample_data"
-
-
-SAMPLE_DIR = _sample_dir()
+SAMPLE_DIR = samples.sample_dir()
 SAMPLES: dict[str, str] = {
     "incomes.csv": "Synthetic incomes, 45,000 people (paper scale)",
     "incomes_small.csv": "Synthetic incomes, 5,000 people (quick)",
 }
-SAMPLE_NAMES: tuple[str, ...] = tuple(SAMPLES)
+SAMPLE_NAMES: tuple[str, ...] = samples.NAMES  # each described in SAMPLES
 Role = Literal["planning", "release"]  # which dataset: every page but Release, or Release's
 Source = Literal["sample", "upload", "server"]
 

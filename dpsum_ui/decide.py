@@ -13,6 +13,7 @@ from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.recommend import recommend
 from dpsum_core.mechanisms.registry import label as algorithm_label
+from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.config import ExperimentConfig
@@ -29,7 +30,7 @@ from dpsum_core.simulate.decision import (
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
 from dpsum_core.text import escape_name
 
-from . import compute, share, state
+from . import compute, present, share, state
 from . import keys as K
 from .page import Link
 from .page_state import DecideState, take, update
@@ -220,19 +221,27 @@ def reach_table(d: Decision) -> pd.DataFrame:
     )  # fmt: skip
 
 
+CURVES = {"analytic": "analytic (model)", "simulated": "simulated"}  # the table's "Curve"
+
+
 def curve_table(d: Decision, sim) -> pd.DataFrame:
-    """The curves as a tidy table (the chart's data): analytic, and simulated when run."""
+    """The curves as a tidy table (the chart's data): analytic, and simulated when run; in
+    words (the Explorer's names of algorithms and truncations) and the errors in percent."""
     out = d.frame.assign(kind="analytic", metric_iso=np.nan)
     if sim is not None:
         out = pd.concat([out, sim.assign(kind="simulated")], ignore_index=True)
-    out = out.assign(
-        configuration=[
-            configuration_name(a, t)
-            for a, t in zip(out["algorithm"], out["truncation"], strict=True)
-        ]
+    pairs = list(zip(out["algorithm"], out["truncation"], strict=True))
+    return pd.DataFrame(
+        {
+            "Curve": out["kind"].map(CURVES),
+            "Configuration": [configuration_name(a, t) for a, t in pairs],
+            "Algorithm": out["algorithm"].map(algorithm_label),
+            "Truncation": out["truncation"].map(truncation_label),
+            "ε": out["epsilon"],
+            f"{present.HEADLINE} (%)": 100 * out["metric"],
+            f"{present.ERROR_COLUMNS[1]} (%)": 100 * out["metric_iso"],
+        }
     )
-    return out[["kind", "configuration", "algorithm", "truncation", "epsilon", "metric",
-                "metric_iso"]]  # fmt: skip
 
 
 def link_params(

@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from dpsum_core.mechanisms.registry import ALGORITHMS, get, truncation_label
 from dpsum_core.mechanisms.registry import label as algorithm_label
-from dpsum_core.plots.style import algorithm_style
+from dpsum_core.plots.style import IN_UNIT, algorithm_style
 
 from .present import money
 
@@ -39,22 +39,10 @@ def _in_words(values: np.ndarray) -> list[str]:
     return ["" if not np.isfinite(v) else money(float(v)) for v in values]
 
 
-def tick_text(value: float) -> str:
-    """A tick label in the data's unit, never in e-notation: 0.00001 / 25 / 1.53 million /
-    1,000 trillion."""
-    text = money(value)
-    if "e" not in text:
-        return text
-    if abs(value) >= 1e15:
-        return f"{value / 1e12:,.0f} trillion"
-    return np.format_float_positional(value, precision=3, unique=True, fractional=False,
-                                      trim="-")  # fmt: skip
-
-
 def _word_ticks(low: float, high: float) -> dict:
     """Log-axis ticks at the powers of ten in [10^low, 10^high], labelled in words."""
     values = [10.0**k for k in range(int(np.floor(low)), int(np.ceil(high)) + 1)]
-    return dict(tickmode="array", tickvals=values, ticktext=[tick_text(v) for v in values])
+    return dict(tickmode="array", tickvals=values, ticktext=[money(v) for v in values])
 
 
 def theta_curves_figure(
@@ -161,7 +149,7 @@ def theta_curves_figure(
     drawn = np.sqrt(drawn[np.isfinite(drawn) & (drawn > 0)])
     yrange = [np.log10(drawn.min()) - 0.15, np.log10(drawn.max()) + 1.1]
     fig.update_yaxes(
-        title="error, in the data's unit", type="log", range=yrange,
+        title=f"error{IN_UNIT}", type="log", range=yrange,
         **_word_ticks(*yrange), row=1, col=1,
     )  # fmt: skip
     if rows == 2:
@@ -197,5 +185,5 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
     values = np.concatenate(drawn) if drawn else np.array([1.0])
     values = values[np.isfinite(values) & (values > 0)]
     ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}
-    fig.update_yaxes(title="expected error (RMSE), in the data's unit", type="log", **ticks)
+    fig.update_yaxes(title=f"expected error (RMSE){IN_UNIT}", type="log", **ticks)
     return fig

@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpsum_core.mechanisms.workloads import Workload
+from dpsum_core.text import counted
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import get as get_truncation
 from dpsum_core.truncation.registry import label as truncation_label
@@ -50,7 +51,7 @@ class Bar:
 def workload_caption(workload: Workload) -> str:
     """m, the threshold range, and any snapping of explicit thresholds."""
     t = workload.thresholds
-    text = f"{workload.size:,} queries (m) · τ from {t[0]:,.6g} to {t[-1]:,.6g}"
+    text = f"{counted(workload.size, 'query', 'queries')} (m) · τ from {t[0]:,.6g} to {t[-1]:,.6g}"
     if workload.snapped:
         moves = ", ".join(f"{a:,.6g} → {b:,.6g}" for a, b in workload.snapped[:6])
         more = " …" if len(workload.snapped) > 6 else ""

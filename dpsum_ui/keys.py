@@ -12,6 +12,8 @@ Data page (app_pages/data.py)
     ``data_source``        radio: ``"sample"``, ``"upload"`` or (with a data directory) ``"server"``
     ``data_sample``        selectbox: sample file name (``incomes.csv``, ``incomes_small.csv``)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
+    ``data_upload_remove`` button: stop using the uploaded file (shown while the uploader box
+                           is empty and a file is in use, e.g. after visiting another page)
     ``data_server``        selectbox: a file or folder in the data directory (server datasets)
     ``data_server_path``   text_input: or a relative path inside the data directory
     ``data_column``        selectbox: numeric column of the current table
@@ -21,6 +23,8 @@ Data page (app_pages/data.py)
                            default) or a different ``"sample"`` / ``"upload"``
     ``release_data_sample``  selectbox: the release dataset's sample file
     ``release_data_upload``  file_uploader: the release dataset's file (CSV / TSV / Parquet)
+    ``release_data_upload_remove``  button: stop using the uploaded release file (as
+                           ``data_upload_remove``)
     ``release_data_column``  selectbox: the release dataset's numeric column
     ``release_id_column``  selectbox: the release dataset's own unit of privacy, ``None`` until
                            chosen, :data:`~dpsum_ui.datasets.ONE_ROW` or the identifier column
@@ -136,6 +140,7 @@ GUIDE = "guide"
 DATA_SOURCE = "data_source"
 DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
+DATA_UPLOAD_REMOVE = "data_upload_remove"
 DATA_COLUMN = "data_column"
 DATA_ID_COLUMN = "data_id_column"
 DATA_SERVER = "data_server"
@@ -143,6 +148,7 @@ DATA_SERVER_PATH = "data_server_path"
 RELEASE_DATA = "release_data"
 RELEASE_DATA_SAMPLE = "release_data_sample"
 RELEASE_DATA_UPLOAD = "release_data_upload"
+RELEASE_DATA_UPLOAD_REMOVE = "release_data_upload_remove"
 RELEASE_DATA_COLUMN = "release_data_column"
 RELEASE_ID_COLUMN = "release_id_column"
 DOMAIN_UPPER = "domain_upper"

@@ -12,7 +12,7 @@ from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.text import NO_THETA, escape_name
+from dpsum_core.text import NO_THETA, counted, escape_name
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
@@ -128,7 +128,7 @@ def run_caption(result: ExperimentResult) -> str:
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
     name, column = (escape_name(n, "markdown") for n in (result.dataset_name, result.dataset_column))
     return (
-        f"**Seed {c.seed}** · {c.trials} trials · {name} ({column})"
+        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {name} ({column})"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"
         f"{rho} · {truncs} · computed in {result.seconds:.2f} s"
     )
@@ -207,20 +207,36 @@ def sci(value: float) -> str:
     return f"{float(mantissa):.3g} × 10{sup}"
 
 
+def _digits(value: float) -> str:
+    """``value`` with three significant digits as a plain decimal: 0.00001 / 4.56 / 1000."""
+    return np.format_float_positional(value, precision=3, unique=True, fractional=False,
+                                      trim="-")  # fmt: skip
+
+
 def money(value: float) -> str:
     """A number in the data's unit, as people read it aloud: 0.5 / 1,234 / 123,456 /
-    4.56 million / 1.53 billion / 2.1 trillion (never "k", "M" or "G")."""
-    v = abs(value)
+    4.56 million / 1.53 billion / 2.1 trillion / 1,000 trillion (never "k", "M" or "G", never
+    an exponent: 0.00001, not 1e-05). Below 10 and in millions, billions and trillions, three
+    significant digits (0.0000123); from 10 to a million, whole units. Also the tick labels of
+    the charts in the data's unit.
+
+    >>> money(1e-5), money(0.5), money(-25_315.4), money(999_600_000), money(1e15)
+    ('0.00001', '0.5', '-25,315', '1 billion', '1,000 trillion')
+    """
     if not np.isfinite(value):
         return "∞"
-    if v < 1e6:
-        return f"{value:,.0f}" if v >= 10 else f"{value:.3g}"
+    v = float(f"{abs(value):.3g}")  # as shown: 999.6 million is 1 billion
+    if v < 10:
+        return _digits(float(f"{value:.3g}"))
+    if round(abs(value)) < 1e6:
+        return f"{value:,.0f}"
+    sign = "-" if value < 0 else ""
     if v >= 1e15:
-        return f"{value:.3g}"
+        return f"{sign}{v / 1e12:,.0f} trillion"
     div, word = next(
         (d, w) for d, w in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")) if v >= d
     )
-    return f"{value / div:.3g} {word}"
+    return f"{sign}{_digits(v / div)} {word}"
 
 
 def teaching_text(

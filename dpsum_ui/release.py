@@ -36,7 +36,7 @@ from dpsum_core.publish.release import (
     release_plan,
 )
 from dpsum_core.simulate.cost import estimate_cost
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name, noun
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, identifiers, state, store
@@ -113,7 +113,8 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     return (
         f"**Expected error** (before any noise is drawn): answers will typically be within "
         f"**±{plain(float(np.median(est.rmse)))}** of the true answer{unit}{of_answer}. "
-        f"This is the median over the {est.rmse.size:,} queries of the expected error, noise "
+        f"This is the median over the {counted(est.rmse.size, 'query', 'queries')} of the "
+        "expected error, noise "
         f"and the algorithm's bias together; the noise alone is "
         f"±{plain(float(np.median(est.noise_sd)))}."
     )
@@ -241,7 +242,7 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         store.set_live(K.RELEASE_TOTAL, book.total)
     update(ReleaseState, ledger=book, message=(
         "success",
-        f"Ledger loaded: {len(book.releases)} release(s), ε spent {book.spent:g}.",
+        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent {book.spent:g}.",
     ))  # fmt: skip
 
 
@@ -308,9 +309,10 @@ def unit_unsettled(ctx: state.DataContext) -> str | None:
     if (found := id_suspects(ctx)) and not identifiers.one_row_sure(ctx):
         names = ", ".join(escape_name(c, "markdown") for c in found)
         return (
-            f"Column(s) {names} repeat values that look like codes of people: choose the one that "
-            "identifies a person on the Data page, or tick, in section 3, that one row is one "
-            "person in this file."
+            f"{noun(len(found), 'Column')} {names} "
+            f"{'repeats' if len(found) == 1 else 'repeat'} values that look like codes of people: "
+            "choose the one that identifies a person on the Data page, or tick, in section 3, "
+            "that one row is one person in this file."
         )
     return None
 

@@ -12,6 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
+from dpsum_core.text import counted
 
 from . import compute, guide, page_state, share, state
 from . import keys as K
@@ -215,7 +216,7 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
     if ctx.dataset is not None:
         st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
         if not publishing:
-            st.caption(f"{ctx.dataset.report.rows_kept:,} records after cleaning")
+            st.caption(f"{counted(ctx.dataset.report.rows_kept, 'record')} after cleaning")
     else:
         st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.separate:
@@ -258,7 +259,8 @@ def sidebar_summary(*, publishing: bool = False) -> None:
     if result is not None:
         st.markdown("**Last run**")
         st.caption(
-            f"seed {result.config.seed} · {result.config.trials} trials · {result.seconds:.2f} s"
+            f"seed {result.config.seed} · {counted(result.config.trials, 'trial')} · "
+            f"{result.seconds:.2f} s"
         )
 
 

@@ -27,6 +27,7 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     SAMPLE_NAMES,
     SAMPLES,
     DataContext,
+    Role,
     data_context,
     domain_confirmed,
     domain_fit_warnings,

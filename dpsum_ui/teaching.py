@@ -24,7 +24,7 @@ from dpsum_core.plots.style import domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
@@ -376,7 +376,7 @@ def lesson_payload(
             "truth": money(true_answer),
         },
         "notes": {
-            "truncation": [f"{int(n):,} record{'' if n == 1 else 's'} above θ" for n in above],
+            "truncation": [f"{counted(int(n), 'record')} above θ" for n in above],
         },
         "readout": [readout(table.iloc[i], float(scales[i])) for i in range(len(rows))],
         "card_titles": {"truncation": "Truncation bias", "binning": "Binning bias",
@@ -451,7 +451,7 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "algorithm": label(view.lesson["algorithm"]),
         "budget": f"ε = {config.epsilon:g}" + (f", ρ = {config.rho:g} (θ chosen privately)"
                                                  if private else " (θ fixed, public)"),
-        "seed": f"{config.seed} ({config.trials} trials: the SVT and Recursive marks)",
+        "seed": f"{config.seed} ({counted(config.trials, 'trial')}: the SVT and Recursive marks)",
     }  # fmt: skip
     payload = {
         **view.lesson,

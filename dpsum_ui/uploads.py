@@ -65,6 +65,16 @@ class Upload:
         """Every column (the choices of a privacy identifier)."""
         return list(self.head.columns)
 
+    @property
+    def size_text(self) -> str:
+        """The file's size as the uploader box writes it: 812 B, 2.7 KB, 14.2 MB."""
+        size = float(len(self.raw))
+        for unit in ("B", "KB", "MB"):
+            if size < 1000 or unit == "MB":
+                return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+            size /= 1000
+        raise AssertionError("unreachable")
+
 
 def read_upload(raw: bytes, name: str, file_id: str) -> Upload:
     """Keep an uploaded file's bytes ``raw`` (reserved from :data:`HELD`) and list its columns.

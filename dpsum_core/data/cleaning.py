@@ -17,6 +17,7 @@ from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.content import Content, content_of
 from dpsum_core.errors import DataError
+from dpsum_core.text import counted
 from dpsum_core.validation import check_upper
 
 if TYPE_CHECKING:
@@ -193,11 +194,6 @@ def rank_columns(
     return [name for *_, name in sorted(scores)]
 
 
-def _count(n: int, noun: str) -> str:
-    """'1 value', '2 values', '1,234 values'."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
 def unit_of_privacy(id_column: str | None) -> str:
     """The unit of privacy in plain words: one row, or all rows with the same ``id_column``.
 
@@ -271,33 +267,34 @@ class CleaningReport:
         unit = f"Unit of privacy: {unit_of_privacy(self.id_column)}"
         if self.id_column is not None:
             unit += (
-                f" ({self.rows_kept:,} rows → {self.people or 0:,} people, each person's rows "
+                f" ({counted(self.rows_kept, 'row')} → "
+                f"{counted(self.people or 0, 'person', 'people')}, each person's rows "
                 "summed before clipping to [0, U])"
             )
-        out = [f"{self.rows_read:,} rows read, {self.rows_kept:,} kept. {unit}."]
+        out = [f"{counted(self.rows_read, 'row')} read, {self.rows_kept:,} kept. {unit}."]
         if self.dropped_missing_id:
             out.append(
-                f"{_count(self.dropped_missing_id, 'row')} without a {self.id_column!r} dropped."
+                f"{counted(self.dropped_missing_id, 'row')} without a {self.id_column!r} dropped."
             )
         if self.dropped_missing:
-            out.append(f"{_count(self.dropped_missing, 'empty or missing (NA) cell')} dropped.")
+            out.append(f"{counted(self.dropped_missing, 'empty or missing (NA) cell')} dropped.")
         if self.dropped_non_numeric:
-            out.append(f"{_count(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
+            out.append(f"{counted(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
         if self.dropped_non_finite:
-            out.append(f"{_count(self.dropped_non_finite, 'infinite value')} dropped.")
+            out.append(f"{counted(self.dropped_non_finite, 'infinite value')} dropped.")
         what = "value" if self.id_column is None else "total"
         if self.clipped_below_zero:
-            out.append(f"{_count(self.clipped_below_zero, 'negative ' + what)} set to 0.")
+            out.append(f"{counted(self.clipped_below_zero, 'negative ' + what)} set to 0.")
         if self.clipped_above_upper:
-            out.append(f"{_count(self.clipped_above_upper, what)} above U set to U.")
+            out.append(f"{counted(self.clipped_above_upper, what)} above U set to U.")
         if self.decimal_comma:
             out.append(
-                f"{self.decimal_comma:,} values read with a decimal comma "
+                f"{counted(self.decimal_comma, 'value')} read with a decimal comma "
                 "(European format: 1.234,5 = 1234.5)."
             )
         if self.thousands_separator:
             out.append(
-                f"{self.thousands_separator:,} values read with thousands separators "
+                f"{counted(self.thousands_separator, 'value')} read with thousands separators "
                 "(1,234 = 1234)."
             )
         return out

@@ -15,6 +15,7 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import WeightRule
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.exact import differences, point_sums
+from dpsum_core.text import counted
 from dpsum_core.validation import check_choice, check_int, check_upper
 
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -159,10 +160,11 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
             )
     if too_small:
         out.append(
-            f"{clipped:,} {one if clipped == 1 else noun} "
-            f"({clipped / max(units, 1):.1%}) "
-            + ("had a total (all their rows summed) above " if by_person else "were above ")
-            + f"U = {domain.upper:,.6g} and were set to U: U looks too small for this column. "
+            f"{counted(clipped, one, noun)} ({clipped / max(units, 1):.1%}) "
+            + ("had a total (all their rows summed) above " if by_person else
+               "was above " if clipped == 1 else "were above ")
+            + f"U = {domain.upper:,.6g} and {'was' if clipped == 1 else 'were'} set to U: U "
+            "looks too small for this column. "
             "Set U from what is publicly known about the column's range."
         )
     return out

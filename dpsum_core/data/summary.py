@@ -43,6 +43,7 @@ from dpsum_core.data.dataset import truncated_sum
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import point_sums, to_units, units_to_float, value_units
 from dpsum_core.errors import DataError, ParameterError
+from dpsum_core.text import counted
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,9 +122,9 @@ class MissingStatistics(DataError):
         self.positions = np.unique(np.asarray(positions, np.int64))
         what = []
         if self.points.size:
-            what.append(f"counts and sums at {self.points.size} point(s) (e.g. {self.points[0]:g})")
+            what.append(f"counts and sums at {counted(self.points.size, 'point')} (e.g. {self.points[0]:g})")
         if self.positions.size:
-            what.append(f"{self.positions.size} order statistic(s) below the top-k")
+            what.append(f"{counted(self.positions.size, 'order statistic')} below the top-k")
         super().__init__(
             "the data summary does not hold "
             + " and ".join(what)

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
-from dpsum_core.plots.style import _LAYOUT, domain_text, unit_text
+from dpsum_core.plots.style import _LAYOUT, IN_UNIT, domain_text, unit_text
 from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
@@ -58,6 +58,6 @@ def data_histogram_figure(
     # Start the axis a little left of 0, so that the first bin (where zeros fall) is not
     # hidden behind the y axis line.
     pad = 0.015 * domain.upper
-    fig.update_xaxes(title="value", range=[-pad, domain.upper + pad])
+    fig.update_xaxes(title=f"value{IN_UNIT}", range=[-pad, domain.upper + pad])
     fig.update_yaxes(title="records (log scale)", type="log")
     return fig

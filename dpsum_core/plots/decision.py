@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
-from dpsum_core.plots.style import _LAYOUT
+from dpsum_core.plots.style import _LAYOUT, PERCENT_LOG, log_ticks
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
 
 if TYPE_CHECKING:  # annotations only
@@ -100,8 +100,9 @@ def decision_figure(
     )  # fmt: skip
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(title="ε (total budget)", type="log", exponentformat="power")
-    fig.update_yaxes(title=headline_name(), type="log", exponentformat="power")
+    fig.update_xaxes(title="ε (total budget)", type="log",
+                     **log_ticks(frame["epsilon"]))  # fmt: skip
+    fig.update_yaxes(title=headline_name(), **PERCENT_LOG)
     return fig
 
 

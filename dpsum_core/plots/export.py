@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from dpsum_core.plots.style import INTERACTIVE_ONLY
 from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
@@ -60,12 +61,25 @@ def browser_available() -> bool:
     return any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome", "chrome"))
 
 
+def static(fig: go.Figure) -> go.Figure:
+    """``fig`` as a still image shows it: a copy without the annotations that speak of the
+    browser's chart (named :data:`~dpsum_core.plots.style.INTERACTIVE_ONLY`: its toolbar,
+    hovering, zooming)."""
+    kept = [a for a in fig.layout.annotations if a.name != INTERACTIVE_ONLY]
+    if len(kept) == len(fig.layout.annotations):
+        return fig
+    still = go.Figure(fig)
+    still.layout.annotations = kept  # replaced (update_layout would merge by position)
+    return still
+
+
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1100, height: int = 600) -> bytes:
-    """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`)."""
+    """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`),
+    of the :func:`static` figure."""
     with warnings.catch_warnings():
         # plotly passes its default options even to kaleido's running server (started by
         # image_export), which then warns on every image that it ignores them: harmless.
         warnings.filterwarnings("ignore", message="The kopts argument is ignored")
         return pio.to_image(
-            fig, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
+            static(fig), format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
         )

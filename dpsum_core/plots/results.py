@@ -18,10 +18,14 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.plots.style import (
     _LAYOUT,
     ERROR_FLOOR,
+    IN_UNIT,
+    INTERACTIVE_ONLY,
+    PERCENT_LOG,
     TRUE_COLOR,
     _rgba,
     _title,
     algorithm_style,
+    log_ticks,
 )
 from dpsum_core.simulate.results import ExperimentResult, Run, headline, headline_name
 
@@ -122,8 +126,9 @@ def answers_figure(
     title = f"Noisy answers, {truncation_label(truncation)}"
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
-    fig.update_xaxes(title="threshold τ (query sums values ≤ τ)", type="log")
-    fig.update_yaxes(title="sum of values ≤ τ")
+    fig.update_xaxes(title=f"threshold τ (query sums values ≤ τ){IN_UNIT}", type="log",
+                     **log_ticks(x, amounts=True))  # fmt: skip
+    fig.update_yaxes(title=f"sum of values ≤ τ{IN_UNIT}")
     _answers_axis(fig, result.true_answers, shown)
     return fig
 
@@ -165,7 +170,8 @@ def answers_axis_range(
     return [lo - pad, hi + pad], clipped
 
 
-CLIPPED_NOTE = "axis led by the true answers:<br>bands beyond it are cut off (Autoscale shows all)"
+CLIPPED_NOTE = "axis led by the true answers:<br>bands beyond it are cut off"
+CLIPPED_HINT = "(Autoscale shows all)"  # the chart's toolbar: in the browser only
 
 
 def _answers_axis(fig: go.Figure, true_answers: np.ndarray, shown: Sequence[np.ndarray]) -> None:
@@ -176,6 +182,11 @@ def _answers_axis(fig: go.Figure, true_answers: np.ndarray, shown: Sequence[np.n
             text=CLIPPED_NOTE, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left",
             yanchor="top", showarrow=False, font=dict(size=12, color="#444444"), align="left",
             bgcolor="rgba(255,255,255,0.8)", name="clipped_note",
+        )  # fmt: skip
+        fig.add_annotation(
+            text=CLIPPED_HINT, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left",
+            yanchor="top", yshift=-40, showarrow=False, font=dict(size=12, color="#444444"),
+            bgcolor="rgba(255,255,255,0.8)", name=INTERACTIVE_ONLY,
         )  # fmt: skip
 
 
@@ -192,8 +203,9 @@ def relative_error_figure(
     title = f"Relative error, {truncation_label(truncation)}"
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
-    fig.update_xaxes(title="threshold τ", type="log")
-    fig.update_yaxes(title="relative error", type="log", exponentformat="power")
+    fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
+    fig.update_yaxes(title="relative error", **PERCENT_LOG)
     _floor_line(fig, floored)
     return fig
 
@@ -213,7 +225,7 @@ def _error_traces(fig, result, truncation, *, iso, algorithms, row=None, col=Non
     return floored
 
 
-FLOOR_NOTE = "error 0 (exact answer), drawn at 10⁻⁶"
+FLOOR_NOTE = "error 0 (exact answer), drawn at 0.0001 %"
 
 
 def _floor_line(fig: go.Figure, floored: bool) -> None:
@@ -251,8 +263,9 @@ def isotonic_figure(
         ),
         **_LAYOUT,
     )
-    fig.update_xaxes(title="threshold τ", type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
+    fig.update_yaxes(**PERCENT_LOG)
     fig.update_yaxes(title="relative error", row=1, col=1)
     _floor_line(fig, floored)
     return fig
@@ -302,8 +315,10 @@ def expected_error_figure(
         ),
         **_LAYOUT,
     )
-    fig.update_xaxes(title="threshold τ", type="log")
-    fig.update_yaxes(title="root mean squared error", type="log", exponentformat="power")
+    fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
+    fig.update_yaxes(title=f"root mean squared error{IN_UNIT}", type="log",
+                     exponentformat="power")  # fmt: skip
     return fig
 
 
@@ -336,7 +351,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         )
     fig.update_layout(title=_title("θ chosen per trial", result), barmode="overlay", **_LAYOUT)
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(title="θ")
+    fig.update_xaxes(title=f"θ{IN_UNIT}")
     fig.update_yaxes(title="trials")
     return fig
 
@@ -421,9 +436,10 @@ def small_multiples_figure(
     what = "Relative error" if kind == "error" else "Noisy answers"
     suffix = " (with isotonic regression)" if iso else " (without isotonic regression)"
     fig.update_layout(title=_title(what + suffix, result), **_LAYOUT)
-    fig.update_xaxes(title="threshold τ", type="log")
+    fig.update_xaxes(title=f"threshold τ{IN_UNIT}", type="log",
+                     **log_ticks(result.workload.thresholds, amounts=True))  # fmt: skip
     if kind == "error":
-        fig.update_yaxes(type="log", exponentformat="power")
+        fig.update_yaxes(**PERCENT_LOG)
         _floor_line(fig, floored)
     else:
         _answers_axis(fig, result.true_answers, shown)
@@ -452,8 +468,7 @@ def epsilon_sweep_figure(
             )
         )
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_xaxes(title="ε (total budget)", type="log")
-    fig.update_yaxes(
-        title=headline_name(), type="log", exponentformat="power"
-    )
+    fig.update_xaxes(title="ε (total budget)", type="log",
+                     **log_ticks(part["epsilon"]))  # fmt: skip
+    fig.update_yaxes(title=headline_name(), **PERCENT_LOG)
     return fig

@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -29,6 +31,32 @@ _LAYOUT = dict(
     margin=dict(l=60, r=20, t=90, b=60),
     hovermode="x unified",
 )
+
+
+# Axis words and formats shared by the figures. Amounts (sums, thresholds, θ, errors in the
+# data's unit) are labelled as such: the data's unit (dollars, hours, …) is not known by name.
+IN_UNIT = ", in the data's unit"
+# Relative errors on a log axis: ticks in percent (1%, 10%), as every table and sentence writes
+# them (never 10⁻²); hover with three significant digits.
+PERCENT_LOG = dict(type="log", tickformat=",~%", hoverformat=",.3~%")
+# An annotation shown in the browser only (a hint about the chart's toolbar or gestures): static
+# exports (PNG, SVG; :func:`dpsum_core.plots.export.to_image`) leave it out.
+INTERACTIVE_ONLY = "interactive_only"
+
+
+def log_ticks(values, *, amounts: bool = False) -> dict:
+    """Tick settings of a log axis over ``values``, so that its labels never crowd: from two
+    decades up, labels at the powers of ten only (unlabelled minor ticks between); under two,
+    at 1, 2 and 5 times them (Plotly's own choice labels every digit there). ``amounts``: the
+    labels are whole numbers with thousands separators (800,000; never 800k nor 2G)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    wide = v.size > 0 and np.log10(v.max() / v.min()) >= 2
+    ticks: dict = (
+        dict(dtick=1, minor=dict(ticks="outside", ticklen=3, showgrid=False)) if wide
+        else dict(dtick="D2")
+    )  # fmt: skip
+    return {**ticks, "tickformat": ",~r"} if amounts else ticks
 
 
 def algorithm_style(algorithm: str, *, width: float = 2, dash: str | None = None) -> dict:
@@ -77,7 +105,7 @@ def _title(text: str, result: ExperimentResult) -> str:
         f"{text}<br><sup>{escape_name(result.dataset_name, 'plotly')}{unit_text(result.cleaning.get('id_column'))} · "
         f"{result.workload.spec} · "
         f"{domain_text(c.upper, c.bins)} · ε = {c.epsilon:g}{rho} · "
-        f"{c.trials} trials · seed {c.seed}</sup>"
+        f"{counted(c.trials, 'trial')} · seed {c.seed}</sup>"
     )
 
 

@@ -63,6 +63,7 @@ from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.data.content import Content
 from dpsum_core.errors import DataError, ParameterError
+from dpsum_core.text import counted
 from dpsum_core.validation import check_positive
 
 FORMAT = "dpsum-ledger"
@@ -215,7 +216,7 @@ class Ledger:
             if self.releases and id_column is not None:  # a version-1 ledger: per row
                 raise ParameterError(
                     f"release refused: this ledger (version 1, not bound to a dataset) records "
-                    f"{len(self.releases)} release(s) made for one row = one person, this "
+                    f"{counted(len(self.releases), 'release')} made for one row = one person, this "
                     f"release is for {unit_of_privacy(id_column)}: ε spent per row does not "
                     "bound a person with many rows, so start a new ledger for this unit; "
                     "nothing was drawn"
@@ -315,7 +316,7 @@ class Ledger:
             raise ParameterError(
                 f"release refused: ε = {epsilon:g} would take the spent budget from "
                 f"{float(spent):g} to {float(spent + _exact(epsilon)):g}, over the total "
-                f"{total:g} ({len(self.releases)} release(s) recorded); nothing was drawn"
+                f"{total:g} ({counted(len(self.releases), 'release')} recorded); nothing was drawn"
             )
 
     def with_release(self, entry: dict, total: float | None = None) -> Ledger:

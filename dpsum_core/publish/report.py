@@ -27,7 +27,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
-from dpsum_core.text import NO_THETA, escape_name, visible
+from dpsum_core.text import NO_THETA, counted, escape_name, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -147,7 +147,7 @@ def _theta_words(theta, upper: float) -> str:
     if isinstance(theta, list):
         untruncated = sum(t >= upper for t in theta)
         return f"one per query ({', '.join(f'{t:,.{PUBLISHED_DIGITS}g}' for t in theta)})" + (
-            f"; at {untruncated} queries θ is U or above: nothing truncated there"
+            f"; at {counted(untruncated, 'query', 'queries')} θ is U or above: nothing truncated there"
             if untruncated else ""
         )
     if theta >= upper:
@@ -262,7 +262,7 @@ def report_markdown(
         ]
         if opened.size:
             lines += [
-                f"**Open above** ({opened.size} queries, τ from {opened.min():,.{PUBLISHED_DIGITS}g} "
+                f"**Open above** ({counted(opened.size, 'query', 'queries')}, τ from {opened.min():,.{PUBLISHED_DIGITS}g} "
                 f"to {opened.max():,.{PUBLISHED_DIGITS}g}): {alg.label} truncated values above θ "
                 "there and measured nothing that bounds how much lies above θ, so the true "
                 "answer may be much larger than the interval's lower end.",

@@ -11,6 +11,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.recommend import AUTO, CLAMPSHELLS_UP_TO, resolve_auto
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
+from dpsum_core.text import noun
 from dpsum_core.truncation.params import TruncationParams, missing
 from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
 from dpsum_core.validation import check_epsilon, check_int, check_positive, check_rho
@@ -93,7 +94,7 @@ class ExperimentConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ParameterError(f"unknown configuration key(s): {', '.join(unknown)}")
+            raise ParameterError(f"unknown configuration {noun(len(unknown), 'key')}: {', '.join(unknown)}")
         data = dict(data)
         tp = data.get("truncation_params")
         if tp is not None:
@@ -101,7 +102,7 @@ class ExperimentConfig:
                 raise ParameterError("truncation_params must be an object")
             bad = sorted(set(tp) - set(PARAMETERS))
             if bad:
-                raise ParameterError(f"unknown truncation parameter(s): {', '.join(bad)}")
+                raise ParameterError(f"unknown truncation {noun(len(bad), 'parameter')}: {', '.join(bad)}")
             data["truncation_params"] = TruncationParams(**tp)
         for key in ("truncations", "algorithms"):
             if key in data:

@@ -24,6 +24,7 @@ from dpsum_core.simulate.budget import budget_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import epsilon_sweep, inputs_for, run_plan
 from dpsum_core.simulate.results import configuration_name, headline, headline_name, percent
+from dpsum_core.text import counted
 from dpsum_core.truncation.choice import ThetaLaw
 from dpsum_core.truncation.registry import theta_laws
 
@@ -285,7 +286,7 @@ def target_sentence(target: float, above: float, selected: int, total: int) -> s
     )  # fmt: skip
     return (
         f"Target: {headline_name()} ≤ {percent(target)} on {which} ({selected:,} of "
-        f"{total:,} queries)."
+        f"{counted(total, 'query', 'queries')})."
     )
 
 

@@ -24,6 +24,7 @@ from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.simulate.budget import Budget, decimal
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import counted
 
 Over = Literal["median", "mean"]
 HEADLINE_OVER: Over = "median"
@@ -201,7 +202,7 @@ class ExperimentResult:
             start = "--svt-s" if trunc == "svt" else "--rm-theta0"
             lines.append(
                 f"truncation is inactive: {what} chose θ ≥ U = {self.config.upper:g} in {hits} of "
-                f"{self.config.trials} trials, so values were not truncated; check that U fits "
+                f"{counted(self.config.trials, 'trial')}, so values were not truncated; check that U fits "
                 f"the column's unit, or lower the start ({start})"
             )
         return lines

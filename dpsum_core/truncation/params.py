@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dpsum_core.text import noun
 from dpsum_core.truncation.method import START_FRACTION
 from dpsum_core.truncation.registry import PARAMETERS, REGISTRY
 from dpsum_core.truncation.svt import SVT_S, SVT_VARIANTS, check_svt_grid
@@ -36,7 +37,7 @@ class TruncationParams:
     def __init__(self, **values: Any) -> None:
         unknown = sorted(set(values) - set(PARAMETERS))
         if unknown:
-            raise TypeError(f"unknown truncation parameter(s): {', '.join(unknown)}")
+            raise TypeError(f"unknown truncation {noun(len(unknown), 'parameter')}: {', '.join(unknown)}")
         merged = {name: values.get(name, p.default) for name, p in PARAMETERS.items()}
         for name, value in merged.items():
             PARAMETERS[name].validate(value)

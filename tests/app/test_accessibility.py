@@ -22,6 +22,7 @@ from dpsum_core.plots.results import (
     relative_error_figure,
     theta_figure,
 )
+from dpsum_core.plots.style import IN_UNIT
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment
 from dpsum_ui import figs, share
@@ -101,7 +102,7 @@ def test_answers_table_holds_the_drawn_numbers(result) -> None:
     table = figure_table(fig)
     m = len(result.workload.thresholds)
     assert len(table) == (len(ALGORITHMS) + 1) * m
-    x, y = "threshold τ (query sums values ≤ τ)", "sum of values ≤ τ"
+    x, y = f"threshold τ (query sums values ≤ τ){IN_UNIT}", f"sum of values ≤ τ{IN_UNIT}"
     assert list(table.columns) == ["series", x, y, "5th percentile", "95th percentile"]
     truth = table[table["series"] == "true answer"]
     np.testing.assert_array_equal(truth[y], result.true_answers)

@@ -9,6 +9,8 @@ import pytest
 from app_helpers import assert_clean, charts, errors, run_explorer, title
 from streamlit.testing.v1 import AppTest
 
+from dpsum_core.text import counted
+
 CSV = (
     b"name,amount,note\n"
     b"a,100,x\nb,2500,y\nc,-5,z\nd,,w\ne,abc,v\nf,900000,u\ng,40000,t\nh,1e400,s\n"
@@ -190,7 +192,7 @@ def test_every_file_of_the_bad_input_corpus(data_page: AppTest) -> None:
         if "column" in expected:
             assert data_page.selectbox(key="data_column").value == expected["column"], name
         report = " ".join(b.value for b in (*data_page.warning, *data_page.success))
-        assert f"{ok['rows_read']:,} rows read, {ok['rows_kept']:,} kept." in report, (name, report)
+        assert f"{counted(ok['rows_read'], 'row')} read, {ok['rows_kept']:,} kept." in report, (name, report)
         for field, words in lines.items():
             assert (f"{ok[field]:,} values {words}" in report) if ok.get(field) else words not in report, (name, report)
 

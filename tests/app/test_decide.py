@@ -114,3 +114,21 @@ def test_a_link_without_simulation_restores_the_target_and_runs_nothing() -> Non
     assert "≤ 7 % on the queries from the 20th percentile" in summary(at)
     (spec,) = charts(at)
     assert not any(t.get("name", "").endswith(", simulated") for t in spec["data"])
+
+
+def test_the_chart_data_table_is_in_words_and_percent(decide: AppTest) -> None:
+    """The expander's table names curves, algorithms, truncations and the error as the page
+    does (no ``algorithm``/``tamm``/``metric`` ids) and gives the error in percent."""
+    decide.session_state[K.DECIDE_TABLE] = True
+    decide.run()
+    assert_clean(decide)
+    curves = decide.dataframe[1].value
+    assert list(curves.columns) == [
+        "Curve", "Configuration", "Algorithm", "Truncation", "ε",
+        "Median relative error (%)", "… with isotonic (%)",
+    ]  # fmt: skip
+    assert set(curves["Curve"]) == {"analytic (model)"}
+    assert "TaMM" in set(curves["Algorithm"]) and "tamm" not in set(curves["Algorithm"])
+    assert not set(curves["Truncation"]) & {"svt", "none", "posthoc", "recursive", "fixed"}
+    top = curves.iloc[0]
+    assert 0 < top["Median relative error (%)"] < 1000 and top["ε"] > 0

@@ -90,3 +90,34 @@ def test_a_missing_choice_is_named_with_a_link_to_the_page_that_fixes_it(app: Ap
     assert "not yet set for hours.csv" in _captions(app)
     links = [el for el in app.get("page_link") if "Set U on the Data page" in el.proto.label]
     assert links and links[0].proto.page.endswith("data")
+
+
+def _in_use(at: AppTest) -> str:
+    return " ".join(s.value for s in at.success if s.value.startswith("In use:"))
+
+
+def test_a_file_in_use_is_named_with_its_size_when_its_box_is_empty() -> None:
+    """Back on the Data page after another page, Streamlit's uploader boxes are empty while
+    both files are still in use: each is named with its size, with a way to stop using it."""
+    at = _two_files()
+    at.radio(key="data_source").set_value("upload").run()
+    at.file_uploader(key="data_upload").set_value(("plan.csv", b"pay\n" + b"\n".join(
+        str(i * 1000).encode() for i in range(1, 90)), "text/csv")).run()  # fmt: skip
+    assert not _in_use(at)  # the boxes show their files themselves
+    size = len(_private_bytes()) / 1000
+    at.switch_page("app_pages/release.py").run()
+    at.switch_page("app_pages/decide.py").run()
+    at.switch_page("app_pages/data.py").run()
+    assert_clean(at)
+    shown = _in_use(at)
+    assert "In use: **plan.csv** · 528 B" in shown, shown  # 89 rows of "pay"
+    assert f"In use: **{PRIVATE}** · {size:.1f} KB" in shown, shown
+    # removing the release file: the release reads the planning data again
+    at.button(key="release_data_upload_remove").click().run()
+    assert_clean(at)
+    assert PRIVATE not in _in_use(at) and at.radio(key="release_data").value == "same"
+    # removing the planning file: the sample is read again, and the page asks for a file
+    at.button(key="data_upload_remove").click().run()
+    assert_clean(at)
+    assert not _in_use(at)
+    assert any("No file uploaded yet" in i.value for i in at.info)

@@ -93,7 +93,7 @@ def test_a_file_with_an_identifier_like_column_is_not_one_row_per_person_by_defa
     at.button(key="domain_keep").click().run()
     at.selectbox(key="data_column").set_value("income").run()
     text = _release_infos(at)  # the same file for planning and release, no identifier chosen
-    assert "Column(s) person repeat values that look like codes of people" in text
+    assert "Column person repeats values that look like codes of people" in text
     assert at.checkbox(key="release_unit_confirm").disabled
     at.checkbox(key="release_one_row_sure").check().run()
     assert not at.checkbox(key="release_unit_confirm").disabled

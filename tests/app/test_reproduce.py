@@ -5,6 +5,7 @@ sample data, writes the explorer's summary.csv numbers for the same seed; Releas
 from __future__ import annotations
 
 import io
+import os
 import shlex
 import subprocess
 import sys
@@ -33,7 +34,8 @@ def test_the_explorers_command_reproduces_its_summary_csv(tmp_path) -> None:
     assert_clean(at)
     (command,) = [v for lang, v in _codes(at) if lang == "bash" and v.startswith("dpsum run")]
     (python,) = [v for lang, v in _codes(at) if lang == "python" and "run_experiment" in v]
-    assert "--seed 11" in command and "sample_data/incomes_small.csv" in command
+    # a sample by name: an installed dpsum reads it from any folder (no sample_data/ there)
+    assert "--seed 11" in command and "--data sample:incomes_small.csv" in command
     memo = at.session_state["_memo"]["result"]
     shown = memo[kept(at, ExplorerState).shown.key]
     expected = shown.summary()
@@ -41,8 +43,9 @@ def test_the_explorers_command_reproduces_its_summary_csv(tmp_path) -> None:
     args = shlex.split(command.replace("\\\n", " "))
     assert args[:2] == ["dpsum", "run"]
     args[args.index("--out") + 1] = str(tmp_path / "out")
-    done = subprocess.run([sys.executable, "-m", "dpsum_core", *args[1:]], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # run from a folder outside the checkout
+    done = subprocess.run([sys.executable, "-m", "dpsum_core", *args[1:]], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     produced = pd.read_csv(tmp_path / "out" / "summary.csv")
     # the command writes the digits people read (9 significant, as a release does)
@@ -53,12 +56,10 @@ def test_the_explorers_command_reproduces_its_summary_csv(tmp_path) -> None:
 
     # The Python lines make the same numbers too.
     namespace: dict = {}
-    import os
-
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        exec(python.replace("sample_data/", f"{ROOT}/sample_data/"), namespace)
+        exec(python, namespace)
     finally:
         os.chdir(cwd)
     pd.testing.assert_frame_equal(namespace["result"].summary().drop(columns="seconds",

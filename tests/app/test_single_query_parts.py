@@ -133,14 +133,20 @@ def test_residue_is_zero_and_the_axes_read_as_numbers(algorithm: str) -> None:
     assert high - low < 12, (low, high)  # decades: the residue stretched it to 1e-11
 
 
-def test_tick_labels_are_never_in_e_notation() -> None:
-    from dpsum_ui.figs import tick_text
-
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_amounts_and_tick_labels_are_never_in_e_notation(sign: float) -> None:
     for k in range(-12, 19):
-        text = tick_text(10.0**k)
-        assert not re.search(r"\de[+-]?\d", text), text
-    assert tick_text(1e-5) == "0.00001" and tick_text(25.0) == "25"
-    assert tick_text(1e15) == "1,000 trillion" and tick_text(2e6) == "2 million"
+        for mantissa in (1.0, 1.234, 9.996):
+            text = present.money(sign * mantissa * 10.0**k)
+            assert not re.search(r"\de[+-]?\d", text), text
+            whole = 10 <= mantissa * 10.0**k < 1e6  # whole units there, else 3 digits
+            assert number(text) == pytest.approx(sign * mantissa * 10.0**k, rel=6e-3,
+                                                 abs=0.5 if whole else 0), text
+    assert present.money(1e-5) == "0.00001" and present.money(1.2345e-7) == "0.000000123"
+    assert present.money(25.0) == "25" and present.money(-25_315.4) == "-25,315"
+    assert present.money(1e15) == "1,000 trillion" and present.money(2e6) == "2 million"
+    # rounded first, then named: never "1e+03 million" nor "1,000,000"
+    assert present.money(999_600_000) == "1 billion" and present.money(999_999.6) == "1 million"
 
 
 def test_the_truncation_card_of_an_algorithm_with_its_own_theta_says_it_is_its_own() -> None:

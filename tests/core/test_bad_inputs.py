@@ -15,6 +15,7 @@ from dpsum_core import limits
 from dpsum_core.cli import main
 from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError
+from dpsum_core.text import counted
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bad"
 MANIFEST = {k: v for k, v in json.loads((CORPUS / "manifest.json").read_text()).items() if not k.startswith("_")}
@@ -52,7 +53,7 @@ def test_cli(name, tmp_path, capsys):
         assert len(err.strip().splitlines()) == 1 and expected["error"] in err
     else:
         assert code == 0, err
-        assert f"{expected['ok']['rows_read']:,} rows read" in out
+        assert f"{counted(expected['ok']['rows_read'], 'row')} read" in out
         assert (tmp_path / "summary.csv").exists()
 
 

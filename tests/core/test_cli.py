@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -262,3 +263,28 @@ def test_release_names_the_algorithm_and_truncation_by_their_labels(tmp_path, ca
     printed = capsys.readouterr().out
     assert f"({label('rawsum')}, truncation: {truncation_label('posthoc')}, ε = 0.01:" in printed
     assert "rawsum" not in printed.split("→")[0] and "posthoc" not in printed
+
+
+def test_a_sample_is_read_by_name_from_any_folder(tmp_path):
+    """``--data sample:NAME`` reads the shipped sample from a folder with no sample_data/ (as
+    an installed dpsum run anywhere); an unknown name is one line on stderr, exit 2."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+
+    def dpsum(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "dpsum_core", *args], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    done = dpsum("run", "--data", "sample:incomes_small.csv", "--workload", "Q3",
+                 "--trials", "2", "--algorithms", "identity", "--out", "out")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "sample_data").exists()
+    info = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert info["dataset"]["cleaning"]["rows_read"] == 5000
+    bad = dpsum("run", "--data", "sample:nope.csv", "--out", "out2")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert "unknown sample dataset 'nope.csv'" in bad.stderr
+    assert "sample:incomes.csv, sample:incomes_small.csv" in bad.stderr
+    assert not (tmp_path / "out2").exists()

@@ -172,7 +172,7 @@ def test_identifier_columns_are_not_the_default():
         (["1,5", "1.000,50", "2.500", "7"], False, [1.5, 7, 1000.5, 2500], "3 values read with a decimal comma"),
         (["1,234", "56,000"], True, [1.234, 56], "2 values read with a decimal comma"),
         (["1,234", "56,000"], False, [1234, 56000], "2 values read with thousands separators"),
-        (["1.234.567", "3"], False, [3, 1234567], "1 values read with a decimal comma"),
+        (["1.234.567", "3"], False, [3, 1234567], "1 value read with a decimal comma"),
         (["1,2,3", "4"], False, [4], "1 non-numeric cell dropped"),
     ],
 )

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from dpsum_core.data.reading import load_column
+from dpsum_core.plots.export import static
 from dpsum_core.plots.results import (
     ANSWER_AXIS_MARGIN,
+    CLIPPED_HINT,
     CLIPPED_NOTE,
     FLOOR_NOTE,
     answers_axis_range,
@@ -16,7 +18,7 @@ from dpsum_core.plots.results import (
     relative_error_figure,
     small_multiples_figure,
 )
-from dpsum_core.plots.style import ERROR_FLOOR, file_stem, run_stem
+from dpsum_core.plots.style import ERROR_FLOOR, IN_UNIT, file_stem, log_ticks, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
 
@@ -51,7 +53,27 @@ def test_answers_axis_is_led_by_the_true_answers_and_says_when_it_clips(result):
     # at ε = 0.01 without truncation some band reaches far beyond: the figure says it clips
     drawn_max = max(float(np.nanmax(t.y)) for t in fig.data)
     assert drawn_max > high
-    assert CLIPPED_NOTE in _notes(fig)
+    assert CLIPPED_NOTE in _notes(fig) and CLIPPED_HINT in _notes(fig)
+    # a still image has no toolbar: the note stays, the hint about Autoscale goes
+    still = _notes(static(fig))
+    assert CLIPPED_NOTE in still and not [n for n in still if "Autoscale" in n], still
+    assert CLIPPED_HINT in _notes(fig)  # the chart on screen keeps it
+
+
+def test_axes_say_their_unit_and_label_only_the_powers_of_ten(result):
+    """Amounts are in the data's unit, relative errors in percent (as every table writes
+    them), and a log axis over several decades labels only its powers of ten."""
+    answers = answers_figure(result, "svt")
+    assert answers.layout.yaxis.title.text.endswith(IN_UNIT)
+    assert answers.layout.xaxis.title.text.endswith(IN_UNIT)
+    assert answers.layout.xaxis.dtick == 1  # Q1's τ spans decades: no 2 and 5 labels
+    for fig in (relative_error_figure(result, "svt"), isotonic_figure(result, "svt"),
+                small_multiples_figure(result, kind="error")):  # fmt: skip
+        axes = [fig.layout[k] for k in fig.layout if k.startswith("yaxis")]
+        assert axes and all(a.tickformat == ",~%" for a in axes), fig.layout.title.text
+        assert fig.layout.xaxis.title.text == f"threshold τ{IN_UNIT}"
+    assert answers.layout.xaxis.tickformat == ",~r"  # 100,000, never 100k nor 2G
+    assert log_ticks([0.5, 3.0]) == {"dtick": "D2"}  # under two decades: 1, 2 and 5 labelled
 
 
 def test_answers_axis_does_not_clip_or_note_when_everything_fits():

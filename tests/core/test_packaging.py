@@ -85,7 +85,8 @@ def test_the_installed_dpsum_works_from_any_folder(installed, tmp_path):
     assert Path(where.stdout.strip()).is_relative_to(installed), "dpsum came from the checkout"
     helped = _outside(installed, "dpsum", "--help", cwd=tmp_path)
     assert helped.returncode == 0 and "run" in helped.stdout, helped.stderr
-    ran = _outside(installed, "dpsum", "run", "--data", str(ROOT / "sample_data/incomes_small.csv"),
+    # a shipped sample by name (as Reproduce writes it): read from the installed dashboard
+    ran = _outside(installed, "dpsum", "run", "--data", "sample:incomes_small.csv",
                    "--workload", "Q1", "--truncation", "svt,recursive", "--trials", "5",
                    "--out", "out", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr

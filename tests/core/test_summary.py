@@ -89,7 +89,7 @@ def test_a_point_it_cannot_answer_is_named_and_a_second_pass_adds_it():
     with pytest.raises(MissingStatistics) as err:
         s.sum_at_most(p)
     np.testing.assert_array_equal(err.value.points, [12_345.5, 31_000.25])
-    assert "2 point(s)" in str(err.value)
+    assert "2 points" in str(err.value)
     s2 = backend.extend(s, err.value)
     np.testing.assert_array_equal(s2.count_at_most(p), backend.data.count_at_most(p))
     np.testing.assert_array_equal(s2.sum_at_most(p), backend.data.sum_at_most(p))

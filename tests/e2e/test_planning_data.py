@@ -8,6 +8,7 @@ import pytest
 from tests.e2e.conftest import (
     SIDEBAR,
     assert_clean,
+    button,
     chart_title,
     goto_page,
     key,
@@ -58,4 +59,10 @@ def test_release_reads_the_release_file_and_the_other_pages_the_planning_file(pa
     assert f"release data {PRIVATE} · income" in main
     assert "incomes_small" not in main
     assert "Release data" in page.locator(SIDEBAR).inner_text()
+    assert_clean(page)
+
+    # Back on the Data page Streamlit's uploader box is empty; the file in use is named there.
+    goto_page(page, "Data")
+    page.get_by_text(f"In use: {PRIVATE}").wait_for()
+    assert button(page, "release_data_upload_remove").is_visible()
     assert_clean(page)
