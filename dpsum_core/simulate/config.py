@@ -64,6 +64,8 @@ class ExperimentConfig:
         set_(self, "algorithms", tuple(a for a in ALGORITHMS if a in resolved))
         if "svt" in self.truncations:
             self.truncation_params.check_svt_grid(self.upper)
+        if "fixed" in self.truncations:
+            _check_fixed_theta(self.truncation_params.theta, self.upper)
         if self.public_cap is not None:
             set_(self, "public_cap", _check_cap(self.public_cap, self.upper, self.algorithms))
 
@@ -143,6 +145,16 @@ def _check_cap(cap: float, upper: float, algorithms: tuple[str, ...]) -> float:
             f"clampshells (or auto at ε ≤ {CLAMPSHELLS_UP_TO:g}), or leave the cap out"
         )
     return cap
+
+
+def _check_fixed_theta(theta: float | None, upper: float) -> None:
+    """A fixed θ is at most U: cleaning clips every value to U, so a θ above U would truncate
+    nothing while a report said it truncated at θ (the reviewer's "θ = U = 500" with U = 200)."""
+    if theta is not None and theta > upper:
+        raise ParameterError(
+            f"the fixed θ ({theta:g}) is above U ({upper:g}): no value exceeds U after cleaning, "
+            "so it would truncate nothing; set θ ≤ U, or choose no truncation"
+        )
 
 
 def _subset(values, allowed: tuple[str, ...], name: str) -> tuple[str, ...]:

@@ -83,6 +83,8 @@ BAD = [
     (["--data", SMALL, "--bins", "10000000"], "bins must be between"),
     (["--data", SMALL, "--trials", "0"], "trials must be between"),
     (["--data", SMALL, "--truncation", "fixed"], "needs a threshold"),
+    (["--data", SMALL, "--upper", "200", "--truncation", "fixed", "--theta", "500"],
+     "the fixed θ (500) is above U (200)"),
     (["--data", SMALL, "--truncation", "magic"], "unknown truncation 'magic'"),
     (["--data", SMALL, "--algorithms", "ols"], "unknown algorithm 'ols'"),
     (["--data", SMALL, "--workload", "values:999999"], "outside the domain"),

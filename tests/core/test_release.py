@@ -265,6 +265,8 @@ def test_no_isotonic_publishes_the_raw_noisy_answers(tmp_path):
         (["--algorithm", "rawsum", "--truncation", "svt"], "chooses θ after measuring"),
         (["--algorithm", "auto", "--truncation", "svt"], "leave the truncation out"),
         (["--algorithm", "tamm", "--truncation", "fixed"], "needs a threshold"),
+        (["--algorithm", "tamm", "--truncation", "fixed", "--upper", "200", "--bins", "200",
+          "--theta", "500"], "the fixed θ (500) is above U (200)"),
         (["--algorithm", "tamm", "--truncation", "svt", "--budget", "1"], "--budget needs --ledger"),
     ],
 )  # fmt: skip
