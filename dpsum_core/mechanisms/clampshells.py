@@ -158,7 +158,7 @@ def clampshells(
     """
     trials = int(np.asarray(theta).shape[0])
     noise = as_noise(rng)
-    d = design_for(inputs.domain, epsilon)
+    d = design_for(inputs.domain, epsilon, inputs.workload)
     stats = edge_statistics(inputs.data, inputs.domain)
     cap = inputs.public_cap
     if cap is None:
@@ -175,7 +175,7 @@ def clampshells(
     counts = inputs.workload.counts
     sd = answer_sd(d, counts, j_star, eps2, stage1=z1 is not None)
     answers = answers_from_cells(d, kept, j_star, counts)
-    answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels))
+    answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels, aligned=d.aligned))
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 
@@ -223,7 +223,7 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     -------
     Read from the exact data: for the data holder's analysis only, never a release.
     """
-    d = design_for(inputs.domain, epsilon)
+    d = design_for(inputs.domain, epsilon, inputs.workload)
     stats = edge_statistics(inputs.data, inputs.domain)
     th = np.asarray(theta, float)
     j = np.minimum(np.searchsorted(inputs.domain.edges, th, side="left") + 1, inputs.domain.bins)
@@ -248,7 +248,7 @@ def theta_law(inputs: Inputs, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     -------
     Read from the exact data: for the data holder's analysis only.
     """
-    d = design_for(inputs.domain, epsilon)
+    d = design_for(inputs.domain, epsilon, inputs.workload)
     if inputs.public_cap is not None:  # J* is public: one value, probability 1
         return inputs.domain.edges[[public_clamp_bin(d, inputs.public_cap) - 1]], np.ones(1)
     support, probs = clamp_law(edge_statistics(inputs.data, inputs.domain), d, epsilon)
