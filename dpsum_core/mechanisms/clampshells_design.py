@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # Q2's mean over queries 0.53–0.84× at ε ∈ {0.1, 0.3, 1} (1.74× the best → 1.06–1.08× at 0.3),
 # every Q2 cell at ε = 1 0.60–0.88× on the median and 0.55–0.94× on the mean (the rounded
 # column on seed 8: 1.11×, still the best) with the onset factor kept at 10 (clampshells_answers);
-# 2 000-trial checks of the Q2 medians at ε ∈ {0.1, 0.3}: 0.94–1.01×.
+# 2 000-trial checks of the Q2 medians at ε ∈ {0.1, 0.3}: 0.92–1.01×.
 # Shape at depth 0 (small ε, where a leaf is a whole ratio-2 shell): bin n measured on its own
 # (the point mass at U) and quadratic interpolation inside a leaf (:func:`curvature`). Deeper
 # trees have leaves fine enough that both cost more than they gain (synthetic columns, seeds 7
