@@ -23,12 +23,18 @@ ONSET_NEXT_Z = 10.0
 # …and 5 where the tree has 64 leaves per shell or more (depth ≥ 2, ε ≳ 0.45): tuning columns
 # seeds 7 and 8 at ε = 1, the rounded column's Q2 mean 1.49× → ≤ 1.10× the best, no cell more
 # than 6 % worse (at depth ≤ 1, 5 cost the bimodal column's Q2 1.6× at ε = 0.1).
+# Not where the leaves are the workload's query intervals (clampshells_design, issue 26 item 3):
+# their answers' sds are smaller, so a pure-noise first answer (a true sum of 0) passed the
+# next-answer rule whenever it was positive (tuning columns seeds 7 and 8, ε = 1: the 5 000-row
+# annual column's Q2 mean over queries 7–15× what it was); 10 there: every Q2 cell at ε = 1
+# 0.72–0.94× its old mean but the rounded column on seed 8 (1.11×, still the best).
 ONSET_NEXT_Z_DEEP = 5.0
 
 
-def onset_next_z(levels: int) -> float:
-    """The onset gate's next-answer factor for a tree of depth ``levels`` (public: ε only)."""
-    return ONSET_NEXT_Z_DEEP if levels >= 2 else ONSET_NEXT_Z
+def onset_next_z(levels: int, *, aligned: bool = False) -> float:
+    """The onset gate's next-answer factor for a tree of depth ``levels`` (public: ε only),
+    with leaves on the workload's query edges or not (public: the workload)."""
+    return ONSET_NEXT_Z_DEEP if levels >= 2 and not aligned else ONSET_NEXT_Z
 
 
 def tail_scan(d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, epsilon: float) -> np.ndarray:

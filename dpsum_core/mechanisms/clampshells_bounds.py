@@ -31,7 +31,7 @@ def clampshells_bounds(inputs: IntervalInputs) -> Linear:
         raise ValueError(f"ClampShells' interval needs its one released θ*, got {inputs.theta!r}")
     theta = float(inputs.theta)
     capped = inputs.epsilon_measure >= epsilon  # a public cap: no stage 1, all of ε on stage 2
-    d = cs.design_for(domain, epsilon)
+    d = cs.design_for(domain, epsilon, workload)
     e = domain.edges
     j_star = int(np.argmin(np.abs(e - float(theta)))) + 1
     active = d.node_shell < d.shells_below(j_star)

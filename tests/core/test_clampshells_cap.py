@@ -155,7 +155,7 @@ def test_capped_release_interval_uses_the_noise_of_all_of_epsilon():
 
     domain = Domain(800_000.0, 1000)
     workload = make_workload("Q2", domain)
-    d = cs.design_for(domain, 0.1)
+    d = cs.design_for(domain, 0.1, workload)  # the release's design: leaves on Q2's edges
     theta = float(domain.edges[511])  # J* = 512, a shell edge
     draw = np.ones(int(np.sum(d.node_shell < d.shells_below(512))))
     raw = np.zeros(workload.thresholds.size)

@@ -49,7 +49,7 @@ def _simulated(alg: str, inputs, eps: float, theta: float, rng) -> np.ndarray:
         th = np.full(K, theta)
         return rawsum.answers_at(rd, s_hat, th) - rawsum.answers_at(rd, exact, th[:1])
     if alg == "clampshells":
-        d = cs.design_for(inputs.domain, eps)
+        d = cs.design_for(inputs.domain, eps, inputs.workload)
         stats = cs.edge_statistics(inputs.data, inputs.domain)
         j = np.full(K, int(np.searchsorted(inputs.domain.edges, theta)) + 1)
         counts = inputs.workload.counts
