@@ -132,16 +132,19 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
 
 
 def record_command(
-    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None
+    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None,
+    column: str | None = None,
 ) -> str:
     """The ``dpsum release`` command line that makes a release's recorded configuration again
-    (new noise), for its report: the chosen method's parameters in force, as decimals."""
+    (new noise), for its report: the same column, the chosen method's parameters in force,
+    as decimals."""
     method = truncation(config["truncation"])
     options: list[Option] = [] if engine == "memory" else [("--engine", engine)]
     if id_column is not None:
         options.append(("--id-column", id_column))
     d = decimal_text
-    options += [("--data", dataset), ("--upper", d(config["upper"])),
+    options += [("--data", dataset), *([("--column", column)] if column else []),
+                ("--upper", d(config["upper"])),
                 ("--bins", str(config["bins"])), ("--weights", str(config["weights"])),
                 ("--workload", str(config["workload"])), ("--epsilon", d(config["epsilon"])),
                 ("--algorithm", str(config["algorithm"]))]  # fmt: skip

@@ -345,6 +345,9 @@ class Release:
     id_column
         The privacy identifier the data was read with (its column's name, a public choice),
         or ``None`` when one row is one person: the guarantee is per person of this unit.
+    column
+        The released column's name (a public choice, like the identifier's), so the files say
+        what was summed and the report's command sums it again.
     noise_halfwidth
         Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ),
         computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
@@ -370,6 +373,7 @@ class Release:
     noise_halfwidth: np.ndarray | None = None
     id_column: str | None = None
     intervals: Intervals | None = None
+    column: str | None = None
 
     @property
     def unit_of_privacy(self) -> str:
@@ -392,6 +396,7 @@ class Release:
     def record(self) -> dict:
         """release.json: unit of privacy, config, budget, theta, versions, created."""
         return {
+            "column": self.column,
             "unit_of_privacy": self.unit_of_privacy,
             "id_column": self.id_column,
             "config": self.config,
@@ -534,6 +539,7 @@ def release_plan(
         created=_now(),
         noise_halfwidth=noise_halfwidth(plan, theta),
         id_column=data.report.id_column,
+        column=data.column,
         intervals=Intervals(
             published_down(bounds.lower), published_up(bounds.upper), bounds.bias_bounded,
             bounds.method,

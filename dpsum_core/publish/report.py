@@ -203,12 +203,18 @@ def headline(rel: Release, *, dataset: str) -> str:
     return f"Released {what}{accuracy}."
 
 
-def _row(t: float, a: float, lo: float, hi: float, bounded: bool) -> str:
-    half = (hi - lo) / 2 if bounded else max(a - lo, 0.0)
-    unit = _unit(half, a)
+def _row_unit(a: float, lo: float, hi: float, bounded: bool) -> float:
+    """The rounding unit a row's interval supports (:func:`_unit`)."""
+    return _unit((hi - lo) / 2 if bounded else max(a - lo, 0.0), a)
+
+
+def _row(t: float, a: float, lo: float, hi: float, bounded: bool, answer_unit: float) -> str:
+    """A table row: the answer rounded to ``answer_unit`` (one unit for the whole column, so
+    rounding keeps the answers' order), the interval's ends to the row's own unit, outward."""
+    unit = _row_unit(a, lo, hi, bounded)
     upper = _shown(hi, unit, math.ceil) if bounded else "open"
     return (
-        f"| {t:,.{PUBLISHED_DIGITS}g} | {_shown(a, unit)} | "
+        f"| {t:,.{PUBLISHED_DIGITS}g} | {_shown(a, answer_unit)} | "
         f"[{_shown(lo, unit, math.floor)}, {upper}{']' if bounded else ')'} | "
         f"{'yes' if bounded else 'no'} |"
     )
@@ -220,8 +226,9 @@ def report_markdown(
     """The release's report (Markdown): a headline sentence, a chart of the answers with their
     intervals, the table, then how it was made and how to make it again.
 
-    Numbers in the table carry the digits their interval supports (two significant digits of
-    its half-width); answers.csv keeps :data:`PUBLISHED_DIGITS`.
+    Interval ends in the table carry the digits their interval supports (two significant
+    digits of its half-width), every answer the finest of those (one unit for the column, so
+    rounding keeps the answers' order); answers.csv keeps :data:`PUBLISHED_DIGITS`.
 
     Privacy
     -------
@@ -243,8 +250,15 @@ def report_markdown(
     if iv is not None:
         svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
                            title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
-        columns = (rel.thresholds, rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
-        rows = "\n".join(_row(t, a, lo, hi, bool(ok)) for t, a, lo, hi, ok in zip(*columns, strict=True))
+        columns = (rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
+        # The finest unit of any row, for every answer: equal answers read equal and
+        # non-decreasing ones stay non-decreasing (a unit per row showed 45,939 as 45,900
+        # and 46,000 in one column).
+        answer_unit = min(_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True))
+        rows = "\n".join(
+            _row(t, a, lo, hi, bool(ok), answer_unit)
+            for t, a, lo, hi, ok in zip(rel.thresholds, *columns, strict=True)
+        )
         opened = rel.thresholds[~iv.bias_bounded]
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",
@@ -255,7 +269,8 @@ def report_markdown(
             "own: about 1 in 20 may miss): it accounts "
             "for the noise and for the algorithm's bias (" + iv.method + "). It is computed "
             "from the noisy measurement and public inputs only (post-processing: no extra ε). "
-            "Numbers are rounded to the digits their interval supports; answers.csv has "
+            "Interval ends are rounded (outward) to the digits their interval supports, and "
+            "every answer to the finest of those, so equal answers read equal; answers.csv has "
             f"{PUBLISHED_DIGITS} significant digits and noise_halfwidth_95, the ± of the "
             "noise alone.",
             "",
@@ -277,7 +292,8 @@ def report_markdown(
     lines += [
         "## What was released",
         "",
-        f"- **Dataset**: {name}.",
+        f"- **Dataset**: {name}"
+        + ("" if rel.column is None else f", column {escape_name(rel.column, 'markdown')}") + ".",
         f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
         f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
@@ -302,7 +318,8 @@ def report_markdown(
         f"Python {rel.versions.get('python')}.",
         "- **Same configuration again** (new noise, a new charge on the ledger):",
         "",
-        f"      {record_command(c, dataset=dataset, engine=engine, id_column=rel.id_column)}",
+        "      " + record_command(c, dataset=dataset, engine=engine, id_column=rel.id_column,
+                                  column=rel.column),
         "",
     ]
     return "\n".join(lines)

@@ -64,9 +64,10 @@ def test_a_release_command_and_a_reports_command_carry_the_parameters(config) ->
     record = {**plan.config.to_dict(), "algorithm": "tamm", "truncation": method,
               "isotonic": False,
               "truncation_params": config.truncation_params.resolved(config.upper)}  # fmt: skip
-    args = _parse(record_command(record, dataset=HOSTILE, engine="duckdb", id_column=HOSTILE))
-    assert (args.data, args.id_column, args.engine, args.out, args.ledger) == (
-        HOSTILE, HOSTILE, "duckdb", "NEW_FOLDER", "LEDGER")
+    args = _parse(record_command(record, dataset=HOSTILE, engine="duckdb", id_column=HOSTILE,
+                                 column=HOSTILE))  # fmt: skip
+    assert (args.data, args.column, args.id_column, args.engine, args.out, args.ledger) == (
+        HOSTILE, HOSTILE, HOSTILE, "duckdb", "NEW_FOLDER", "LEDGER")
     # the chosen method's parameters in force (s and θ₀ filled in from U), no other method's
     resolved = TruncationParams(**config.truncation_params.resolved(config.upper))
     written = {p.name for p in PARAMETERS.values() if p.flag in shlex.split(

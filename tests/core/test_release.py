@@ -70,10 +70,11 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {
-        "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
+        "column", "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
         "created", "engine",
     }  # fmt: skip
     assert record["engine"] == "memory"  # the engine that computed the summary (public)
+    assert record["column"] == "income"  # what was summed (the report's command sums it again)
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert set(record["budget"]) == {"epsilon_theta", "epsilon_measure", "total"}
     assert math.isclose(record["budget"]["epsilon_theta"], 0.05)

@@ -132,15 +132,21 @@ def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
     rows = [r for r in md.splitlines() if re.match(r"^\| [\d,.]+ \| ", r)]
     assert len(rows) == rel.thresholds.size
     columns = (rel.private_answers, rel.intervals.lower, rel.intervals.upper)
-    for row, a, lo, hi in zip(rows, *columns, strict=True):
+    units = [10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1) for _, lo, hi in zip(*columns)]
+    shown_answers = []
+    for row, a, lo, hi, unit in zip(rows, *columns, units, strict=True):
         _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
         shown_lo, shown_hi = (float(v.replace(",", "")) for v in interval.strip("[]").split(", "))
-        # rounded to two significant digits of the half-width (never 9 digits next to a wide ±),
-        # the bounds outwards (the interval shown still holds the one published)
-        unit = 10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1)
-        assert math.isclose(float(answer.replace(",", "")), round(a / unit) * unit, abs_tol=unit / 1e6)
+        # the bounds to two significant digits of the half-width (never 9 digits next to a
+        # wide ±), outwards (the interval shown still holds the one published); every answer
+        # to the finest unit of the column
+        assert math.isclose(float(answer.replace(",", "")), round(a / min(units)) * min(units),
+                            abs_tol=min(units) / 1e6)  # fmt: skip
+        shown_answers.append(float(answer.replace(",", "")))
         assert shown_lo <= lo and shown_hi >= hi and shown_hi - hi < unit * 1.001
         assert bounded == "yes"
+    assert len(set(units)) > 1  # rows of several units: a unit per row could break the order
+    assert shown_answers == sorted(shown_answers)  # isotonic answers read non-decreasing
 
 
 def test_theta_equal_to_u_is_said_in_words(data):

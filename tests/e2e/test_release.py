@@ -49,7 +49,7 @@ def test_release_from_the_explorers_settings(page, server):
     name, body = download(page, "release_record_json")
     record = json.loads(body)
     assert set(record) == {
-        "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
+        "column", "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
         "created", "engine",
     }  # fmt: skip
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
