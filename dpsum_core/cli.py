@@ -146,7 +146,9 @@ def _run(args: argparse.Namespace) -> int:
         print(auto["auto"]["why"])
     print(
         f"{counted(len(result.runs), 'configuration')} × {counted(config.trials, 'trial')} on "
-        f"{data.name} ({counted(result.workload.size, 'query', 'queries')}) "
+        f"{data.name} (workload {config.workload}: "
+        f"{counted(result.workload.size, 'query', 'queries')}; ε = {config.epsilon:g}, "
+        f"U = {config.upper:,g}, {counted(config.bins, 'bin')}, seed {config.seed}) "
         f"in {result.seconds:.2f} s → {out}/"
     )
     print(headline_definition())

@@ -181,7 +181,7 @@ def _label(source: Source, name: str | None) -> str:
 def _is_parquet(raw: bytes, label: str) -> bool:
     if not raw.strip():
         raise DataError(
-            f"{base_name(label)} is empty: upload a CSV/TSV/Parquet file with a header row."
+            f"{base_name(label)} is empty: use a CSV/TSV/Parquet file with a header row."
         )
     return raw[:4] == b"PAR1" or str(label).lower().endswith((".parquet", ".pq"))
 

@@ -91,8 +91,8 @@ def _every(k: int, domain: Domain, spec: str) -> Workload:
     n = domain.bins
     if not 1 <= k <= n:
         raise ParameterError(
-            f"workload {spec} needs every {k}-th of {n} bins: K must be between 1 and {n} "
-            "(use fewer bins' spacing or more bins)."
+            f"workload {spec} asks for every {k}-th of {n} bins: K must be between 1 and {n}, "
+            "the number of bins."
         )
     counts = np.arange(k, n + 1, k)
     return Workload(spec, counts, domain.edges[counts - 1])

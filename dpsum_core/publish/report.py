@@ -190,9 +190,11 @@ def headline(rel: Release, *, dataset: str) -> str:
         typical = float(np.median(half))
         rel_share = half[answers > 0] / answers[answers > 0]
         share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
+        opened_too = not bounded.all()
         accuracy = (
             "; each interval holds its true answer with probability at least 95 % (about 1 in "
-            f"20 may miss), typically ±{_shown(typical, _unit(typical, typical))}{share}"
+            f"20 may miss), {'the two-sided ones ' if opened_too else ''}typically "
+            f"±{_shown(typical, _unit(typical, typical))}{share}"
         )
     opened = int((~bounded).sum())
     if opened:
