@@ -188,8 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rel.add_argument(
         "--truncation",
-        help=f"one of {','.join(TRUNCATION_METHODS)} (rawsum: leave out, or posthoc; clampshells: "
-        "leave out, or inside)",
+        help=f"one of {','.join(TRUNCATION_METHODS)}: required (no default) for sqm, identity, "
+        "workload, timm and tamm, as θ is the release's main choice; leave out for auto, rawsum "
+        "(or posthoc) and clampshells (or inside), which choose θ themselves",
     )
     rel.add_argument(
         "--isotonic",
