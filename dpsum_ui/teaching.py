@@ -307,7 +307,9 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         moves.append(move / tau if tau > 0 else 0.0)
         truncated.append(
             f"Truncated at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
-            f"it moves by {money(move)}: at most θ."
+            + (f"it moves by {money(move)}: at most θ." if r.theta < tau else
+               f"it moves by {money(move)} too: θ ≥ τ, so truncation changes nothing in q_τ "
+               f"(move θ below τ = {tau:,.0f} to see the move shrink).")
         )
     return {
         "title": "Add one person with a huge value",
@@ -317,8 +319,9 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         f"by {money(tau)}.",
         "truncated": truncated,
         "bar": moves,  # the truncated move as a share of the untruncated one
-        "outro": "The noise must hide the larger of these moves: truncating at θ is what lets "
-        "a smaller noise suffice.",
+        "outro": "The noise must cover the largest move one person can cause: τ without "
+        "truncation (U for the whole sum), min(θ, τ) with it. So truncating at θ lets the noise "
+        "be scaled to θ instead of τ.",
     }
 
 
