@@ -74,8 +74,7 @@ def link(ctx: state.DataContext, plan: state.Ready) -> dict[str, str]:
 
 def single_query_page() -> None:
     """The whole page; returns early when the data or the settings are not usable."""
-    shell.show_notice()
-    guide.box("single-query")
+    shell.show_notice(compact=True)  # a toast: the lesson's first screen is full
     ctx = state.data_context()
     shell.recap(ctx)
     if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
@@ -86,6 +85,8 @@ def single_query_page() -> None:
     # workload in a popover beside them; below, the lesson frame (θ, the four numbers, the chart
     # and the four explanations) on the first screen at 1280×800 (tests/e2e/test_classroom.py).
     top, budget = st.container(key="teach_panel").columns([3, 1], vertical_alignment="bottom")
+    with budget:  # beside the controls, opening over the page: the lesson stays in view
+        guide.box("single-query", folded=True)
     with budget.popover("ε, θ mode, workload", icon=":material/tune:"):
         private = budget_controls()
     with top:

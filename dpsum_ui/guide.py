@@ -87,10 +87,18 @@ def switch() -> None:
     )
 
 
-def box(step: str) -> None:
-    """The guide's box for ``step`` (a key of :data:`TEXTS`), if on."""
-    if on():
-        with st.container(key=f"guide_{step}"):
+def box(step: str, *, folded: bool = False) -> None:
+    """The guide's box for ``step`` (a key of :data:`TEXTS`), if on; ``folded``: in a popover
+    named after the step, which opens over the page and moves nothing (a page whose first
+    screen is full)."""
+    if not on():
+        return
+    with st.container(key=f"guide_{step}"):
+        if folded:
+            name = TEXTS[step].split(".**", 1)[0].strip("*")  # "Step 2 · one query"
+            with st.popover(f"Guide: {name}", icon=":material/school:"):
+                st.info(TEXTS[step], icon=":material/school:")
+        else:
             st.info(TEXTS[step], icon=":material/school:")
 
 
