@@ -113,12 +113,13 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
     )
 
 
-def noise_words(variance: float, scale: float | None) -> str:
+def noise_words(variance: float, scale: float | None, *, short: bool = False) -> str:
     """The noise of this answer: its SD (the engine's variance), and its Laplace scale b only
-    where the answer is one Laplace draw (:func:`dpsum_ui.noise_record.answer_scale`)."""
+    where the answer is one Laplace draw (:func:`dpsum_ui.noise_record.answer_scale`);
+    ``short``: without saying why there is no scale (a card's first lines)."""
     sd = present.money(variance**0.5)
     if scale is None:
-        return f"noise SD {sd} (several noisy measurements combined)"
+        return f"noise SD {sd}" + ("" if short else " (combines noisy measurements)")
     return f"noise SD {sd} = √2 × Laplace scale {present.money(scale)}"
 
 
@@ -151,11 +152,11 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
         return None
     parts = compute.bias_parts(data, domain, tau, grid)
     table = components(curves, parts, algorithm)
+    alg = get(algorithm)
     samples: dict[str, np.ndarray] = {}
-    if private:
+    if private and not alg.runs_once:  # RawSum and ClampShells use neither SVT nor Recursive
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
     best = float(grid[int(np.argmin(table["truncation_bias2"] + table["variance"]))])
-    alg = get(algorithm)
     # The run's θ rule: the algorithm's own, else SVT's for a private θ (as the Explorer runs).
     rule = alg.theta_rule if alg.runs_once else ("svt" if private else "fixed")
     eps_theta, eps_m = algorithm_split(algorithm, config.epsilon, config.rho, rule,
@@ -187,6 +188,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             samples=samples,
             readout=readout(table.iloc[at], noise[at]),
             title=f"{label(algorithm)}: error over θ" + title_tail,
+            axis_title=f"θ: where {label(algorithm)} would cut (it chooses its own θ)"
+            if alg.runs_once else "truncation threshold θ",
         ),
         data,
     )
@@ -218,8 +221,9 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             theta_by=rule,
         )
         answers = None if drawn is None else drawn[0]
+        own = label(algorithm) if alg.runs_once else None
         return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
-                                                   truth=truth),
+                                                   truth=truth, own=own),
                 "draws": draws_payload(table, answers, truth=truth, algorithm=algorithm,
                                        name=data.name, seed=config.seed)}
 
@@ -288,11 +292,13 @@ def noisy_answers(data: Statistics, config: ExperimentConfig, *, query: int,
     return _memo(data, key, lambda: with_passes(data, draw))
 
 
-def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float) -> dict:
+def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float,
+                    own: str | None = None) -> dict:
     """"Add one person with a huge value", at every grid θ: the untruncated q_τ moves by the
     newcomer's whole value (τ, the largest value q_τ counts; U for the whole sum), the
     truncated one by min(θ, τ) ≤ θ. ``table``: :func:`components` (the truncated sum is the
-    true answer plus the signed truncation bias)."""
+    true answer plus the signed truncation bias); ``own``: the label of an algorithm that
+    picks its own cut (the slider's θ is then where it would cut)."""
     money = present.money
 
     def exact(value: float) -> str:  # every digit: the move must show in the sum itself
@@ -306,7 +312,8 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         move = min(float(r.theta), tau)
         moves.append(move / tau if tau > 0 else 0.0)
         truncated.append(
-            f"Truncated at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
+            ("Truncated" if own is None else f"If {own} cut")
+            + f" at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
             + (f"it moves by {money(move)}: at most θ." if r.theta < tau else
                f"it moves by {money(move)} too: θ ≥ τ, so truncation changes nothing in q_τ "
                f"(move θ below τ = {tau:,.0f} to see the move shrink).")
@@ -387,7 +394,12 @@ def lesson_payload(
     fig = figure_json(figure)
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
-    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 80, "b": 20}
+    # The readout above the plot; below it the ticks and the legend, no axis title (the
+    # slider beside the chart names θ, and the readout starts with it).
+    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 60, "b": 62}
+    fig["layout"]["title"].update({"y": 1, "pad": {"t": 4}})
+    fig["layout"]["legend"]["font"] = {"size": 12}
+    fig["layout"][f"xaxis{'2' if 'xaxis2' in fig['layout'] else ''}"]["title"] = {"text": ""}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     return {
         "thetas": [float(r.theta) for r in rows],
@@ -403,7 +415,7 @@ def lesson_payload(
         },
         "notes": {
             # the records that drive this bias: in (θ, τ], or the algorithm's own cut
-            "truncation": f"{label(algorithm)} cuts at its own θ, not the slider's"
+            "truncation": f"as if {label(algorithm)} cut at θ"
             if theta_by in OWN_THETA else
             [f"{counted(int(n), 'record')} between θ and τ" for n in above],
         },
@@ -412,8 +424,8 @@ def lesson_payload(
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
-                "short": [f"{label(algorithm)} cuts at its own bin edges, not at θ: bias "
-                          f"{money(r.truncation_bias)}." for r in rows]
+                "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
+                          f"were θ: bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
                 [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],
@@ -427,8 +439,8 @@ def lesson_payload(
                 "long": markdown_html(texts[0]["binning"]),
             },
             "sensitivity": {
-                "short": [f"One person moves q_τ by at most min(θ, τ) = "
-                          f"{min(r.theta, tau):,.0f}: {noise_words(r.variance, s)}."
+                "short": [f"One person moves q_τ by ≤ min(θ, τ) = {min(r.theta, tau):,.0f}; "
+                          f"{noise_words(r.variance, s, short=True)}."
                           for r, s in zip(rows, scales, strict=True)],
                 "long": [markdown_html(t["sensitivity"]) for t in texts],
             },
@@ -438,6 +450,10 @@ def lesson_payload(
         "fit": True,
         "chart_height": 420,
         "title": f"{label(algorithm)}: error over θ, q_τ with τ = {tau:,.0f}",
+        # what the slider moves: the cut of the shown algorithm, or where one that picks its
+        # own cut would cut (its curves: its error if its θ* were there)
+        "slider_label": f"θ: if {label(algorithm)} cut here"
+        if theta_by in OWN_THETA else "Truncation threshold θ",
         "algorithm": algorithm,
     }  # fmt: skip
 
