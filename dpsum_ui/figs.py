@@ -137,9 +137,9 @@ def theta_curves_figure(
         # under the x axis's title, so that it never overprints the title nor the readout
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", xanchor="left",
                     x=0, font=dict(size=13)),
-        margin=dict(l=85, r=20, t=170, b=110),  # title and subtitles, readout; ticks, legend
+        margin=dict(l=85, r=20, t=165, b=90),  # title and subtitles, readout; ticks, legend
         # the title at the top of the figure, above the readout (not just above the plot)
-        title=dict(text=title, yref="container", y=0.98, yanchor="top"),
+        title=dict(text=title, yref="container", y=0.95, yanchor="top"),
     )
     xrange = [np.log10(x.min()), np.log10(x.max())]
     fig.update_xaxes(type="log", range=xrange, **_word_ticks(*xrange))
