@@ -4,9 +4,16 @@ legend (its label overprinted the noise line), and each rug row is labelled."""
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 from app_helpers import lesson
 from test_single_query_parts import hourly
+
+from dpsum_core.data.dataset import make_dataset
+from dpsum_core.data.domain import Domain
+from dpsum_core.plots.data import data_histogram_figure
+from dpsum_ui.datasets import SAMPLE_DIR
 
 
 @pytest.mark.parametrize("algorithm", ["identity", "sqm"])
@@ -29,3 +36,12 @@ def test_the_marker_and_the_texts_cover_no_curve(algorithm: str) -> None:
     rug = layout["yaxis2"]
     assert rug["tickvals"] == ["SVT", "Recursive"] or rug["tickvals"] == ["Recursive", "SVT"]
     assert rug["ticktext"] == rug["tickvals"]
+
+
+def test_the_lessons_histogram_labels_only_the_powers_of_ten() -> None:
+    """The downloaded lesson's histogram (and the Data page's) labelled "2, 1000, 5, 2, 100"."""
+    values = pd.read_csv(SAMPLE_DIR / "incomes.csv")["income"]
+    data = make_dataset(values, upper=800_000.0, name="incomes.csv", column="income")
+    figure = data_histogram_figure(data, Domain(800_000.0, 1000))
+    assert np.log10(float(np.nanmax(figure.data[0].y))) >= 2  # counts over two decades
+    assert figure.layout.yaxis.type == "log" and figure.layout.yaxis.dtick == 1  # one per decade
