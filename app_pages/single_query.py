@@ -8,6 +8,7 @@ import streamlit as st
 
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
+from dpsum_core.mechanisms.registry import get as registry_get
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import guide, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
@@ -143,10 +144,11 @@ def single_query_page() -> None:
                 "to counts, so θ only trades bias for variance there; SQM, Workload and TiMM "
                 "need θ for their sensitivity."
             )
-    st.caption(
-        f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
-        "(same settings as the Workload explorer)."
-    )
+    if private and not registry_get(algorithm).runs_once:  # the chart has their marks
+        st.caption(
+            f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
+            "(same settings as the Workload explorer)."
+        )
 
 
 single_query_page()

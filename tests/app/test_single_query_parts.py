@@ -153,7 +153,9 @@ def test_the_truncation_card_of_an_algorithm_with_its_own_theta_says_it_is_its_o
     """RawSum drops bins above its θ, ClampShells clamps at its shells' edges: neither card
     may say that values above the slider's θ count as θ with the histogram's number."""
     for algorithm, name in (("rawsum", "RawSum"), ("clampshells", "ClampShells")):
-        payload = lesson(hourly(algorithm))
+        at = hourly(algorithm)
+        payload = lesson(at)
+        assert not [c.value for c in at.caption if "Recursive marks" in str(c.value)]
         card = payload["cards"]["truncation"]
         assert all(s.startswith(f"{name} picks its own cut θ*, at a bin edge; if θ* were θ")
                    for s in card["short"])  # fmt: skip
