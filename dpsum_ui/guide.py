@@ -95,8 +95,8 @@ def box(step: str, *, folded: bool = False) -> None:
         return
     with st.container(key=f"guide_{step}"):
         if folded:
-            name = TEXTS[step].split(".**", 1)[0].strip("*")  # "Step 2 · one query"
-            with st.popover(f"Guide: {name}", icon=":material/school:"):
+            number = TEXTS[step].split(" · ", 1)[0].strip("*")  # "Step 3": one short line
+            with st.popover(f"Guide: {number}", icon=":material/school:"):
                 st.info(TEXTS[step], icon=":material/school:")
         else:
             st.info(TEXTS[step], icon=":material/school:")
