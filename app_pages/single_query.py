@@ -8,6 +8,7 @@ import streamlit as st
 
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
+from dpsum_core.mechanisms.registry import get as registry_get
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_ui import guide, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
@@ -74,8 +75,7 @@ def link(ctx: state.DataContext, plan: state.Ready) -> dict[str, str]:
 
 def single_query_page() -> None:
     """The whole page; returns early when the data or the settings are not usable."""
-    shell.show_notice()
-    guide.box("single-query")
+    shell.show_notice(compact=True)  # a toast: the lesson's first screen is full
     ctx = state.data_context()
     shell.recap(ctx)
     if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
@@ -86,6 +86,8 @@ def single_query_page() -> None:
     # workload in a popover beside them; below, the lesson frame (θ, the four numbers, the chart
     # and the four explanations) on the first screen at 1280×800 (tests/e2e/test_classroom.py).
     top, budget = st.container(key="teach_panel").columns([3, 1], vertical_alignment="bottom")
+    with budget:  # beside the controls, opening over the page: the lesson stays in view
+        guide.box("single-query", folded=True)
     with budget.popover("ε, θ mode, workload", icon=":material/tune:"):
         private = budget_controls()
     with top:
@@ -142,10 +144,11 @@ def single_query_page() -> None:
                 "to counts, so θ only trades bias for variance there; SQM, Workload and TiMM "
                 "need θ for their sensitivity."
             )
-    st.caption(
-        f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
-        "(same settings as the Workload explorer)."
-    )
+    if private and not registry_get(algorithm).runs_once:  # the chart has their marks
+        st.caption(
+            f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
+            "(same settings as the Workload explorer)."
+        )
 
 
 single_query_page()

@@ -19,6 +19,9 @@ from dpsum_core.plots.style import IN_UNIT, algorithm_style
 from .present import money
 
 SAMPLE_COLORS = {"svt": "#CC79A7", "recursive": "#009E73"}  # as in figures.theta_figure
+MARKER_COLOR = "#5B2C83"  # the page's θ: a colour no curve has (curves: black, greys, brown)
+BEST_COLOR = "#555555"
+BEST_NAME = "lowest bias² + variance"  # found by looking at the data: the page says so
 _LAYOUT = dict(
     template="plotly_white",
     font=dict(size=14),
@@ -54,6 +57,7 @@ def theta_curves_figure(
     samples: Mapping[str, np.ndarray],
     readout: str,
     title: str,
+    axis_title: str = "truncation threshold θ",
 ) -> go.Figure:
     """The expected error of one algorithm over θ and its parts, in the data's unit (log–log):
     RMSE = √(bias² + variance), |truncation bias|, |binning bias| and the noise's standard
@@ -64,14 +68,15 @@ def theta_curves_figure(
     the numbers, the sentences and the link never show two different θ.
 
     ``curves``: columns theta, truncation_bias2, binning_bias2, variance, total (one row per
-    grid θ); ``readout``: the text shown at ``theta``.
+    grid θ); ``readout``: the text shown at ``theta``, above the plot area; ``axis_title``:
+    what θ means for this algorithm.
     """
     rows = 2 if samples else 1
     fig = make_subplots(
         rows=rows,
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.8, 0.2] if rows == 2 else [1.0],
+        row_heights=[0.72, 0.28] if rows == 2 else [1.0],
         vertical_spacing=0.04,
     )
     color = get(algorithm).color
@@ -95,28 +100,21 @@ def theta_curves_figure(
             row=1,
             col=1,
         )  # fmt: skip
-    # Shapes take data coordinates on a log axis, annotations log10 ones.
+    # The page's θ: a neutral marker, unlike every curve (not a spike of the RMSE); its
+    # readout above the plot area, where it covers no curve.
     start = int(np.argmin(np.abs(np.log(x) - np.log(theta))))
     fig.add_shape(
         type="line", x0=x[start], x1=x[start], y0=0, y1=1, xref="x", yref="y domain",
-        line=dict(color=color, width=3),
+        line=dict(color=MARKER_COLOR, width=2, dash="solid"),
     )  # fmt: skip
     fig.add_annotation(
-        text=readout, x=1, y=1, xref="x domain", yref="y domain", xanchor="right",
-        yanchor="top", align="left", showarrow=False, bgcolor="rgba(255,255,255,0.9)",
-        bordercolor=color, borderwidth=1, font=dict(size=14),
+        text=readout, x=1, y=1, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
+        yshift=4, align="right", showarrow=False, font=dict(size=13, color="#1A1A1A"),
     )  # fmt: skip
+    # The lowest trade-off: named in the legend (a label on the plot overprinted the curves).
     fig.add_shape(
         type="line", x0=best, x1=best, y0=0, y1=1, xref="x", yref="y domain",
-        line=dict(color="#555555", width=1, dash="dashdot"),
-    )  # fmt: skip
-    fig.add_annotation(
-        x=np.log10(best), y=0, xref="x", yref="y domain",
-        text="lowest truncation bias² + variance<br>(found by looking at the data)",
-        showarrow=False, yanchor="bottom", font=dict(color="#555555", size=13),
-        # written away from the nearer edge, so that it is never cut off
-        xanchor="left" if best < np.sqrt(x.min() * x.max()) else "right",
-        align="left",
+        line=dict(color=BEST_COLOR, width=1, dash="dashdot"), name=BEST_NAME, showlegend=True,
     )  # fmt: skip
     for method, values in samples.items():
         fig.add_trace(
@@ -124,7 +122,7 @@ def theta_curves_figure(
                 x=np.asarray(values, float),
                 y=[truncation_label(method)] * len(values),
                 mode="markers",
-                marker=dict(symbol="line-ns-open", size=16, color=SAMPLE_COLORS.get(method)),
+                marker=dict(symbol="line-ns-open", size=14, color=SAMPLE_COLORS.get(method)),
                 name=f"θ chosen by {truncation_label(method)} (one mark per trial)",
                 hovertemplate="θ = %{x:,.0f}<extra></extra>",
                 showlegend=False,  # the row is labelled on its axis
@@ -136,24 +134,29 @@ def theta_curves_figure(
     fig.update_layout(
         height=600,
         font=dict(size=16),
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0),
-        margin=dict(l=85, r=20, t=170, b=20),  # title, two subtitle lines, legend
-        # the title at the top of the figure, above the legend (not just above the plot)
+        # under the x axis's title, so that it never overprints the title nor the readout
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", xanchor="left",
+                    x=0, font=dict(size=13)),
+        margin=dict(l=85, r=20, t=165, b=90),  # title and subtitles, readout; ticks, legend
+        # the title at the top of the figure, above the readout (not just above the plot)
         title=dict(text=title, yref="container", y=0.95, yanchor="top"),
     )
     xrange = [np.log10(x.min()), np.log10(x.max())]
     fig.update_xaxes(type="log", range=xrange, **_word_ticks(*xrange))
-    fig.update_xaxes(title="truncation threshold θ", row=rows, col=1)
-    # Headroom above the curves for the readout, so that it hides none of them.
+    fig.update_xaxes(title=dict(text=axis_title, standoff=4), row=rows, col=1)
     drawn = curves[["total", "truncation_bias2", "binning_bias2", "variance"]].to_numpy()
     drawn = np.sqrt(drawn[np.isfinite(drawn) & (drawn > 0)])
-    yrange = [np.log10(drawn.min()) - 0.15, np.log10(drawn.max()) + 1.1]
+    yrange = [np.log10(drawn.min()) - 0.15, np.log10(drawn.max()) + 0.15]
     fig.update_yaxes(
         title=f"error{IN_UNIT}", type="log", range=yrange,
         **_word_ticks(*yrange), row=1, col=1,
     )  # fmt: skip
-    if rows == 2:
-        fig.update_yaxes(title="", row=2, col=1)
+    if rows == 2:  # every row labelled (plotly thins category labels on a short axis)
+        names = [truncation_label(m) for m in samples]
+        fig.update_yaxes(title="", tickmode="array", tickvals=names, ticktext=names,
+                         categoryorder="array", categoryarray=names,
+                         range=[-0.6, len(names) - 0.4], tickfont=dict(size=12),
+                         row=2, col=1)  # fmt: skip
     return fig
 
 

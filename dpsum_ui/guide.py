@@ -18,7 +18,7 @@ PARAM = "guide"  # query field of a link made with the guide on: guide=1
 
 TEXTS: dict[str, str] = {
     "data": (
-        "**Step 4 · your data.** Pick one numeric column, one row per person. **U**, the upper "
+        "**Step 1 · your data.** Pick one numeric column, one row per person. **U**, the upper "
         "end of the domain [0, U], must be **public** — known before you look at the data (a "
         "legal maximum, a published range). If it came from the data, the largest value itself "
         "would leak. **Cleaning** drops values that are not numbers and clips every value "
@@ -26,8 +26,8 @@ TEXTS: dict[str, str] = {
         "The report below says how many records it touched."
     ),
     "explorer": (
-        "**Step 1 · the explorer** (on a sample dataset; yours comes in step 4, on the Data "
-        "page). Press **Run**: each algorithm answers every query many "
+        "**Step 2 · the explorer** (the app opens here, on a sample dataset; yours comes "
+        "from step 1, the Data page). Press **Run**: each algorithm answers every query many "
         "times with fresh noise (ε, the privacy budget, sets how much). In *Answers*, the "
         "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): narrow "
         "means dependable. The **relative error** is the "
@@ -38,7 +38,7 @@ TEXTS: dict[str, str] = {
         + ". The *Summary* tab names the lowest error of your run."
     ),
     "single-query": (
-        "**Step 2 · one query.** q_τ adds up every value ≤ τ. Move **θ** (mouse or arrow "
+        "**Step 3 · one query.** q_τ adds up every value ≤ τ. Move **θ** (mouse or arrow "
         "keys): values above θ count as θ. Lower θ → less noise (one person can move the "
         "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
         "four numbers and the four boxes follow θ; the best θ on the chart was found by "
@@ -48,7 +48,7 @@ TEXTS: dict[str, str] = {
         "to the true answer."
     ),
     "compare": (
-        "**Step 3 · compare.** The paper's grid: every algorithm with every way of choosing θ, "
+        "**Step 4 · compare.** The paper's grid: every algorithm with every way of choosing θ, "
         "on the same data, seed and ε. Each cell is the typical relative error (lower is "
         "better); the ε sweep shows how each improves as the budget grows."
     ),
@@ -87,10 +87,18 @@ def switch() -> None:
     )
 
 
-def box(step: str) -> None:
-    """The guide's box for ``step`` (a key of :data:`TEXTS`), if on."""
-    if on():
-        with st.container(key=f"guide_{step}"):
+def box(step: str, *, folded: bool = False) -> None:
+    """The guide's box for ``step`` (a key of :data:`TEXTS`), if on; ``folded``: in a popover
+    named after the step, which opens over the page and moves nothing (a page whose first
+    screen is full)."""
+    if not on():
+        return
+    with st.container(key=f"guide_{step}"):
+        if folded:
+            number = TEXTS[step].split(" · ", 1)[0].strip("*")  # "Step 3": one short line
+            with st.popover(f"Guide: {number}", icon=":material/school:"):
+                st.info(TEXTS[step], icon=":material/school:")
+        else:
             st.info(TEXTS[step], icon=":material/school:")
 
 

@@ -245,14 +245,15 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         else ""
     )
     body_class = ' class="standalone"' if heading else ""
+    slider = html.escape(p.get("slider_label", "Truncation threshold θ"))
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(p['title'])}</title><style>{_STYLE}</style>{script}</head>"
         f"<body{body_class}>"
         f'{heading}<div class="lesson"><div class="side"><div class="theta">'
-        f'<label for="theta">Truncation threshold θ</label><output id="theta_value"></output>'
+        f'<label for="theta">{slider}</label><output id="theta_value"></output>'
         f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
-        'aria-label="Truncation threshold θ"></div>'
+        f'aria-label="{slider}"></div>'
         f'<div id="numbers">{numbers}</div></div><div id="chart"></div>'
         f'<div id="cards">{cards}</div>{demos}{extra}</div>'
         f'<script type="application/json" id="lesson-data">{_json(p)}</script>'

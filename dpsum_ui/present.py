@@ -252,6 +252,7 @@ def teaching_text(
     exact: bool,
     algorithm_label: str,
     own_theta: str | None = None,
+    noise: str = "",
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
@@ -260,7 +261,9 @@ def teaching_text(
     its budget split and its truncation follow.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
-    (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1).
+    (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1); ``noise``: the noise the shown
+    algorithm actually gives this answer, answering the whole workload (its SD, and its Laplace
+    scale where the answer is one draw), in words.
     """
     cap = min(theta, tau)
     truncation = (
@@ -293,6 +296,8 @@ def teaching_text(
         "sensitivity / ε_m hides any single person: answering this query alone needs scale "
         f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
         "falls) but more truncation bias."
+        + (f" **{algorithm_label}** answers every query of the workload with ε_m; this "
+           f"answer's {noise}." if noise else "")
     )
     if own_theta is not None:
         budget = (

@@ -191,12 +191,17 @@ def share_panel(params: dict[str, str] | None, what: str) -> None:
     st.caption(LINK_CAPTION + " Opening it reproduces this view.")
 
 
-def show_notice() -> None:
-    """Show (once) a queued message such as 'settings restored from the link'."""
+def show_notice(*, compact: bool = False) -> None:
+    """Show (once) a queued message such as 'settings restored from the link'; ``compact``:
+    an information as a toast, which moves nothing on the page (a page whose first screen is
+    full); errors stay on the page."""
     item = take_notice()
     if item:
         kind, text = item
-        getattr(st, kind)(text)
+        if compact and kind == "info":
+            st.toast(text, icon=":material/link:", duration="long")
+        else:
+            getattr(st, kind)(text)
 
 
 _KIND = {

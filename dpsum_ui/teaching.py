@@ -29,6 +29,7 @@ from dpsum_core.text import counted, escape_name
 from . import compute, figs, memo, present, state
 from . import keys as K
 from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+from .noise_record import Recorder, answer_scale, one_draw_scale
 from .page import Link
 from .passes import with_passes
 from .share import ViewParams
@@ -112,15 +113,25 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
     )
 
 
-def readout(row: pd.Series, scale: float) -> str:
-    """The figure's readout at the chosen θ, in the data's unit (no squared errors)."""
+def noise_words(variance: float, scale: float | None, *, short: bool = False) -> str:
+    """The noise of this answer: its SD (the engine's variance), and its Laplace scale b only
+    where the answer is one Laplace draw (:func:`dpsum_ui.noise_record.answer_scale`);
+    ``short``: without saying why there is no scale (a card's first lines)."""
+    sd = present.money(variance**0.5)
+    if scale is None:
+        return f"noise SD {sd}" + ("" if short else " (combines noisy measurements)")
+    return f"noise SD {sd} = √2 × Laplace scale {present.money(scale)}"
+
+
+def readout(row: pd.Series, scale: float | None) -> str:
+    """The figure's readout at the chosen θ, in the data's unit (no squared errors);
+    ``scale``: this answer's Laplace scale, None if it combines several noisy measurements."""
     return (
         f"<b>θ = {row['theta']:,.0f} · expected error (RMSE) "
         f"{present.money(row['total'] ** 0.5)}</b><br>"
         f"truncation bias {present.money(row['truncation_bias'])} · "
         f"binning bias {present.money(row['binning_bias'])}<br>"
-        f"noise (standard deviation) {present.money(row['variance'] ** 0.5)} · "
-        f"Laplace scale {present.money(scale)}"
+        + noise_words(float(row["variance"]), scale)
     )
 
 
@@ -141,11 +152,11 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
         return None
     parts = compute.bias_parts(data, domain, tau, grid)
     table = components(curves, parts, algorithm)
+    alg = get(algorithm)
     samples: dict[str, np.ndarray] = {}
-    if private:
+    if private and not alg.runs_once:  # RawSum and ClampShells use neither SVT nor Recursive
         samples = {t: compute.samples(data, config, t) for t in ("svt", "recursive")}
     best = float(grid[int(np.argmin(table["truncation_bias2"] + table["variance"]))])
-    alg = get(algorithm)
     # The run's θ rule: the algorithm's own, else SVT's for a private θ (as the Explorer runs).
     rule = alg.theta_rule if alg.runs_once else ("svt" if private else "fixed")
     eps_theta, eps_m = algorithm_split(algorithm, config.epsilon, config.rho, rule,
@@ -153,6 +164,11 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     single = make_workload(f"values:{tau!r}", domain)
     scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
     at = int(np.argmin(np.abs(grid - theta)))
+    drawn = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid, eps_m=eps_m)
+    # this answer's Laplace scale at each θ, as the algorithm's noise has it (None: combined)
+    laplace = answer_scale(None if drawn is None else drawn[1], table["variance"].to_numpy())
+    noise: list[float | None] = ([float(b) for b in laplace] if laplace is not None
+                                 else [None] * len(grid))  # fmt: skip
     # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
     title_tail = (
         f"<br><sup>{escape_name(data.name, 'plotly')} · q_τ with τ = {tau:,.0f} · "
@@ -170,8 +186,10 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             theta=theta,
             best=best,
             samples=samples,
-            readout=readout(table.iloc[at], float(scales[at])),
+            readout=readout(table.iloc[at], noise[at]),
             title=f"{label(algorithm)}: error over θ" + title_tail,
+            axis_title=f"θ: where {label(algorithm)} would cut (it chooses its own θ)"
+            if alg.runs_once else "truncation threshold θ",
         ),
         data,
     )
@@ -191,20 +209,21 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
                 exact=not weighted(algorithm), algorithm_label=label(algorithm),
                 own_theta=theta_rule(rule).source if alg.runs_once else None,
+                noise=noise_words(v, b),
             )
-            for t, s in zip(grid, scales, strict=True)
+            for t, s, v, b in zip(grid, scales, table["variance"], noise, strict=True)
         ]
         truth = float(data.sum_at_most(np.array([tau]))[0])
         payload = lesson_payload(
-            table, texts, scales, tau=tau, start=at, true_answer=truth,
+            table, texts, noise, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
             budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
             theta_by=rule,
         )
-        answers = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid,
-                                eps_m=eps_m)
+        answers = None if drawn is None else drawn[0]
+        own = label(algorithm) if alg.runs_once else None
         return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
-                                                   truth=truth),
+                                                   truth=truth, own=own),
                 "draws": draws_payload(table, answers, truth=truth, algorithm=algorithm,
                                        name=data.name, seed=config.seed)}
 
@@ -232,11 +251,16 @@ DRAWS = 5  # noisy answers drawn at each grid θ (the lesson's spread)
 _DRAWS_STREAM = 100
 
 
+Draws = tuple[np.ndarray, np.ndarray | None]  # answers (θ × draws), one draw's scale per θ
+
+
 def noisy_answers(data: Statistics, config: ExperimentConfig, *, query: int,
-                  algorithm: str, grid: np.ndarray, eps_m: float) -> np.ndarray | None:
+                  algorithm: str, grid: np.ndarray, eps_m: float) -> Draws | None:
     """:data:`DRAWS` noisy answers of query ``query`` by ``algorithm`` at each θ of ``grid``
-    (shape: θ × draws), measured as a run measures, at a fixed θ with budget ``eps_m``; None
-    for an algorithm that chooses its own θ (RawSum, ClampShells: the slider's θ is not theirs).
+    (shape: θ × draws), measured as a run measures, at a fixed θ with budget ``eps_m``, and
+    the Laplace scale the algorithm gave this answer at each θ if it added one draw per answer
+    (:func:`dpsum_ui.noise_record.one_draw_scale`, else None); None for an algorithm that
+    chooses its own θ (RawSum, ClampShells: the slider's θ is not theirs).
 
     Every draw comes from the configured seed: one numpy stream per (seed, algorithm), the
     stream purpose :data:`_DRAWS_STREAM` (the same seed draws the same answers).
@@ -254,23 +278,27 @@ def noisy_answers(data: Statistics, config: ExperimentConfig, *, query: int,
     key = (*state.result_key(data, config), "draws", query, algorithm, eps_m,
            tuple(float(t) for t in grid))  # fmt: skip
 
-    def draw(d: Statistics) -> np.ndarray:
+    def draw(d: Statistics) -> Draws:
         inputs = inputs_for(d, config)
         theta = thetas[:, None] * np.ones(inputs.workload.size) if alg.per_query else thetas
-        rng = np.random.default_rng(
-            np.random.SeedSequence(config.seed, spawn_key=(_DRAWS_STREAM, alg.stream_id)))
+        noise = Recorder(np.random.default_rng(
+            np.random.SeedSequence(config.seed, spawn_key=(_DRAWS_STREAM, alg.stream_id))))
         with tamm_public_grid(inputs.workload, config.domain, np.asarray(grid, dtype=float)):
-            measured = alg.run(inputs, theta, epsilon=eps_m, rng=rng)
-        return np.asarray(measured.answers[:, query], dtype=float).reshape(len(grid), DRAWS)
+            measured = alg.run(inputs, theta, epsilon=eps_m, rng=noise)
+        scale = one_draw_scale(noise.calls, measured.answers.shape, query)
+        answers = np.asarray(measured.answers[:, query], dtype=float).reshape(len(grid), DRAWS)
+        return answers, None if scale is None else scale[::DRAWS]
 
     return _memo(data, key, lambda: with_passes(data, draw))
 
 
-def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float) -> dict:
+def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float,
+                    own: str | None = None) -> dict:
     """"Add one person with a huge value", at every grid θ: the untruncated q_τ moves by the
     newcomer's whole value (τ, the largest value q_τ counts; U for the whole sum), the
     truncated one by min(θ, τ) ≤ θ. ``table``: :func:`components` (the truncated sum is the
-    true answer plus the signed truncation bias)."""
+    true answer plus the signed truncation bias); ``own``: the label of an algorithm that
+    picks its own cut (the slider's θ is then where it would cut)."""
     money = present.money
 
     def exact(value: float) -> str:  # every digit: the move must show in the sum itself
@@ -284,8 +312,11 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         move = min(float(r.theta), tau)
         moves.append(move / tau if tau > 0 else 0.0)
         truncated.append(
-            f"Truncated at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
-            f"it moves by {money(move)}: at most θ."
+            ("Truncated" if own is None else f"If {own} cut")
+            + f" at θ = {r.theta:,.0f}: {exact(before)} → {exact(before + move)}, "
+            + (f"it moves by {money(move)}: at most θ." if r.theta < tau else
+               f"it moves by {money(move)} too: θ ≥ τ, so truncation changes nothing in q_τ "
+               f"(move θ below τ = {tau:,.0f} to see the move shrink).")
         )
     return {
         "title": "Add one person with a huge value",
@@ -295,8 +326,9 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         f"by {money(tau)}.",
         "truncated": truncated,
         "bar": moves,  # the truncated move as a share of the untruncated one
-        "outro": "The noise must hide the larger of these moves: truncating at θ is what lets "
-        "a smaller noise suffice.",
+        "outro": "The noise must cover the largest move one person can cause: τ without "
+        "truncation (U for the whole sum), min(θ, τ) with it. So truncating at θ lets the noise "
+        "be scaled to θ instead of τ.",
     }
 
 
@@ -325,8 +357,8 @@ def draws_payload(table: pd.DataFrame, answers: np.ndarray | None, *, truth: flo
 
 
 def records_above(data: Statistics, tau: float, grid: np.ndarray) -> np.ndarray:
-    """Records that q_τ sums (values ≤ τ) and that exceed θ, at each grid θ: those truncation
-    counts as θ (deterministic, memoised)."""
+    """Records in (θ, τ] at each grid θ: those q_τ sums (values ≤ τ) and truncation counts
+    as θ (none once θ ≥ τ; deterministic, memoised)."""
     key = (data.fingerprint, data.name, data.column, "above", tau, tuple(float(t) for t in grid))
 
     def count(d: Statistics) -> np.ndarray:
@@ -339,7 +371,7 @@ def records_above(data: Statistics, tau: float, grid: np.ndarray) -> np.ndarray:
 def lesson_payload(
     table: pd.DataFrame,
     texts: list[dict[str, str]],
-    scales: np.ndarray,
+    scales: list[float | None],
     *,
     tau: float,
     start: int,
@@ -352,7 +384,8 @@ def lesson_payload(
     theta_by: str,
 ) -> dict:
     """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
-    ``scales`` per θ), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
+    ``scales`` per θ: this answer's Laplace scale, None where it combines several noisy
+    measurements), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
     money = present.money
     rows = list(table.itertuples(index=False))
     epsilon, eps_theta, eps_m = budget
@@ -361,7 +394,12 @@ def lesson_payload(
     fig = figure_json(figure)
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
-    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 80, "b": 20}
+    # The readout above the plot; below it the ticks and the legend, no axis title (the
+    # slider beside the chart names θ, and the readout starts with it).
+    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 60, "b": 62}
+    fig["layout"]["title"].update({"y": 1, "pad": {"t": 4}})
+    fig["layout"]["legend"]["font"] = {"size": 12}
+    fig["layout"][f"xaxis{'2' if 'xaxis2' in fig['layout'] else ''}"]["title"] = {"text": ""}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     return {
         "thetas": [float(r.theta) for r in rows],
@@ -376,15 +414,18 @@ def lesson_payload(
             "truth": money(true_answer),
         },
         "notes": {
-            "truncation": [f"{counted(int(n), 'record')} above θ" for n in above],
+            # the records that drive this bias: in (θ, τ], or the algorithm's own cut
+            "truncation": f"as if {label(algorithm)} cut at θ"
+            if theta_by in OWN_THETA else
+            [f"{counted(int(n), 'record')} between θ and τ" for n in above],
         },
-        "readout": [readout(table.iloc[i], float(scales[i])) for i in range(len(rows))],
+        "readout": [readout(table.iloc[i], scales[i]) for i in range(len(rows))],
         "card_titles": {"truncation": "Truncation bias", "binning": "Binning bias",
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
-                "short": [f"{label(algorithm)} cuts at its own bin edges, not at θ: bias "
-                          f"{money(r.truncation_bias)}." for r in rows]
+                "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
+                          f"were θ: bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
                 [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],
@@ -398,8 +439,8 @@ def lesson_payload(
                 "long": markdown_html(texts[0]["binning"]),
             },
             "sensitivity": {
-                "short": [f"One person moves q_τ by at most min(θ, τ) = "
-                          f"{min(r.theta, tau):,.0f}: noise scale {money(float(s))}."
+                "short": [f"One person moves q_τ by ≤ min(θ, τ) = {min(r.theta, tau):,.0f}; "
+                          f"{noise_words(r.variance, s, short=True)}."
                           for r, s in zip(rows, scales, strict=True)],
                 "long": [markdown_html(t["sensitivity"]) for t in texts],
             },
@@ -409,6 +450,10 @@ def lesson_payload(
         "fit": True,
         "chart_height": 420,
         "title": f"{label(algorithm)}: error over θ, q_τ with τ = {tau:,.0f}",
+        # what the slider moves: the cut of the shown algorithm, or where one that picks its
+        # own cut would cut (its curves: its error if its θ* were there)
+        "slider_label": f"θ: if {label(algorithm)} cut here"
+        if theta_by in OWN_THETA else "Truncation threshold θ",
         "algorithm": algorithm,
     }  # fmt: skip
 

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
-from dpsum_core.plots.style import _LAYOUT, IN_UNIT, domain_text, unit_text
+from dpsum_core.plots.style import _LAYOUT, IN_UNIT, domain_text, log_ticks, unit_text
 from dpsum_core.text import escape_name
 
 if TYPE_CHECKING:  # analytics imports this module
@@ -59,5 +59,6 @@ def data_histogram_figure(
     # hidden behind the y axis line.
     pad = 0.015 * domain.upper
     fig.update_xaxes(title=f"value{IN_UNIT}", range=[-pad, domain.upper + pad])
-    fig.update_yaxes(title="records (log scale)", type="log")
+    # labels at the powers of ten only, over two decades and more ("2, 1000, 5, 2, 100" crowded)
+    fig.update_yaxes(title="records (log scale)", type="log", **log_ticks(counts[counts > 0]))
     return fig

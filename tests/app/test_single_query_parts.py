@@ -153,9 +153,18 @@ def test_the_truncation_card_of_an_algorithm_with_its_own_theta_says_it_is_its_o
     """RawSum drops bins above its θ, ClampShells clamps at its shells' edges: neither card
     may say that values above the slider's θ count as θ with the histogram's number."""
     for algorithm, name in (("rawsum", "RawSum"), ("clampshells", "ClampShells")):
-        payload = lesson(hourly(algorithm))
+        at = hourly(algorithm)
+        payload = lesson(at)
+        assert not [c.value for c in at.caption if "Recursive marks" in str(c.value)]
         card = payload["cards"]["truncation"]
-        assert all(s.startswith(f"{name} cuts at its own bin edges") for s in card["short"])
+        assert all(s.startswith(f"{name} picks its own cut θ*, at a bin edge; if θ* were θ")
+                   for s in card["short"])  # fmt: skip
+        assert payload["slider_label"] == f"θ: if {name} cut here"
+        assert payload["notes"]["truncation"] == f"as if {name} cut at θ"
+        assert all(t.startswith(f"If {name} cut at θ = ") for t in payload["demo"]["truncated"])
+        # neither uses SVT nor Recursive: no rugs of their θ choices
+        rows = {t.get("yaxis") for t in payload["figure"]["data"]}
+        assert rows == {"y"}, rows
         assert all(s.endswith(f"bias {n}.") for s, n in
                    zip(card["short"], payload["numbers"]["truncation"], strict=True))
         assert f"{name}</b> chooses its own θ" in card["long"][0], card["long"][0]

@@ -58,6 +58,26 @@ def test_one_huge_value_moves_the_truncated_sum_by_at_most_theta() -> None:
         ), demo["truncated"][i]
 
 
+def test_the_huge_value_demo_says_why_it_works_and_why_the_bars_match_above_tau() -> None:
+    """The review: the closing line contradicted itself, and on first open (θ = 101,000 above
+    τ = 100,000) the two bars were equal with nothing said."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    assert_clean(at)
+    payload = lesson(at)
+    demo, start = payload["demo"], payload["start"]
+    tau = float(np.asarray(at.select_slider(key="teach_query").value))
+    assert payload["thetas"][start] >= tau and demo["bar"][start] == pytest.approx(1.0)
+    assert "θ ≥ τ, so truncation changes nothing in q_τ" in demo["truncated"][start]
+    below = [t for t, theta in zip(demo["truncated"], payload["thetas"], strict=True)
+             if theta < tau]  # fmt: skip
+    assert below and all(t.endswith("at most θ.") for t in below)
+    assert "larger of these moves" not in demo["outro"]
+    assert "largest move one person can cause" in demo["outro"]
+    assert "scaled to θ instead of τ" in demo["outro"]
+
+
 def test_repeated_noisy_answers_come_from_the_seed_and_spread_as_the_noise_says() -> None:
     first = lesson(single_query(seed=3))
     draws = first["draws"]

@@ -204,7 +204,15 @@ _GEOMETRY = """() => {
         e.querySelector('h2').textContent, e])];
   const texts = [...document.querySelectorAll('.metric .label, .metric .value, .metric .note,'
                  + ' .card h2, .card summary, label, output')];
+  const chart = document.getElementById('chart');
+  const parts = [['title', chart.querySelector('.gtitle')],
+    ['legend', chart.querySelector('.legend')],
+    ['readout', chart.querySelector('.annotation')],
+    ['plot', chart.querySelector('.draglayer .xy .nsewdrag')],
+    ...[...chart.querySelectorAll('.xtick text')].map((e, k) => ['x tick ' + k, e]),
+    ...[...chart.querySelectorAll('.y2tick text')].map((e) => ['rug ' + e.textContent, e])];
   return {items: items.map(([n, e]) => [n, rect(e)]),
+          parts: parts.filter(([, e]) => e).map(([n, e]) => [n, rect(e)]),
           cut: texts.filter(cut).map(e => e.textContent),
           small: texts.map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
                       .filter(([, s]) => s < 16),
@@ -213,19 +221,52 @@ _GEOMETRY = """() => {
 }"""
 
 
+def _overlaps(parts: list) -> list[tuple[str, str]]:
+    """Pairs of the chart's title, legend, readout, plot area and tick labels that overlap
+    (the review saw the legend overprint the title at 1280×800)."""
+    boxes = dict(parts)
+    pairs = [("title", "legend"), ("title", "readout"), ("readout", "legend"),
+             ("readout", "plot"), ("legend", "plot"), ("title", "plot")]
+    pairs += [(tick, other) for tick in boxes if tick.startswith("x tick")
+              for other in ("legend", "readout")]  # fmt: skip
+    pairs += [(a, b) for a in boxes for b in boxes if a < b and a.startswith("rug ")
+              and b.startswith("rug ")]  # fmt: skip
+
+    def meet(a: dict, b: dict) -> bool:
+        return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 1
+                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 1)
+
+    return [(a, b) for a, b in pairs if a in boxes and b in boxes and meet(boxes[a], boxes[b])]
+
+
 @pytest.mark.parametrize(
-    ("width", "height", "sidebar", "algorithm"),
-    [(1280, 800, "open", "identity"), (1280, 800, "collapsed", "identity"),
-     (1920, 1080, "open", "identity"), (1280, 800, "open", "rawsum"),
-     (1280, 800, "open", "clampshells")],
+    ("width", "height", "sidebar", "algorithm", "opened"),
+    [(1280, 800, "open", "identity", "page"), (1280, 800, "collapsed", "identity", "page"),
+     (1920, 1080, "open", "identity", "page"), (1280, 800, "open", "rawsum", "page"),
+     (1280, 800, "open", "clampshells", "page"), (1280, 800, "open", "identity", "link"),
+     (1280, 800, "open", "identity", "guide")],
 )
-def test_single_query_fits_the_room(browser, server, width, height, sidebar, algorithm):
+def test_single_query_fits_the_room(browser, server, width, height, sidebar, algorithm, opened):
     """Issue 25.3: the chart, θ, the four numbers (with their units) and the four explanations
     on the first screen, no text cut (in the frame nor in the controls above it), labels
-    ≥ 16 px, also with the longer budget sentences of RawSum and ClampShells; screenshots in
+    ≥ 16 px, also with the longer budget sentences of RawSum and ClampShells, opened from a
+    shared link (its notice) and with the guide on; the chart's title, legend, readout and
+    plot area never overprint each other, and both rugs are labelled; screenshots in
     tests/e2e/artifacts."""
-    context, page = open_single_query(browser, f"{server.url}/single-query", width, height)
+    url = f"{server.url}/single-query"
+    if opened == "link":  # the address bar of a visit is a shared link
+        context, page = open_single_query(browser, url, width, height)
+        page.wait_for_function("() => location.search.includes('theta=')")
+        url = page.url
+        context.close()
+    elif opened == "guide":
+        url += "?guide=1"
+    context, page = open_single_query(browser, url, width, height)
     try:
+        if opened == "link":
+            page.get_by_text("Settings restored from the link").wait_for()
+        if opened == "guide":
+            page.get_by_text("Guide: Step").wait_for()
         if algorithm != "identity":
             name = {"rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
             page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
@@ -266,8 +307,8 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
                                   .getBoundingClientRect().right + 1))
                 .map(e => e.textContent)"""
         )
-        page.screenshot(
-            path=str(ARTIFACTS / f"single_query_{width}x{height}_{sidebar}_{algorithm}.png"))
+        page.screenshot(path=str(
+            ARTIFACTS / f"single_query_{width}x{height}_{sidebar}_{algorithm}_{opened}.png"))
         assert_clean(page)
     finally:
         context.close()
@@ -281,6 +322,10 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     assert not geometry["small"], geometry["small"]
     assert not streamlit_small, streamlit_small
     assert not streamlit_cut, streamlit_cut
+    assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
+    rugs = sorted(n for n, _ in geometry["parts"] if n.startswith("rug "))
+    assert rugs == ([] if algorithm in ("rawsum", "clampshells")
+                    else ["rug Recursive", "rug SVT"]), rugs  # fmt: skip
 
 
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
