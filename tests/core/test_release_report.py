@@ -132,7 +132,7 @@ def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
     rows = [r for r in md.splitlines() if re.match(r"^\| [\d,.]+ \| ", r)]
     assert len(rows) == rel.thresholds.size
     columns = (rel.private_answers, rel.intervals.lower, rel.intervals.upper)
-    units = [10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1) for _, lo, hi in zip(*columns)]
+    units = [10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1) for _, lo, hi in zip(*columns, strict=True)]
     shown_answers = []
     for row, a, lo, hi, unit in zip(rows, *columns, units, strict=True):
         _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
