@@ -210,9 +210,23 @@ def _row_unit(a: float, lo: float, hi: float, bounded: bool) -> float:
     return _unit((hi - lo) / 2 if bounded else max(a - lo, 0.0), a)
 
 
+def _answer_units(answers: np.ndarray, units: list[float]) -> list[float]:
+    """Each answer's rounding unit: its row's, or the finest of its run of equal answers (an
+    isotonic release pools queries into equal answers; rows of one run have different
+    interval widths, and a unit each showed 45,939 as 45,900 and 46,000 in one run)."""
+    out = list(units)
+    start = 0
+    for i in range(1, len(out) + 1):
+        if i == len(out) or answers[i] != answers[start]:
+            finest = min(out[start:i])
+            out[start:i] = [finest] * (i - start)
+            start = i
+    return out
+
+
 def _row(t: float, a: float, lo: float, hi: float, bounded: bool, answer_unit: float) -> str:
-    """A table row: the answer rounded to ``answer_unit`` (one unit for the whole column, so
-    rounding keeps the answers' order), the interval's ends to the row's own unit, outward."""
+    """A table row: the answer rounded to ``answer_unit`` (:func:`_answer_units`), the
+    interval's ends to the row's own unit, outward."""
     unit = _row_unit(a, lo, hi, bounded)
     upper = _shown(hi, unit, math.ceil) if bounded else "open"
     return (
@@ -228,9 +242,9 @@ def report_markdown(
     """The release's report (Markdown): a headline sentence, a chart of the answers with their
     intervals, the table, then how it was made and how to make it again.
 
-    Interval ends in the table carry the digits their interval supports (two significant
-    digits of its half-width), every answer the finest of those (one unit for the column, so
-    rounding keeps the answers' order); answers.csv keeps :data:`PUBLISHED_DIGITS`.
+    Numbers in the table carry the digits their interval supports (two significant digits of
+    its half-width), equal answers the finest of their rows (:func:`_answer_units`);
+    answers.csv keeps :data:`PUBLISHED_DIGITS`.
 
     Privacy
     -------
@@ -253,14 +267,12 @@ def report_markdown(
         svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
                            title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
         columns = (rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
-        # The finest unit of any row, for every answer: equal answers read equal and
-        # non-decreasing ones stay non-decreasing (a unit per row showed 45,939 as 45,900
-        # and 46,000 in one column).
-        answer_unit = min(_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True))
+        units = [_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True)]
         rows = "\n".join(
-            _row(t, a, lo, hi, bool(ok), answer_unit)
-            for t, a, lo, hi, ok in zip(rel.thresholds, *columns, strict=True)
-        )
+            _row(t, a, lo, hi, bool(ok), u)
+            for t, a, lo, hi, ok, u in zip(rel.thresholds, *columns,
+                                           _answer_units(rel.private_answers, units), strict=True)
+        )  # fmt: skip
         opened = rel.thresholds[~iv.bias_bounded]
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",
@@ -271,8 +283,8 @@ def report_markdown(
             "own: about 1 in 20 may miss): it accounts "
             "for the noise and for the algorithm's bias (" + iv.method + "). It is computed "
             "from the noisy measurement and public inputs only (post-processing: no extra ε). "
-            "Interval ends are rounded (outward) to the digits their interval supports, and "
-            "every answer to the finest of those, so equal answers read equal; answers.csv has "
+            "Numbers are rounded to the digits their interval supports (interval ends outward; "
+            "equal answers alike, to the finest of their rows); answers.csv has "
             f"{PUBLISHED_DIGITS} significant digits and noise_halfwidth_95, the ± of the "
             "noise alone.",
             "",

@@ -140,6 +140,12 @@ def _public_numbers(record: dict, answers: pd.DataFrame, rel=None) -> set[float]
         public |= {float(rel.intervals.bias_bounded.sum()), float((~rel.intervals.bias_bounded).sum())}
         # the headline's typical ± and its share of the answer: ratios of published numbers
         public |= set(_numbers_in_text(headline(rel, dataset="incomes_small.csv")))
+        # the report's table: the published answers and interval ends, rounded (a round end
+        # such as 156,000 can equal a binned sum, a multiple of the bin width, by chance);
+        # the same values unrounded are scanned in answers.csv
+        table = [line for line in report_markdown(rel, dataset="incomes_small.csv").splitlines()
+                 if re.match(r"^\| -?[\d,.]+ \| ", line)]  # fmt: skip
+        public |= set(_numbers_in_text("\n".join(table)))
     return public
 
 

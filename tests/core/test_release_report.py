@@ -132,21 +132,23 @@ def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
     rows = [r for r in md.splitlines() if re.match(r"^\| [\d,.]+ \| ", r)]
     assert len(rows) == rel.thresholds.size
     columns = (rel.private_answers, rel.intervals.lower, rel.intervals.upper)
-    units = [10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1) for _, lo, hi in zip(*columns, strict=True)]
-    shown_answers = []
+    units = np.array([10.0 ** (math.floor(math.log10((hi - lo) / 2)) - 1)
+                      for _, lo, hi in zip(*columns, strict=True)])  # fmt: skip
+    answers = rel.private_answers
+    shown: dict[float, set[str]] = {}
     for row, a, lo, hi, unit in zip(rows, *columns, units, strict=True):
         _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
         shown_lo, shown_hi = (float(v.replace(",", "")) for v in interval.strip("[]").split(", "))
-        # the bounds to two significant digits of the half-width (never 9 digits next to a
-        # wide ±), outwards (the interval shown still holds the one published); every answer
-        # to the finest unit of the column
-        assert math.isclose(float(answer.replace(",", "")), round(a / min(units)) * min(units),
-                            abs_tol=min(units) / 1e6)  # fmt: skip
-        shown_answers.append(float(answer.replace(",", "")))
+        # rounded to two significant digits of the half-width (never 9 digits next to a wide
+        # ±), an answer equal to others to the finest unit among them; the bounds outwards
+        # (the interval shown still holds the one published)
+        finest = units[answers == a].min()
+        assert math.isclose(float(answer.replace(",", "")), round(a / finest) * finest,
+                            abs_tol=finest / 1e6)  # fmt: skip
+        shown.setdefault(float(a), set()).add(answer)
         assert shown_lo <= lo and shown_hi >= hi and shown_hi - hi < unit * 1.001
         assert bounded == "yes"
-    assert len(set(units)) > 1  # rows of several units: a unit per row could break the order
-    assert shown_answers == sorted(shown_answers)  # isotonic answers read non-decreasing
+    assert all(len(texts) == 1 for texts in shown.values())  # equal answers read equal
 
 
 def test_theta_equal_to_u_is_said_in_words(data):
@@ -169,3 +171,13 @@ def test_a_raised_total_is_said_in_the_report_and_on_the_success_line(tmp_path, 
     md = release_file(tmp_path / "b", "report.md").read_text()
     for text in (md, printed):
         assert "ε spent 1 of 2 (total raised from 1 to 2 with this release)" in text
+
+
+def test_equal_answers_share_the_finest_unit_of_their_run():
+    """An isotonic run of equal answers is rounded alike (a unit per row showed one answer,
+    45,939, as 45,900 and 46,000); other rows keep their own unit."""
+    from dpsum_core.publish.report import _answer_units
+
+    answers = np.array([1.0, 45_939.25, 45_939.25, 45_939.25, 90_000.0])
+    assert _answer_units(answers, [1.0, 100.0, 1_000.0, 10.0, 1_000.0]) == [
+        1.0, 10.0, 10.0, 10.0, 1_000.0]  # fmt: skip
