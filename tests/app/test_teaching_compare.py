@@ -181,6 +181,11 @@ def test_streamlit_config_matches_the_limits() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["browser"]["gatherUsageStats"] is False
     assert config["server"]["maxUploadSize"] == limits.MAX_UPLOAD_MB
+    # a live server never re-imports its code under running sessions (an upload was lost)
+    assert config["server"]["fileWatcherType"] == "none"
+    from dpsum_dashboard.launch import command
+
+    assert "--server.fileWatcherType=none" in command([])
 
 
 def test_every_widget_key_is_documented() -> None:
