@@ -98,8 +98,9 @@ def plain(value: float) -> str:
 
 
 def expected_words(est: ReleaseEstimate, column: str | None) -> str:
-    """The expected error before releasing, in the data's unit and in words: "answers will
-    typically be within ±X …, about Y % of the answer".
+    """The expected error before releasing, in the data's unit and in words: "typically ±X
+    …, about Y % of the answer, a root-mean-square error", and how it relates to the wider
+    95 % intervals published with the answers (one definition per number, stated).
 
     Privacy
     -------
@@ -111,12 +112,13 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
         f", about **{plain(100 * float(np.median(share)))} %** of the answer" if share.size else ""
     )
     return (
-        f"**Expected error** (before any noise is drawn): answers will typically be within "
-        f"**±{plain(float(np.median(est.rmse)))}** of the true answer{unit}{of_answer}. "
-        f"This is the median over the {counted(est.rmse.size, 'query', 'queries')} of the "
-        "expected error, noise "
-        f"and the algorithm's bias together; the noise alone is "
-        f"±{plain(float(np.median(est.noise_sd)))}."
+        f"**Expected error** (before any noise is drawn): typically "
+        f"**±{plain(float(np.median(est.rmse)))}**{unit}{of_answer}, a root-mean-square error "
+        "(most answers land closer to the truth than this). This is the median over the "
+        f"{counted(est.rmse.size, 'query', 'queries')}, noise and the algorithm's bias "
+        f"together; the noise alone is ±{plain(float(np.median(est.noise_sd)))}. The 95 % "
+        "intervals published with the answers are wider, about twice this: they hold the true "
+        "answer with probability at least 95 %."
     )
 
 
