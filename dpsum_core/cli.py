@@ -455,7 +455,7 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
         epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
     chosen = f"{label(rec.algorithm)} ({truncation_label(rec.truncation)})"
-    why = f"auto chose {chosen}: {rec.why}"
+    why = f"auto chose {chosen} (from public inputs only): {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 
