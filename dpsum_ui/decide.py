@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dpsum_core import limits
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.recommend import recommend
+from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.decision import decision_figure
@@ -99,6 +99,7 @@ class Decision:
     target_text: str
     selected: int
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
+    caveat: str | None = None  # the curves say the pick misses the target at ε; another meets it
 
 
 def cost(plan: Ready) -> Cost:
@@ -138,25 +139,55 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         return None
     frame = headline_vs_epsilon(curves, eps, mask)
     reaches = smallest_epsilon(frame, target)
+    c = plan.config
+    rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
     return Decision(
         frame=frame,
         reaches=reaches,
         lines=decision_summary(reaches, target, eps),
         target_text=target_sentence(target, above, int(mask.sum()), mask.size),
         selected=int(mask.sum()),
-        recommendation=recommendation_line(plan.config),
+        recommendation=recommendation_line(rec, c.epsilon),
+        caveat=recommendation_caveat(rec, reaches, c.epsilon, target, float(eps.max())),
     )
 
 
-def recommendation_line(config: ExperimentConfig) -> str:
+def recommendation_line(rec: Recommendation, epsilon: float) -> str:
     """One sentence naming the recommended algorithm at the explorer's ε and why (public inputs
     only: ε, U, n, workload; never the curves above, which are computed from the data)."""
-    rec = recommend(
-        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    return (
+        f"Recommended at ε = {epsilon:g} from public inputs only: "
+        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
+    )
+
+
+def recommendation_caveat(
+    rec: Recommendation, reaches: tuple[Reach, ...], epsilon: float, target: float, top: float
+) -> str | None:
+    """One sentence when the page's curves show the recommended algorithm missing ``target``
+    at ``epsilon`` while another configuration meets it there; else None.
+
+    Privacy
+    -------
+    Read from the curves, which are computed from the true answers: for the custodian's eyes
+    (the page says so); the recommendation itself stays from public inputs only.
+    """
+    own = [r for r in reaches if r.algorithm == rec.algorithm]
+    same = [r for r in own if r.truncation == rec.truncation] or own
+    met = [r for r in reaches if r.epsilon is not None and r.epsilon <= epsilon]
+    if not same or not met or same[0] in met:
+        return None
+    pick, other = same[0], met[0]
+    name = configuration_name(pick.algorithm, pick.truncation)
+    needs = (
+        f"does not reach {percent(target)} for ε up to {top:g}"
+        if pick.epsilon is None
+        else f"needs ε ≈ {pick.epsilon:.2g} for {percent(target)}"
     )
     return (
-        f"Recommended at ε = {config.epsilon:g} from public inputs only: "
-        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
+        f"On this data, {name} {needs}; "
+        f"{configuration_name(other.algorithm, other.truncation)} reaches it at "
+        f"ε {'≤' if other.from_start else '≈'} {other.epsilon:.2g}."
     )
 
 

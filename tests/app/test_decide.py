@@ -8,9 +8,17 @@ from app_helpers import array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 from test_sharing import _open, flat
 
+from dpsum_core.mechanisms.recommend import Recommendation
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.decision import decision_summary, error_vs_epsilon, smallest_epsilon
+from dpsum_core.simulate.decision import (
+    Reach,
+    decision_summary,
+    error_vs_epsilon,
+    smallest_epsilon,
+)
+from dpsum_core.simulate.results import configuration_name
 from dpsum_ui import datasets, fields
+from dpsum_ui import decide as decide_view
 from dpsum_ui import keys as K
 
 
@@ -132,3 +140,39 @@ def test_the_chart_data_table_is_in_words_and_percent(decide: AppTest) -> None:
     assert not set(curves["Truncation"]) & {"svt", "none", "posthoc", "recursive", "fixed"}
     top = curves.iloc[0]
     assert 0 < top["Median relative error (%)"] < 1000 and top["ε"] > 0
+
+
+def _rec() -> Recommendation:
+    return Recommendation("clampshells", "inside", "why")
+
+
+def test_a_recommendation_missing_the_target_at_its_epsilon_is_said_under_it() -> None:
+    reaches = (Reach("rawsum", "posthoc", 0.95, 0.004),
+               Reach("clampshells", "inside", 1.4, 0.005))  # fmt: skip
+    line = decide_view.recommendation_caveat(_rec(), reaches, 1.0, 0.01, 10.0)
+    clamp = configuration_name("clampshells", "inside")
+    raw = configuration_name("rawsum", "posthoc")
+    assert line == f"On this data, {clamp} needs ε ≈ 1.4 for 1 %; {raw} reaches it at ε ≈ 0.95."
+    # not reached at all
+    unmet = (reaches[0], Reach("clampshells", "inside", None, 0.02))
+    line = decide_view.recommendation_caveat(_rec(), unmet, 1.0, 0.01, 10.0)
+    assert line is not None and f"{clamp} does not reach 1 % for ε up to 10;" in line
+
+
+@pytest.mark.parametrize(
+    "reaches",
+    [
+        (Reach("clampshells", "inside", 0.5, 0.004), Reach("rawsum", "posthoc", 0.7, 0.004)),
+        (Reach("rawsum", "posthoc", 1.2, 0.004), Reach("clampshells", "inside", 1.4, 0.005)),
+        (Reach("rawsum", "posthoc", 0.5, 0.004),),  # the pick is not on the page
+    ],
+)
+def test_no_caveat_when_the_pick_meets_the_target_or_nothing_else_does(reaches) -> None:
+    assert decide_view.recommendation_caveat(_rec(), reaches, 1.0, 0.01, 10.0) is None
+
+
+def test_the_page_shows_no_caveat_when_the_pick_reaches_the_target_first(decide: AppTest) -> None:
+    decide.text_input(key="decide_target").input("1").run()
+    assert_clean(decide)
+    assert "Recommended at ε = 0.01" in summary(decide)
+    assert "On this data" not in summary(decide)  # ClampShells reaches 1 % at ε ≈ 0.074
