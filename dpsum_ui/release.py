@@ -276,7 +276,7 @@ def missing(ctx: state.DataContext) -> list[str]:
     out = []
     if pending := state.domain_pending():
         out.append(
-            f"The public upper bound U is still the sample's: set U for "
+            f"The public upper bound {state.u_still()}: set U for "
             f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )

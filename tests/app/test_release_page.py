@@ -237,7 +237,27 @@ def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
     at.switch_page(PAGE).run()
     assert_clean(at)
     (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
-    assert "still the sample's" in note and "hours.csv" in note and "No total ε" in note
+    assert "U is still 800,000, the value set for incomes.csv: set U for hours.csv" in note
+    assert "No total ε" in note
+
+
+def test_the_release_page_credits_u_as_the_data_page_does():
+    """A U typed for one upload, still set when another file is uploaded, is credited to the
+    user on the Release page (not called "the sample's"), in the Data page's words."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    rows = b"\n".join(str(i).encode() for i in range(1, 60))
+    at.file_uploader(key="data_upload").set_value(("a.csv", b"x\n" + rows, "text/csv")).run()
+    at.number_input(key="domain_upper").set_value(20_000.0).run()
+    at.file_uploader(key="data_upload").set_value(("b.csv", b"y\n" + rows, "text/csv")).run()
+    (said,) = [w.value for w in at.warning if "Set U for" in w.value]
+    assert "U is still 20,000, the value you entered for a.csv" in said
+    at.switch_page(PAGE).run()
+    (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
+    assert "U is still 20,000, the value you entered for a.csv: set U for b.csv" in note
+    assert "sample" not in note
 
 
 def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
