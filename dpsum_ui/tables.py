@@ -108,11 +108,11 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
 
 def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
     """The cells' numbers at full precision (``customdata`` when the figure holds it, else the
-    printed text; the colour is their log, a second cue only); cells that are not a
-    configuration are left out."""
+    printed text; the colour is their log, a second cue only), under the trace's name (which
+    says the unit) or else the title; cells that are not a configuration are left out."""
     rows, cols = list(t.y), list(t.x)
     cells = t.customdata if t.customdata is not None else t.text if t.text is not None else t.z
-    value = (fig.layout.title.text or "value").split("<br>")[0]
+    value = t.name or (fig.layout.title.text or "value").split("<br>")[0]
     numbers = [[_number(cell) for cell in row] for row in cells]
     return pd.DataFrame(
         [
