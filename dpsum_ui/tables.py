@@ -42,10 +42,14 @@ def figure_name(fig: go.Figure) -> str:
 
 
 def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
-    """The title of axis ``x``/``x2``/``y``… (``xaxis``, ``xaxis2`` … in the layout)."""
+    """The title of axis ``x``/``x2``/``y``… (``xaxis``, ``xaxis2`` … in the layout), with
+    ``(fraction)`` when the axis shows its fractions as percentages (the table holds them
+    as drawn: 0.05 is 5 %)."""
     layout_axis = fig.layout[axis[0] + "axis" + axis[1:]]
     text = layout_axis.title.text if layout_axis is not None else None
-    return str(text) if text else fallback
+    name = str(text) if text else fallback
+    fraction = layout_axis is not None and "%" in str(layout_axis.tickformat or "")
+    return f"{name} (fraction)" if fraction else name
 
 
 def _panels(fig: go.Figure) -> dict[str, str]:
