@@ -238,11 +238,17 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
             ))  # fmt: skip
             return
     store.set_live(K.RELEASE_RAISE, False)
+    total = ""
     if book.total is not None:
+        typed = store.live(K.RELEASE_TOTAL)
+        total = f", total {decimal_text(book.total)} from the ledger"
+        if typed is not None and typed != book.total:  # the field changes: say it
+            total += f" (was {decimal_text(typed)})"
         store.set_live(K.RELEASE_TOTAL, book.total)
     update(ReleaseState, ledger=book, message=(
         "success",
-        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent {book.spent:g}.",
+        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent "
+        f"{book.spent:g}{total}.",
     ))  # fmt: skip
 
 

@@ -150,3 +150,13 @@ def test_a_refused_ledger_is_not_shown_as_loaded(page):
     # This dataset's own ledger is loaded, with a green line.
     _upload(page, Ledger(total=0.5))
     assert any("Ledger loaded" in s.value for s in page.success)
+
+
+def test_a_loaded_ledger_says_it_replaced_the_typed_total(page):
+    """A total typed before a ledger is uploaded is replaced by the ledger's: the green line
+    says so, with the value it replaced (the field changed without notice)."""
+    page.number_input(key="release_total").set_value(2.0).run()
+    _upload(page, Ledger(total=1.5).with_release({"epsilon": 1.0, "algorithm": "tamm"}))
+    (loaded,) = [s.value for s in page.success if "Ledger loaded" in s.value]
+    assert loaded == "Ledger loaded: 1 release, ε spent 1, total 1.5 from the ledger (was 2)."
+    assert page.number_input(key="release_total").value == pytest.approx(1.5)
