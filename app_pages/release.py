@@ -33,8 +33,8 @@ st.caption(
     "reproduce it), recorded in this dataset's privacy-budget ledger."
 )
 guide.box("release")
-if note := release.message():
-    getattr(st, note[0])(note[1])
+for kind, note in release.messages():
+    getattr(st, kind)(note)
 
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
@@ -242,7 +242,8 @@ if rel is not None:
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
         "included (the upper end is open where the "
         "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
-        "The answers.csv download holds the same numbers."
+        "Rounded as in the report (two significant digits of each interval's half-width); "
+        "the answers.csv download holds them unrounded."
     )
     a, b, r1, r2 = st.columns(4)
     page, text, stem = release.report_files(rel, data.name, ctx.source)
