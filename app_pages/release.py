@@ -76,7 +76,7 @@ with right:
 public_cap = None
 if algorithm in ("clampshells", "auto"):
     public_cap = st.number_input(
-        "Public cap (optional)", min_value=0.0, value=None, format="%g",
+        "Public cap (optional)", value=None, format="%g",  # no minimum: -5 is echoed
         key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
         help="A documented top code of this column (e.g. a survey's published cap), at most "
         "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
@@ -86,7 +86,7 @@ try:
     plan = release.make_plan(ctx, algorithm, truncation, iso, public_cap)
 except DpsumError as exc:
     if public_cap is not None:
-        st.error(f"{exc}. Change or clear the public cap.")
+        st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}. Change or clear the public cap.")
         st.stop()
     st.error(f"{exc}. Change the settings on the Workload explorer page.")
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")

@@ -65,7 +65,7 @@ def parse_target(text: object) -> float:
     ------
     ParameterError
         Not a number, 0 (no private answer is exact), or not in
-        (0, DECIDE_TARGET_MAX_PERCENT) %.
+        (0, DECIDE_TARGET_MAX_PERCENT] %.
     """
     raw = str(text if text is not None else "").strip().removesuffix("%").strip()
     try:
@@ -81,9 +81,9 @@ def parse_target(text: object) -> float:
             "noise, so every private answer is off by something, at any ε. Type the error you "
             "can accept, e.g. 5 for answers off by about 5 %"
         )
-    if not 0 < value < top or not np.isfinite(value):
+    if not 0 < value <= top or not np.isfinite(value):
         raise ParameterError(
-            f"the error target must be a percentage between 0 and {top:g}, got {raw}: "
+            f"the error target must be a percentage above 0 and at most {top:g}, got {raw}: "
             "type e.g. 5 for 5 %"
         )
     return value / 100

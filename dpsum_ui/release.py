@@ -221,6 +221,14 @@ def ledger() -> ledgers.Ledger:
 RAISE_BOX = "Raise this ledger's total"  # the start of the tick box's label
 
 
+def sentence(exc: Exception) -> str:
+    """An engine message as a sentence: capitalised, ending in one mark ("… a dpsum
+    ledger?", never "… ledger?.")."""
+    text = str(exc)
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
@@ -232,7 +240,7 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
         book = ledgers.Ledger.from_json(file.getvalue(), name=f"the file {file.name}")
     except DpsumError as exc:
         update(ReleaseState, done=None,
-               message=("error", f"{exc}. Upload the ledger this page gave you."))  # fmt: skip
+               message=("error", f"{sentence(exc)} Upload the ledger this page gave you."))  # fmt: skip
         return
     if ctx.dataset is not None:
         try:

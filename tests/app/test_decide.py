@@ -69,7 +69,8 @@ def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> Non
         ("five", "The error target 'five' is not a number: type a percentage such as 5"),
         ("0", "A target of 0 % cannot be met: differential privacy protects people by adding "
          "noise, so every private answer is off by something"),
-        ("-3 %", "The error target must be a percentage between 0 and 1000, got -3"),
+        ("-3 %", "The error target must be a percentage above 0 and at most 1000, got -3"),
+        ("1001", "The error target must be a percentage above 0 and at most 1000, got 1001"),
         ("", "The error target '' is not a number"),
     ],
 )

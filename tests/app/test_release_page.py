@@ -279,5 +279,8 @@ def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
     assert rel is not None and rel.config["public_cap"] == 100_000.0
     page.number_input(key="release_public_cap").set_value(10_000_000.0).run()
     assert any("above U" in e and "public cap" in e for e in errors(page))
+    # a negative cap is echoed as typed (the field once clamped it to 0: "got 0")
+    page.number_input(key="release_public_cap").set_value(-5.0).run()
+    assert "Public cap must be > 0, got -5. Change or clear the public cap." in errors(page)
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     assert all(n.key != "release_public_cap" for n in page.number_input)  # TaMM: not offered

@@ -192,3 +192,15 @@ def test_a_loaded_ledger_says_it_replaced_the_typed_total(page):
     (loaded,) = [s.value for s in page.success if "Ledger loaded" in s.value]
     assert loaded == "Ledger loaded: 1 release, ε spent 1, total 1.5 from the ledger (was 2)."
     assert page.number_input(key="release_total").value == pytest.approx(1.5)
+
+
+def test_a_broken_ledger_file_is_refused_in_one_clean_sentence(page):
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", b"{not json", "application/json")
+    ).run()
+    (message,) = [e for e in errors(page) if "not valid JSON" in e]
+    assert message == (
+        "The file dpsum_ledger.json is not valid JSON: is it a dpsum ledger? "
+        "Upload the ledger this page gave you."
+    )
+    assert "?." not in message
