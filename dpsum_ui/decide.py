@@ -165,7 +165,7 @@ def recommendation_caveat(
     rec: Recommendation, reaches: tuple[Reach, ...], epsilon: float, target: float, top: float
 ) -> str | None:
     """One sentence when the page's curves show the recommended algorithm missing ``target``
-    at ``epsilon`` while another configuration meets it there; else None.
+    at ``epsilon`` while another configuration reaches it at a smaller ε; else None.
 
     Privacy
     -------
@@ -174,10 +174,13 @@ def recommendation_caveat(
     """
     own = [r for r in reaches if r.algorithm == rec.algorithm]
     same = [r for r in own if r.truncation == rec.truncation] or own
-    met = [r for r in reaches if r.epsilon is not None and r.epsilon <= epsilon]
-    if not same or not met or same[0] in met:
+    if not same or not reaches:
         return None
-    pick, other = same[0], met[0]
+    pick, other = same[0], reaches[0]  # reaches: sorted by the ε meeting the target
+    if other is pick or other.epsilon is None:
+        return None
+    if pick.epsilon is not None and (pick.epsilon <= epsilon or pick.epsilon <= other.epsilon):
+        return None
     name = configuration_name(pick.algorithm, pick.truncation)
     needs = (
         f"does not reach {percent(target)} for ε up to {top:g}"
