@@ -271,11 +271,10 @@ with domain_col:
         icon=":material/public:",
     )
     upper = get(K.DOMAIN_UPPER)
-    upper_text = "empty" if upper is None else f"{upper:,.6g}"
     if pending := state.domain_pending():
         st.warning(
-            f"**Set U for {escape_name(pending, 'markdown')}.** U is still {upper_text}, "
-            f"{state.pending_from()}, which rarely suits another column. Enter a public upper "
+            f"**Set U for {escape_name(pending, 'markdown')}.** {state.u_still()}, "
+            "which rarely suits another column. Enter a public upper "
             "bound for this column below, or keep this one if it is right.",
             icon=":material/edit:",
         )

@@ -89,6 +89,8 @@ def decide_page() -> None:
     with summary:
         st.markdown(f"**{view.target_text}**")
         st.markdown(view.recommendation)
+        if view.caveat is not None:
+            st.markdown(view.caveat)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
         st.caption(decide.MODEL_NOTE)
     with chart:

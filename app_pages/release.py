@@ -33,8 +33,8 @@ st.caption(
     "reproduce it), recorded in this dataset's privacy-budget ledger."
 )
 guide.box("release")
-if note := release.message():
-    getattr(st, note[0])(note[1])
+for kind, note in release.messages():
+    getattr(st, kind)(note)
 
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
@@ -76,7 +76,7 @@ with right:
 public_cap = None
 if algorithm in ("clampshells", "auto"):
     public_cap = st.number_input(
-        "Public cap (optional)", min_value=0.0, value=None, format="%g",
+        "Public cap (optional)", value=None, format="%g",  # no minimum: -5 is echoed
         key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
         help="A documented top code of this column (e.g. a survey's published cap), at most "
         "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
@@ -86,7 +86,7 @@ try:
     plan = release.make_plan(ctx, algorithm, truncation, iso, public_cap)
 except DpsumError as exc:
     if public_cap is not None:
-        st.error(f"{exc}. Change or clear the public cap.")
+        st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}. Change or clear the public cap.")
         st.stop()
     st.error(f"{exc}. Change the settings on the Workload explorer page.")
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
@@ -242,7 +242,8 @@ if rel is not None:
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
         "included (the upper end is open where the "
         "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
-        "The answers.csv download holds the same numbers."
+        "Rounded as in the report (two significant digits of each interval's half-width); "
+        "the answers.csv download holds them unrounded."
     )
     a, b, r1, r2 = st.columns(4)
     page, text, stem = release.report_files(rel, data.name, ctx.source)

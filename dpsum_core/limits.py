@@ -73,7 +73,7 @@ DECIDE_EPSILON_LOW = 1e-3
 DECIDE_EPSILON_HIGH = 10.0
 DECIDE_EPSILON_POINTS = 25
 DECIDE_SIMULATE_EVERY = 4
-# The error target typed on the Decide page, in percent: (0, DECIDE_TARGET_MAX_PERCENT).
+# The error target typed on the Decide page, in percent: (0, DECIDE_TARGET_MAX_PERCENT].
 DECIDE_TARGET_MAX_PERCENT = 1000.0
 # What one click may cost on a shared server, estimated before anything runs from the public
 # configuration alone (dpsum_core/simulate/cost.py: answers, GreedyH strategies, RawSum's dense

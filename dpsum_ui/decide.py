@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dpsum_core import limits
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import ParameterError
-from dpsum_core.mechanisms.recommend import recommend
+from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.decision import decision_figure
@@ -65,7 +65,7 @@ def parse_target(text: object) -> float:
     ------
     ParameterError
         Not a number, 0 (no private answer is exact), or not in
-        (0, DECIDE_TARGET_MAX_PERCENT) %.
+        (0, DECIDE_TARGET_MAX_PERCENT] %.
     """
     raw = str(text if text is not None else "").strip().removesuffix("%").strip()
     try:
@@ -81,9 +81,9 @@ def parse_target(text: object) -> float:
             "noise, so every private answer is off by something, at any ε. Type the error you "
             "can accept, e.g. 5 for answers off by about 5 %"
         )
-    if not 0 < value < top or not np.isfinite(value):
+    if not 0 < value <= top or not np.isfinite(value):
         raise ParameterError(
-            f"the error target must be a percentage between 0 and {top:g}, got {raw}: "
+            f"the error target must be a percentage above 0 and at most {top:g}, got {raw}: "
             "type e.g. 5 for 5 %"
         )
     return value / 100
@@ -99,6 +99,7 @@ class Decision:
     target_text: str
     selected: int
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
+    caveat: str | None = None  # the curves say the pick misses the target at ε; another meets it
 
 
 def cost(plan: Ready) -> Cost:
@@ -138,25 +139,58 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         return None
     frame = headline_vs_epsilon(curves, eps, mask)
     reaches = smallest_epsilon(frame, target)
+    c = plan.config
+    rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
     return Decision(
         frame=frame,
         reaches=reaches,
         lines=decision_summary(reaches, target, eps),
         target_text=target_sentence(target, above, int(mask.sum()), mask.size),
         selected=int(mask.sum()),
-        recommendation=recommendation_line(plan.config),
+        recommendation=recommendation_line(rec, c.epsilon),
+        caveat=recommendation_caveat(rec, reaches, c.epsilon, target, float(eps.max())),
     )
 
 
-def recommendation_line(config: ExperimentConfig) -> str:
+def recommendation_line(rec: Recommendation, epsilon: float) -> str:
     """One sentence naming the recommended algorithm at the explorer's ε and why (public inputs
     only: ε, U, n, workload; never the curves above, which are computed from the data)."""
-    rec = recommend(
-        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    return (
+        f"Recommended at ε = {epsilon:g} from public inputs only: "
+        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
+    )
+
+
+def recommendation_caveat(
+    rec: Recommendation, reaches: tuple[Reach, ...], epsilon: float, target: float, top: float
+) -> str | None:
+    """One sentence when the page's curves show the recommended algorithm missing ``target``
+    at ``epsilon`` while another configuration reaches it at a smaller ε; else None.
+
+    Privacy
+    -------
+    Read from the curves, which are computed from the true answers: for the custodian's eyes
+    (the page says so); the recommendation itself stays from public inputs only.
+    """
+    own = [r for r in reaches if r.algorithm == rec.algorithm]
+    same = [r for r in own if r.truncation == rec.truncation] or own
+    if not same or not reaches:
+        return None
+    pick, other = same[0], reaches[0]  # reaches: sorted by the ε meeting the target
+    if other is pick or other.epsilon is None:
+        return None
+    if pick.epsilon is not None and (pick.epsilon <= epsilon or pick.epsilon <= other.epsilon):
+        return None
+    name = configuration_name(pick.algorithm, pick.truncation)
+    needs = (
+        f"does not reach {percent(target)} for ε up to {top:g}"
+        if pick.epsilon is None
+        else f"needs ε ≈ {pick.epsilon:.2g} for {percent(target)}"
     )
     return (
-        f"Recommended at ε = {config.epsilon:g} from public inputs only: "
-        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
+        f"On this data, {name} {needs}; "
+        f"{configuration_name(other.algorithm, other.truncation)} reaches it at "
+        f"ε {'≤' if other.from_start else '≈'} {other.epsilon:.2g}."
     )
 
 

@@ -76,11 +76,14 @@ class DecideState:
 
 @dataclass(frozen=True)
 class ReleaseState:
-    """Release: this session's ledger, its last release, the last callback's message."""
+    """Release: this session's ledger, its last release, the last callback's message (shown
+    once) and the last release's success line (kept on screen across reruns, e.g. a download,
+    until another release or ledger upload replaces it)."""
 
     ledger: Ledger | None = None
     last: Release | None = None
     message: tuple[str, str] | None = None
+    done: str | None = None
 
 
 def load(cls: type[S]) -> S:

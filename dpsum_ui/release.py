@@ -27,6 +27,7 @@ from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import (
     ESTIMATE_POINTS,
     ESTIMATE_TRIALS,
+    PUBLISHED_DIGITS,
     Release,
     ReleaseEstimate,
     ReleasePlan,
@@ -36,6 +37,7 @@ from dpsum_core.publish.release import (
     release_plan,
 )
 from dpsum_core.simulate.cost import estimate_cost
+from dpsum_core.simulate.results import percent
 from dpsum_core.text import counted, escape_name, noun
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
@@ -126,10 +128,12 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
     """The expected error per query, with labels for column names (for the custodian only)."""
     return pd.DataFrame(
         {
-            "Threshold τ": est.thresholds,
-            "Typical error (±)": est.rmse,
-            "Of which noise (±)": est.noise_sd,
-            "Share of the answer (%)": 100 * est.relative,
+            "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in est.thresholds],
+            "Typical error (±)": [plain(v) for v in est.rmse],
+            "Of which noise (±)": [plain(v) for v in est.noise_sd],
+            "Share of the answer": [
+                percent(v) if math.isfinite(v) else "—" for v in est.relative
+            ],
         }
     )
 
@@ -137,18 +141,22 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
 def answers_table(rel: Release) -> pd.DataFrame:
     """The release's answers with labels for column names: the interval's lower and upper
     ends ("open" where the bias is not bounded), whether the bias is bounded, the noise's ±.
-    The numbers are answers.csv's."""
+    The numbers are answers.csv's rounded as the report rounds them
+    (:func:`dpsum_core.publish.report.answer_cells`), the noise's ± to two significant
+    digits; never in e-notation."""
     frame = rel.answers_frame()
-    table = pd.DataFrame({"Threshold τ": frame.threshold, "Private answer": frame.private_answer})
     if rel.intervals is not None:
-        bounded = rel.intervals.bias_bounded
-        table["Lower end (95 %)"] = frame.lower_95
-        table["Upper end (95 %)"] = [
-            f"{hi:,.6g}" if ok else "open" for hi, ok in zip(frame.upper_95, bounded, strict=True)
-        ]
-        table["Bias bounded"] = np.where(bounded, "yes", "no")
+        cells = releases.answer_cells(rel)
+        table = pd.DataFrame(cells, columns=["Threshold τ", "Private answer", "Lower end (95 %)",
+                                             "Upper end (95 %)"])  # fmt: skip
+        table["Bias bounded"] = np.where(rel.intervals.bias_bounded, "yes", "no")
+    else:
+        table = pd.DataFrame({
+            "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in frame.threshold],
+            "Private answer": [f"{a:,.2f}" for a in frame.private_answer],
+        })  # fmt: skip
     if "noise_halfwidth_95" in frame:
-        table["Noise alone (±, 95 %)"] = frame.noise_halfwidth_95
+        table["Noise alone (±, 95 %)"] = [plain(v) for v in frame.noise_halfwidth_95]
     return table
 
 
@@ -215,6 +223,14 @@ def ledger() -> ledgers.Ledger:
 RAISE_BOX = "Raise this ledger's total"  # the start of the tick box's label
 
 
+def sentence(exc: Exception) -> str:
+    """An engine message as a sentence: capitalised, ending in one mark ("… a dpsum
+    ledger?", never "… ledger?.")."""
+    text = str(exc)
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
@@ -225,7 +241,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     try:
         book = ledgers.Ledger.from_json(file.getvalue(), name=f"the file {file.name}")
     except DpsumError as exc:
-        update(ReleaseState, message=("error", f"{exc}. Upload the ledger this page gave you."))
+        update(ReleaseState, done=None,
+               message=("error", f"{sentence(exc)} Upload the ledger this page gave you."))  # fmt: skip
         return
     if ctx.dataset is not None:
         try:
@@ -233,18 +250,24 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                           legacy=lambda: source_fingerprint(ctx))  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
-            update(ReleaseState, message=(
+            update(ReleaseState, done=None, message=(
                 "error",
                 f"This ledger was not loaded: {reason}. Upload the ledger of this dataset, or "
                 "start a new one by setting a total below.",
             ))  # fmt: skip
             return
     store.set_live(K.RELEASE_RAISE, False)
+    total = ""
     if book.total is not None:
+        typed = store.live(K.RELEASE_TOTAL)
+        total = f", total {decimal_text(book.total)} from the ledger"
+        if typed is not None and typed != book.total:  # the field changes: say it
+            total += f" (was {decimal_text(typed)})"
         store.set_live(K.RELEASE_TOTAL, book.total)
-    update(ReleaseState, ledger=book, message=(
+    update(ReleaseState, ledger=book, done=None, message=(
         "success",
-        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent {book.spent:g}.",
+        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent "
+        f"{book.spent:g}{total}.",
     ))  # fmt: skip
 
 
@@ -278,7 +301,7 @@ def missing(ctx: state.DataContext) -> list[str]:
     out = []
     if pending := state.domain_pending():
         out.append(
-            f"The public upper bound U is still the sample's: set U for "
+            f"The public upper bound {state.u_still()}: set U for "
             f"{escape_name(pending, 'markdown')} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
@@ -339,12 +362,13 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
         with strategies.session_cache(state.strategy_cache()):
             rel = release_plan(latest, plan, extend=extend)
     except DpsumError as exc:
-        update(ReleaseState, message=("error", f"{str(exc)[0].upper()}{str(exc)[1:]}."))
+        update(ReleaseState, done=None,
+               message=("error", f"{str(exc)[0].upper()}{str(exc)[1:]}."))  # fmt: skip
         return
     book = book.with_release(plan.ledger_entry(data))
     store.set_live(K.RELEASE_RAISE, False)
     update(ReleaseState, ledger=book, last=rel,
-           message=("success", released_message(decimal_text(plan.epsilon), book)))  # fmt: skip
+           done=released_message(decimal_text(plan.epsilon), book))  # fmt: skip
 
 
 def released_message(epsilon: str, book: ledgers.Ledger) -> str:
@@ -363,9 +387,12 @@ def last() -> Release | None:
     return load(ReleaseState).last
 
 
-def message() -> tuple[str, str] | None:
-    """The message of the last callback, once."""
-    return take(ReleaseState, "message")
+def messages() -> list[tuple[str, str]]:
+    """What the page says on top: the last callback's message (once) and the last release's
+    success line (on every rerun, a download's included, until replaced)."""
+    once = take(ReleaseState, "message")
+    done = load(ReleaseState).done
+    return [m for m in (once, None if done is None else ("success", done)) if m is not None]
 
 
 def answers_csv(rel: Release) -> bytes:

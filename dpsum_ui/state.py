@@ -89,6 +89,14 @@ def pending_from() -> str:
     return f"the value set for {label or 'the previous dataset'}"
 
 
+def u_still() -> str:
+    """``U is still 20,000, the value you entered for per_person.csv``: the current U and
+    where it came from, the one wording of the Data and Release pages (Markdown)."""
+    upper = get(K.DOMAIN_UPPER)
+    shown = "empty" if upper is None else f"{upper:,.6g}"
+    return f"U is still {shown}, {pending_from()}"
+
+
 def workload_spec() -> str:
     """The workload text (``Q1``, ``every:K``, ``values:…``) from the settings."""
     return fields.workload_spec(get)

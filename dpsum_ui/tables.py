@@ -42,10 +42,14 @@ def figure_name(fig: go.Figure) -> str:
 
 
 def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
-    """The title of axis ``x``/``x2``/``y``… (``xaxis``, ``xaxis2`` … in the layout)."""
+    """The title of axis ``x``/``x2``/``y``… (``xaxis``, ``xaxis2`` … in the layout), with
+    ``(fraction)`` when the axis shows its fractions as percentages (the table holds them
+    as drawn: 0.05 is 5 %)."""
     layout_axis = fig.layout[axis[0] + "axis" + axis[1:]]
     text = layout_axis.title.text if layout_axis is not None else None
-    return str(text) if text else fallback
+    name = str(text) if text else fallback
+    fraction = layout_axis is not None and "%" in str(layout_axis.tickformat or "")
+    return f"{name} (fraction)" if fraction else name
 
 
 def _panels(fig: go.Figure) -> dict[str, str]:
@@ -108,11 +112,11 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
 
 def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
     """The cells' numbers at full precision (``customdata`` when the figure holds it, else the
-    printed text; the colour is their log, a second cue only); cells that are not a
-    configuration are left out."""
+    printed text; the colour is their log, a second cue only), under the trace's name (which
+    says the unit) or else the title; cells that are not a configuration are left out."""
     rows, cols = list(t.y), list(t.x)
     cells = t.customdata if t.customdata is not None else t.text if t.text is not None else t.z
-    value = (fig.layout.title.text or "value").split("<br>")[0]
+    value = t.name or (fig.layout.title.text or "value").split("<br>")[0]
     numbers = [[_number(cell) for cell in row] for row in cells]
     return pd.DataFrame(
         [

@@ -27,7 +27,13 @@ from dpsum_core.plots.style import (
     algorithm_style,
     log_ticks,
 )
-from dpsum_core.simulate.results import ExperimentResult, Run, headline, headline_name
+from dpsum_core.simulate.results import (
+    ExperimentResult,
+    Run,
+    headline,
+    headline_name,
+    percent,
+)
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -371,8 +377,16 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
             result.relative_errors(r, iso=iso)
         )
     # A pair that was not run is not a configuration (RawSum chooses θ only after measuring,
-    # the others only before): say so in its cell rather than print "nan".
-    text = [[f"{v:.3g}" if np.isfinite(v) else NO_CONFIGURATION for v in row] for row in z]
+    # the others only before): say so in its cell rather than print "nan". Errors in percent,
+    # as the Explorer's summary (results.percent).
+    text = [[percent(v) if np.isfinite(v) else NO_CONFIGURATION for v in row] for row in z]
+    kind = "with" if iso else "without"
+    shown = z[np.isfinite(z) & (z > 0)]
+    decades = (
+        np.arange(np.floor(np.log10(shown.min())), np.ceil(np.log10(shown.max())) + 1)
+        if shown.size
+        else np.array([])
+    )
     fig = go.Figure(
         go.Heatmap(
             z=np.log10(z),
@@ -381,14 +395,18 @@ def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figu
             text=text,
             texttemplate="%{text}",
             hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
-            customdata=z,  # the full-precision values, for the chart's data table and CSV
+            customdata=100 * z,  # full-precision percentages, for the chart's data table and CSV
+            name=f"{headline_name().capitalize()} {kind} isotonic (%)",  # the table's column
             hoverongaps=True,
             colorscale="Viridis",
             reversescale=True,
-            colorbar=dict(title="log₁₀ error"),
+            colorbar=dict(
+                title="error (log scale)",
+                tickvals=decades,
+                ticktext=[percent(10.0**d) for d in decades],
+            ),
         )
     )
-    kind = "with" if iso else "without"
     fig.update_layout(
         title=_title(f"{headline_name().capitalize()} ({kind} isotonic)", result),
         **_LAYOUT,

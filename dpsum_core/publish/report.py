@@ -224,16 +224,28 @@ def _answer_units(answers: np.ndarray, units: list[float]) -> list[float]:
     return out
 
 
-def _row(t: float, a: float, lo: float, hi: float, bounded: bool, answer_unit: float) -> str:
-    """A table row: the answer rounded to ``answer_unit`` (:func:`_answer_units`), the
-    interval's ends to the row's own unit, outward."""
-    unit = _row_unit(a, lo, hi, bounded)
-    upper = _shown(hi, unit, math.ceil) if bounded else "open"
-    return (
-        f"| {t:,.{PUBLISHED_DIGITS}g} | {_shown(a, answer_unit)} | "
-        f"[{_shown(lo, unit, math.floor)}, {upper}{']' if bounded else ')'} | "
-        f"{'yes' if bounded else 'no'} |"
-    )
+def answer_cells(rel: Release) -> list[tuple[str, str, str, str]]:
+    """The answers table's cells as the report shows them: threshold, answer, lower and upper
+    end of the 95 % interval (``open`` where the bias is not bounded), each row rounded to
+    two significant digits of its interval's half-width (:func:`_row_unit`), the answer to the
+    finest unit of its run of equal answers (:func:`_answer_units`), the ends outward; never
+    in e-notation. Needs the release's intervals."""
+    iv = rel.intervals
+    if iv is None:
+        raise ValueError("a release without intervals has no rounded answers table")
+    columns = (rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
+    units = [_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True)]
+    answer_units = _answer_units(rel.private_answers, units)
+    return [
+        (
+            f"{t:,.{PUBLISHED_DIGITS}g}",
+            _shown(a, au),
+            _shown(lo, u, math.floor),
+            _shown(hi, u, math.ceil) if ok else "open",
+        )
+        for t, a, lo, hi, ok, u, au in zip(rel.thresholds, *columns, units, answer_units,
+                                           strict=True)
+    ]  # fmt: skip
 
 
 def report_markdown(
@@ -266,13 +278,11 @@ def report_markdown(
     if iv is not None:
         svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
                            title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
-        columns = (rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
-        units = [_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True)]
         rows = "\n".join(
-            _row(t, a, lo, hi, bool(ok), u)
-            for t, a, lo, hi, ok, u in zip(rel.thresholds, *columns,
-                                           _answer_units(rel.private_answers, units), strict=True)
-        )  # fmt: skip
+            f"| {t} | {a} | [{lo}, {hi}{')' if hi == 'open' else ']'} | "
+            f"{'no' if hi == 'open' else 'yes'} |"
+            for t, a, lo, hi in answer_cells(rel)
+        )
         opened = rel.thresholds[~iv.bias_bounded]
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",

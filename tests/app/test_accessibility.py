@@ -210,3 +210,11 @@ def test_a_page_that_opens_on_a_chart_imports_the_chart_library_at_once(app: App
     assert_clean(linked)
     (eager,) = [h for h in linked.sidebar.get("html") if name in h.proto.body]
     assert "if (true)" in eager.proto.body and linked.get("plotly_chart")
+
+
+def test_a_percent_axis_names_its_table_column_as_fractions(result) -> None:
+    """An axis drawn in percent holds fractions (0.05 is 5 %): its table column and CSV say
+    so, as the Decide and Explorer error charts' downloads were unlabelled fractions."""
+    table = figure_table(relative_error_figure(result, "svt"))
+    assert "relative error (fraction)" in table.columns
+    assert (table["relative error (fraction)"] < 50).all()  # fractions, not percentages

@@ -8,9 +8,17 @@ from app_helpers import array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 from test_sharing import _open, flat
 
+from dpsum_core.mechanisms.recommend import Recommendation
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.decision import decision_summary, error_vs_epsilon, smallest_epsilon
+from dpsum_core.simulate.decision import (
+    Reach,
+    decision_summary,
+    error_vs_epsilon,
+    smallest_epsilon,
+)
+from dpsum_core.simulate.results import configuration_name
 from dpsum_ui import datasets, fields
+from dpsum_ui import decide as decide_view
 from dpsum_ui import keys as K
 
 
@@ -61,7 +69,8 @@ def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> Non
         ("five", "The error target 'five' is not a number: type a percentage such as 5"),
         ("0", "A target of 0 % cannot be met: differential privacy protects people by adding "
          "noise, so every private answer is off by something"),
-        ("-3 %", "The error target must be a percentage between 0 and 1000, got -3"),
+        ("-3 %", "The error target must be a percentage above 0 and at most 1000, got -3"),
+        ("1001", "The error target must be a percentage above 0 and at most 1000, got 1001"),
         ("", "The error target '' is not a number"),
     ],
 )
@@ -132,3 +141,77 @@ def test_the_chart_data_table_is_in_words_and_percent(decide: AppTest) -> None:
     assert not set(curves["Truncation"]) & {"svt", "none", "posthoc", "recursive", "fixed"}
     top = curves.iloc[0]
     assert 0 < top["Median relative error (%)"] < 1000 and top["ε"] > 0
+
+
+def _rec() -> Recommendation:
+    return Recommendation("clampshells", "inside", "why")
+
+
+def test_a_recommendation_missing_the_target_at_its_epsilon_is_said_under_it() -> None:
+    reaches = (Reach("rawsum", "posthoc", 0.95, 0.004),
+               Reach("clampshells", "inside", 1.4, 0.005))  # fmt: skip
+    line = decide_view.recommendation_caveat(_rec(), reaches, 1.0, 0.01, 10.0)
+    clamp = configuration_name("clampshells", "inside")
+    raw = configuration_name("rawsum", "posthoc")
+    assert line == f"On this data, {clamp} needs ε ≈ 1.4 for 1 %; {raw} reaches it at ε ≈ 0.95."
+    # not reached at all
+    unmet = (reaches[0], Reach("clampshells", "inside", None, 0.02))
+    line = decide_view.recommendation_caveat(_rec(), unmet, 1.0, 0.01, 10.0)
+    assert line is not None and f"{clamp} does not reach 1 % for ε up to 10;" in line
+    # the other needs more than ε too, but less than the pick: still said
+    later = (Reach("rawsum", "posthoc", 1.04, 0.004), Reach("clampshells", "inside", 1.4, 0.005))
+    line = decide_view.recommendation_caveat(_rec(), later, 1.0, 0.01, 10.0)
+    assert line == f"On this data, {clamp} needs ε ≈ 1.4 for 1 %; {raw} reaches it at ε ≈ 1."
+
+
+@pytest.mark.parametrize(
+    "reaches",
+    [
+        (Reach("clampshells", "inside", 0.5, 0.004), Reach("rawsum", "posthoc", 0.7, 0.004)),
+        (Reach("clampshells", "inside", 1.2, 0.004), Reach("rawsum", "posthoc", 1.8, 0.004)),
+        (Reach("rawsum", "posthoc", 0.5, 0.004),),  # the pick is not on the page
+    ],
+)
+def test_no_caveat_when_the_pick_meets_the_target_or_comes_first(reaches) -> None:
+    assert decide_view.recommendation_caveat(_rec(), reaches, 1.0, 0.01, 10.0) is None
+
+
+def test_the_page_shows_no_caveat_when_the_pick_reaches_the_target_first(decide: AppTest) -> None:
+    decide.text_input(key="decide_target").input("1").run()
+    assert_clean(decide)
+    assert "Recommended at ε = 0.01" in summary(decide)
+    assert "On this data" not in summary(decide)  # ClampShells reaches 1 % at ε ≈ 0.074
+
+
+def test_the_page_says_when_its_curves_show_the_pick_missing_the_target() -> None:
+    """Issue: Decide recommended ClampShells at ε = 1 while its own list said RawSum reaches
+    the target first and ClampShells needs more ε; one sentence now says so, after the
+    recommendation (which stays from public inputs only)."""
+    from app_helpers import new_app
+
+    values = np.round(np.random.default_rng(1).lognormal(6.6, 0.6, 5000), 2)
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    csv = ("wage\n" + "\n".join(f"{v:.2f}" for v in values)).encode()
+    at.file_uploader(key="data_upload").set_value(("wages.csv", csv, "text/csv")).run()
+    at.number_input(key="domain_upper").set_value(20_000.0).run()
+    at.switch_page("app_pages/explorer.py").run()
+    at.select_slider(key="epsilon").set_value(1.0).run()
+    at.switch_page("app_pages/decide.py").run()
+    at.text_input(key="decide_target").input("0.3").run()
+    if any(b.key == "decide_compute" for b in at.button):
+        at.button(key="decide_compute").click().run()
+    assert_clean(at)
+    shown = [m.value for m in at.markdown]
+    at_rec = next(i for i, m in enumerate(shown) if m.startswith("Recommended at ε = 1 "))
+    assert "**ClampShells**" in shown[at_rec]
+    caveat = shown[at_rec + 1]
+    clamp = configuration_name("clampshells", "inside")
+    raw = configuration_name("rawsum", "posthoc")
+    assert caveat.startswith(f"On this data, {clamp} needs ε ≈ "), caveat
+    assert f" for 0.3 %; {raw} reaches it at ε ≈ " in caveat
+    # the same numbers as the list below it
+    first = shown[at_rec + 2].splitlines()[0]
+    assert first == f"- {raw} reaches 0.3 % at ε ≈ {caveat.rsplit('≈ ', 1)[1].rstrip('.')}."

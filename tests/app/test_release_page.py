@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
 from dpsum_core.publish.ledger import Ledger
+from dpsum_core.publish.report import answer_cells
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
 from dpsum_ui.page_state import ReleaseState
@@ -76,9 +77,14 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     book: Ledger = kept(page, ReleaseState).ledger
     assert book.spent == 0.01 and book.total == 0.05
     assert page.checkbox(key="release_confirm").value is False  # confirm again for another
-    answers = kept(page, ReleaseState).last.answers_frame()
+    last = kept(page, ReleaseState).last
     shown = [f for f in _frames(page) if "Private answer" in f.columns]
-    assert len(shown) == 1 and np.array_equal(shown[0]["Private answer"], answers.private_answer)
+    # the answers as the report rounds them (two significant digits of the half-width)
+    cells = [cell[1] for cell in answer_cells(last)]
+    assert len(shown) == 1 and list(shown[0]["Private answer"]) == cells
+    # the success line stays on later reruns (a download click reruns the page)
+    page.run()
+    assert [s.value for s in page.success] == ["Released: ε = 0.01 spent, 0.04 of 0.05 left."]
     # No true answer and no N anywhere on the page (tables, text), only the private answers.
     data = load_column("sample_data/incomes.csv", upper=800_000.0)
     truth = inputs_for(data, ExperimentConfig(workload="Q3")).true_answers
@@ -237,7 +243,27 @@ def test_an_upload_whose_u_is_still_the_samples_is_listed_as_missing():
     at.switch_page(PAGE).run()
     assert_clean(at)
     (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
-    assert "still the sample's" in note and "hours.csv" in note and "No total ε" in note
+    assert "U is still 800,000, the value set for incomes.csv: set U for hours.csv" in note
+    assert "No total ε" in note
+
+
+def test_the_release_page_credits_u_as_the_data_page_does():
+    """A U typed for one upload, still set when another file is uploaded, is credited to the
+    user on the Release page (not called "the sample's"), in the Data page's words."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    rows = b"\n".join(str(i).encode() for i in range(1, 60))
+    at.file_uploader(key="data_upload").set_value(("a.csv", b"x\n" + rows, "text/csv")).run()
+    at.number_input(key="domain_upper").set_value(20_000.0).run()
+    at.file_uploader(key="data_upload").set_value(("b.csv", b"y\n" + rows, "text/csv")).run()
+    (said,) = [w.value for w in at.warning if "Set U for" in w.value]
+    assert "U is still 20,000, the value you entered for a.csv" in said
+    at.switch_page(PAGE).run()
+    (note,) = [w.value for w in at.warning if "Before a release can be made" in w.value]
+    assert "U is still 20,000, the value you entered for a.csv: set U for b.csv" in note
+    assert "sample" not in note
 
 
 def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
@@ -253,5 +279,8 @@ def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
     assert rel is not None and rel.config["public_cap"] == 100_000.0
     page.number_input(key="release_public_cap").set_value(10_000_000.0).run()
     assert any("above U" in e and "public cap" in e for e in errors(page))
+    # a negative cap is echoed as typed (the field once clamped it to 0: "got 0")
+    page.number_input(key="release_public_cap").set_value(-5.0).run()
+    assert "Public cap must be > 0, got -5. Change or clear the public cap." in errors(page)
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     assert all(n.key != "release_public_cap" for n in page.number_input)  # TaMM: not offered

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from app_helpers import assert_clean, errors, kept, new_app
 from streamlit.testing.v1 import AppTest
@@ -13,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from dpsum_core.publish.intervals import Intervals
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
+from dpsum_core.publish.report import answer_cells
 from dpsum_ui import release
 from dpsum_ui.page_state import ReleaseState
 
@@ -56,9 +58,19 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
     assert not set(table.columns) & set(INTERNAL)
     # The words are the table's medians, rounded to two significant digits.
     typical = float(match.group(1).replace(",", ""))
-    assert typical == pytest.approx(table["Typical error (±)"].median(), rel=0.05)
+    assert typical == pytest.approx(_numbers(table["Typical error (±)"]).median(), rel=0.1)
     share = float(match.group(2).replace(",", ""))
-    assert share == pytest.approx(table["Share of the answer (%)"].median(), rel=0.05)
+    assert share == pytest.approx(_numbers(table["Share of the answer"]).median(), rel=0.1)
+    # the table's cells are formatted: two significant digits, percent, never e-notation
+    cells = table.astype(str).to_numpy().ravel()
+    assert all(c.endswith(" %") for c in table["Share of the answer"])
+    assert not any(re.search(r"\d[eE][+-]?\d", c) for c in cells)
+    assert all(len(c.replace(",", "").replace(".", "").strip("0")) <= 2
+               for c in table["Typical error (±)"])  # fmt: skip
+
+
+def _numbers(column) -> pd.Series:
+    return pd.Series([float(str(c).replace(",", "").removesuffix(" %")) for c in column])
 
 
 def test_truncation_methods_are_shown_by_their_labels(page):
@@ -79,7 +91,9 @@ def test_after_releasing_the_table_has_labels_and_the_interval(page):
     rel = kept(page, ReleaseState).last
     (table,) = [df.value for df in page.dataframe if "Private answer" in df.value.columns]
     assert not set(table.columns) & set(INTERNAL)
-    np.testing.assert_allclose(table["Lower end (95 %)"], rel.intervals.lower)
+    assert list(table["Lower end (95 %)"]) == [cell[2] for cell in answer_cells(rel)]
+    lower = _numbers(table["Lower end (95 %)"]).to_numpy()
+    assert np.all(lower <= rel.intervals.lower + 1e-9)  # rounded outward
     text = _text(page)
     assert "truncation: SVT" in text
     assert "about 1 in 20 may miss" in text  # each interval covers on its own, not all at once
@@ -110,8 +124,26 @@ def test_open_queries_are_named_in_words_with_why():
     assert "SQM counted values above θ as θ" in words and "at least" in words
     table = release.answers_table(_released([True, False]))
     assert list(table["Upper end (95 %)"]) == ["110", "open"]
+    assert list(table["Noise alone (±, 95 %)"]) == ["5.0", "5.0"]
     assert list(table["Bias bounded"]) == ["yes", "no"]
     assert release.open_words(_released([True, True])) is None
+
+
+def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
+    """Large and small ends side by side read alike (a table showed 5,764.76, 1.03706e+06 and
+    1030047.49 in one column): the report's digits, with separators."""
+    answers = np.array([5_700.0, 1_030_047.49, 1_036_000.0])
+    rel = Release(
+        thresholds=np.array([10.0, 20.0, 30.0]), private_answers=answers, theta=35.0,
+        budget={"epsilon_theta": 0.01, "epsilon_measure": 0.09, "total": 0.1},
+        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1"},
+        versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(3, 640.0),
+        intervals=Intervals(answers - 640.0, answers + 764.76, np.ones(3, bool), "test"),
+    )  # fmt: skip
+    table = release.answers_table(rel)
+    assert list(table["Upper end (95 %)"]) == ["6,470", "1,030,820", "1,036,770"]
+    assert list(table["Private answer"]) == ["5,700", "1,030,050", "1,036,000"]
+    assert not any("e+" in str(c) for c in table.to_numpy().ravel())
 
 
 @pytest.mark.parametrize(("value", "shown"), [(123456.7, "120,000"), (0.01234, "0.012"),
@@ -152,3 +184,25 @@ def test_a_refused_ledger_is_not_shown_as_loaded(page):
     # This dataset's own ledger is loaded, with a green line.
     _upload(page, Ledger(total=0.5))
     assert any("Ledger loaded" in s.value for s in page.success)
+
+
+def test_a_loaded_ledger_says_it_replaced_the_typed_total(page):
+    """A total typed before a ledger is uploaded is replaced by the ledger's: the green line
+    says so, with the value it replaced (the field changed without notice)."""
+    page.number_input(key="release_total").set_value(2.0).run()
+    _upload(page, Ledger(total=1.5).with_release({"epsilon": 1.0, "algorithm": "tamm"}))
+    (loaded,) = [s.value for s in page.success if "Ledger loaded" in s.value]
+    assert loaded == "Ledger loaded: 1 release, ε spent 1, total 1.5 from the ledger (was 2)."
+    assert page.number_input(key="release_total").value == pytest.approx(1.5)
+
+
+def test_a_broken_ledger_file_is_refused_in_one_clean_sentence(page):
+    page.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", b"{not json", "application/json")
+    ).run()
+    (message,) = [e for e in errors(page) if "not valid JSON" in e]
+    assert message == (
+        "The file dpsum_ledger.json is not valid JSON: is it a dpsum ledger? "
+        "Upload the ledger this page gave you."
+    )
+    assert "?." not in message

@@ -6,6 +6,8 @@ from __future__ import annotations
 def test_the_heatmaps_data_table_holds_full_precision_values():
     """The Compare heatmap prints 3 significant digits in its cells, but its data table and
     CSV carry the full-precision headline values, as the sweep's CSV does (issue 19)."""
+    import numpy as np
+
     from dpsum_core.data.reading import load_column
     from dpsum_core.plots.results import comparison_heatmap
     from dpsum_core.simulate.config import ExperimentConfig
@@ -18,9 +20,10 @@ def test_the_heatmaps_data_table_holds_full_precision_values():
                               algorithms=("identity", "rawsum"), trials=5, seed=3)
     result = run_experiment(data, config)
     table = figure_table(comparison_heatmap(result))
+    assert table.columns[2] == "Median relative error with isotonic (%)"  # the unit is named
     values = table.iloc[:, 2].to_numpy()
-    expected = sorted(headline(result.relative_errors(r, iso=True)) for r in result.runs)
-    assert sorted(values) == expected  # exact floats, not the 3-digit text
+    expected = sorted(100 * headline(result.relative_errors(r, iso=True)) for r in result.runs)
+    np.testing.assert_allclose(sorted(values), expected, rtol=1e-12)  # not the 3-digit text
     assert len(table) == len(result.runs)  # RawSum under none/SVT is not a configuration
 
 

@@ -192,7 +192,7 @@ def test_one_headline_metric_everywhere(small):
     number for the same run, under the same name."""
     from dpsum_core.plots.results import comparison_heatmap
     from dpsum_core.simulate.experiment import epsilon_sweep
-    from dpsum_core.simulate.results import headline, headline_name
+    from dpsum_core.simulate.results import headline, headline_name, percent
 
     cfg = _cfg(truncations=("svt",), algorithms=("identity", "tamm", "rawsum"))
     result = run_experiment(small, cfg)
@@ -205,5 +205,5 @@ def test_one_headline_metric_everywhere(small):
         assert sweep.loc[(r.algorithm, r.truncation), "median_rel_error_iso"] == value
         row = list(heat.y).index(get(r.algorithm).label)
         col = list(heat.x).index(truncation_label(r.truncation))
-        assert heat.text[row][col] == f"{value:.3g}"
+        assert heat.text[row][col] == percent(value)  # the Explorer's percent
     assert headline_name() in comparison_heatmap(result).layout.title.text.lower()
