@@ -264,7 +264,11 @@ def _release(args: argparse.Namespace) -> int:
         else ledger_note.replace(f"ledger {args.ledger}", f"ledger {Path(args.ledger).name}", 1)
     )
     out.mkdir(parents=True, exist_ok=True)  # each release's files have names of their own
-    written = write_release(rel, out, dataset=data.name, ledger_line=line, engine=args.engine)
+    from dpsum_core.data.samples import reference
+
+    # a sample is named as sample:NAME, so the report's command works from any folder
+    dataset = (reference(args.data) if args.data else None) or data.name
+    written = write_release(rel, out, dataset=dataset, ledger_line=line, engine=args.engine)
     files = [str(p) for p in written] + ([] if args.ledger is None else [str(args.ledger)])
     if plan.auto is not None:
         print(plan.auto)
@@ -455,7 +459,7 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
         epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
     chosen = f"{label(rec.algorithm)} ({truncation_label(rec.truncation)})"
-    why = f"auto chose {chosen} (from public inputs only): {rec.why}"
+    why = f"auto chose {chosen}, from public inputs only: {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 

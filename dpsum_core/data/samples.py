@@ -49,3 +49,14 @@ def resolve(source: str) -> str:
     if source.startswith(PREFIX):
         return str(sample_path(source.removeprefix(PREFIX)))
     return source
+
+
+def reference(path: str) -> str | None:
+    """``sample:NAME`` when ``path`` is a shipped sample's file (a command that names it so
+    works from any folder), else ``None``.
+
+    >>> reference(resolve("sample:incomes.csv")), reference("data/wages.csv")
+    ('sample:incomes.csv', None)
+    """
+    given = Path(path).resolve()
+    return next((PREFIX + n for n in NAMES if sample_path(n).resolve() == given), None)

@@ -166,4 +166,4 @@ def resolve_for_release(
         )
     rec = recommend(epsilon=epsilon, upper=upper, bins=bins, workload=workload)
     alg = get(rec.algorithm)
-    return alg.name, None if alg.runs_once else rec.truncation, f"auto chose {alg.label} (from public inputs only): {rec.why}"
+    return alg.name, None if alg.runs_once else rec.truncation, f"auto chose {alg.label}, from public inputs only: {rec.why}"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpsum_core.data.samples import PREFIX as SAMPLE_PREFIX
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
@@ -37,9 +38,11 @@ def release_stem(rel: Release, dataset: str) -> str:
     (``incomes_small_20261126-220141_3fa9c2``), so releases never share a file name.
 
     The short id is the start of a SHA-256 of the published answers and the creation time:
-    public parts only. The data's name keeps letters, digits, ``.``, ``_`` and ``-``.
+    public parts only. The data's name keeps letters, digits, ``.``, ``_`` and ``-`` (a sample
+    named ``sample:NAME`` is named by NAME).
     """
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(dataset).stem).strip("-.")[:40] or "data"
+    name = Path(dataset.removeprefix(SAMPLE_PREFIX)).stem
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:40] or "data"
     when = re.sub(r"[^0-9T]", "", rel.created[:19]).replace("T", "-")
     short = hashlib.sha256((answers_csv(rel) + rel.created).encode()).hexdigest()[:6]
     return f"{slug}_{when}_{short}"

@@ -86,7 +86,7 @@ def test_the_halfwidth_covers_95_percent_of_one_laplace_draw():
     assert abs(cover - 0.95) < 0.003
 
 
-def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
+def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path, monkeypatch):
     out = tmp_path / "out"
     assert main(["release", "--data", SMALL, "--workload", "Q3", "--algorithm", "tamm",
                  "--truncation", "recursive", "--epsilon", "0.4", "--out", str(out),
@@ -97,12 +97,12 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
                    "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ",
                    "95 % interval for the true answer", "bias bounded", "Answering Summation "
                    "Queries for Numerical Attributes", "ledger book.json: ε spent 0.4 of 1",
-                   "dpsum 0.1.0", "OpenDP", "dpsum release --data incomes_small.csv"):  # fmt: skip
+                   "dpsum 0.1.0", "OpenDP", "dpsum release --data sample:incomes_small.csv"):  # fmt: skip
         assert needle in md, needle
     assert str(tmp_path) not in md  # the custodian's folders stay private
     # a headline sentence first: what, for whom, at what ε, how accurate; then the chart
     lines = md.splitlines()
-    assert lines[2].startswith("**Released 10 private sums of incomes_small.csv (workload Q3, one "
+    assert lines[2].startswith("**Released 10 private sums of sample:incomes_small.csv (workload Q3, one "
                                "row per person), at ε = 0.4, with TaMM, θ chosen by the recursive")
     assert "typically ±" in lines[2] and "of the answer" in lines[2]
     # each interval covers on its own: the headline must not promise all of them at once
@@ -115,10 +115,12 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
     assert "about 1 in 20 may miss" in page and "the true answers lie in" not in page
-    # The command in the report makes the same configuration again.
+    # The command in the report makes the same configuration again, from any folder (a sample
+    # is named sample:NAME, its files by NAME).
+    assert release_file(out, "report.md").name.startswith("incomes_small_")
     command = re.search(r"^ {6}(dpsum release .*)$", md, re.M).group(1)
     again = command.split()[2:-4]  # without "dpsum release" and "--out … --ledger …"
-    again[again.index("--data") + 1] = SMALL
+    monkeypatch.chdir(tmp_path)
     assert main(["release", *again, "--out", str(tmp_path / "again")]) == 0
     first = json.loads(release_file(out, "release.json").read_text())["config"]
     second = json.loads(release_file(tmp_path / "again", "release.json").read_text())["config"]
