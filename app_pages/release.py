@@ -56,9 +56,13 @@ if store.live(K.RELEASE_ALGORITHM) not in algorithms:
     store.set_live(K.RELEASE_ALGORITHM, algorithms[0])
 left, middle, right = st.columns(3)
 with left:
+    best = rec.algorithm if rec is not None else None
     algorithm = st.selectbox(
-        "Algorithm", algorithms, key=K.RELEASE_ALGORITHM, format_func=label,
-        help="Exactly one algorithm: each release spends its own ε.",
+        "Algorithm", algorithms, key=K.RELEASE_ALGORITHM,
+        format_func=lambda a: f"★ {label(a)} (auto)" if a == best else label(a),
+        help="Exactly one algorithm: each release spends its own ε. ★ (auto) is the one "
+        "recommended from public inputs, what `dpsum release --algorithm auto` runs; the "
+        "release names the algorithm it ran.",
     )  # fmt: skip
 truncations = release.truncation_options(algorithm)
 if store.live(K.RELEASE_TRUNCATION) not in truncations:

@@ -46,7 +46,8 @@ def _frames(at: AppTest) -> list:
 def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_error(page):
     # The engine's recommendation from public inputs first (ClampShells at ε = 0.01, never
     # ranked on this data's errors), then the explorer's
-    assert page.selectbox(key="release_algorithm").options[:2] == ["ClampShells", "SQM"]
+    # the recommended one first, marked as what auto runs (the CLI's --algorithm auto)
+    assert page.selectbox(key="release_algorithm").options[:2] == ["★ ClampShells (auto)", "SQM"]
     assert page.selectbox(key="release_algorithm").value == "clampshells"
     assert page.selectbox(key="release_truncation").value == "inside"
     assert any("Recommended from public inputs only" in c.value for c in page.caption)
