@@ -55,4 +55,4 @@ def test_star_decide_and_release_follow_one_rule(epsilon, expected):
     assert f"Recommended at ε = {epsilon:g} from public inputs only: **{expected}**" in said
     at.switch_page("app_pages/release.py").run()
     assert not at.exception
-    assert at.selectbox(key="release_algorithm").options[0] == expected
+    assert at.selectbox(key="release_algorithm").options[0] == f"★ {expected} (auto)"
