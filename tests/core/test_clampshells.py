@@ -49,6 +49,20 @@ def _loss(base, record: float, domain: Domain, d: cs.ClampShellsDesign, eps: flo
     return float(loss + np.sum(np.abs(delta) / b2))
 
 
+def assert_exact_loss(base, domain: Domain, d: cs.ClampShellsDesign, eps: float) -> dict:
+    """For every J* stage 1 can output: every record's loss ≤ ε, with equality for the worst
+    one and for a record at U; the losses by J*, for a caller's further checks."""
+    records = _records(domain)
+    by_clamp = {}
+    for j_star in d.clamp_bins().tolist():
+        losses = np.array([_loss(base, t, domain, d, eps, j_star) for t in records])
+        assert losses.max() == pytest.approx(eps, rel=1e-9), j_star
+        assert np.all(losses <= eps * (1 + 1e-9))
+        assert losses[records == domain.upper][0] == pytest.approx(eps, rel=1e-9)
+        by_clamp[j_star] = losses
+    return by_clamp
+
+
 @pytest.mark.parametrize("n", [7, 16, 64])
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 8.0])
 def test_exact_per_record_loss_is_epsilon_for_every_clamp_point(n, eps):
@@ -65,11 +79,7 @@ def test_exact_per_record_loss_is_epsilon_for_every_clamp_point(n, eps):
     if d.point_top:
         assert d.parts[-2:].tolist() == [n - 1, n] and np.array_equal(np.delete(d.parts, -2), d.shells)
     records = _records(domain)
-    for j_star in d.clamp_bins().tolist():
-        losses = np.array([_loss(base, t, domain, d, eps, j_star) for t in records])
-        assert losses.max() == pytest.approx(eps, rel=1e-9), j_star
-        assert np.all(losses <= eps * (1 + 1e-9))
-        assert losses[records == domain.upper][0] == pytest.approx(eps, rel=1e-9)
+    for losses in assert_exact_loss(base, domain, d, eps).values():
         assert losses[records == 0.0][0] == 0.0
     # …and the ε each stage reports spending is the same exact bound.
     stats = cs.edge_statistics(base, domain)
