@@ -46,6 +46,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_process(proc: subprocess.Popen, timeout: float) -> None:
+    """Terminate ``proc`` if it still runs; kill it after ``timeout`` seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 class Server:
     """A running `streamlit run app.py` process."""
 
@@ -77,12 +87,7 @@ class Server:
         raise RuntimeError("streamlit did not become healthy within 60 s")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc, timeout=15)
         self._log_file.close()
 
 

@@ -107,10 +107,7 @@ class Proxy:
         return lines
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        from tests.e2e.conftest import stop_process
+
+        stop_process(self.proc, timeout=10)
         shutil.rmtree(self.folder, ignore_errors=True)
