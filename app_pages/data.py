@@ -10,7 +10,7 @@ from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
-from dpsum_ui.identifiers import column_note
+from dpsum_ui.identifiers import column_note, unit_note
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
 
@@ -239,6 +239,8 @@ with data_col:
         "the guarantee then covers the whole person, not one row.",
     )
     ctx = state.data_context()
+    if (people := unit_note(ctx)) is not None:
+        st.warning(people, icon=":material/group:")
 
     st.header("Cleaning report")
     if ctx.dataset is not None:
