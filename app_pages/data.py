@@ -10,7 +10,7 @@ from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
-from dpsum_ui.identifiers import column_note
+from dpsum_ui.identifiers import column_note, unit_note
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
 
@@ -239,6 +239,8 @@ with data_col:
         "the guarantee then covers the whole person, not one row.",
     )
     ctx = state.data_context()
+    if (people := unit_note(ctx)) is not None:
+        st.warning(people, icon=":material/group:")
 
     st.header("Cleaning report")
     if ctx.dataset is not None:
@@ -248,8 +250,9 @@ with data_col:
         st.caption(
             "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
-            "are set to U; numbers written with a decimal comma or thousands separators are read "
-            "in one format per column. This is a fixed public rule applied to each record on its "
+            "are set to U; a '$' sign, '_' and spaces are removed from numbers written as text "
+            "($1,234.50 is read as 1234.5), and numbers written with a decimal comma or "
+            "thousands separators are read in one format per column. This is a fixed public rule applied to each record on its "
             "own, so it costs no privacy — and nothing is changed silently. With a column "
             "identifying people, the usable rows of each person are summed first, and the "
             "person's total is what is clipped: rows without an identifier are dropped."

@@ -12,8 +12,9 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import decimal_text
+from dpsum_core.publish.report import theta_words
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import NO_THETA, counted
+from dpsum_core.text import counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -228,9 +229,8 @@ if rel is not None:
     c = rel.config
     theta = rel.theta
     shown_theta = (
-        NO_THETA if theta is None
-        else f"{len(theta)} values, one per query" if isinstance(theta, list)
-        else f"{theta:,.6g}"
+        f"{len(theta)} values, one per query" if isinstance(theta, list)
+        else theta_words(theta, float(c["upper"]), digits=6)
     )  # fmt: skip
     st.markdown(
         f"{label(c['algorithm'])}, truncation: {release.truncation_label(c['truncation'])}, "

@@ -82,7 +82,11 @@ def escape_name(name: object, target: Target) -> str:
     return html.escape(shown, quote=target == "html")
 
 
-NO_THETA = "none: no value was truncated (θ = ∞)"  # a θ of ∞, in the same words everywhere
+# What limits the values when no clamp point θ is released (θ = ∞, or θ at U or above): the
+# cleaning rule alone, which is public. In the same words everywhere; never with a count of the
+# values clipped (a count read off the data, not protected by the release's noise).
+CLIPPED_AT_U = "cleaning clips values above U to U (a public rule)"
+NO_THETA = f"none beyond U: {CLIPPED_AT_U}"
 
 
 def noun(n: int, word: str, plural: str | None = None) -> str:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from dpsum_core.data.identifiers import default_column_note, looks_like_identifier
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
+from dpsum_core.text import escape_name, noun
 
 from . import keys as K
 from .datasets import DataContext, upload_of
@@ -43,6 +44,32 @@ def suspects(ctx: DataContext) -> tuple[str, ...]:
         return tuple(found)
 
     return memo("id_suspects", (up.id, ctx.column), find)
+
+
+def unit_note(ctx: DataContext) -> str | None:
+    """For the Data page: while one row is one person (no identifier chosen), the columns of
+    the upload that look like codes of people (:func:`suspects`, the Release page's and
+    ``dpsum release``'s rule) and how to release by person; else None.
+
+    Privacy
+    -------
+    Read off the private file; shown to the data holder only, before any release.
+    """
+    found = suspects(ctx)
+    if not found:
+        return None
+    names = ", ".join(escape_name(repr(c), "markdown") for c in found)
+    what = "looks like an identifier" if len(found) == 1 else "look like identifiers"
+    command = f"dpsum release --id-column {escape_name(found[0], 'shell')}"
+    shown = f"`{command}`" if "`" not in command else "`dpsum release --id-column` and its name"
+    return (
+        f"**{noun(len(found), 'Column')} {names} {what} of people** (repeated codes). If a "
+        "person can have several rows, the release should be by person: choose the column "
+        f"that identifies a person under **Unit of privacy** above ({shown}), so that each "
+        "person is protected with all their rows, not each row. If every row is a different "
+        "person, keep one row per person and tick that box on the Release page "
+        "(`--one-row-per-person`)."
+    )
 
 
 def column_note(ctx: DataContext) -> str | None:

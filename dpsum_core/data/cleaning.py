@@ -38,6 +38,10 @@ WeightRule = Literal["upper", "midpoint"]
 # --------------------------------------------------------------------------------------------
 # Columns and cleaning
 # --------------------------------------------------------------------------------------------
+# What is removed from every text cell before it is read as a number (white space anywhere,
+# "$" and "_"): "$1,234.50" is read as 1,234.50, "1 000" and "1_000" as 1000. The cleaning
+# report counts the values read so (CleaningReport.dollar_removed, spaces_removed).
+_REMOVED = r"[\s$_]"
 # Number formats of a text cell (after removing spaces, "$" and "_"). A comma is a thousands
 # separator only in US_THOUSANDS; EU_DECIMAL has a decimal comma (dots between thousands);
 # "1,234" matches both. EU_INTEGER is "1.234" read with dots between thousands, which only a
@@ -53,6 +57,10 @@ class _Numbers:
     values: pd.Series  # float64, NaN where a cell is not a number
     decimal_comma: int = 0  # cells read with a decimal comma (European format)
     thousands_separator: int = 0  # cells read with commas between thousands
+    # Cells that had a "$" removed, and cells that had "_" or white space removed from
+    # between their characters (white space at both ends aside); None: no text cell had either.
+    dollar: np.ndarray | None = None
+    spaced: np.ndarray | None = None
 
 
 def to_numeric(
@@ -80,11 +88,13 @@ def _read_numbers(
         return _Numbers(pd.Series(np.nan, index=series.index, dtype="float64"))
     if pd.api.types.is_numeric_dtype(series):
         return _Numbers(series.astype("float64"))
-    text = series.astype("string").str.strip().str.replace(r"[\s$_]", "", regex=True)
+    trimmed = series.astype("string").str.strip()
+    text = trimmed.str.replace(_REMOVED, "", regex=True)
+    dollar, spaced = _removed_marks(trimmed, text)
     comma = text.str.contains(",", regex=False).fillna(False)
     eu_only = text.str.fullmatch(_EU_INTEGER_ONLY).fillna(False)
     if not (comma.any() or eu_only.any()):
-        return _Numbers(_parse(text))
+        return _Numbers(_parse(text), dollar=dollar, spaced=spaced)
     plain = _parse(text)
     us = comma & text.str.fullmatch(_US_THOUSANDS).fillna(False)
     eu = comma & text.str.fullmatch(_EU_DECIMAL).fillna(False)
@@ -109,11 +119,31 @@ def _read_numbers(
     if eu_evidence.any() or (decimal_comma and not us_evidence.any()):
         european = eu | eu_integer
         converted = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-        return _Numbers(_parse(text.mask(european, converted)), decimal_comma=int(european.sum()))
+        return _Numbers(
+            _parse(text.mask(european, converted)), decimal_comma=int(european.sum()),
+            dollar=dollar, spaced=spaced,
+        )
     return _Numbers(
         _parse(text.mask(us, text.str.replace(",", "", regex=False))),
         thousands_separator=int(us.sum()),
+        dollar=dollar,
+        spaced=spaced,
     )
+
+
+def _removed_marks(
+    trimmed: pd.Series, text: pd.Series
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Which cells had a "$", and which "_" or white space between their characters, removed
+    by :data:`_REMOVED` (None: no cell changed); only the changed cells are searched."""
+    changed = trimmed.ne(text).fillna(False).to_numpy(dtype=bool)
+    if not changed.any():
+        return None, None
+    dollar, spaced = np.zeros(changed.size, bool), np.zeros(changed.size, bool)
+    cells = trimmed[changed]
+    dollar[changed] = cells.str.contains("$", regex=False).to_numpy(dtype=bool)
+    spaced[changed] = cells.str.contains(r"[\s_]", regex=True).to_numpy(dtype=bool)
+    return dollar, spaced
 
 
 def _parse(text: pd.Series) -> pd.Series:
@@ -211,7 +241,9 @@ class CleaningReport:
     With a privacy identifier (``id_column``) the drops count rows (a row without an
     identifier, or whose value is missing, non-numeric or infinite, is dropped before the sum)
     and the clips count people (each person's total is clipped to [0, U]); ``people`` is the
-    number of people kept. ``content``: the kept (identifier, value) rows as a
+    number of people kept. ``dollar_removed`` and ``spaces_removed`` count the kept rows whose
+    text had a "$", or "_" or white space between its characters, removed before it was read
+    (:data:`_REMOVED`). ``content``: the kept (identifier, value) rows as a
     :class:`~dpsum_core.data.content.Content` (what a ledger binds to), when it was asked for.
     """
 
@@ -227,6 +259,8 @@ class CleaningReport:
     dropped_missing_id: int = 0
     people: int | None = None
     content: Content | None = None
+    dollar_removed: int = 0
+    spaces_removed: int = 0
 
     @property
     def rows_kept(self) -> int:
@@ -254,6 +288,8 @@ class CleaningReport:
             "id_column": self.id_column,
             "dropped_missing_id": self.dropped_missing_id,
             "people": self.people,
+            "dollar_removed": self.dollar_removed,
+            "spaces_removed": self.spaces_removed,
         }
 
     @property
@@ -297,6 +333,16 @@ class CleaningReport:
                 f"{counted(self.thousands_separator, 'value')} read with thousands separators "
                 "(1,234 = 1234)."
             )
+        if self.dollar_removed:
+            out.append(
+                f"{counted(self.dollar_removed, 'value')} read with a '$' removed "
+                "($1,234.50 = 1234.5)."
+            )
+        if self.spaces_removed:
+            out.append(
+                f"{counted(self.spaces_removed, 'value')} read with spaces or '_' inside removed "
+                "(1 000 = 1_000 = 1000)."
+            )
         return out
 
 
@@ -331,7 +377,9 @@ def clean(
     (``1,5`` or ``1.234.567``: decimal comma; ``1,234.5`` or ``2.5``: decimal point), and a
     column with cells of both is refused; a cell either reads (``1,234``) follows
     ``decimal_comma`` (true for a ';'-separated file, see :func:`decimal_comma_hint`), else
-    the thousands reading. Every value read with a comma is counted in the report.
+    the thousands reading. Before that, "$", "_" and white space are removed from every cell
+    (``"$1,234.50"`` is 1234.5, ``"1 000"`` 1000). Every value read with a comma, or with a
+    "$" or "_" or white space inside removed, is counted in the report.
 
     Parameters
     ----------
@@ -404,6 +452,8 @@ def clean(
         dropped_missing_id=int(no_id.sum()),
         people=int(values.size) if ids is not None else None,
         content=digest,
+        dollar_removed=_kept(numbers.dollar, used),
+        spaces_removed=_kept(numbers.spaced, used),
     )
     if values.size == 0:
         raise DataError(
@@ -412,6 +462,11 @@ def clean(
             f"{report.dropped_missing:,} empty): choose a column that holds numbers."
         )
     return values, report
+
+
+def _kept(marked: np.ndarray | None, used: np.ndarray) -> int:
+    """How many kept rows (``used``) are ``marked`` (None: none)."""
+    return 0 if marked is None else int((marked & used).sum())
 
 
 def cleaning_seconds(rows: int, *, by_person: bool) -> float:

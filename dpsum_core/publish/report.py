@@ -28,7 +28,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
-from dpsum_core.text import NO_THETA, counted, escape_name, visible
+from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -144,18 +144,26 @@ def _shown(value: float, unit: float, how=round) -> str:
     return f"{how(value / unit) * unit:,.{places}f}"
 
 
-def _theta_words(theta, upper: float) -> str:
+def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
+    """The released θ in words (``None``: no θ; a list: SQM's θ per query), with ``digits``
+    significant digits; where no θ clamps below U, what does: cleaning's public clip at U.
+
+    Privacy
+    -------
+    Public inputs only (the released θ and U): never how many values cleaning clipped.
+    """
     if theta is None:
         return NO_THETA
     if isinstance(theta, list):
         untruncated = sum(t >= upper for t in theta)
-        return f"one per query ({', '.join(f'{t:,.{PUBLISHED_DIGITS}g}' for t in theta)})" + (
-            f"; at {counted(untruncated, 'query', 'queries')} θ is U or above: nothing truncated there"
+        return f"one per query ({', '.join(f'{t:,.{digits}g}' for t in theta)})" + (
+            f"; at {counted(untruncated, 'query', 'queries')} θ is U or above: nothing clamped "
+            f"there beyond U, where {CLIPPED_AT_U}"
             if untruncated else ""
         )
     if theta >= upper:
-        return f"θ = U = {theta:,.{PUBLISHED_DIGITS}g}: θ is the top of the domain, so no value was truncated"
-    return f"{theta:,.{PUBLISHED_DIGITS}g} (values above it counted as θ)"
+        return f"θ = U = {theta:,.{digits}g}, the top of the domain: {NO_THETA}"
+    return f"{theta:,.{digits}g} (values above it counted as θ)"
 
 
 def _cap_line(config: dict) -> list[str]:
@@ -333,7 +341,7 @@ def report_markdown(
         f"- **Algorithm**: {alg.label} {PLAIN_WORDS.get(alg.name, 'adds Laplace noise to ' + alg.measures).format(paper=PAPER)}."
         + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
         f"- **Truncation**: {get_truncation(c['truncation']).description}.",
-        f"- **Released θ**: {_theta_words(rel.theta, float(c['upper']))}.",
+        f"- **Released θ**: {theta_words(rel.theta, float(c['upper']))}.",
         *_cap_line(c),
         "- **Isotonic regression**: "
         + ("yes (post-processing: answers made non-decreasing)." if c["isotonic"] else "no."),

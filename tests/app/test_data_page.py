@@ -275,3 +275,14 @@ def test_the_u_step_follows_the_scale_of_u() -> None:
     assert upper_step(200.0) == 10.0  # dollars per hour: not 10,000
     assert upper_step(4_000.0) == 100.0
     assert upper_step(None) == 10_000.0
+
+
+def test_the_cleaning_note_says_a_dollar_sign_was_removed(data_page: AppTest) -> None:
+    """'$1,234.50' is read as 1234.5: the note says the '$' went, not only the separators."""
+    upload(data_page, "dollars.csv", b'amount\n"$1,234.50"\n$500\n700\n')
+    assert_clean(data_page)
+    report = " ".join(w.value for w in data_page.warning)
+    assert "2 values read with a '$' removed ($1,234.50 = 1234.5)." in report, report
+    assert "1 value read with thousands separators (1,234 = 1234)." in report, report
+    why = " ".join(c.value for c in data_page.caption)
+    assert "a '$' sign, '_' and spaces are removed from numbers written as text" in why

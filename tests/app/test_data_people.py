@@ -77,3 +77,27 @@ def test_the_release_command_carries_the_explicit_one_row_per_person() -> None:
     at.switch_page("app_pages/release.py").run()
     (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
     assert "--one-row-per-person" not in command and "--id-column person_id" in command
+
+
+def _people_warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if "of people** (repeated codes)" in w.value]
+
+
+def test_the_data_page_flags_a_column_of_people_codes_and_says_how_to_release_by_person() -> None:
+    """The Release page's rule (identifiers.suspects), said on the Data page before any
+    release: by person with the unit box or --id-column, else --one-row-per-person."""
+    at = _upload("jobs.csv", _jobs())
+    (said,) = _people_warnings(at)  # old: nothing on the Data page
+    assert "Column 'person_id' looks like an identifier of people" in said, said
+    assert "the release should be by person" in said and "**Unit of privacy**" in said
+    assert "`dpsum release --id-column person_id`" in said and "`--one-row-per-person`" in said
+    assert "worker" not in said and "'job'" not in said  # a row number, a category
+    at.selectbox(key="data_id_column").set_value("person_id").run()
+    assert _people_warnings(at) == []  # chosen: nothing left to say
+    assert_clean(at)
+
+
+def test_a_category_column_is_not_flagged_on_the_data_page() -> None:
+    at = _upload("states.csv", _jobs(state=True))
+    at.selectbox(key="data_column").set_value("income").run()
+    assert _people_warnings(at) == []

@@ -285,3 +285,17 @@ def test_a_public_cap_is_offered_for_clampshells_said_and_checked(page):
     assert "Public cap must be > 0, got -5. Change or clear the public cap." in errors(page)
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     assert all(n.key != "release_public_cap" for n in page.number_input)  # TaMM: not offered
+
+
+def test_no_theta_on_the_page_says_cleaning_clips_at_u_without_a_count(page):
+    """A release with no clamp point (truncation none) names cleaning's public clip at U, in
+    the report's words, never "θ = ∞" alone nor how many values were clipped."""
+    page.selectbox(key="release_algorithm").set_value("identity").run()
+    page.selectbox(key="release_truncation").set_value("none").run()
+    _release(page, total=1.0)
+    assert_clean(page)
+    (line,) = [m.value for m in page.markdown if "released θ:" in m.value]
+    assert "released θ: none beyond U: cleaning clips values above U to U (a public rule)" in line
+    assert "θ = ∞" not in line
+    clipped = load_column("sample_data/incomes.csv", upper=800_000.0).report.clipped_above_upper
+    assert not re.search(rf"\b({clipped:,}|{clipped})\b", line), line

@@ -49,7 +49,9 @@ def test_no_truncation_shows_neither_rho_nor_an_infinite_theta(small: AppTest) -
     # RawSum and ClampShells choose their own θ, whatever the truncation method: theirs shows
     own = table["Algorithm"].isin(["RawSum", "ClampShells"])
     # θ = ∞ in the one phrase of every page and of the report (dpsum_core.text.NO_THETA)
-    assert set(table[~own]["Median θ"]) == {"none: no value was truncated (θ = ∞)"}
+    assert set(table[~own]["Median θ"]) == {
+        "none beyond U: cleaning clips values above U to U (a public rule)"
+    }
     assert "inf" not in table.to_string().lower()
 
 

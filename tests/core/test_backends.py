@@ -389,3 +389,19 @@ def test_a_wide_or_long_csv_header_is_refused_before_the_engine_parses_it(
     long.write_text("a" * 5000 + "\n1\n")
     with pytest.raises(DataError, match=r"long\.csv.s header line is longer than"):
         open_backend(long, upper=10.0, engine=engine)
+
+
+@pytest.mark.parametrize("id_column", [None, "pid"])
+@pytest.mark.parametrize("content", [False, True])
+def test_values_read_with_a_dollar_or_spaces_removed_are_counted_alike(tmp_path, id_column, content):
+    """DuckDB counts the kept rows whose '$', '_' or inner white space was removed as the
+    memory engine does, one row per person or by person (rows without an identifier and
+    non-numeric cells are not counted)."""
+    path = tmp_path / "d.csv"
+    path.write_text("amount,pid\n$1234.50,a\n$500,a\n1 000,b\n12_000,c\n700,c\n $ 5 ,d\n"
+                    "abc$,d\n,e\n5$,\n")  # fmt: skip
+    mem = MemoryBackend(path, upper=800_000.0, column="amount", id_column=id_column)
+    got = DuckDBBackend(path, upper=800_000.0, column="amount", id_column=id_column)
+    a, b = (x.summarize(CUTS, content=content).report for x in (mem, got))
+    assert a == b
+    assert (b.dollar_removed, b.spaces_removed) == ((4, 3) if id_column is None else (3, 3))

@@ -290,3 +290,22 @@ def test_a_sample_is_read_by_name_from_any_folder(tmp_path):
     assert "unknown sample dataset 'nope.csv'" in bad.stderr
     assert "sample:incomes.csv, sample:incomes_small.csv" in bad.stderr
     assert not (tmp_path / "out2").exists()
+
+
+def test_the_cli_cleaning_note_says_a_dollar_sign_was_removed(tmp_path, capsys):
+    """The terminal's cleaning report (stdout for run, stderr for release: never in the
+    release's files) says that a '$' was removed, beside the thousands separators."""
+    data = tmp_path / "dollars.csv"
+    data.write_text('amount\n"$1,234.50"\n$500\n700\n' + "".join(f"{i}\n" for i in range(40)))
+    said = "2 values read with a '$' removed ($1,234.50 = 1234.5)."
+    assert main(["run", "--data", str(data), "--upper", "2000", "--workload", "Q3",
+                 "--trials", "2", "--truncation", "none", "--out", str(tmp_path / "r")]) == 0
+    assert said in capsys.readouterr().out
+    assert main(["release", "--data", str(data), "--upper", "2000", "--workload", "Q3",
+                 "--algorithm", "identity", "--truncation", "none", "--epsilon", "0.5",
+                 "--out", str(tmp_path / "rel")]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "cleaning report (NOT FOR PUBLICATION" in err and said in err, err
+    published = " ".join(p.read_text() for p in (tmp_path / "rel").rglob("*") if p.is_file()
+                         and p.suffix in (".md", ".json", ".csv", ".html"))  # fmt: skip
+    assert "'$' removed" not in published

@@ -117,6 +117,35 @@ def test_quoted_thousands_separators():
     assert data.values.tolist() == [1234.0, 2_000_000.0]
 
 
+def test_a_dollar_sign_and_spaces_removed_from_values_are_counted_and_said():
+    """The parser removes "$", "_" and white space inside a text cell before reading it; the
+    cleaning note says so, and counts the kept values read so (a non-numeric cell is only
+    counted as dropped)."""
+    csv = b'amount\n"$1,234.50"\n$500\n1 000\n12_000\n700\n $ 5 \nabc$\n'
+    data = load_column(io.BytesIO(csv), upper=1e6, name="d.csv")
+    assert sorted(data.values.tolist()) == [5.0, 500.0, 700.0, 1000.0, 1234.5, 12_000.0]
+    report = data.report
+    assert (report.dollar_removed, report.spaces_removed) == (3, 3)  # abc$ is dropped
+    assert report.thousands_separator == 1 and report.dropped_non_numeric == 1
+    lines = report.lines()
+    assert "3 values read with a '$' removed ($1,234.50 = 1234.5)." in lines, lines
+    assert "3 values read with spaces or '_' inside removed (1 000 = 1_000 = 1000)." in lines
+    assert report.changed
+    plain = load_column(io.BytesIO(b"amount\n 5 \n7\n"), upper=10, name="p.csv").report
+    assert (plain.dollar_removed, plain.spaces_removed) == (0, 0)  # white space at the ends
+    assert not any("removed" in line for line in plain.lines())
+
+
+def test_removed_characters_are_counted_per_kept_row_by_person():
+    from dpsum_core.data.cleaning import clean
+
+    raw = pd.Series(["$5", "$6", "1 0", "$7"])
+    ids = pd.Series(["a", "a", "b", None])  # the last row has no identifier: dropped
+    values, report = clean(raw, upper=100, ids=ids, id_column="pid")
+    assert sorted(values.tolist()) == [10.0, 11.0]
+    assert (report.dollar_removed, report.spaces_removed) == (2, 1)
+
+
 def test_parquet_round_trip(tmp_path):
     path = tmp_path / "x.parquet"
     pd.DataFrame({"name": ["a", "b"], "v": [1.5, 2.5]}).to_parquet(path)

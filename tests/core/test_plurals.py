@@ -66,9 +66,9 @@ def test_unknown_names_are_counted_in_the_singular_or_plural(data, expected):
 
 
 def test_one_query_is_one_query_in_the_report_and_the_target():
-    from dpsum_core.publish.report import _theta_words
+    from dpsum_core.publish.report import theta_words
     from dpsum_core.simulate.decision import target_sentence
 
-    assert "at 1 query θ is U or above" in _theta_words([5.0, 10.0], 10.0)
-    assert "at 2 queries θ is U" in _theta_words([10.0, 12.0], 10.0)
+    assert "at 1 query θ is U or above" in theta_words([5.0, 10.0], 10.0)
+    assert "at 2 queries θ is U" in theta_words([10.0, 12.0], 10.0)
     assert target_sentence(0.05, 0.0, 1, 1).endswith("(1 of 1 query).")

@@ -157,7 +157,33 @@ def test_theta_equal_to_u_is_said_in_words(data):
     config = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params={"theta": UPPER})
     rel = release(data, config, algorithm="tamm", truncation="fixed")
     md = report_markdown(rel, dataset="incomes_small.csv")
-    assert "θ = U = 800,000: θ is the top of the domain, so no value was truncated" in md
+    assert (
+        "θ = U = 800,000, the top of the domain: none beyond U: cleaning clips values above U "
+        "to U (a public rule)"
+    ) in md
+    assert "no value was truncated" not in md  # values above U were clipped to U by cleaning
+
+
+@pytest.mark.parametrize("algorithm, truncation, theta", [
+    ("identity", "none", None), ("tamm", "fixed", 100_000.0)])  # fmt: skip
+def test_no_theta_says_cleaning_clips_at_u_without_counting_the_clipped(
+    algorithm, truncation, theta
+):
+    """No clamp point below U (θ = ∞, or θ = U) is not "no value was truncated": cleaning
+    clipped the values above U to U. The words say so, and never how many values were clipped
+    (a count of the data, not protected by the noise)."""
+    upper = 100_000.0  # below many incomes of the sample: cleaning clips some of them
+    small = load_column(SMALL, upper=upper)
+    clipped = small.report.clipped_above_upper
+    assert clipped > 1
+    params = {} if theta is None else {"theta": theta}
+    config = ExperimentConfig(workload="Q3", epsilon=0.5, upper=upper, truncation_params=params)
+    rel = release(small, config, algorithm=algorithm, truncation=truncation)
+    md = report_markdown(rel, dataset="s.csv")
+    (line,) = [x for x in md.splitlines() if "Released θ" in x]
+    assert "none beyond U: cleaning clips values above U to U (a public rule)" in line, line
+    assert "θ = ∞" not in md and "no value was truncated" not in md
+    assert not re.search(rf"\b({clipped:,}|{clipped})\b", md), md
 
 
 def test_a_raised_total_is_said_in_the_report_and_on_the_success_line(tmp_path, capsys):

@@ -199,3 +199,20 @@ def test_the_content_a_ledger_binds_to_agrees(spark, tmp_path):
             assert memory is not None and got.report.content == duck == memory, (path, id_column)
             by_table.append(memory)
         assert by_table[1] == by_table[2]  # the table as CSV and as Parquet
+
+
+@pytest.mark.parametrize("id_column", [None, "pid"])
+def test_values_read_with_a_dollar_or_spaces_removed_are_counted_alike(spark, tmp_path, id_column):
+    """Spark counts the kept rows whose '$', '_' or inner white space was removed as the
+    memory engine does (its regular expressions are Java's, not RE2's)."""
+    from dpsum_core.data.backends.memory import MemoryBackend
+    from dpsum_core.data.backends.spark import SparkBackend
+
+    path = tmp_path / "d.csv"
+    path.write_text("amount,pid\n$1234.50,a\n$500,a\n1 000,b\n12_000,c\n700,c\n $ 5 ,d\n"
+                    "abc$,d\n,e\n5$,\n")  # fmt: skip
+    args = dict(upper=800_000.0, column="amount", id_column=id_column)
+    mem = MemoryBackend(path, **args).summarize(CUTS, content=True).report
+    got = SparkBackend(path, spark=spark, **args).summarize(CUTS, content=True).report
+    assert mem == got
+    assert (got.dollar_removed, got.spaces_removed) == ((4, 3) if id_column is None else (3, 3))

@@ -1,9 +1,9 @@
 """SQL text shared by the DuckDB and Spark backends: SPEC §0 cleaning, bins, exact-sum limbs.
 
 The expressions restate :func:`dpsum_core.data.cleaning.clean` and :func:`dpsum_core.data.cleaning.to_numeric`
-(missing: empty, whitespace or pandas' NA strings in CSV; text such as ``"1,234"`` or ``" $5 "``
-parsed after removing ``, $ _`` and whitespace; NaN is missing in a numeric column and
-non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.domain.bin_index` and
+(missing: empty, whitespace or pandas' NA strings in CSV; text such as ``" $5 "`` or ``"1 000"``
+parsed after removing ``$ _`` and whitespace, the values read so counted as the cleaning report
+counts them; NaN is missing in a numeric column and non-numeric in text; ±inf dropped; clipped to [0, U]) and :func:`dpsum_core.data.domain.bin_index` and
 :func:`dpsum_core.data.exact.limbs` with the same IEEE double operations, so every engine computes
 the same bins, limbs and cleaning report. Only aggregates ever leave the engine.
 
@@ -80,6 +80,17 @@ def parse_column(
     return missing, parsed
 
 
+MARKS = ("m_dollar", "m_spaced")  # columns of the marks of removed_marks, summed per group
+
+
+def removed_marks(col: str, dialect: Dialect) -> tuple[str, str]:
+    """SQL of two 0/1 marks of a raw text cell, as :func:`dpsum_core.data.cleaning.clean`
+    counts them: a "$" removed; "_", or white space between two other characters, removed."""
+    dollar = f"CASE WHEN {col} LIKE '%$%' THEN 1 ELSE 0 END"
+    inside = dialect.full_match(col, f"(?s).*(_|[^{SPACE}][{SPACE}]+[^{SPACE}]).*")
+    return dollar, f"CASE WHEN {inside} THEN 1 ELSE 0 END"
+
+
 # Codes of the rows a summary's key does not place in a bin: the cleaning report is read off
 # the group sizes, so no per-row counter columns are needed. Clipped rows keep their value
 # (0 or U) and are merged into the first or last interval in Python.
@@ -95,9 +106,11 @@ def keyed(
     dialect: Dialect,
     *,
     content: bool = False,
+    marks: bool = False,
 ) -> str:
     """SELECT of every row's ``key``, ``sub``, ``v`` (cleaned value) and its limbs
-    (``dialect.limbs``); with ``content`` also its content hash lanes (``content_sql.hashed``).
+    (``dialect.limbs``); with ``content`` also its content hash lanes (``content_sql.hashed``);
+    with ``marks`` (``raw`` is text) also its :data:`MARKS` (:func:`removed_marks`).
 
     ``raw_sql`` selects the chosen column as ``raw``; ``missing`` and ``parsed`` are
     :func:`parse_column` of ``raw``. ``key`` is the row's 0-based bin, exactly as
@@ -139,11 +152,17 @@ def keyed(
     # v = min(max(p, 0), U) is finite for every non-NULL p (NaN is the largest double in both
     # engines, so least(NaN, U) = U): the limb casts never fail, and the limbs of rows with a
     # negative code other than ABOVE_UPPER are ignored.
-    rows = f"SELECT raw, {parsed} AS p FROM ({raw_sql}) r0"
-    h = ""
+    marked = MARKS if marks else ()
+    mark_sql = "".join(
+        f", {sql} AS {name}"
+        for sql, name in zip(removed_marks("raw", dialect), MARKS, strict=True)
+    ) if marks else ""  # fmt: skip
+    rows = f"SELECT raw, {parsed} AS p{mark_sql} FROM ({raw_sql}) r0"
+    carried = list(marked)
     if content:
-        rows = hashed(dialect, rows, value="p", keep=("raw", "p"))
-        h = ", " + ", ".join(LANES)
+        rows = hashed(dialect, rows, value="p", keep=("raw", "p", *marked))
+        carried += LANES
+    h = "".join(f", {c}" for c in carried)
     return f"""
 SELECT key, sub, v, {dialect.limb_columns()}{h}
 FROM (SELECT key, sub, v, i, f1, floor((s1 - f1) * {SCALE}) AS f2{h}
@@ -203,6 +222,7 @@ class SQLBackend:
             )
         check_id_column(column, id_column, list(kinds), name)
         self.column, self.id_column = column, id_column
+        self._text = kinds[column] == "text"  # "$", "_" and white space are removed from it
         self._id_kind = None if id_column is None else kinds[id_column]
         self.domain = Domain(self.upper, 1)  # set by summarize()
         if kinds[column] == "text":
@@ -226,15 +246,17 @@ class SQLBackend:
 
     def _person_rows(self, kinds: dict[str, str], column: str, id_column: str) -> str:
         """Every row's identifier ``pid``, ``no_id`` (NA or blank, as pandas reads it), parsed
-        value ``p`` and ``missing`` (the value's cell is empty or NA)."""
-        missing, parsed = parse_column(self.quote(column), kinds[column], self.dialect, csv=self.csv)
+        value ``p``, ``missing`` (the value's cell is empty or NA) and :data:`MARKS`."""
+        value = self.quote(column)
+        missing, parsed = parse_column(value, kinds[column], self.dialect, csv=self.csv)
+        marks = removed_marks(value, self.dialect) if kinds[column] == "text" else ("0", "0")
         pid = self.quote(id_column)
         no_id, _ = parse_column(pid, kinds[id_column], self.dialect, csv=self.csv)
         if kinds[id_column] == "text":  # one person whatever white space ends the identifier
             pid = self.dialect.replace_all(pid, f"^[{SPACE}]+|[{SPACE}]+$")
         return (
-            f"SELECT {pid} AS pid, {no_id} AS no_id, {parsed} AS p, {missing} AS missing "
-            f"FROM {self.relation()}"
+            f"SELECT {pid} AS pid, {no_id} AS no_id, {parsed} AS p, {missing} AS missing, "
+            f"{marks[0]} AS {MARKS[0]}, {marks[1]} AS {MARKS[1]} FROM {self.relation()}"
         )
 
     def _row_report(
@@ -245,37 +267,41 @@ class SQLBackend:
         totals clipped (``tally``, from the summary's scan); with ``content``, the same scan
         sums the content hashes of the kept (identifier, value) rows."""
         nan = "(p IS NULL OR isnan(p))"
+        kept = "NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE)"
         parts = [
             "NOT no_id AND {nan} AND missing",
             "NOT no_id AND {nan} AND NOT missing",
             "NOT no_id AND abs(p) = CAST('Infinity' AS DOUBLE)",
             "no_id",
+            *(f"{kept} AND {m} = 1" for m in MARKS),
         ]
         counted = ", ".join(
             f"sum(CASE WHEN {c.format(nan=nan)} THEN 1 ELSE 0 END)" for c in parts
         )
         rows_sql = self._rows
         if content:  # the rows each person's total adds (see __init__)
-            counted += ", " + lane_sums("NOT no_id AND abs(p) < CAST('Infinity' AS DOUBLE)")
+            counted += ", " + lane_sums(kept)
             rows_sql = hashed(
-                self.dialect, self._rows, value="p", keep=("no_id", "p", "missing"),
+                self.dialect, self._rows, value="p", keep=("no_id", "p", "missing", *MARKS),
                 pid="pid", id_kind=self._id_kind or "text",
             )  # fmt: skip
-        rows, *dropped = (int(x or 0) for x in self.query(
+        rows, *counts = (int(x or 0) for x in self.query(
             f"SELECT count(*), {counted} FROM ({rows_sql}) r"
         )[0])  # fmt: skip
-        digest = Content(dropped[4], (dropped[5], dropped[6])) if content else None
+        digest = Content(counts[6], (counts[7], counts[8])) if content else None
         return CleaningReport(
             rows_read=rows,
-            dropped_missing=dropped[0],
-            dropped_non_numeric=dropped[1],
-            dropped_non_finite=dropped[2],
+            dropped_missing=counts[0],
+            dropped_non_numeric=counts[1],
+            dropped_non_finite=counts[2],
             clipped_below_zero=tally[BELOW_ZERO],
             clipped_above_upper=tally[ABOVE_UPPER],
             id_column=self.id_column,
-            dropped_missing_id=dropped[3],
+            dropped_missing_id=counts[3],
             people=people,
             content=digest,
+            dollar_removed=counts[4],
+            spaces_removed=counts[5],
         )
 
     # -- to implement -------------------------------------------------------------------------
@@ -371,10 +397,12 @@ class SQLBackend:
         if not math.isclose(domain.upper, self.upper):
             raise ParameterError("the cut points' domain must use the cleaning bound U")
         per_row = content and self.id_column is None
+        marks = self._text and self.id_column is None  # by person: in the cleaning report's scan
         lanes = ", " + lane_sums() if per_row else ""
+        lanes += "".join(f", sum({m})" for m in MARKS) if marks else ""
         rows = self.query(
             f"SELECT key, sub, count(*) AS n, {self.dialect.limb_sums()}{lanes} "
-            f"FROM ({self._keyed(cuts.extra, content=per_row)}) b GROUP BY key, sub"
+            f"FROM ({self._keyed(cuts.extra, content=per_row, marks=marks)}) b GROUP BY key, sub"
         )
         width, digest = len(self.dialect.limbs), EMPTY
         points = cuts.all
@@ -385,6 +413,7 @@ class SQLBackend:
         counts = np.zeros(points.size + 1, np.int64)
         limb = [[0, 0, 0] for _ in range(points.size + 1)]
         tally = {MISSING: 0, NON_NUMERIC: 0, NON_FINITE: 0, BELOW_ZERO: 0, ABOVE_UPPER: 0}
+        removed = [0, 0]  # kept rows with a "$", with "_" or white space inside, removed
         for key, sub, n, *sums in rows:
             key, sub, n = int(key), int(sub), int(n)
             if key < 0:
@@ -394,6 +423,9 @@ class SQLBackend:
                 j = interval[key]
             else:
                 j = key + (sub if sub >= 0 else int(below[key]))
+            if marks:  # the last two sums, of kept rows only
+                removed = [r + int(x or 0) for r, x in zip(removed, sums[-2:], strict=True)]
+                sums = sums[:-2]
             if per_row:  # kept rows only (clipped ones included: U is not the data)
                 digest += Content(n, (int(sums[width] or 0), int(sums[width + 1] or 0)))
                 sums = sums[:width]
@@ -410,6 +442,8 @@ class SQLBackend:
                 clipped_below_zero=tally[BELOW_ZERO],
                 clipped_above_upper=tally[ABOVE_UPPER],
                 content=digest if per_row else None,
+                dollar_removed=removed[0],
+                spaces_removed=removed[1],
             )
             if self.id_column is None
             else self._row_report(int(counts.sum()), tally, content=content)
@@ -446,11 +480,12 @@ class SQLBackend:
             top=np.array([r[0] for r in top], dtype=float),
         )
 
-    def _keyed(self, extra: np.ndarray, *, content: bool = False) -> str:
+    def _keyed(self, extra: np.ndarray, *, content: bool = False, marks: bool = False) -> str:
         missing, parsed = self._parse
         return keyed(
-            self._raw, missing, parsed, self.domain, extra, self.dialect, content=content
-        )
+            self._raw, missing, parsed, self.domain, extra, self.dialect, content=content,
+            marks=marks,
+        )  # fmt: skip
 
     def _binned(self) -> str:
         """Kept records with their ``bin``, ``v`` and limbs (second passes join on the bin)."""
