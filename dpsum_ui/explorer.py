@@ -283,12 +283,8 @@ def summary_tab(item: Shown) -> None:
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
-    if any(r.fallbacks for r in result.runs):
-        st.caption(
-            "SVT fallbacks: choices in which SVT never fired, so θ fell back to the public U "
-            "(a fixed rule, reported rather than hidden). SQM makes one choice per query and "
-            "trial with ε_θ/m each, so it falls back more often on small queries."
-        )
+    if note := present.fallbacks_note(table):
+        st.caption(note)
     st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
     ledger = present.ledger_table(result)
     st.dataframe(

@@ -1,0 +1,42 @@
+"""What a data custodian's review of the dashboard found in its tables: a count shown where
+nothing is counted, and a grey "None" where no value exists (each fixed, each tested here)."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import assert_clean, run_explorer
+from streamlit.testing.v1 import AppTest
+
+from dpsum_ui.present import NOT_SVT, SVT_FALLBACKS
+
+
+def _summary(small: AppTest, truncation: str) -> tuple:
+    """The explorer's overview table and captions after a run truncated with ``truncation``."""
+    small.segmented_control(key="truncation").set_value(truncation).run()
+    run_explorer(small)
+    small.session_state["explorer_tab"] = "Summary & budget"
+    small.run()
+    assert_clean(small)
+    return small.dataframe[0].value, " ".join(c.value for c in small.caption)
+
+
+@pytest.mark.parametrize("truncation", ["recursive", "none"])
+def test_the_svt_fallbacks_column_is_left_out_when_no_run_used_svt(small: AppTest,
+                                                                    truncation: str) -> None:
+    """A Recursive-only run (or none), with RawSum and ClampShells choosing their own θ: no
+    SVT anywhere, so no fallbacks column (it read 0, as if fallbacks had been counted)."""
+    table, captions = _summary(small, truncation)
+    assert SVT_FALLBACKS not in table.columns, list(table.columns)
+    assert "SVT fallbacks" not in captions
+
+
+def test_the_svt_fallbacks_are_counted_on_svt_rows_and_dashed_elsewhere(small: AppTest) -> None:
+    """With SVT the paper's five count their fallbacks; RawSum and ClampShells, which choose
+    θ their own way, show a dash, and the caption says the count applies to SVT only."""
+    table, captions = _summary(small, "svt")
+    own = table["Algorithm"].isin(["RawSum", "ClampShells"])
+    assert own.sum() == 2 and set(table["Truncation"][~own]) == {"SVT"}
+    assert set(table[SVT_FALLBACKS][own]) == {NOT_SVT}
+    counts = table[SVT_FALLBACKS][~own]
+    assert all(v.isdigit() and 0 <= int(v) <= 20 * 10 for v in counts), list(counts)
+    assert "The count applies to SVT only" in captions and NOT_SVT in captions
