@@ -256,6 +256,11 @@ def reach_table(d: Decision) -> pd.DataFrame:
 
 
 CURVES = {"analytic": "analytic (model)", "simulated": "simulated"}  # the table's "Curve"
+NO_VALUE = "—"  # the table's cell where a curve has no value (not a grey "None")
+CURVE_TABLE_NOTE = (
+    f"{NO_VALUE}: no value. Analytic rows have no error with isotonic regression: the model "
+    "does not include it, only the simulation measures it (press **Simulate**)."
+)
 
 
 def curve_table(d: Decision, sim) -> pd.DataFrame:

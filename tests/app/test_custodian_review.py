@@ -40,3 +40,25 @@ def test_the_svt_fallbacks_are_counted_on_svt_rows_and_dashed_elsewhere(small: A
     counts = table[SVT_FALLBACKS][~own]
     assert all(v.isdigit() and 0 <= int(v) <= 20 * 10 for v in counts), list(counts)
     assert "The count applies to SVT only" in captions and NOT_SVT in captions
+
+
+def test_decides_data_table_says_why_analytic_rows_have_no_isotonic_error(app: AppTest) -> None:
+    """The analytic rows' isotonic cell is empty (the model has no isotonic regression): the
+    table shows a dash there, not a grey "None", and its caption says why; the values stay
+    numbers (sorting, the CSV)."""
+    from dpsum_ui import decide as decide_view
+    from dpsum_ui import keys as K
+
+    app.selectbox(key="workload_kind").select("Q3")
+    app.run()
+    app.switch_page("app_pages/decide.py").run()
+    app.session_state[K.DECIDE_TABLE] = True
+    app.run()
+    assert_clean(app)
+    frame = app.dataframe[1]
+    iso = frame.value["… with isotonic (%)"]
+    assert iso.dtype.kind == "f" and iso.isna().all()  # analytic rows only: no value
+    assert frame.proto.placeholder == decide_view.NO_VALUE == "—"
+    captions = " ".join(c.value for c in app.caption)
+    assert decide_view.CURVE_TABLE_NOTE in captions
+    assert "only the simulation measures it" in captions
