@@ -1,4 +1,5 @@
-"""Figures only the dashboard draws (the teaching page); styled like dpsum_core.plots.
+"""Figures only the dashboard draws (the teaching page), styled like dpsum_core.plots, and
+the dashboard's fitting of engine figures to its narrower columns (legend below).
 
 They plot engine outputs (``theta_curves``, ``threshold_samples``) and compute nothing.
 """
@@ -190,3 +191,46 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
     ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}
     fig.update_yaxes(title=f"expected error (RMSE){IN_UNIT}", type="log", **ticks)
     return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Engine figures fitted to the dashboard's columns
+# --------------------------------------------------------------------------------------------
+LEGEND_ROW_PX = 30  # one row of a horizontal legend at font size 13 (line and marker)
+LEGEND_CHAR_PX = 6.5  # a legend name's character at font size 13, rounded up
+LEGEND_SYMBOL_PX = 45  # a legend entry's symbol and gaps
+PLOT_HEIGHT = 450  # plotly's default figure height, the engine figures' own
+
+
+def legend_rows(names: list[str], width: float) -> int:
+    """The rows a horizontal legend of ``names`` takes in ``width`` px: plotly places the
+    entries one after the other, each as wide as its name, and starts a row when the next
+    one does not fit."""
+    rows, x = 1, 0.0
+    for name in names:
+        entry = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(name)
+        if x > 0 and x + entry > width:
+            rows, x = rows + 1, 0.0
+        x += entry
+    return rows
+
+
+def legend_below(fig: go.Figure, *, width: int) -> go.Figure:
+    """A copy of ``fig`` with its legend in rows under the plot, as on the Single query page:
+    a legend on the right takes its width from the plot (in a half-page column, most of it).
+
+    ``width``: the legend's room in px (the chart's column at 1280 px less the y axis). The
+    figure grows by the legend's rows (:func:`legend_rows`), so the plot keeps its height, and
+    the bottom margin holds the ticks, the axis title and then the legend (plotly pushes the
+    margin further if the legend needs more).
+    """
+    names = [t.name for t in fig.data if t.showlegend is not False and t.name]
+    names += [s.name for s in fig.layout.shapes if s.showlegend and s.name]
+    rows = legend_rows(names, width)
+    margin = fig.layout.margin
+    return go.Figure(fig).update_layout(
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", xanchor="left",
+                    x=0, font=dict(size=13)),
+        margin=dict(l=margin.l, r=margin.r, t=margin.t, b=70 + rows * LEGEND_ROW_PX),
+        height=(fig.layout.height or PLOT_HEIGHT) + rows * LEGEND_ROW_PX,
+    )  # fmt: skip

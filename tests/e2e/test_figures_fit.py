@@ -1,0 +1,69 @@
+"""A data custodian's review at the default window (1280×800, sidebar open): figures whose
+parts ran together or were cut off. Each test reads the boxes Chromium drew (conftest's
+chart_parts) and checks them with the one overlap helper of the e2e tests (overlapping)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    assert_clean,
+    chart_parts,
+    key,
+    overlapping,
+    tick_pairs,
+    wait_idle,
+    wait_rendered,
+)
+
+pytestmark = pytest.mark.e2e
+
+SMALL = "data=incomes_small.csv&workload=Q3&trials=20&seed=0"
+EVERY_ALGORITHM = "algorithms=sqm%2Cidentity%2Cworkload%2Ctimm%2Ctamm%2Crawsum%2Cclampshells"
+
+
+def _width(box: dict) -> float:
+    return box["right"] - box["left"]
+
+
+def _inside(inner: dict, outer: dict) -> bool:
+    return (inner["left"] >= outer["left"] - 1 and inner["right"] <= outer["right"] + 1
+            and inner["top"] >= outer["top"] - 1 and inner["bottom"] <= outer["bottom"] + 1)
+
+
+def _legend_pairs(boxes: dict) -> list[tuple[str, str]]:
+    """The legend against the title, the plot areas, the x axis title and the tick labels."""
+    return [("legend", other) for other in boxes if other != "legend" and other != "figure"]
+
+
+def _open_chart(page, url: str, name: str) -> None:
+    """Open ``url`` and wait for the chart (pressing Decide's Compute when the curves of the
+    link are priced above a link's budget)."""
+    page.goto(url)
+    chart = page.locator(f"{key(f'chart_{name}')} .main-svg").first
+    compute = page.locator(f"{key('decide_compute')} button").first
+    chart.or_(compute).wait_for(timeout=120_000)
+    wait_idle(page, 120_000)
+    if compute.is_visible():
+        compute.click()
+    chart.wait_for(timeout=120_000)
+    wait_rendered(page, 120_000)
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["defaults", "17 curves"])
+def test_decides_legend_is_under_the_plot_which_keeps_its_width(page, server, many):
+    """Review: the legend on the right took half of the chart's column (plot 275 of 603 px).
+    Under the plot, as on Single query, the plot keeps ≥ 80 % of the figure's width, and
+    nothing overprints the legend, also with 17 curves and ClampShells' long name."""
+    extra = f"&truncation=none%2Csvt%2Crecursive&{EVERY_ALGORITHM}" if many else ""
+    _open_chart(page, f"{server.url}/decide?{SMALL}{extra}", "decide")
+    boxes = chart_parts(page, "decide")
+    page.locator(key("chart_decide")).screenshot(path=str(ARTIFACTS / f"decide_legend_{many}.png"))
+    assert_clean(page)
+    (plot,) = [b for n, b in boxes.items() if n.startswith("plot ")]
+    assert _width(plot) >= 0.8 * _width(boxes["figure"]), (plot, boxes["figure"])
+    assert boxes["legend"]["top"] >= plot["bottom"], (boxes["legend"], plot)
+    assert _inside(boxes["legend"], boxes["figure"]), boxes["legend"]
+    assert not overlapping(boxes, _legend_pairs(boxes)), overlapping(boxes, _legend_pairs(boxes))
+    assert not overlapping(boxes, tick_pairs(boxes))
