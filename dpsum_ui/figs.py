@@ -1,5 +1,5 @@
 """Figures only the dashboard draws (the teaching page), styled like dpsum_core.plots, and
-the dashboard's fitting of engine figures to its narrower columns (legend below).
+the dashboard's fitting of engine figures to its narrower columns (legend below, title lines).
 
 They plot engine outputs (``theta_curves``, ``threshold_samples``) and compute nothing.
 """
@@ -234,3 +234,31 @@ def legend_below(fig: go.Figure, *, width: int) -> go.Figure:
         margin=dict(l=margin.l, r=margin.r, t=margin.t, b=70 + rows * LEGEND_ROW_PX),
         height=(fig.layout.height or PLOT_HEIGHT) + rows * LEGEND_ROW_PX,
     )  # fmt: skip
+
+
+SUBTITLE_CHARS = 44  # a subtitle line's characters in a half-page column (planning tag included)
+SUBTITLE_LINE_PX = 18  # a subtitle line's height (the margin grows by two: half above it)
+
+
+def wrap_subtitle(fig: go.Figure, *, chars: int = SUBTITLE_CHARS) -> go.Figure:
+    """A copy of ``fig`` whose subtitle (the title's ``<sup>`` part, items joined by " · ") is
+    broken into lines of at most ``chars`` characters between items, so that no line runs
+    past a narrow column's edge; the title stays centred in the top margin, which grows with
+    the figure by twice the added lines (a centred block grows both ways)."""
+    text = fig.layout.title.text or ""
+    head, sep, sub = text.partition("<br><sup>")
+    if not sep:
+        return go.Figure(fig)
+    lines: list[str] = []
+    for item in sub.removesuffix("</sup>").split(" · "):
+        if lines and len(lines[-1]) + 3 + len(item) <= chars:
+            lines[-1] += " · " + item
+        else:
+            lines.append(item)
+    title = f"{head}<br><sup>{'<br>'.join(lines)}</sup>"
+    extra = SUBTITLE_LINE_PX * (len(lines) - 1)
+    return go.Figure(fig).update_layout(
+        title_text=title,  # centred in the top margin, which grows by the added lines
+        margin=dict(t=(fig.layout.margin.t or 90) + 2 * extra),
+        height=(fig.layout.height or PLOT_HEIGHT) + 2 * extra,
+    )

@@ -62,3 +62,25 @@ def test_decides_data_table_says_why_analytic_rows_have_no_isotonic_error(app: A
     captions = " ".join(c.value for c in app.caption)
     assert decide_view.CURVE_TABLE_NOTE in captions
     assert "only the simulation measures it" in captions
+
+
+def test_a_wrapped_subtitle_keeps_every_item_on_short_lines() -> None:
+    """The θ chart's subtitle (cut off in its half-page column) in lines of ≤ 44 characters,
+    broken between its items only, every item kept in order; the figure grows by the lines."""
+    import plotly.graph_objects as go
+
+    from dpsum_ui.figs import SUBTITLE_CHARS, wrap_subtitle
+
+    items = ["incomes.csv", "Q3", "U = 800,000, 1,000 bins", "ε = 0.01, ρ = 0.1", "20 trials",
+             "seed 0"]  # fmt: skip
+    fig = go.Figure(layout=dict(title_text="θ chosen per trial<br><sup>" + " · ".join(items)
+                                + "</sup>", margin=dict(t=90), height=450))  # fmt: skip
+    wrapped = wrap_subtitle(fig)
+    head, sub = wrapped.layout.title.text.split("<br><sup>")
+    lines = sub.removesuffix("</sup>").split("<br>")
+    assert head == "θ chosen per trial" and len(lines) == 2
+    assert all(len(line) <= SUBTITLE_CHARS for line in lines), lines
+    assert " · ".join(lines) == " · ".join(items)
+    assert wrapped.layout.height > 450 and wrapped.layout.margin.t > 90
+    plain = go.Figure(layout=dict(title_text="no subtitle"))
+    assert wrap_subtitle(plain).layout.title.text == "no subtitle"

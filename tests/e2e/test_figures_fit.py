@@ -12,6 +12,7 @@ from tests.e2e.conftest import (
     chart_parts,
     key,
     overlapping,
+    run_q3,
     tick_pairs,
     wait_idle,
     wait_rendered,
@@ -67,3 +68,27 @@ def test_decides_legend_is_under_the_plot_which_keeps_its_width(page, server, ma
     assert _inside(boxes["legend"], boxes["figure"]), boxes["legend"]
     assert not overlapping(boxes, _legend_pairs(boxes)), overlapping(boxes, _legend_pairs(boxes))
     assert not overlapping(boxes, tick_pairs(boxes))
+
+
+def test_the_explorers_theta_chart_title_fits_its_half_page(page, server):
+    """Review: the θ-per-trial chart's subtitle ran past its half-page column and was cut off.
+    Its title block now lies inside the figure, clear of the plot and the legend, and the
+    legend (under the plot) leaves the plot its width."""
+    page.goto(server.url)
+    page.locator(f"{key('explorer_run')} button").first.wait_for()
+    wait_idle(page)
+    run_q3(page, seed=3, trials=20)
+    page.locator('[data-testid="stTab"]', has_text="θ and data").click()
+    page.locator(f"{key('chart_explorer_theta')} .main-svg").first.wait_for()
+    wait_rendered(page)
+    boxes = chart_parts(page, "explorer_theta")
+    page.locator(key("chart_explorer_theta")).screenshot(path=str(ARTIFACTS / "theta_title.png"))
+    assert_clean(page)
+    title, figure = boxes["title"], boxes["figure"]
+    assert _inside(title, figure), (title, figure)
+    assert "seed 3" in page.locator(f"{key('chart_explorer_theta')} .gtitle").text_content()
+    plots = [n for n in boxes if n.startswith("plot ")]
+    pairs = [("title", p) for p in plots] + [("title", "legend")] + _legend_pairs(boxes)
+    assert not overlapping(boxes, pairs), overlapping(boxes, pairs)
+    (plot,) = [boxes[p] for p in plots]
+    assert _width(plot) >= 0.75 * _width(figure), (plot, figure)
