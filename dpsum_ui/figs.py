@@ -262,3 +262,47 @@ def wrap_subtitle(fig: go.Figure, *, chars: int = SUBTITLE_CHARS) -> go.Figure:
         margin=dict(t=(fig.layout.margin.t or 90) + 2 * extra),
         height=(fig.layout.height or PLOT_HEIGHT) + 2 * extra,
     )
+
+
+TICK_CHAR_PX = 8  # a tick label's character at font size 14, rounded up
+TICK_GAP_PX = 16  # at least this much between two tick labels
+AXIS_PAD = 1.1  # plotly's autorange of a log axis: a little wider than the values
+
+
+def spaced_ticks(values: np.ndarray, panel_px: float) -> list[float]:
+    """Tick values for a log axis over ``values`` drawn ``panel_px`` wide whose labels (whole
+    amounts with thousands separators) keep TICK_GAP_PX apart: powers of ten first, then 5
+    and 2 times them where they fit."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    low, high = float(v.min()), float(v.max())
+    px_per_decade = panel_px / (max(np.log10(high / low), 0.3) * AXIS_PAD)
+    chosen: list[float] = []
+    for factor in (1, 5, 2):
+        for e in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1):
+            tick = factor * 10.0**e
+            if not low <= tick <= high:
+                continue
+            half = TICK_CHAR_PX * len(f"{tick:,.0f}") / 2
+            if all(abs(np.log10(tick / c)) * px_per_decade
+                   >= half + TICK_CHAR_PX * len(f"{c:,.0f}") / 2 + TICK_GAP_PX
+                   for c in chosen):  # fmt: skip
+                chosen.append(tick)
+    return sorted(chosen)
+
+
+def panel_ticks(fig: go.Figure, values: np.ndarray, *, panel_px: float) -> go.Figure:
+    """A copy of small multiples ``fig`` (one log τ axis per panel over ``values``, each
+    ``panel_px`` wide) whose x axes no longer run together: labels spaced by
+    :func:`spaced_ticks` (unlabelled minor ticks between; the axes' own ticks if none fits
+    in the values' range) and the axis title once, under the first panel (each panel's ran
+    into its neighbours')."""
+    out = go.Figure(fig)
+    if ticks := spaced_ticks(values, panel_px):
+        out.update_xaxes(
+            tickmode="array", tickvals=ticks,
+            minor=dict(ticks="outside", ticklen=3, dtick="D1", showgrid=False),
+        )  # fmt: skip
+    first = out.layout.xaxis.title.text
+    out.update_xaxes(title_text=None)
+    return out.update_xaxes(title_text=first, row=1, col=1)

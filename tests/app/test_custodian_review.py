@@ -84,3 +84,19 @@ def test_a_wrapped_subtitle_keeps_every_item_on_short_lines() -> None:
     assert wrapped.layout.height > 450 and wrapped.layout.margin.t > 90
     plain = go.Figure(layout=dict(title_text="no subtitle"))
     assert wrap_subtitle(plain).layout.title.text == "no subtitle"
+
+
+def test_spaced_ticks_keep_their_labels_apart() -> None:
+    """The small multiples' τ labels (they ran together): in a 174 px panel over Q3's
+    thresholds, 100,000 and 500,000 (200,000 would touch 100,000); over Q1's three decades
+    the powers of ten that fit; nothing outside the thresholds' range."""
+    import numpy as np
+
+    from dpsum_ui.figs import spaced_ticks
+
+    q3, q1 = np.arange(1, 11) * 80_000.0, np.arange(1, 1001) * 800.0
+    assert spaced_ticks(q3, 174) == [100_000.0, 500_000.0]
+    assert spaced_ticks(q1, 174) == [1_000.0, 100_000.0]
+    assert spaced_ticks(q1, 2000) == [1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0, 50_000.0,
+                                      100_000.0, 200_000.0, 500_000.0]  # fmt: skip
+    assert spaced_ticks(np.array([210_000.0, 480_000.0]), 174) == []
