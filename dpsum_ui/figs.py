@@ -242,8 +242,8 @@ SUBTITLE_LINE_PX = 18  # a subtitle line's height (the margin grows by two: half
 
 def wrap_subtitle(fig: go.Figure, *, chars: int = SUBTITLE_CHARS) -> go.Figure:
     """A copy of ``fig`` whose subtitle (the title's ``<sup>`` part, items joined by " · ") is
-    broken into lines of at most ``chars`` characters between items, so that no line runs
-    past a narrow column's edge; the title stays centred in the top margin, which grows with
+    broken into lines of at most ``chars`` characters between items (an item longer than that
+    gets a line of its own), so that no line runs past a narrow column's edge; the title stays centred in the top margin, which grows with
     the figure by twice the added lines (a centred block grows both ways)."""
     text = fig.layout.title.text or ""
     head, sep, sub = text.partition("<br><sup>")
