@@ -54,12 +54,7 @@ else:
         wrap=True,
     )
     fig = compare.figure(grid, view, iso)
-    widgets.chart(
-        fig,
-        "compare_grid",
-        stem=compare.stem(grid, f"grid_{view}{'_iso' if iso else ''}"),
-        height=520 if view != "heatmap" else None,
-    )
+    widgets.chart(fig, "compare_grid", stem=compare.stem(grid, f"grid_{view}{'_iso' if iso else ''}"))
 
 st.divider()
 st.header("Error versus ε")

@@ -106,9 +106,10 @@ def decide_page() -> None:
         with box:
             st.dataframe(decide.reach_table(view), hide_index=True)
             table = decide.curve_table(view, sim)
-            st.dataframe(table, hide_index=True, column_config={
+            st.dataframe(table, hide_index=True, placeholder=decide.NO_VALUE, column_config={
                 c: st.column_config.NumberColumn(format="%.3g") for c in table.columns[-3:]
             })  # fmt: skip
+            st.caption(decide.CURVE_TABLE_NOTE)
             st.download_button(
                 "CSV", data=lambda: table.to_csv(index=False),
                 file_name=decide.stem(data, plan, target, float(above)) + ".csv",

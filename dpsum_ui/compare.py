@@ -14,6 +14,7 @@ from dpsum_core.plots.results import (
     comparison_heatmap,
     epsilon_sweep_figure,
     small_multiples_figure,
+    truncation_views,
 )
 from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
@@ -22,7 +23,7 @@ from dpsum_core.simulate.results import ExperimentResult
 from dpsum_core.text import counted, escape_name
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
-from . import compute, present, share, state
+from . import compute, figs, present, share, state
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
 from .page import Link
@@ -87,12 +88,28 @@ def caption(result: ExperimentResult) -> str:
     return f"{present.run_caption(result)} · {count}"
 
 
+GRID_WIDTH = 820  # px: the grid chart's plot width at 1280 px (sidebar open), legend below
+MULTIPLES_HEIGHT = 520  # px: the small multiples, before their legend
+
+
+def multiples(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
+    """The small multiples fitted to the page: the legend under the panels (on the right it
+    narrowed them), their τ labels and axis title no longer running together."""
+    fig = small_multiples_figure(result, iso=iso, kind=view).update_layout(
+        height=MULTIPLES_HEIGHT
+    )
+    n = len(truncation_views(result))
+    panel_px = GRID_WIDTH * (1 - 0.2 * (n - 1) / n) / n  # make_subplots' spacing: 0.2 / n
+    fig = figs.panel_ticks(fig, result.workload.thresholds, panel_px=panel_px)
+    return figs.legend_below(fig, width=GRID_WIDTH)
+
+
 def figure(result: ExperimentResult, view: str, iso: bool) -> go.Figure:
     """The grid as a heatmap or as small multiples (built once per view)."""
     key = (_grid_key(), view, iso)
     if view == "heatmap":
         return compute.figure(key, lambda: comparison_heatmap(result, iso=iso))
-    return compute.figure(key, lambda: small_multiples_figure(result, iso=iso, kind=view))
+    return compute.figure(key, lambda: multiples(result, view, iso))
 
 
 def stem(result: ExperimentResult, what: str) -> str:

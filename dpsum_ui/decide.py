@@ -30,7 +30,7 @@ from dpsum_core.simulate.decision import (
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
 from dpsum_core.text import escape_name
 
-from . import compute, present, share, state
+from . import compute, figs, present, share, state
 from . import keys as K
 from .page import Link
 from .page_state import DecideState, take, update
@@ -209,6 +209,9 @@ def simulated(data: Statistics, plan: Ready, above: float, *, run: bool):
     return state.memo_get("decide_sim", key)
 
 
+LEGEND_WIDTH = 510  # px: the chart's column (2.2 of 3.2 of the page at 1280 px) less its y axis
+
+
 def figure(
     data: Statistics, plan: Ready, d: Decision, target: float, above: float, sim
 ) -> go.Figure:
@@ -226,9 +229,13 @@ def figure(
         state.result_key(data, c.with_(epsilon=0.01, seed=0, trials=1)),
         "decide", target, above, None if sim is None else (c.seed, c.trials),
     )  # fmt: skip
+    # The legend under the plot: on the right it took half of the chart's column.
     return compute.figure(
         key,
-        lambda: decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+        lambda: figs.legend_below(
+            decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+            width=LEGEND_WIDTH,
+        ),
     )
 
 
@@ -256,6 +263,11 @@ def reach_table(d: Decision) -> pd.DataFrame:
 
 
 CURVES = {"analytic": "analytic (model)", "simulated": "simulated"}  # the table's "Curve"
+NO_VALUE = "—"  # the table's cell where a curve has no value (not a grey "None")
+CURVE_TABLE_NOTE = (
+    f"{NO_VALUE}: no value. Analytic rows have no error with isotonic regression: the model "
+    "does not include it, only the simulation measures it (press **Simulate**)."
+)
 
 
 def curve_table(d: Decision, sim) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition
 
-from . import compute, present, share, shell, state, store, tables, widgets
+from . import compute, figs, present, share, shell, state, store, tables, widgets
 from . import keys as K
 from .page_state import ExplorerState, Run, load, take, update
 from .state import Ready
@@ -229,6 +229,9 @@ def data_preview(ctx: state.DataContext) -> None:
             widgets.chart(fig, "explorer_data")
 
 
+THETA_LEGEND_WIDTH = 380  # px: half of the page at 1280 px, less the y axis
+
+
 def theta_tab(item: Shown) -> None:
     """θ chosen in each trial next to the data histogram with θ marked."""
     result = item.result
@@ -237,7 +240,9 @@ def theta_tab(item: Shown) -> None:
     with left:
         if present.has_batch_theta(result):
             st.caption("θ chosen in each trial (shared by Identity, Workload, TiMM and TaMM).")
-            fig = figure(item, "theta", lambda: theta_figure(result))
+            # Half a page wide: the subtitle in lines, the legend under the plot.
+            fig = figure(item, "theta", lambda: figs.legend_below(
+                figs.wrap_subtitle(theta_figure(result)), width=THETA_LEGEND_WIDTH))  # fmt: skip
             widgets.chart(fig, "explorer_theta", stem=stem(item, "theta"))
         elif trunc == "none":
             st.info("No truncation: θ = ∞ in every trial, nothing is chosen.")
@@ -283,12 +288,8 @@ def summary_tab(item: Shown) -> None:
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
-    if any(r.fallbacks for r in result.runs):
-        st.caption(
-            "SVT fallbacks: choices in which SVT never fired, so θ fell back to the public U "
-            "(a fixed rule, reported rather than hidden). SQM makes one choice per query and "
-            "trial with ε_θ/m each, so it falls back more often on small queries."
-        )
+    if note := present.fallbacks_note(table):
+        st.caption(note)
     st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
     ledger = present.ledger_table(result)
     st.dataframe(

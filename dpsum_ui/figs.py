@@ -1,4 +1,5 @@
-"""Figures only the dashboard draws (the teaching page); styled like dpsum_core.plots.
+"""Figures only the dashboard draws (the teaching page), styled like dpsum_core.plots, and
+the dashboard's fitting of engine figures to its narrower columns (legend below, title lines).
 
 They plot engine outputs (``theta_curves``, ``threshold_samples``) and compute nothing.
 """
@@ -190,3 +191,118 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
     ticks = _word_ticks(np.log10(values.min()), np.log10(values.max())) if values.size else {}
     fig.update_yaxes(title=f"expected error (RMSE){IN_UNIT}", type="log", **ticks)
     return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Engine figures fitted to the dashboard's columns
+# --------------------------------------------------------------------------------------------
+LEGEND_ROW_PX = 30  # one row of a horizontal legend at font size 13 (line and marker)
+LEGEND_CHAR_PX = 6.5  # a legend name's character at font size 13, rounded up
+LEGEND_SYMBOL_PX = 45  # a legend entry's symbol and gaps
+PLOT_HEIGHT = 450  # plotly's default figure height, the engine figures' own
+
+
+def legend_rows(names: list[str], width: float) -> int:
+    """The rows a horizontal legend of ``names`` takes in ``width`` px: plotly places the
+    entries one after the other, each as wide as its name, and starts a row when the next
+    one does not fit."""
+    rows, x = 1, 0.0
+    for name in names:
+        entry = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(name)
+        if x > 0 and x + entry > width:
+            rows, x = rows + 1, 0.0
+        x += entry
+    return rows
+
+
+def legend_below(fig: go.Figure, *, width: int) -> go.Figure:
+    """A copy of ``fig`` with its legend in rows under the plot, as on the Single query page:
+    a legend on the right takes its width from the plot (in a half-page column, most of it).
+
+    ``width``: the legend's room in px (the chart's column at 1280 px less the y axis). The
+    figure grows by the legend's rows (:func:`legend_rows`), so the plot keeps its height, and
+    the bottom margin holds the ticks, the axis title and then the legend (plotly pushes the
+    margin further if the legend needs more).
+    """
+    names = [t.name for t in fig.data if t.showlegend is not False and t.name]
+    names += [s.name for s in fig.layout.shapes if s.showlegend and s.name]
+    rows = legend_rows(names, width)
+    margin = fig.layout.margin
+    return go.Figure(fig).update_layout(
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", xanchor="left",
+                    x=0, font=dict(size=13)),
+        margin=dict(l=margin.l, r=margin.r, t=margin.t, b=70 + rows * LEGEND_ROW_PX),
+        height=(fig.layout.height or PLOT_HEIGHT) + rows * LEGEND_ROW_PX,
+    )  # fmt: skip
+
+
+SUBTITLE_CHARS = 44  # a subtitle line's characters in a half-page column (planning tag included)
+SUBTITLE_LINE_PX = 18  # a subtitle line's height (the margin grows by two: half above it)
+
+
+def wrap_subtitle(fig: go.Figure, *, chars: int = SUBTITLE_CHARS) -> go.Figure:
+    """A copy of ``fig`` whose subtitle (the title's ``<sup>`` part, items joined by " · ") is
+    broken into lines of at most ``chars`` characters between items (an item longer than that
+    gets a line of its own), so that no line runs past a narrow column's edge; the title stays centred in the top margin, which grows with
+    the figure by twice the added lines (a centred block grows both ways)."""
+    text = fig.layout.title.text or ""
+    head, sep, sub = text.partition("<br><sup>")
+    if not sep:
+        return go.Figure(fig)
+    lines: list[str] = []
+    for item in sub.removesuffix("</sup>").split(" · "):
+        if lines and len(lines[-1]) + 3 + len(item) <= chars:
+            lines[-1] += " · " + item
+        else:
+            lines.append(item)
+    title = f"{head}<br><sup>{'<br>'.join(lines)}</sup>"
+    extra = SUBTITLE_LINE_PX * (len(lines) - 1)
+    return go.Figure(fig).update_layout(
+        title_text=title,  # centred in the top margin, which grows by the added lines
+        margin=dict(t=(fig.layout.margin.t or 90) + 2 * extra),
+        height=(fig.layout.height or PLOT_HEIGHT) + 2 * extra,
+    )
+
+
+TICK_CHAR_PX = 8  # a tick label's character at font size 14, rounded up
+TICK_GAP_PX = 16  # at least this much between two tick labels
+AXIS_PAD = 1.1  # plotly's autorange of a log axis: a little wider than the values
+
+
+def spaced_ticks(values: np.ndarray, panel_px: float) -> list[float]:
+    """Tick values for a log axis over ``values`` drawn ``panel_px`` wide whose labels (whole
+    amounts with thousands separators) keep TICK_GAP_PX apart: powers of ten first, then 5
+    and 2 times them where they fit."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    low, high = float(v.min()), float(v.max())
+    px_per_decade = panel_px / (max(np.log10(high / low), 0.3) * AXIS_PAD)
+    chosen: list[float] = []
+    for factor in (1, 5, 2):
+        for e in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1):
+            tick = factor * 10.0**e
+            if not low <= tick <= high:
+                continue
+            half = TICK_CHAR_PX * len(f"{tick:,.0f}") / 2
+            if all(abs(np.log10(tick / c)) * px_per_decade
+                   >= half + TICK_CHAR_PX * len(f"{c:,.0f}") / 2 + TICK_GAP_PX
+                   for c in chosen):  # fmt: skip
+                chosen.append(tick)
+    return sorted(chosen)
+
+
+def panel_ticks(fig: go.Figure, values: np.ndarray, *, panel_px: float) -> go.Figure:
+    """A copy of small multiples ``fig`` (one log τ axis per panel over ``values``, each
+    ``panel_px`` wide) whose x axes no longer run together: labels spaced by
+    :func:`spaced_ticks` (unlabelled minor ticks between; the axes' own ticks if none fits
+    in the values' range) and the axis title once, under the first panel (each panel's ran
+    into its neighbours')."""
+    out = go.Figure(fig)
+    if ticks := spaced_ticks(values, panel_px):
+        out.update_xaxes(
+            tickmode="array", tickvals=ticks,
+            minor=dict(ticks="outside", ticklen=3, dtick="D1", showgrid=False),
+        )  # fmt: skip
+    first = out.layout.xaxis.title.text
+    out.update_xaxes(title_text=None)
+    return out.update_xaxes(title_text=first, row=1, col=1)

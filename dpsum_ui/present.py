@@ -18,26 +18,49 @@ HEADLINE = headline_name().capitalize()  # the explorer table's column, as every
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
 
+SVT_FALLBACKS = "SVT fallbacks (θ = U)"
+NOT_SVT = "—"  # a row whose θ is not chosen by SVT: no fallback can happen, none is counted
+
+
 def overview_table(result: ExperimentResult) -> pd.DataFrame:
-    """One row per algorithm (and truncation): errors, median θ, SVT fallbacks, time."""
+    """One row per algorithm (and truncation): errors, median θ, time, and the SVT fallbacks
+    when some run truncated with SVT (counted on SVT rows only, :data:`NOT_SVT` elsewhere)."""
     ov = result.overview()
+    pairs = list(zip(ov["algorithm"], ov["truncation"], strict=True))
     fallbacks = {(r.algorithm, r.truncation): r.fallbacks for r in result.runs}
-    return pd.DataFrame(
-        {
-            "Algorithm": ov["algorithm"].map(label),
-            "Truncation": ov["truncation"].map(truncation_label),
-            HEADLINE: ov["median_rel_error"],
-            "… with isotonic": ov["median_rel_error_iso"],
-            "Median θ": [
-                NO_THETA if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
-                for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
-            ],
-            "SVT fallbacks (θ = U)": [
-                fallbacks[(a, t)] for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
-            ],
-            "Seconds": ov["seconds"],
-        }
+    columns = {
+        "Algorithm": ov["algorithm"].map(label),
+        "Truncation": ov["truncation"].map(truncation_label),
+        HEADLINE: ov["median_rel_error"],
+        "… with isotonic": ov["median_rel_error_iso"],
+        "Median θ": [
+            NO_THETA if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
+            for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
+        ],
+    }
+    if any(t == "svt" for _, t in pairs):
+        columns[SVT_FALLBACKS] = [
+            str(fallbacks[(a, t)]) if t == "svt" else NOT_SVT for a, t in pairs
+        ]
+    return pd.DataFrame({**columns, "Seconds": ov["seconds"]})
+
+
+def fallbacks_note(table: pd.DataFrame) -> str | None:
+    """What the SVT fallbacks column of :func:`overview_table` counts, and what its dash
+    means; None when the table has no such column (no run truncated with SVT)."""
+    if SVT_FALLBACKS not in table:
+        return None
+    note = (
+        "SVT fallbacks: choices in which SVT never fired, so θ fell back to the public U "
+        "(a fixed rule, reported rather than hidden). SQM makes one choice per query and "
+        "trial with ε_θ/m each, so it falls back more often on small queries."
     )
+    if (table[SVT_FALLBACKS] == NOT_SVT).any():
+        note += (
+            f" The count applies to SVT only: {NOT_SVT} marks a row whose θ is chosen "
+            "another way, where no fallback can happen."
+        )
+    return note
 
 
 BEST_COLUMN = "Lowest error"

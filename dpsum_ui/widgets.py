@@ -236,7 +236,7 @@ def iso_control() -> bool:
 # --------------------------------------------------------------------------------------------
 # Charts and downloads
 # --------------------------------------------------------------------------------------------
-def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | None = None) -> None:
+def chart(fig: go.Figure, name: str, *, stem: str | None = None) -> None:
     """An interactive plotly chart (engine styling and colours) with its download buttons and
     its numbers as a table (the text alternative: a chart alone is not accessible).
 
@@ -244,8 +244,6 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None, height: int | N
     :func:`dpsum_core.plots.style.file_stem`); ``dpsum_<name>`` if not given.
     """
     stem = stem or f"dpsum_{name}"
-    if height is not None:
-        fig = go.Figure(fig).update_layout(height=height)
     if state.release_separate():
         fig = planning_tagged(fig)
     st.plotly_chart(

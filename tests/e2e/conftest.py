@@ -262,6 +262,47 @@ def wait_rendered(page, timeout: float = 30_000) -> None:
     )
 
 
+def overlapping(boxes: dict[str, dict], pairs) -> list[tuple[str, str]]:
+    """The ``pairs`` of named boxes (``left``, ``right``, ``top``, ``bottom`` in px) that
+    overlap by more than a pixel both ways; names absent from ``boxes`` are skipped."""
+
+    def meet(a: dict, b: dict) -> bool:
+        return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 1
+                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 1)
+
+    return [(a, b) for a, b in pairs if a in boxes and b in boxes and meet(boxes[a], boxes[b])]
+
+
+# Boxes of a keyed plotly chart's parts as drawn: the figure, its title, legend, plot areas
+# and the tick labels of every x axis ('x tick <axis> <k>: <text>').
+_CHART_PARTS = """(sel) => {
+  const c = document.querySelector(sel + ' .js-plotly-plot');
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const parts = [['figure', c.querySelector('.main-svg')], ['title', c.querySelector('.gtitle')],
+    ['legend', c.querySelector('.legend')], ['x title', c.querySelector('.g-xtitle text')],
+    ...[...c.querySelectorAll('.draglayer .nsewdrag')].map((e, k) => ['plot ' + k, e]),
+    ...[...c.querySelectorAll('g[class$="tick"] text')]
+       .filter(e => /^x\\d*tick$/.test(e.parentNode.getAttribute('class')))
+       .map((e, k) => ['x tick ' + e.parentNode.getAttribute('class').slice(0, -4) + ' ' + k
+                       + ': ' + e.textContent, e])];
+  return Object.fromEntries(parts.filter(([, e]) => e).map(([n, e]) => [n, rect(e)]));
+}"""
+
+
+def chart_parts(page, name: str) -> dict[str, dict]:
+    """Boxes (px) of a keyed plotly chart's figure, title, legend, x axis title, plot areas
+    (``plot k``) and x tick labels (``x tick <axis> k: <text>``), for :func:`overlapping`."""
+    return page.evaluate(_CHART_PARTS, key(f"chart_{name}"))
+
+
+def tick_pairs(boxes: dict[str, dict]) -> list[tuple[str, str]]:
+    """Every two tick labels of the same x axis (for :func:`overlapping`)."""
+    ticks = [n for n in boxes if n.startswith("x tick ")]
+    return [(a, b) for i, a in enumerate(ticks) for b in ticks[i + 1:]
+            if a.split()[2] == b.split()[2]]  # fmt: skip
+
+
 def assert_clean(page) -> None:
     """No exception element and no st.error on the page."""
     exc = page.locator(EXCEPTION)

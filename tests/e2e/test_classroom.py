@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     button,
     key,
     new_context,
+    overlapping,
     record_timings,
     wait_idle,
 )
@@ -231,12 +232,7 @@ def _overlaps(parts: list) -> list[tuple[str, str]]:
               for other in ("legend", "readout")]  # fmt: skip
     pairs += [(a, b) for a in boxes for b in boxes if a < b and a.startswith("rug ")
               and b.startswith("rug ")]  # fmt: skip
-
-    def meet(a: dict, b: dict) -> bool:
-        return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 1
-                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 1)
-
-    return [(a, b) for a, b in pairs if a in boxes and b in boxes and meet(boxes[a], boxes[b])]
+    return overlapping(boxes, pairs)
 
 
 @pytest.mark.parametrize(
