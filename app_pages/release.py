@@ -11,7 +11,7 @@ from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
-from dpsum_core.publish.release import decimal_text
+from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import theta_words
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted
@@ -245,9 +245,10 @@ if rel is not None:
         "Lower and upper end: an interval that holds its true answer with probability at "
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
         "included (the upper end is open where the "
-        "release cannot bound the bias). Noise alone: the ± of the noise, without the bias. "
-        "Rounded as in the report (two significant digits of each interval's half-width); "
-        "the answers.csv download holds them unrounded."
+        "release cannot bound the bias). No ± of the noise alone is published: next to a "
+        "biased answer it would read as an interval that can miss the truth. Rounded as in "
+        "the report (two significant digits of each interval's half-width); the answers.csv "
+        f"download holds them to {PUBLISHED_DIGITS} significant digits."
     )
     a, b, r1, r2 = st.columns(4)
     page, text, stem = release.report_files(rel, data.name, ctx.source)

@@ -140,10 +140,9 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
 
 def answers_table(rel: Release) -> pd.DataFrame:
     """The release's answers with labels for column names: the interval's lower and upper
-    ends ("open" where the bias is not bounded), whether the bias is bounded, the noise's ±.
-    The numbers are answers.csv's rounded as the report rounds them
-    (:func:`dpsum_core.publish.report.answer_cells`), the noise's ± to two significant
-    digits; never in e-notation."""
+    ends ("open" where the bias is not bounded), whether the bias is bounded. The numbers are
+    answers.csv's rounded as the report rounds them
+    (:func:`dpsum_core.publish.report.answer_cells`); never in e-notation."""
     frame = rel.answers_frame()
     if rel.intervals is not None:
         cells = releases.answer_cells(rel)
@@ -155,8 +154,6 @@ def answers_table(rel: Release) -> pd.DataFrame:
             "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in frame.threshold],
             "Private answer": [f"{a:,.2f}" for a in frame.private_answer],
         })  # fmt: skip
-    if "noise_halfwidth_95" in frame:
-        table["Noise alone (±, 95 %)"] = [plain(v) for v in frame.noise_halfwidth_95]
     return table
 
 

@@ -351,8 +351,10 @@ class Release:
     noise_halfwidth
         Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ),
         computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
-        does not include the truncation bias (values above θ count as θ), which depends on
-        the data and is not published.
+        does not include the bias (binning, truncation at θ), so it is never published as a
+        ± (read as an interval it can miss the truth almost always): answers.csv carries
+        ``intervals`` instead. Kept for the comparison in ``bench/coverage.py`` and the
+        noise tests.
     intervals
         The 95 % interval of each query's *true* answer, noise and bias bounded
         (:mod:`dpsum_core.publish.intervals`), or open above where the bias is not bounded.
@@ -381,12 +383,11 @@ class Release:
         return unit_of_privacy(self.id_column)
 
     def answers_frame(self) -> pd.DataFrame:
-        """answers.csv: threshold, private_answer, noise_halfwidth_95 (the ± of a 95 % interval
-        of the noise alone), lower_95 and upper_95 (the 95 % interval of the *true* answer, bias
-        included; ``upper_95`` empty where open) and bias_bounded (``true``/``false``)."""
+        """answers.csv: threshold, private_answer, lower_95 and upper_95 (the 95 % interval of
+        the *true* answer, noise and bias included; ``upper_95`` empty where open) and
+        bias_bounded (``true``/``false``). No ± of the noise alone: next to a biased answer
+        it reads as an interval that can miss the truth almost always."""
         frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
-        if self.noise_halfwidth is not None:
-            frame["noise_halfwidth_95"] = self.noise_halfwidth
         if self.intervals is not None:
             frame["lower_95"] = self.intervals.lower
             frame["upper_95"] = self.intervals.upper

@@ -306,8 +306,7 @@ def report_markdown(
             "from the noisy measurement and public inputs only (post-processing: no extra ε). "
             "Numbers are rounded to the digits their interval supports (interval ends outward; "
             "equal answers alike, to the finest of their rows); answers.csv has "
-            f"{PUBLISHED_DIGITS} significant digits and noise_halfwidth_95, the ± of the "
-            "noise alone.",
+            f"{PUBLISHED_DIGITS} significant digits.",
             "",
         ]
         if opened.size:

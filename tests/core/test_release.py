@@ -65,8 +65,8 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     answers = pd.read_csv(release_file(out, "answers.csv"))
     record = json.loads(release_file(out, "release.json").read_text())
     assert list(answers.columns) == [
-        "threshold", "private_answer", "noise_halfwidth_95", "lower_95", "upper_95", "bias_bounded"
-    ]  # fmt: skip
+        "threshold", "private_answer", "lower_95", "upper_95", "bias_bounded"
+    ]  # fmt: skip  # no ± of the noise alone (it ignores the bias)
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {

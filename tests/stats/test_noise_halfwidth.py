@@ -1,6 +1,8 @@
-"""Every algorithm's published noise ± (noise_halfwidth_95) against simulated noise (issue 27.6).
+"""Every algorithm's noise half-width (``Release.noise_halfwidth``: no longer published, it
+ignores the bias; the intervals' noise margins and bench/coverage.py's "before" use it)
+against simulated noise (issue 27.6).
 
-noise_halfwidth_95 = HALF_WIDTH_95 · σ with σ² the analytic variance at the released θ. Here σ²
+noise_halfwidth = HALF_WIDTH_95 · σ with σ² the analytic variance at the released θ. Here σ²
 is checked against the variance of K = 4000 simulated answers at the same θ (numpy, fixed
 seed, never retried): each query's ratio must lie in [0.85, 1.18] (a Laplace variance
 estimate has a relative standard error ≈ √(5/K) ≈ 3.5 %, so ±15 % is beyond 4 SE) and their
