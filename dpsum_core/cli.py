@@ -165,10 +165,14 @@ def _overview_text(result) -> str:
     from dpsum_core.simulate.results import headline_name, percent
 
     ov = result.overview()
+    capped = result.config.public_cap is not None  # ClampShells' θ is the cap: nothing located
     return pd.DataFrame(
         {
             "Algorithm": ov["algorithm"].map(label),
-            "Truncation": ov["truncation"].map(truncation_label),
+            "Truncation": [
+                "θ = the public cap (no ε)" if capped and a == "clampshells" else truncation_label(t)
+                for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
+            ],
             headline_name().capitalize(): ov["median_rel_error"].map(percent),
             "… with isotonic": ov["median_rel_error_iso"].map(percent),
         }
@@ -458,7 +462,12 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
     rec = recommend(
         epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
     )
-    chosen = f"{label(rec.algorithm)} ({truncation_label(rec.truncation)})"
+    how = (
+        "θ = the public cap"
+        if config.public_cap is not None and rec.algorithm == "clampshells"
+        else truncation_label(rec.truncation)
+    )
+    chosen = f"{label(rec.algorithm)} ({how})"
     why = f"auto chose {chosen}, from public inputs only: {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 

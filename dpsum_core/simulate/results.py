@@ -205,6 +205,14 @@ class ExperimentResult:
                 f"{counted(self.config.trials, 'trial')}, so values were not truncated; check that U fits "
                 f"the column's unit, or lower the start ({start})"
             )
+        cap = self.config.public_cap
+        others = [a for a in self.config.algorithms if a != "clampshells"]
+        if cap is not None and others:  # the cap is ClampShells' only: say so, never silently
+            names = ", ".join(algorithm_label(a) for a in others)
+            lines.append(
+                f"the public cap ({cap:,g}) is used by ClampShells only: {names} "
+                f"{'chooses' if len(others) == 1 else 'choose'} θ as without it"
+            )
         return lines
 
     def run_info(self) -> dict:

@@ -164,3 +164,23 @@ def test_capped_release_interval_uses_the_noise_of_all_of_epsilon():
     capped = clampshells_bounds(IntervalInputs(domain, workload, theta, 0.1, 0.1, raw, draw))
     np.testing.assert_allclose(capped.lo_sd, (1 - cs.LOCATE_SHARE) * plain.lo_sd, rtol=1e-12)
     np.testing.assert_allclose(capped.hi, plain.hi, rtol=1e-12)
+
+
+def test_run_with_a_cap_says_the_others_ignore_it_and_labels_clampshells_theta(tmp_path, capsys):
+    """`dpsum run --public-cap` with the default list (the paper's five, RawSum, auto) ran the
+    six others without the cap and said nothing, and labelled ClampShells' θ 'located by the
+    algorithm' though nothing was located (ε_θ = 0)."""
+    out = tmp_path / "out"
+    assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "5",
+                 "--public-cap", "400000", "--out", str(out)]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    warning = [ln for ln in captured.err.splitlines() if "public cap" in ln]
+    assert len(warning) == 1 and "ClampShells only" in warning[0]
+    assert "TaMM" in warning[0] and "RawSum" in warning[0]
+    row = next(ln for ln in captured.out.splitlines() if ln.strip().startswith("ClampShells"))
+    assert "θ = the public cap (no ε)" in row
+    assert "auto chose ClampShells (θ = the public cap)" in captured.out
+    # ClampShells alone: no warning
+    assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "5", "--algorithms",
+                 "clampshells", "--public-cap", "400000", "--out", str(tmp_path / "o2")]) == 0  # fmt: skip
+    assert "public cap" not in capsys.readouterr().err
