@@ -9,13 +9,10 @@ them, so ``dpsum --help`` answers without loading them (bench/cli.py measures it
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
-
-import numpy as np
 
 from dpsum_core.cli_parser import CONFIG as _CONFIG
 from dpsum_core.cli_parser import EXIT_USAGE, build_parser
@@ -527,7 +524,9 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
 
 
 def _write_json(info: dict, path: Path) -> None:
-    path.write_text(json.dumps(info, indent=2, default=_json_default))
+    from dpsum_core.simulate.results import run_json
+
+    path.write_text(run_json(info))
 
 
 def _write_notice(out: Path) -> None:
@@ -535,9 +534,3 @@ def _write_notice(out: Path) -> None:
     (out / "NOTICE.txt").write_text(NOT_FOR_PUBLICATION + "\n")
 
 
-def _json_default(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

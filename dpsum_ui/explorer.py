@@ -17,7 +17,7 @@ from dpsum_core.plots.results import theta_figure
 from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.publish.release import published_frame
 from dpsum_core.simulate.notice import with_notice
-from dpsum_core.simulate.results import ExperimentResult, headline_definition
+from dpsum_core.simulate.results import ExperimentResult, headline_definition, run_json
 
 from . import compute, figs, present, share, shell, state, store, tables, widgets
 from . import keys as K
@@ -321,7 +321,7 @@ def summary_tab(item: Shown) -> None:
         )
         st.download_button(
             "Run record (run.json)",
-            data=lambda: _json(with_notice(result.run_info())),
+            data=lambda: run_json(with_notice(result.run_info())),
             file_name=stem(item, "run") + ".json",
             mime="application/json",
             key=K.SHARE_RUN_JSON,
@@ -330,9 +330,3 @@ def summary_tab(item: Shown) -> None:
             help="Config, seed, data provenance, budget, θ per trial, timings, versions, and "
             "the notice that it is not for publication.",
         )
-
-
-def _json(obj: dict) -> str:
-    import json
-
-    return json.dumps(obj, indent=2)

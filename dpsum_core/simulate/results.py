@@ -279,3 +279,23 @@ def percent(value: float) -> str:
     """
     shown = 100 * value
     return f"{shown:,.0f} %" if abs(shown) >= 1000 else f"{shown:.3g} %"
+
+
+def run_json(info: dict) -> str:
+    """The run.json text of a :meth:`ExperimentResult.run_info` record: strict JSON (any
+    parser reads it), so a θ of ∞ (no clamp: RawSum's θ* when it keeps every bin, no
+    truncation) is written as ``null``, as release.json writes it; numpy values as numbers."""
+    import json
+
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list | tuple | np.ndarray):
+            return [plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not np.isfinite(value):
+            return None
+        return value
+
+    return json.dumps(plain(info), indent=2, allow_nan=False)

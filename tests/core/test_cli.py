@@ -309,3 +309,22 @@ def test_the_cli_cleaning_note_says_a_dollar_sign_was_removed(tmp_path, capsys):
     published = " ".join(p.read_text() for p in (tmp_path / "rel").rglob("*") if p.is_file()
                          and p.suffix in (".md", ".json", ".csv", ".html"))  # fmt: skip
     assert "'$' removed" not in published
+
+
+def test_run_json_is_strict_json_with_theta_infinity_as_null(tmp_path, capsys):
+    """run.json held `Infinity` (RawSum's θ* when it keeps every bin), which strict parsers
+    (JavaScript's JSON.parse, jq) refuse; it is written as null, as release.json does."""
+    import numpy as np
+
+    from dpsum_core.simulate.results import run_json
+
+    text = run_json({"theta": np.array([1.0, np.inf]), "n": np.int64(3), "x": (np.float64(2.5),)})
+    assert json.loads(text) == {"theta": [1.0, None], "n": 3, "x": [2.5]}
+
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+
+    assert main(["run", "--data", "sample:incomes.csv", "--algorithms", "rawsum", "--trials",
+                 "20", "--out", str(tmp_path)]) == 0  # fmt: skip
+    info = json.loads((tmp_path / "run.json").read_text(), parse_constant=refuse)
+    assert None in info["thresholds"]["rawsum/posthoc"]  # this seed keeps every bin in some trials
