@@ -25,16 +25,18 @@ if TYPE_CHECKING:  # analytics imports this module
 # Export
 # --------------------------------------------------------------------------------------------
 def to_html(fig: go.Figure) -> str:
-    """A self-contained HTML page (plotly.js inlined: works offline)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True)
+    """A self-contained HTML page (plotly.js inlined: works offline); the same figure gives
+    the same bytes (a fixed div id: plotly draws a random one per call)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, div_id="dpsum-figure")
 
 
 def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
     """Several figures in one self-contained page with plotly.js inlined once (the page's
-    title and the figures' names are text: escaped)."""
+    title and the figures' names are text: escaped); the same figures give the same bytes
+    (div ids numbered, not random)."""
     parts = [
         f"<h2>{escape_name(name, 'html')}</h2>"
-        + pio.to_html(fig, include_plotlyjs=i == 0, full_html=False)
+        + pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, div_id=f"dpsum-figure-{i}")
         for i, (name, fig) in enumerate(figures)
     ]
     title = escape_name(title, "html")
