@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["--help"], ["-h"]):
-        print(__doc__.strip() + "\n\n" + COMMON_OPTIONS)
+        print(__doc__.strip().replace("``", "") + "\n\n" + COMMON_OPTIONS)  # plain text, not RST
         return 0
     if not APP.exists():
         print(f"dpsum: error: the dashboard's app.py is missing from {HERE}", file=sys.stderr)

@@ -130,3 +130,10 @@ def test_dpsum_app_serves_on_loopback_and_stops_with_its_server(tmp_path, sig):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_app_help_is_plain_text_without_rst_markup(capsys):
+    """`dpsum app --help` printed its docstring's RST (``dpsum app [STREAMLIT OPTIONS]``)."""
+    assert launch.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("dpsum app [STREAMLIT OPTIONS]") and "``" not in out
