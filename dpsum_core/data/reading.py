@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core import limits
+from dpsum_core.data import samples
 from dpsum_core.data.bounds import (
     SAMPLE_CELLS,
     base_name,
@@ -404,7 +405,8 @@ def load_column(
     Parameters
     ----------
     source
-        Path or binary file-like object (CSV, TSV or Parquet).
+        Path or binary file-like object (CSV, TSV or Parquet); ``"sample:NAME"`` reads a
+        shipped sample from any folder, as the CLI's ``--data`` does.
     upper
         Public upper bound U of the domain; values above it are clipped to it.
     column
@@ -429,6 +431,8 @@ def load_column(
     DataError
         Unreadable file, unknown column, or no numeric values.
     """
+    if isinstance(source, str):
+        source = samples.resolve(source)
     label = name or getattr(source, "name", None) or Path(str(source)).name
     text = None if id_column is None else [id_column]
     raw = _read_bytes(source, label)

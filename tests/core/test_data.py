@@ -275,3 +275,16 @@ def test_memory_engine_errors_point_to_duckdb_for_folders_and_globs(tmp_path):
         load_column(tmp_path, upper=1.0)
     with pytest.raises(DataError, match=r"file not found.*glob of files with --engine duckdb"):
         load_column(str(tmp_path / "*.parquet"), upper=1.0)
+
+
+def test_the_library_reads_a_sample_by_name_from_any_folder(tmp_path, monkeypatch):
+    """`load_column("sample:incomes.csv")` and `open_backend(…)` read the shipped sample from
+    any folder, as the CLI's `--data sample:NAME` does (the README's example used a path that
+    exists only in the checkout)."""
+    from dpsum_core import load_column, open_backend
+
+    monkeypatch.chdir(tmp_path)
+    data = load_column("sample:incomes_small.csv", upper=800_000)
+    assert data.name == "incomes_small.csv" and data.size > 0
+    backend = open_backend("sample:incomes_small.csv", upper=800_000)
+    assert backend is not None

@@ -41,7 +41,8 @@ def open_backend(
     table: str | None = None,
     id_column: str | None = None,
 ) -> Backend:
-    """Open ``source`` (a file, a folder, a glob; or ``table`` on Spark) with ``engine``.
+    """Open ``source`` (a file, a folder, a glob, ``"sample:NAME"`` for a shipped sample; or
+    ``table`` on Spark) with ``engine``.
 
     ``id_column``: the privacy identifier (rows with the same value are one person, summed
     before clipping to [0, U]); None: one row is one person.
@@ -51,6 +52,10 @@ def open_backend(
     The summaries are private; the guarantee of what is released from them is per person
     (per identifier) with ``id_column``, else per row.
     """
+    if isinstance(source, str):
+        from dpsum_core.data.samples import resolve
+
+        source = resolve(source)
     if engine == "memory":
         from dpsum_core.data.backends.memory import MemoryBackend
 
