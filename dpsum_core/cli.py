@@ -149,14 +149,15 @@ def _run(args: argparse.Namespace) -> int:
         f"in {result.seconds:.2f} s → {out}/"
     )
     print(headline_definition())
-    print(_overview_text(result))
+    print(_overview_text(result, auto.get("auto", {}).get("algorithm")))
     print(NOT_FOR_PUBLICATION)
     return 0
 
 
-def _overview_text(result) -> str:
-    """The run's summary table: algorithms and truncations by their labels, errors in percent
-    (:func:`~dpsum_core.simulate.results.percent`, as in the sentences)."""
+def _overview_text(result, auto: str | None = None) -> str:
+    """The run's summary table: algorithms and truncations by their labels (★ on the one
+    ``auto`` resolved to), errors in percent (:func:`~dpsum_core.simulate.results.percent`, as
+    in the sentences)."""
     import pandas as pd
 
     from dpsum_core.simulate.results import headline_name, percent
@@ -165,7 +166,7 @@ def _overview_text(result) -> str:
     capped = result.config.public_cap is not None  # ClampShells' θ is the cap: nothing located
     return pd.DataFrame(
         {
-            "Algorithm": ov["algorithm"].map(label),
+            "Algorithm": [("★ " if a == auto else "") + label(a) for a in ov["algorithm"]],
             "Truncation": [
                 "θ = the public cap (no ε)" if capped and a == "clampshells" else truncation_label(t)
                 for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)

@@ -328,3 +328,11 @@ def test_run_json_is_strict_json_with_theta_infinity_as_null(tmp_path, capsys):
                  "20", "--out", str(tmp_path)]) == 0  # fmt: skip
     info = json.loads((tmp_path / "run.json").read_text(), parse_constant=refuse)
     assert None in info["thresholds"]["rawsum/posthoc"]  # this seed keeps every bin in some trials
+
+
+def test_the_run_summary_marks_the_row_auto_chose(tmp_path, capsys):
+    """The summary table named seven rows and left the reader to match auto's line to one."""
+    assert main(["run", "--data", "sample:incomes_small.csv", "--workload", "Q3", "--trials", "3",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if "★" in ln]
+    assert len(rows) == 1 and "ClampShells" in rows[0]
