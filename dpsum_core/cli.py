@@ -511,17 +511,10 @@ def _print_cleaning(data) -> None:
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """Write a frame as CSV for people: floats rounded to the release's
-    :data:`~dpsum_core.publish.release.PUBLISHED_DIGITS` significant digits (no float dust such
-    as ``207359.99999999994``; run.json keeps the configuration repr-exact), with Arrow's
-    writer (≈20× faster than pandas for answers.csv)."""
-    import pyarrow as pa
-    import pyarrow.csv as pa_csv
+    """Write a frame as the CSV people read (:func:`~dpsum_core.publish.csvfile.csv_bytes`)."""
+    from dpsum_core.publish.csvfile import csv_bytes
 
-    from dpsum_core.publish.release import published_frame
-
-    table = pa.Table.from_pandas(published_frame(frame), preserve_index=False)
-    pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(quoting_style="needed"))
+    path.write_bytes(csv_bytes(frame))
 
 
 def _write_json(info: dict, path: Path) -> None:

@@ -15,7 +15,7 @@ from dpsum_core.mechanisms.registry import label
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.results import theta_figure
 from dpsum_core.plots.style import file_stem, run_stem
-from dpsum_core.publish.release import published_frame
+from dpsum_core.publish.csvfile import csv_bytes
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition, run_json
 
@@ -310,7 +310,7 @@ def summary_tab(item: Shown) -> None:
     with st.container(horizontal=True):
         st.download_button(
             "Results (summary.csv)",
-            data=lambda: published_frame(result.summary()).to_csv(index=False),
+            data=lambda: csv_bytes(result.summary()),
             file_name=stem(item, "summary") + ".csv",
             mime="text/csv",
             key=K.SHARE_SUMMARY_CSV,
