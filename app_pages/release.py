@@ -53,16 +53,21 @@ st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := state.recommended(ctx)) is not None:
     st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
+# The explorer's algorithm when it has exactly one, else the recommended one; set again when
+# that changes (another explorer choice), kept while it does not (a choice made here).
+default = release.default_algorithm(ctx)
+store.offer(K.RELEASE_ALGORITHM, default)
 if store.live(K.RELEASE_ALGORITHM) not in algorithms:
-    store.set_live(K.RELEASE_ALGORITHM, algorithms[0])
+    store.set_live(K.RELEASE_ALGORITHM, default)
 left, middle, right = st.columns(3)
 with left:
     best = rec.algorithm if rec is not None else None
     algorithm = st.selectbox(
         "Algorithm", algorithms, key=K.RELEASE_ALGORITHM,
         format_func=lambda a: f"★ {label(a)} (auto)" if a == best else label(a),
-        help="Exactly one algorithm: each release spends its own ε. ★ (auto) is the one "
-        "recommended from public inputs, what `dpsum release --algorithm auto` runs; the "
+        help="Exactly one algorithm: each release spends its own ε. It starts on the "
+        "explorer's algorithm when one alone is chosen there, otherwise on ★ (auto): the one "
+        "recommended from public inputs, what `dpsum release --algorithm auto` runs. The "
         "release names the algorithm it ran.",
     )  # fmt: skip
 truncations = release.truncation_options(algorithm)
@@ -101,9 +106,10 @@ config = plan.config
 st.markdown(
     f"Workload **{config.workload}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
     f"**ε = {plan.epsilon:g}** (ε_θ = {plan.epsilon_theta:g} on θ + ε_m = "
-    f"{plan.epsilon_measure:g} on the measurement) · from the explorer's settings"
-    + (f" · public cap {config.public_cap:,.6g} (given, not read from the data)."
-       if config.public_cap is not None else ".")
+    f"{plan.epsilon_measure:g} on the measurement)"
+    + (f" · public cap {config.public_cap:,.6g} (given, not read from the data)"
+       if config.public_cap is not None else "")
+    + ". " + release.origin_words(ctx, algorithm, truncation)
 )
 
 estimated = None

@@ -189,6 +189,10 @@ function draw(i) {
   fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
   fig.layout.annotations[0].text = L.readout[i];
   fig.layout.height = fit();
+  // The div is as tall as the figure: with responsive, plotly sizes its svg to 100% of the
+  // div, and a grid cell left to its content is as tall as the θ column, not the figure (the
+  // figure then overflowed onto the explanations under it).
+  chart.style.height = fig.layout.height + 'px';
   Plotly.newPlot(chart, fig.data, fig.layout, {displaylogo: false, responsive: true});
   if (L.histogram) {
     Plotly.newPlot('histogram', L.histogram.data, L.histogram.layout,

@@ -57,6 +57,47 @@ def algorithm_options(ctx: state.DataContext) -> list[str]:
     return first + chosen + [a for a in ALGORITHMS if a not in first + chosen]
 
 
+def explorer_algorithm() -> str | None:
+    """The explorer's algorithm when exactly one is chosen there; None when it has several
+    (or none)."""
+    chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+def default_algorithm(ctx: state.DataContext) -> str:
+    """The algorithm the page starts on: the explorer's when exactly one is chosen there (what
+    the user ran), otherwise the one recommended from public inputs only."""
+    one = explorer_algorithm()
+    if one is not None:
+        return one
+    rec = state.recommended(ctx)
+    return rec.algorithm if rec is not None else algorithm_options(ctx)[0]
+
+
+def origin_words(ctx: state.DataContext, algorithm: str, truncation: str) -> str:
+    """Which of the plan's settings come from the explorer's settings, and where the algorithm
+    comes from: the explorer's one algorithm, the recommended one, or the one chosen on this
+    page. Never says the algorithm came from the explorer when the explorer had several."""
+    carried = "The workload and ε"
+    if truncation not in RUNS_ONCE and truncation == state.get(K.TRUNCATION):
+        carried = "The workload, ε and truncation"
+    name = f"**{algorithm_label(algorithm)}**"
+    rec = state.recommended(ctx)
+    chosen = [a for a in (state.get(K.ALGORITHMS) or []) if a in ALGORITHMS]
+    if algorithm == explorer_algorithm():
+        where = f"the algorithm, {name}, is the one algorithm chosen on the explorer"
+    elif rec is not None and algorithm == rec.algorithm:
+        other = (
+            f"not {algorithm_label(chosen[0])}, the one algorithm chosen on the explorer"
+            if len(chosen) == 1
+            else f"not taken from the explorer, which compared {counted(len(chosen), 'algorithm')}"
+        )
+        where = f"the algorithm, {name}, is the recommended one (from public inputs only), {other}"
+    else:
+        where = f"the algorithm, {name}, is the one chosen above"
+    return f"{carried} come from the explorer's settings; {where}."
+
+
 def truncation_options(algorithm: str) -> list[str]:
     """Its own θ rule alone for an algorithm that chooses θ itself (``posthoc`` for RawSum,
     ``inside`` for ClampShells); the four methods, the explorer's first, otherwise."""

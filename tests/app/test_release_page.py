@@ -64,6 +64,60 @@ def test_the_page_starts_from_the_explorers_settings_and_shows_the_expected_erro
     assert not page.button(key="release_go").disabled
 
 
+def _origin(at: AppTest) -> str:
+    """The sentence saying which settings came from the explorer."""
+    (line,) = [m.value for m in at.markdown if "explorer's settings" in m.value]
+    return line
+
+
+def test_one_algorithm_chosen_on_the_explorer_is_the_one_released_and_said_so():
+    """Review: an Explorer link with algorithms=tamm, then the Release page: the page started
+    on ClampShells (and released it) while it said "from the explorer's settings"."""
+    at = new_app(algorithms="tamm", workload="Q3")
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert at.selectbox(key="release_algorithm").value == "tamm"
+    assert at.selectbox(key="release_truncation").value == "svt"  # the explorer's, too
+    assert _origin(at).endswith(
+        "The workload, ε and truncation come from the explorer's settings; the algorithm, "
+        "**TaMM**, is the one algorithm chosen on the explorer."
+    )
+    _release(at)
+    rel = kept(at, ReleaseState).last
+    assert rel is not None and rel.config["algorithm"] == "tamm"
+
+
+def test_several_explorer_algorithms_keep_the_recommended_one_and_say_it_is_not_theirs(page):
+    # The default explorer compares all seven: the recommended one, and the page says so.
+    assert page.selectbox(key="release_algorithm").value == "clampshells"
+    line = _origin(page)
+    assert line.endswith(
+        "The workload and ε come from the explorer's settings; the algorithm, **ClampShells**, "
+        "is the recommended one (from public inputs only), not taken from the explorer, which "
+        "compared 7 algorithms."
+    )
+    assert "· from the explorer's settings" not in line
+    page.selectbox(key="release_algorithm").set_value("sqm").run()
+    assert _origin(page).endswith("the algorithm, **SQM**, is the one chosen above.")
+
+
+def test_choosing_one_algorithm_on_the_explorer_later_moves_the_release_default(page):
+    """The page was opened first (ClampShells); one algorithm chosen on the explorer afterwards
+    is the Release page's next start, and a choice made here then stays."""
+    page.switch_page("app_pages/explorer.py").run()
+    page.button_group(key="algorithms").set_value(["identity"]).run()
+    page.switch_page(PAGE).run()
+    assert page.selectbox(key="release_algorithm").value == "identity"
+    page.selectbox(key="release_algorithm").set_value("clampshells").run()
+    assert _origin(page).endswith(
+        "the algorithm, **ClampShells**, is the recommended one (from public inputs only), "
+        "not Identity, the one algorithm chosen on the explorer."
+    )
+    page.run()  # a choice made here stays on later reruns
+    assert page.selectbox(key="release_algorithm").value == "clampshells"
+
+
 def test_rawsum_has_only_the_posthoc_truncation(page):
     page.selectbox(key="release_algorithm").select("rawsum").run()
     assert page.selectbox(key="release_truncation").options == ["θ after measuring"]

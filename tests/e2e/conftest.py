@@ -303,6 +303,47 @@ def tick_pairs(boxes: dict[str, dict]) -> list[tuple[str, str]]:
             if a.split()[2] == b.split()[2]]  # fmt: skip
 
 
+# Each line of text of the elements matching a selector, probed at its left end, middle and
+# right end with document.elementFromPoint, every element made hit-testable (text not rendered,
+# e.g. in a closed <details>, is skipped): a line is hidden when a probe falls outside the
+# window or hits an element that is not the text's own box (something drawn over it).
+_HIDDEN_TEXT = """(root, sel) => {
+  const doc = root.ownerDocument, win = doc.defaultView, out = [];
+  const every = doc.createElement('style');  // hit-test whatever is painted (plotly's svg
+  every.textContent = '* { pointer-events: auto !important; }';  // is pointer-events: none)
+  doc.head.append(every);
+  for (const box of root.querySelectorAll(sel)) {
+    const walk = doc.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      if (!node.textContent.trim() || !node.parentElement.checkVisibility()) continue;
+      const range = doc.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        if (r.width < 1 || r.height < 1) continue;
+        const y = r.top + r.height / 2;
+        for (const x of [r.left + 1, r.left + r.width / 2, r.right - 1]) {
+          const hit = x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight
+            ? doc.elementFromPoint(x, y) : null;
+          if (!hit || !box.contains(hit)) {
+            out.push([node.textContent.trim().slice(0, 60), Math.round(x), Math.round(y),
+                      hit ? hit.tagName + '.' + (hit.getAttribute('class') || '') : 'outside']);
+            break;
+          }
+        }
+      }
+    }
+  }
+  every.remove();
+  return out;
+}"""
+
+
+def hidden_text(root, selector: str) -> list[list]:
+    """Lines of text inside the elements matching ``selector`` (under the locator ``root``)
+    that something covers or the window cuts: [text, x, y, what is there instead]."""
+    return root.evaluate(_HIDDEN_TEXT, selector)
+
+
 def assert_clean(page) -> None:
     """No exception element and no st.error on the page."""
     exc = page.locator(EXCEPTION)

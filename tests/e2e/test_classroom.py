@@ -13,6 +13,7 @@ from tests.e2e.conftest import (
     answers_title,
     assert_clean,
     button,
+    hidden_text,
     key,
     new_context,
     overlapping,
@@ -212,7 +213,9 @@ _GEOMETRY = """() => {
     ['plot', chart.querySelector('.draglayer .xy .nsewdrag')],
     ...[...chart.querySelectorAll('.xtick text')].map((e, k) => ['x tick ' + k, e]),
     ...[...chart.querySelectorAll('.y2tick text')].map((e) => ['rug ' + e.textContent, e])];
-  return {items: items.map(([n, e]) => [n, rect(e)]),
+  const panels = [...document.querySelectorAll('.panel')].map(e => ['panel ' +
+        e.querySelector('h2').textContent, rect(e)]);
+  return {items: items.map(([n, e]) => [n, rect(e)]), panels,
           parts: parts.filter(([, e]) => e).map(([n, e]) => [n, rect(e)]),
           cut: texts.filter(cut).map(e => e.textContent),
           small: texts.map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
@@ -238,6 +241,7 @@ def _overlaps(parts: list) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("width", "height", "sidebar", "algorithm", "opened"),
     [(1280, 800, "open", "identity", "page"), (1280, 800, "collapsed", "identity", "page"),
+     (1400, 900, "open", "identity", "page"), (1600, 900, "open", "identity", "page"),
      (1920, 1080, "open", "identity", "page"), (1280, 800, "open", "rawsum", "page"),
      (1280, 800, "open", "clampshells", "page"), (1280, 800, "open", "identity", "link"),
      (1280, 800, "open", "identity", "guide")],
@@ -248,7 +252,9 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     ≥ 16 px, also with the longer budget sentences of RawSum and ClampShells, opened from a
     shared link (its notice) and with the guide on; the chart's title, legend, readout and
     plot area never overprint each other, and both rugs are labelled; screenshots in
-    tests/e2e/artifacts."""
+    tests/e2e/artifacts. The chart as drawn (its svg) meets no explanation card nor
+    demonstration panel, and nothing covers a line of their text (the review saw the chart
+    drawn over the cards at 1400, 1600 and 1920 px wide, where it is taller than its column)."""
     url = f"{server.url}/single-query"
     if opened == "link":  # the address bar of a visit is a shared link
         context, page = open_single_query(browser, url, width, height)
@@ -282,6 +288,7 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
         frame = lesson_frame(page)
         box = page.locator(FRAME).bounding_box()
         geometry = frame.locator("body").evaluate(_GEOMETRY)
+        covered = hidden_text(frame.locator("body"), ".card, .panel")
         streamlit_small = page.evaluate(
             """() => [...document.querySelectorAll(
                 '.st-key-teach_panel [data-testid="stWidgetLabel"] p,'
@@ -319,6 +326,11 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     assert not streamlit_small, streamlit_small
     assert not streamlit_cut, streamlit_cut
     assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
+    boxes = dict(geometry["items"] + geometry["panels"])
+    under_chart = overlapping(boxes, [("chart", n) for n in boxes
+                                      if n.startswith(("card ", "panel "))])
+    assert not covered, covered
+    assert not under_chart, under_chart
     rugs = sorted(n for n, _ in geometry["parts"] if n.startswith("rug "))
     assert rugs == ([] if algorithm in ("rawsum", "clampshells")
                     else ["rug Recursive", "rug SVT"]), rugs  # fmt: skip
@@ -328,11 +340,21 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
 _DEMOS = """() => ['demo_truncated', 'draws_answers', 'draws_centre']
   .map((id) => document.getElementById(id).textContent)"""
 
+# Boxes of the downloaded lesson's two figures as drawn and of the boxes under them.
+_BOXES = """() => { const rect = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const named = [['chart', document.querySelector('#chart .main-svg')],
+    ['histogram', document.querySelector('#histogram .main-svg')],
+    ...[...document.querySelectorAll('.card, .panel, .extra h2, .settings')]
+       .map((e, k) => ['box ' + k + ' ' + e.textContent.slice(0, 30), e])];
+  return Object.fromEntries(named.map(([n, e]) => [n, rect(e)])); }"""
+
 
 def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser, server,
                                                                          tmp_path):
     """Issue 25.4: one HTML file ≤ 5 MB (plotly.js inline) that opens from disk with every
-    network request refused: chart, θ slider, numbers, explanations, histogram, settings."""
+    network request refused: chart, θ slider, numbers, explanations, histogram, settings;
+    neither figure drawn over the explanations, demonstrations or settings under it."""
     context, page = open_single_query(browser, f"{server.url}/single-query")
     try:
         state = frame_state(lesson_frame(page))
@@ -370,6 +392,7 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
         moved = frame_state(lesson.locator("html"))
         demos.append(lesson.locator("html").evaluate(_DEMOS))
         text = lesson.locator("body").inner_text()
+        boxes = lesson.evaluate(_BOXES)
     finally:
         offline.close()
     assert first == state  # the same view as in the app
@@ -381,3 +404,6 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
                  "5 noisy answers at this θ", "drawn with seed 0"):
         assert word in text, word
     assert not refused, refused
+    drawn_over = overlapping(boxes, [(f, n) for f in ("chart", "histogram") for n in boxes
+                                     if n.startswith("box ")])
+    assert not drawn_over, drawn_over  # each figure as tall as its place, nothing under it

@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     key,
     open_app,
     set_number,
+    sidebar_has,
     wait_idle,
 )
 from tests.e2e.test_downloads import download
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.e2e
 def test_release_from_the_explorers_settings(page, server):
     open_app(page, server.url)
     choose(page, "workload_kind", "Q3")
+    sidebar_has(page, "Workload Q3")  # applied before leaving (else Q1 was released at times)
     wait_idle(page)
     goto_page(page, "Release")
     page.get_by_text("Expected error").first.wait_for()
