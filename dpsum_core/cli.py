@@ -267,10 +267,14 @@ def _release(args: argparse.Namespace) -> int:
     )
     out.mkdir(parents=True, exist_ok=True)  # each release's files have names of their own
     from dpsum_core.data.samples import reference
+    from dpsum_core.publish.command import data_argument
 
-    # a sample is named as sample:NAME, so the report's command works from any folder
+    # named by its file name (a sample as sample:NAME); the report's command names the data as
+    # typed, so that it works from the same folder (a sample's from any folder)
     dataset = (reference(args.data) if args.data else None) or data.name
-    written = write_release(rel, out, dataset=dataset, ledger_line=line, engine=args.engine)
+    again = data_argument("file", args.data or data.name)
+    written = write_release(rel, out, dataset=dataset, ledger_line=line, engine=args.engine,
+                            data=again)  # fmt: skip
     files = [str(p) for p in written] + ([] if args.ledger is None else [str(args.ledger)])
     if plan.auto is not None:
         print(plan.auto)

@@ -24,6 +24,7 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label as registry_truncation_label
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
+from dpsum_core.publish.command import data_argument
 from dpsum_core.publish.release import (
     ESTIMATE_POINTS,
     ESTIMATE_TRIALS,
@@ -451,7 +452,8 @@ def record_json(rel: Release, source: str) -> bytes:
 
 def report_markdown(rel: Release, dataset: str, source: str) -> str:
     """report.md, as the command line writes it (the ledger line from this session's ledger,
-    with its last raise of the total, if any)."""
+    with its last raise of the total, if any; its command's ``--data`` named by
+    :func:`~dpsum_core.publish.command.data_argument`, an upload's with a note)."""
     book = ledger()
     line = f"this session's ledger: ε spent {decimal_text(book.spent)}" + (
         "" if book.total is None else f" of {decimal_text(book.total)}"
@@ -463,7 +465,8 @@ def report_markdown(rel: Release, dataset: str, source: str) -> str:
             f"{decimal_text(last['new_total'])})"
         )
     return releases.report_markdown(
-        rel, dataset=dataset, ledger_line=line, engine=engine(source)
+        rel, dataset=dataset, ledger_line=line, engine=engine(source),
+        data=data_argument(source, dataset),
     )
 
 

@@ -11,7 +11,7 @@ Floats are written with ``repr`` so that the command carries exactly the values 
 from __future__ import annotations
 
 from dpsum_core.data import samples
-from dpsum_core.publish.command import Placeholder, release_command, run_command
+from dpsum_core.publish.command import Placeholder, data_argument, release_command, run_command
 from dpsum_core.publish.release import ReleasePlan
 from dpsum_core.simulate.config import ExperimentConfig
 
@@ -22,11 +22,12 @@ UPLOAD_PLACEHOLDER = "<your file.csv>"
 
 def data_path(source: str, *, sample: str | None, server: str | None) -> str | Placeholder:
     """The ``--data`` argument: a sample as ``sample:NAME``, a server dataset under the data
-    directory, or the placeholder for an upload."""
+    directory (:func:`~dpsum_core.publish.command.data_argument`), or the placeholder for an
+    upload."""
     if source == "sample" and sample:
-        return samples.PREFIX + sample
+        return data_argument("sample", sample).value
     if source == "server" and server:
-        return Placeholder("<data directory>/", server)
+        return data_argument("server", server).value
     return Placeholder(UPLOAD_PLACEHOLDER)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from dpsum_core.data import samples
 from dpsum_core.mechanisms.registry import truncation
 from dpsum_core.publish.release import ReleasePlan, decimal_text
 from dpsum_core.simulate.config import ExperimentConfig
@@ -38,6 +39,36 @@ class Placeholder:
     def text(self) -> str:
         """The whole, unquoted (for Python lines, where ``repr`` quotes it)."""
         return self.head + self.tail
+
+
+@dataclass(frozen=True)
+class DataArgument:
+    """The ``--data`` of a written command (:func:`data_argument`) and, when the command cannot
+    name the data's file itself, what its reader must do (said in words next to it; plain
+    text, escaped by whoever writes it)."""
+
+    value: str | Placeholder
+    note: str = ""
+
+
+def data_argument(source: str, name: str) -> DataArgument:
+    """The one place a written command names its data (the release report's, the dashboard's).
+
+    ``source``: ``"file"`` (the command line): ``name`` as the user typed it, so the command
+    works from the same folder, a shipped sample's file as ``sample:NAME`` (works from any
+    folder); ``"sample"``: ``sample:NAME``; ``"server"``: NAME under the placeholder
+    ``<data directory>/``; ``"upload"``: the uploaded file's name, with a note that ``--data``
+    must point to that file (the dashboard never knows where it is kept).
+    """
+    if source == "sample" or (source == "file" and name.startswith(samples.PREFIX)):
+        return DataArgument(samples.PREFIX + name.removeprefix(samples.PREFIX))
+    if source == "file":
+        return DataArgument(samples.reference(name) or name)
+    if source == "server":
+        return DataArgument(Placeholder("<data directory>/", name))
+    return DataArgument(
+        name, note=f"--data must point to the uploaded file, {name}, wherever you keep it"
+    )
 
 
 Option = tuple[str, str | Placeholder | None]  # (flag, value); None: a switch (--no-isotonic)
@@ -132,7 +163,7 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
 
 
 def record_command(
-    config: dict, *, dataset: str, engine: str = "memory", id_column: str | None = None,
+    config: dict, *, dataset: str | Placeholder, engine: str = "memory", id_column: str | None = None,
     column: str | None = None,
 ) -> str:
     """The ``dpsum release`` command line that makes a release's recorded configuration again

@@ -22,7 +22,7 @@ from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.publish.chart import data_uri, interval_svg
-from dpsum_core.publish.command import record_command
+from dpsum_core.publish.command import DataArgument, record_command
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
@@ -62,12 +62,13 @@ def write_release(
     dataset: str = "the dataset",
     ledger_line: str = "",
     engine: str = "memory",
+    data: DataArgument | None = None,
 ) -> list[Path]:
     """Write the release's answers, release.json, report.html and report.md into ``out``, under
     names of their own (:func:`release_names`), nothing else; returns the paths written.
 
-    ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command.
-    Every file is created exclusively: an existing file is never overwritten (ParameterError).
+    ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command;
+    ``data`` is the command's ``--data`` (default: ``dataset``). Every file is created exclusively: an existing file is never overwritten (ParameterError).
 
     Privacy
     -------
@@ -75,7 +76,8 @@ def write_release(
     them (:func:`report_markdown`), with the dataset's name, the engine and the ledger line.
     """
     out = Path(out)
-    markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine)
+    markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine,
+                               data=data)  # fmt: skip
     texts = [answers_csv(rel), record_json(rel, engine=engine), report_html(markdown), markdown]
     paths = [out / name for name in release_names(rel, dataset)]
     try:
@@ -260,10 +262,12 @@ def answer_cells(rel: Release) -> list[tuple[str, str, str, str]]:
 
 
 def report_markdown(
-    rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory"
+    rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory",
+    data: DataArgument | None = None,
 ) -> str:
     """The release's report (Markdown): a headline sentence, a chart of the answers with their
-    intervals, the table, then how it was made and how to make it again.
+    intervals, the table, then how it was made and how to make it again (its ``--data``:
+    ``data``, by default ``dataset``; :func:`~dpsum_core.publish.command.data_argument`).
 
     Numbers in the table carry the digits their interval supports (two significant digits of
     its half-width), equal answers the finest of their rows (:func:`_answer_units`);
@@ -276,6 +280,7 @@ def report_markdown(
     from the data without noise.
     """
     c, b, iv = rel.config, rel.budget, rel.intervals
+    data = DataArgument(dataset) if data is None else data
     name, unit = escape_name(dataset, "markdown"), escape_name(rel.unit_of_privacy, "markdown")
     alg = get(c["algorithm"])
     lines = [
@@ -350,9 +355,10 @@ def report_markdown(
         f"- **Ledger**: {escape_name(ledger_line, 'markdown') or 'no ledger kept'}.",
         f"- **Versions**: dpsum {rel.versions.get('dpsum')}, OpenDP {rel.versions.get('opendp')}, "
         f"Python {rel.versions.get('python')}.",
-        "- **Same configuration again** (new noise, a new charge on the ledger):",
+        "- **Same configuration again** (new noise, a new charge on the ledger"
+        + (f"; {escape_name(data.note, 'markdown')}" if data.note else "") + "):",
         "",
-        "      " + record_command(c, dataset=dataset, engine=engine, id_column=rel.id_column,
+        "      " + record_command(c, dataset=data.value, engine=engine, id_column=rel.id_column,
                                   column=rel.column),
         "",
     ]
