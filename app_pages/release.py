@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
-from dpsum_core.publish.report import theta_words
+from dpsum_core.publish.report import theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
@@ -103,13 +103,15 @@ except DpsumError as exc:
     st.stop()
 
 config = plan.config
+used, moved = workload_used(config.to_dict())  # explicit thresholds moved to bin edges: said
 st.markdown(
-    f"Workload **{config.workload}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
+    f"Workload **{used}** over [0, {config.upper:,.6g}] in {config.bins:,} bins · "
     f"**ε = {plan.epsilon:g}** (ε_θ = {plan.epsilon_theta:g} on θ + ε_m = "
     f"{plan.epsilon_measure:g} on the measurement)"
     + (f" · public cap {config.public_cap:,.6g} (given, not read from the data)"
        if config.public_cap is not None else "")
-    + ". " + release.origin_words(ctx, algorithm, truncation)
+    + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
+    + release.origin_words(ctx, algorithm, truncation)
 )
 
 estimated = None
@@ -240,7 +242,7 @@ if rel is not None:
     )  # fmt: skip
     st.markdown(
         f"{label(c['algorithm'])}, truncation: {release.truncation_label(c['truncation'])}, "
-        f"workload {c['workload']}, "
+        f"workload {workload_used(c)[0]}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
     )

@@ -21,6 +21,7 @@ from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_label
+from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
 from dpsum_core.text import counted
@@ -134,6 +135,7 @@ def _run(args: argparse.Namespace) -> int:
     auto = _auto_choice(args, config)
     for line in result.warnings():
         print(f"dpsum: warning: {line}", file=sys.stderr)
+    _say_snapping(config)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(result.answers_frame(), out / "answers.csv")
     write_csv(result.summary(), out / "summary.csv")
@@ -221,6 +223,7 @@ def _release(args: argparse.Namespace) -> int:
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,
         public_cap=args.public_cap,
     )
+    _say_snapping(plan.config)
     data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
@@ -287,6 +290,13 @@ def _release(args: argparse.Namespace) -> int:
         f"→ wrote {', '.join(files)}; {ledger_note}"
     )
     return 0
+
+
+def _say_snapping(config: ExperimentConfig) -> None:
+    """One line on stderr when explicit thresholds were moved to bin edges (which, to what,
+    why): the outputs hold the thresholds used, not the ones typed."""
+    if moved := snapping_words(make_workload(config.workload, config.domain), config.domain):
+        print(f"dpsum: note: {moved}.", file=sys.stderr)
 
 
 def _release_data(args: argparse.Namespace, plan, *, content: bool = False):

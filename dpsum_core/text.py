@@ -12,6 +12,8 @@ import shlex
 import unicodedata
 from typing import Literal
 
+import numpy as np
+
 Target = Literal["markdown", "html", "plotly", "shell", "file"]
 
 # Characters never shown as themselves: controls (newlines, tabs, escape sequences), format
@@ -106,3 +108,14 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     ('1 configuration', '1,200 trials', '3 queries')
     """
     return f"{n:,} {noun(n, word, plural)}"
+
+
+def number(value: float) -> str:
+    """A public number (U, a threshold, a bin width) as the shortest decimal that reads back as
+    it, with thousands separators, never an exponent.
+
+    >>> number(2e6), number(800_000.0), number(12_345.5), number(1e-5)
+    ('2,000,000', '800,000', '12,345.5', '0.00001')
+    """
+    whole, _, fraction = np.format_float_positional(float(value), trim="-").partition(".")
+    return f"{int(whole):,}" + (f".{fraction}" if fraction else "")

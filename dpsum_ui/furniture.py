@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpsum_core.mechanisms.workloads import Workload
+from dpsum_core.data.domain import Domain
+from dpsum_core.mechanisms.workloads import Workload, snapping_words
 from dpsum_core.text import counted
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import get as get_truncation
@@ -48,14 +49,13 @@ class Bar:
     share: DeltaGenerator
 
 
-def workload_caption(workload: Workload) -> str:
-    """m, the threshold range, and any snapping of explicit thresholds."""
+def workload_caption(workload: Workload, domain: Domain) -> str:
+    """m, the threshold range, and any snapping of explicit thresholds: which, to what and
+    why (:func:`~dpsum_core.mechanisms.workloads.snapping_words`, the command line's words)."""
     t = workload.thresholds
     text = f"{counted(workload.size, 'query', 'queries')} (m) · τ from {t[0]:,.6g} to {t[-1]:,.6g}"
-    if workload.snapped:
-        moves = ", ".join(f"{a:,.6g} → {b:,.6g}" for a, b in workload.snapped[:6])
-        more = " …" if len(workload.snapped) > 6 else ""
-        text += f" · snapped up to the next bin edge: {moves}{more}"
+    if moved := snapping_words(workload, domain):
+        text += f" · {moved}"
     return text
 
 
@@ -114,9 +114,9 @@ def settings_panel(
             plan = state.plan(ctx)  # the shared truncation setting
         else:
             plan = state.plan(ctx, truncations=methods)
-        if describe_workload and plan.workload is not None:
+        if describe_workload and plan.workload is not None and ctx.domain is not None:
             with workload:
-                st.caption(workload_caption(plan.workload))
+                st.caption(workload_caption(plan.workload, ctx.domain))
         if show_error and isinstance(plan, state.Blocked):
             st.error(plan.error)
     return Panel(methods, plan, box)

@@ -15,8 +15,10 @@ import numpy as np
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
+from dpsum_core.text import number
 
 NAMED_WORKLOADS: dict[str, int] = {"Q1": 1, "Q2": 10, "Q3": 100}
+SNAPPED_SHOWN = 10  # moved thresholds listed one by one in a sentence; the others counted
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,6 +124,33 @@ def _values(body: str, domain: Domain) -> Workload:
     counts = np.unique(counts_each)
     spec = "values:" + ",".join(f"{v:g}" for v in domain.edges[counts - 1])
     return Workload(spec, counts, domain.edges[counts - 1], snapped)
+
+
+def snapping_words(workload: Workload, domain: Domain) -> str:
+    """Which requested thresholds were moved, to which bin edge and why, in one sentence
+    without a full stop (``""`` when none was moved): the same words on the command line's
+    stderr, in the release report and on the dashboard.
+
+    >>> w = make_workload("values:12345,100000", Domain(upper=800_000.0, bins=1000))
+    >>> snapping_words(w, Domain(upper=800_000.0, bins=1000))
+    'threshold 12,345 moved up to the bin edge 12,800 (thresholds are bin edges, U/bins = 800 apart; more bins give finer edges)'
+    """
+    moved = workload.snapped
+    if not moved:
+        return ""
+    if len(moved) == 1:
+        ((a, b),) = moved
+        what = f"threshold {number(a)} moved up to the bin edge {number(b)}"
+    else:
+        listed = ", ".join(f"{number(a)} → {number(b)}" for a, b in moved[:SNAPPED_SHOWN])
+        more = len(moved) - SNAPPED_SHOWN
+        what = f"{len(moved):,} thresholds moved up to the next bin edge: {listed}" + (
+            f" and {more:,} more" if more > 0 else ""
+        )
+    return (
+        f"{what} (thresholds are bin edges, U/bins = {number(domain.width)} apart; more bins "
+        "give finer edges)"
+    )
 
 
 def _is_float(text: str) -> bool:

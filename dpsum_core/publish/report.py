@@ -17,10 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from dpsum_core.data.domain import Domain
 from dpsum_core.data.samples import PREFIX as SAMPLE_PREFIX
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
+from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import DataArgument, record_command
 from dpsum_core.publish.release import (
@@ -179,6 +181,19 @@ def _cap_line(config: dict) -> list[str]:
     ]
 
 
+def workload_used(config: dict) -> tuple[str, str]:
+    """The workload as it ran and, when explicit thresholds were moved to bin edges, how (else
+    ``""``): ``values:12800,50400`` and "2 thresholds moved up to the next bin edge: …",
+    from the recorded (public) workload and domain."""
+    domain = Domain(upper=float(config["upper"]), bins=int(config["bins"]),
+                    weights=config["weights"])  # fmt: skip
+    workload = make_workload(str(config["workload"]), domain)
+    if not workload.snapped:
+        return str(config["workload"]), ""
+    used = "values:" + ",".join(decimal_text(t) for t in workload.thresholds)
+    return used, snapping_words(workload, domain)
+
+
 def headline(rel: Release, *, dataset: str) -> str:
     """One sentence: what was released, for whom, at what ε, how accurate."""
     c, iv = rel.config, rel.intervals
@@ -187,9 +202,11 @@ def headline(rel: Release, *, dataset: str) -> str:
         "one row per person" if rel.id_column is None
         else f"per person ({escape_name(rel.id_column, 'markdown')})"
     )  # fmt: skip
+    used, moved = workload_used(c)
+    requested = f", thresholds moved to bin edges from the requested {c['workload']}"
     what = (
         f"{rel.thresholds.size:,} private sums of {escape_name(dataset, 'markdown')} "
-        f"(workload {c['workload']}, {who}), "
+        f"(workload {used}{requested + ';' if moved else ','} {who}), "
         f"at ε = {decimal_text(rel.budget['total'])}, with {alg.label}"
         + TRUNCATION_WORDS.get(c["truncation"], "")
     )
@@ -281,6 +298,7 @@ def report_markdown(
     """
     c, b, iv = rel.config, rel.budget, rel.intervals
     data = DataArgument(dataset) if data is None else data
+    used, moved = workload_used(c)
     name, unit = escape_name(dataset, "markdown"), escape_name(rel.unit_of_privacy, "markdown")
     alg = get(c["algorithm"])
     lines = [
@@ -335,7 +353,8 @@ def report_markdown(
         + ("" if rel.column is None else f", column {escape_name(rel.column, 'markdown')}") + ".",
         f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
-        f"- **Queries**: workload {c['workload']}, sums of the values ≤ each threshold τ.",
+        f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ"
+        + (f". Requested as {c['workload']}: {moved}." if moved else "."),
         f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
         f"bins ({c['weights']} weights). U and the bins are public and must be chosen without "
         "looking at the data: they set the noise, and a U read off the data would leak it.",
