@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
-from dpsum_core.publish.report import theta_words, workload_used
+from dpsum_core.publish.report import cap_truncation, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
@@ -241,7 +241,8 @@ if rel is not None:
         else theta_words(theta, float(c["upper"]), digits=6)
     )  # fmt: skip
     st.markdown(
-        f"{label(c['algorithm'])}, truncation: {release.truncation_label(c['truncation'])}, "
+        f"{label(c['algorithm'])}, truncation: "
+        f"{cap_truncation(c, short=True) or release.truncation_label(c['truncation'])}, "
         f"workload {workload_used(c)[0]}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"

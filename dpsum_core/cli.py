@@ -196,7 +196,7 @@ def _release(args: argparse.Namespace) -> int:
     """
     from dpsum_core.publish import ledger
     from dpsum_core.publish.release import decimal_text, plan_release, release_plan
-    from dpsum_core.publish.report import write_release
+    from dpsum_core.publish.report import cap_truncation, write_release
 
     if args.seed is not None:
         raise ParameterError(
@@ -283,7 +283,8 @@ def _release(args: argparse.Namespace) -> int:
         print(plan.auto)
     print(
         f"released {rel.private_answers.size} private answers of {plan.config.workload} "
-        f"({label(plan.algorithm)}, truncation: {truncation_label(plan.truncation)}, "
+        f"({label(plan.algorithm)}, truncation: "
+        f"{cap_truncation(rel.config, short=True) or truncation_label(plan.truncation)}, "
         f"ε = {decimal_text(plan.epsilon)}: "
         f"ε_θ = {decimal_text(rel.budget['epsilon_theta'])} + "
         f"ε_m = {decimal_text(rel.budget['epsilon_measure'])}) "

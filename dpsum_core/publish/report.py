@@ -20,6 +20,7 @@ import numpy as np
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.samples import PREFIX as SAMPLE_PREFIX
 from dpsum_core.errors import ParameterError
+from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
@@ -126,6 +127,23 @@ PLAIN_WORDS = {
 }
 
 
+# ClampShells given a public cap: θ* is the cap's shell edge, no ε spent locating it.
+PUBLIC_CAP_WORDS = (
+    "clamps at θ*, the first of its shell edges at or above the stated public cap (no ε spent "
+    "locating it), then measures sums clamped at θ* over doubling ranges of values and "
+    "interpolates inside them (dpsum design note CLAMPSHELLS.md)"
+)
+PUBLIC_CAP_TRUNCATION = "θ from the stated public cap, no ε spent locating it"
+
+
+def cap_truncation(config: dict, *, short: bool = False) -> str | None:
+    """How θ was chosen when a public cap gave it (:data:`PUBLIC_CAP_TRUNCATION`; ``short``:
+    a label, "θ from the public cap"), else ``None`` (the truncation method's words then)."""
+    if config.get("public_cap") is None:
+        return None
+    return "θ from the public cap" if short else PUBLIC_CAP_TRUNCATION
+
+
 TRUNCATION_WORDS = {
     "fixed": ", values above a fixed θ counted as θ",
     "svt": ", θ chosen by the sparse vector technique",
@@ -168,6 +186,13 @@ def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
     if theta >= upper:
         return f"θ = U = {theta:,.{digits}g}, the top of the domain: {NO_THETA}"
     return f"{theta:,.{digits}g} (values above it counted as θ)"
+
+
+def _plain_words(alg: Algorithm, config: dict) -> str:
+    """What the algorithm does, in words (with a public cap, ClampShells locates nothing)."""
+    if config.get("public_cap") is not None:
+        return PUBLIC_CAP_WORDS
+    return PLAIN_WORDS.get(alg.name, "adds Laplace noise to " + alg.measures).format(paper=PAPER)
 
 
 def _cap_line(config: dict) -> list[str]:
@@ -361,9 +386,9 @@ def report_markdown(
         f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "
         f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "
         f"{decimal_text(b['epsilon_measure'])} measures the answers.",
-        f"- **Algorithm**: {alg.label} {PLAIN_WORDS.get(alg.name, 'adds Laplace noise to ' + alg.measures).format(paper=PAPER)}."
+        f"- **Algorithm**: {alg.label} {_plain_words(alg, c)}."
         + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
-        f"- **Truncation**: {get_truncation(c['truncation']).description}.",
+        f"- **Truncation**: {cap_truncation(c) or get_truncation(c['truncation']).description}.",
         f"- **Released θ**: {theta_words(rel.theta, float(c['upper']))}.",
         *_cap_line(c),
         "- **Isotonic regression**: "

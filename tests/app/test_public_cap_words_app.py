@@ -1,0 +1,31 @@
+"""A release made in the app with a public cap says θ comes from the cap, on the page and in
+its report (no "spends a quarter of ε locating" beside ε_θ = 0)."""
+
+from __future__ import annotations
+
+from app_helpers import assert_clean, kept, new_app
+
+from dpsum_ui.page_state import ReleaseState
+from dpsum_ui.release import report_files
+
+
+def test_a_capped_release_says_theta_comes_from_the_cap():
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("clampshells").run()
+    at.number_input(key="release_public_cap").set_value(400_000.0).run()
+    at.number_input(key="release_total").set_value(0.05).run()
+    at.checkbox(key="release_unit_confirm").check().run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    (line,) = [m.value for m in at.markdown if m.value.startswith("ClampShells, truncation:")]
+    assert line.startswith("ClampShells, truncation: θ from the public cap,")
+    rel = kept(at, ReleaseState).last
+    _, markdown, _ = report_files(rel, "incomes.csv", "sample")
+    text = markdown.decode()
+    assert "quarter of ε locating" not in text and "own share of ε" not in text
+    assert "θ from the stated public cap, no ε spent locating it" in text
