@@ -115,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     config = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
-        rho=args.rho,
+        rho=_CONFIG.rho if args.rho is None else args.rho,
         truncations=tuple(args.truncation.split(",")),
         algorithms=tuple(args.algorithms.split(",")),
         trials=args.trials,
@@ -212,7 +212,7 @@ def _release(args: argparse.Namespace) -> int:
     base = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
-        rho=args.rho,
+        rho=_CONFIG.rho if args.rho is None else args.rho,
         truncations=("none",),  # replaced by the one truncation of the plan
         upper=_upper(args),
         bins=args.bins,
@@ -223,6 +223,7 @@ def _release(args: argparse.Namespace) -> int:
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,
         public_cap=args.public_cap,
     )
+    _check_rho(args, plan)
     _say_snapping(plan.config)
     data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
@@ -291,6 +292,28 @@ def _release(args: argparse.Namespace) -> int:
         f"→ wrote {', '.join(files)}; {ledger_note}"
     )
     return 0
+
+
+def _check_rho(args: argparse.Namespace, plan) -> None:
+    """Refuse a typed --rho the release would not use (as --truncation is refused where the
+    algorithm chooses θ itself): ρ is the share of ε that svt and recursive spend on θ."""
+    from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
+    from dpsum_core.mechanisms.registry import truncation as get_truncation
+
+    method = get_truncation(plan.truncation)
+    if args.rho is None or method.spends_rho:
+        return
+    if method.name in (INSIDE, POSTHOC):
+        who = label(plan.algorithm) if plan.auto is None else (
+            f"auto chose {label(plan.algorithm)}, which"
+        )
+        why = f"{who} chooses θ itself ({method.label})"
+    else:
+        why = f"truncation {method.name} spends no ε choosing θ"
+    raise ParameterError(
+        f"--rho is the share of ε that svt and recursive spend choosing θ, and {why}: "
+        "leave --rho out"
+    )
 
 
 def _say_snapping(config: ExperimentConfig) -> None:

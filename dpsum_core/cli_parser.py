@@ -129,10 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
             "--epsilon", type=_number(float), default=c.epsilon,
             help=f"privacy budget ε of this run or release (default {c.epsilon:g})",
         )  # fmt: skip
+        # None = not typed (then c.rho): a release refuses a typed --rho it would not use
         p.add_argument(
-            "--rho", type=_number(float), default=c.rho,
+            "--rho", type=_number(float), default=None,
             help="share of ε spent on choosing θ (ε_θ = ρ·ε) by svt and recursive; the rest "
-            f"measures the sums (default {c.rho:g})",
+            f"measures the sums (default {c.rho:g}). A release refuses it where θ is not "
+            "chosen by svt or recursive (clampshells and rawsum choose θ with their own share, "
+            "none and fixed spend nothing on θ; auto when it resolves to one of those), as it "
+            "refuses --truncation there",
         )  # fmt: skip
         p.add_argument(
             "--public-cap", type=_number(float), default=None,

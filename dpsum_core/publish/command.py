@@ -118,16 +118,19 @@ def parameter_options(
 
 
 def _config_options(
-    config: ExperimentConfig, data: str | Placeholder, column: str | None, id_column: str | None
+    config: ExperimentConfig, data: str | Placeholder, column: str | None, id_column: str | None,
+    *, rho: bool = True,
 ) -> list[Option]:
-    """The data, the domain, the workload, ε, ρ and the parameters (the dashboard's order)."""
+    """The data, the domain, the workload, ε, ρ (unless ``rho`` is False: a release refuses
+    --rho where θ is not chosen by svt or recursive) and the parameters (the dashboard's
+    order)."""
     n = script_number
     where: list[Option] = [("--data", data)]
     where += [("--column", column)] if column else []
     where += [("--id-column", id_column)] if id_column else []
     return [*where, ("--upper", n(config.upper)), ("--bins", str(config.bins)),
             ("--weights", config.weights), ("--workload", config.workload),
-            ("--epsilon", n(config.epsilon)), ("--rho", n(config.rho)),
+            ("--epsilon", n(config.epsilon)), *([("--rho", n(config.rho))] if rho else []),
             *([] if config.public_cap is None else [("--public-cap", n(config.public_cap))]),
             *parameter_options(config.truncation_params)]  # fmt: skip
 
@@ -150,7 +153,8 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
     """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed);
     ``one_row_per_person``: one row = one person was chosen explicitly beside a column that
     looks like codes of people (the CLI refuses such a file without the flag)."""
-    options = [*_config_options(plan.config, path, column, id_column),
+    spends_rho = truncation(plan.truncation).spends_rho
+    options = [*_config_options(plan.config, path, column, id_column, rho=spends_rho),
                *([("--one-row-per-person", None)] if one_row_per_person else []),
                ("--algorithm", plan.algorithm)]  # fmt: skip
     if plan.truncation:

@@ -1,0 +1,59 @@
+"""A typed --rho that a release would not use is refused (one line, exit 2), as --truncation is
+where the algorithm chooses θ itself; the commands dpsum writes carry --rho only where it is
+used, so they never hit that refusal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpsum_core.cli import main
+from dpsum_core.cli_parser import build_parser
+from dpsum_core.publish.command import release_command
+from dpsum_core.publish.release import plan_release
+from dpsum_core.simulate.config import ExperimentConfig
+from tests.core.release_files import release_file
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = str(ROOT / "sample_data" / "incomes_small.csv")
+
+
+@pytest.mark.parametrize(("how", "says"), [
+    (["--algorithm", "clampshells"], "ClampShells chooses θ itself"),
+    (["--algorithm", "rawsum"], "RawSum chooses θ itself"),
+    (["--algorithm", "auto"], "auto chose ClampShells, which chooses θ itself"),  # at ε = 0.01
+    (["--algorithm", "tamm", "--truncation", "fixed", "--theta", "100000"],
+     "truncation fixed spends no ε choosing θ"),
+])  # fmt: skip
+def test_a_typed_rho_that_would_not_be_used_is_refused(tmp_path, capsys, how, says):
+    code = main(["release", "--data", SMALL, "--rho", "0.5", *how, "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("dpsum: error: --rho ")
+    assert says in err[0] and "leave --rho out" in err[0]
+    assert not list(tmp_path.iterdir())  # nothing released
+
+
+def test_rho_left_out_or_used_is_accepted(tmp_path):
+    assert main(["release", "--data", SMALL, "--algorithm", "clampshells",
+                 "--out", str(tmp_path / "a")]) == 0  # fmt: skip
+    assert main(["release", "--data", SMALL, "--algorithm", "tamm", "--truncation", "svt",
+                 "--rho", "0.5", "--out", str(tmp_path / "b")]) == 0  # fmt: skip
+    record = json.loads(release_file(tmp_path / "b", "release.json").read_text())
+    assert record["config"]["rho"] == 0.5 and record["budget"]["epsilon_theta"] == 0.005
+
+
+def test_the_help_says_when_rho_is_refused():
+    release = build_parser()._subparsers._group_actions[0].choices["release"]  # type: ignore[union-attr]
+    (rho,) = [a for a in release._actions if "--rho" in a.option_strings]
+    assert "refuses it where θ is not chosen by svt or recursive" in " ".join(rho.help.split())
+
+
+def test_the_dashboards_release_command_carries_rho_only_where_it_is_used():
+    base = ExperimentConfig(workload="Q3", epsilon=0.5, rho=0.5)
+    capped = release_command(plan_release(base, algorithm="clampshells", truncation=None),
+                             path="d.csv", column=None, budget=1.0)  # fmt: skip
+    svt = release_command(plan_release(base, algorithm="tamm", truncation="svt"),
+                          path="d.csv", column=None, budget=1.0)  # fmt: skip
+    assert "--rho" not in capped and "--rho 0.5" in svt
