@@ -71,7 +71,8 @@ def data_argument(source: str, name: str) -> DataArgument:
     )
 
 
-Option = tuple[str, str | Placeholder | None]  # (flag, value); None: a switch (--no-isotonic)
+Option = tuple[str, str | Placeholder | None]
+NO_TOTAL = Placeholder("<total ε of this dataset>")  # a release command's --budget, none set  # (flag, value); None: a switch (--no-isotonic)
 
 
 def render(command: str, options: Sequence[Option], *, lines: bool = False) -> str:
@@ -152,7 +153,12 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
                     id_column: str | None = None, one_row_per_person: bool = False) -> str:  # fmt: skip
     """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed);
     ``one_row_per_person``: one row = one person was chosen explicitly beside a column that
-    looks like codes of people (the CLI refuses such a file without the flag)."""
+    looks like codes of people (the CLI refuses such a file without the flag).
+
+    ``budget`` is the dataset's total ε the dashboard releases against: always carried, as
+    the placeholder :data:`NO_TOTAL` while none is set (the dashboard then refuses to release
+    and so does the pasted command, where ``--ledger`` without ``--budget`` would release
+    with no total)."""
     spends_rho = truncation(plan.truncation).spends_rho
     options = [*_config_options(plan.config, path, column, id_column, rho=spends_rho),
                *([("--one-row-per-person", None)] if one_row_per_person else []),
@@ -161,8 +167,7 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
         options.append(("--truncation", plan.truncation))
     options += [("--isotonic" if plan.isotonic else "--no-isotonic", None),
                 ("--ledger", "ledger.json")]  # fmt: skip
-    if budget is not None:
-        options.append(("--budget", script_number(budget)))
+    options.append(("--budget", NO_TOTAL if budget is None else script_number(budget)))
     return render("release", [*options, ("--out", out)], lines=True)
 
 
