@@ -24,7 +24,7 @@ from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_l
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
-from dpsum_core.text import counted
+from dpsum_core.text import counted, number
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
         f"{counted(len(result.runs), 'configuration')} × {counted(config.trials, 'trial')} on "
         f"{data.name} (workload {config.workload}: "
         f"{counted(result.workload.size, 'query', 'queries')}; ε = {config.epsilon:g}, "
-        f"U = {config.upper:,g}, {counted(config.bins, 'bin')}, seed {config.seed}) "
+        f"U = {number(config.upper)}, {counted(config.bins, 'bin')}, seed {config.seed}) "
         f"in {result.seconds:.2f} s → {out}/"
     )
     print(headline_definition())

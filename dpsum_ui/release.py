@@ -153,7 +153,7 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     unit = f" (in the unit of {escape_name(column, 'markdown')})" if column else ""
     share = est.relative[np.isfinite(est.relative)]
     of_answer = (
-        f", about **{plain(100 * float(np.median(share)))} %** of the answer" if share.size else ""
+        f", about **{percent(float(np.median(share)))}** of the answer" if share.size else ""
     )
     return (
         f"**Expected error** (before any noise is drawn): typically "

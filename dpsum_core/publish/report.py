@@ -31,6 +31,7 @@ from dpsum_core.publish.release import (
     Release,
     decimal_text,
 )
+from dpsum_core.simulate.results import percent
 from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
@@ -244,7 +245,7 @@ def headline(rel: Release, *, dataset: str) -> str:
     if half.size:
         typical = float(np.median(half))
         rel_share = half[answers > 0] / answers[answers > 0]
-        share = f", about {100 * np.median(rel_share):.0f} % of the answer" if rel_share.size else ""
+        share = f", about {percent(float(np.median(rel_share)))} of the answer" if rel_share.size else ""
         opened_too = not bounded.all()
         accuracy = (
             "; each interval holds its true answer with probability at least 95 % (about 1 in "
