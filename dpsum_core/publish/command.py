@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from dpsum_core.data import samples
 from dpsum_core.mechanisms.registry import truncation
@@ -54,16 +55,22 @@ class DataArgument:
 def data_argument(source: str, name: str) -> DataArgument:
     """The one place a written command names its data (the release report's, the dashboard's).
 
-    ``source``: ``"file"`` (the command line): ``name`` as the user typed it, so the command
-    works from the same folder, a shipped sample's file as ``sample:NAME`` (works from any
-    folder); ``"sample"``: ``sample:NAME``; ``"server"``: NAME under the placeholder
+    ``source``: ``"file"`` (the command line): ``name`` as the user typed it when relative, so
+    the command works from the same folder, an absolute path by its file name with a note (a
+    published report shows no folder names), a shipped sample's file as ``sample:NAME`` (works
+    from any folder); ``"sample"``: ``sample:NAME``; ``"server"``: NAME under the placeholder
     ``<data directory>/``; ``"upload"``: the uploaded file's name, with a note that ``--data``
     must point to that file (the dashboard never knows where it is kept).
     """
     if source == "sample" or (source == "file" and name.startswith(samples.PREFIX)):
         return DataArgument(samples.PREFIX + name.removeprefix(samples.PREFIX))
     if source == "file":
-        return DataArgument(samples.reference(name) or name)
+        if (sample := samples.reference(name)) is not None:
+            return DataArgument(sample)
+        if PurePath(name).is_absolute():  # a published report never shows the user's folders
+            base = PurePath(name).name
+            return DataArgument(base, note=f"--data must point to {base} (the report keeps no folder names)")
+        return DataArgument(name)
     if source == "server":
         return DataArgument(Placeholder("<data directory>/", name))
     return DataArgument(
@@ -71,8 +78,8 @@ def data_argument(source: str, name: str) -> DataArgument:
     )
 
 
-Option = tuple[str, str | Placeholder | None]
-NO_TOTAL = Placeholder("<total ε of this dataset>")  # a release command's --budget, none set  # (flag, value); None: a switch (--no-isotonic)
+Option = tuple[str, str | Placeholder | None]  # (flag, value); None: a switch (--no-isotonic)
+NO_TOTAL = Placeholder("<total ε of this dataset>")  # a release command's --budget, none set
 
 
 def render(command: str, options: Sequence[Option], *, lines: bool = False) -> str:

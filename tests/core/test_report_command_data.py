@@ -45,6 +45,9 @@ def test_data_argument_names_each_source():
     assert data_argument("file", str(SMALL)) == DataArgument("sample:incomes_small.csv")
     assert data_argument("file", "sample:incomes.csv") == DataArgument("sample:incomes.csv")
     assert data_argument("file", "../d/w.csv") == DataArgument("../d/w.csv")
+    # an absolute path: the file's name and a note; a published report shows no folder names
+    absolute = data_argument("file", "/home/alice/payroll/w.csv")
+    assert absolute.value == "w.csv" and "--data must point to w.csv" in absolute.note
     assert data_argument("server", "pay/2025") == DataArgument(
         Placeholder("<data directory>/", "pay/2025"))
     upload = data_argument("upload", "mine.csv")
