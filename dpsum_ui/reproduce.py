@@ -35,15 +35,19 @@ def run_python(
     config: ExperimentConfig, *, path: str | Placeholder, column: str | None,
     id_column: str | None = None,
 ) -> str:
-    """The library lines that make the same run (the same seed gives the same numbers)."""
+    """The library lines that make the same run (the same seed gives the same numbers, and
+    the summary.csv they write is the CLI's and the Explorer's, byte for byte)."""
     col = _load_args(column, id_column)
     return (
+        "from pathlib import Path\n\n"
         "from dpsum_core import ExperimentConfig, load_column, run_experiment\n"
+        "from dpsum_core.publish.csvfile import csv_bytes\n"
         f"{_sample_import(path)}\n"
         f"data = load_column({_file(path)}, upper={config.upper!r}{col})\n"
         f"config = ExperimentConfig.from_json({config.to_json()!r})\n"
         "result = run_experiment(data, config)\n"
-        'result.summary().to_csv("summary.csv", index=False)\n'
+        "# the bytes `dpsum run` and the Explorer's download write\n"
+        'Path("summary.csv").write_bytes(csv_bytes(result.summary()))\n'
     )
 
 

@@ -323,7 +323,8 @@ def reproduce_panel(command: str, python: str, *, what: str) -> None:
         st.caption(
             f"The command and the Python lines that make {what} again, with `dpsum` installed "
             "(`pip install .`). Replace a placeholder in angle brackets (an uploaded file's "
-            "path) with your own; a sample's path is relative to the dpsum source folder."
+            "path) with your own; a sample (`sample:NAME`) is read from the installed package, "
+            "from any folder."
         )
         st.code(command, language="bash", wrap_lines=True)
         st.code(python, language="python", wrap_lines=True)

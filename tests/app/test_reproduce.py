@@ -60,6 +60,8 @@ def test_the_explorers_command_reproduces_its_summary_csv(tmp_path) -> None:
     pd.testing.assert_frame_equal(namespace["result"].summary().drop(columns="seconds",
                                   errors="ignore"), expected.drop(columns="seconds",
                                   errors="ignore"), check_exact=True)  # fmt: skip
+    # …and write the same summary.csv bytes as the command
+    assert (tmp_path / "summary.csv").read_bytes() == (tmp_path / "out" / "summary.csv").read_bytes()
 
 
 def test_release_shows_its_command_with_an_uploads_path_as_a_placeholder() -> None:
