@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
-from dpsum_core.publish.report import cap_truncation, theta_words, workload_used
+from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
@@ -113,6 +113,8 @@ st.markdown(
     + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
     + release.origin_words(ctx, algorithm, truncation)
 )
+if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
+    st.warning(f"{capped[0].upper()}{capped[1:]}.")
 
 estimated = None
 try:

@@ -196,7 +196,7 @@ def _release(args: argparse.Namespace) -> int:
     """
     from dpsum_core.publish import ledger
     from dpsum_core.publish.release import decimal_text, plan_release, release_plan
-    from dpsum_core.publish.report import cap_truncation, write_release
+    from dpsum_core.publish.report import cap_truncation, cap_words, write_release
 
     if args.seed is not None:
         raise ParameterError(
@@ -225,6 +225,8 @@ def _release(args: argparse.Namespace) -> int:
     )
     _check_rho(args, plan)
     _say_snapping(plan.config)
+    if capped := cap_words(plan):  # said before any noise is drawn
+        print(f"dpsum: note: {capped}.", file=sys.stderr)
     data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "

@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpsum_core.checkpoint import checkpoint
+from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.algorithm import INSIDE, INSIDE_THETA, Algorithm
 from dpsum_core.mechanisms.clampshells_answers import (
     answer_sd,
@@ -79,6 +80,7 @@ from dpsum_core.mechanisms.clampshells_locate import (
     public_clamp_bin,
 )
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
+from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.noise import Noise, as_noise
 
 
@@ -182,6 +184,19 @@ def clampshells(
     answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels, aligned=d.aligned))
     theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
+
+
+def cap_clamp_point(domain: Domain, epsilon: float, workload: Workload, cap: float) -> float:
+    """θ* of a release with public cap ``cap``: the first of ClampShells' clamp points (shell
+    edges, U included) at or above the cap's bin, which may lie well above the cap (a cap of
+    3,000 with U = 5,000 and 1,000 bins clamps at U).
+
+    Privacy
+    -------
+    Public: the design (U, n, ε, the workload) and the cap only.
+    """
+    d = design_for(domain, epsilon, workload)
+    return float(domain.edges[public_clamp_bin(d, cap) - 1])
 
 
 # --------------------------------------------------------------------------------------------

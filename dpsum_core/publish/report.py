@@ -29,10 +29,11 @@ from dpsum_core.publish.command import DataArgument, record_command
 from dpsum_core.publish.release import (
     PUBLISHED_DIGITS,
     Release,
+    ReleasePlan,
     decimal_text,
 )
 from dpsum_core.simulate.results import percent
-from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, visible
+from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, number, visible
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -205,6 +206,27 @@ def _cap_line(config: dict) -> list[str]:
         "public knowledge (a documented top code), not read from the data: ClampShells clamped "
         "at the first of its shell edges at or above it and spent no ε locating θ (ε_θ = 0)."
     ]
+
+
+def cap_words(plan: ReleasePlan) -> str | None:
+    """With a public cap: the θ* it becomes, in words, when that lies above the cap (ClampShells
+    clamps at its own clamp points only); else None. Public: the plan alone."""
+    cap = plan.config.public_cap
+    if cap is None:
+        return None
+    from dpsum_core.mechanisms.clampshells import cap_clamp_point
+    from dpsum_core.mechanisms.workloads import make_workload as workload_of
+
+    config = plan.config
+    theta = cap_clamp_point(config.domain, plan.epsilon, workload_of(config.workload, config.domain), cap)
+    if theta <= cap:
+        return None
+    where = "U, the top of the domain" if theta >= config.upper else "the next of its clamp points"
+    return (
+        f"the public cap {number(cap)} becomes θ = {number(theta)}: ClampShells clamps only at "
+        f"the edges of its shells of bins (2, 4, 8, … bins and U), so at {where}; values "
+        f"between {number(cap)} and {number(theta)} are not clamped"
+    )
 
 
 def workload_used(config: dict) -> tuple[str, str]:

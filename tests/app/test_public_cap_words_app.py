@@ -29,3 +29,18 @@ def test_a_capped_release_says_theta_comes_from_the_cap():
     text = markdown.decode()
     assert "quarter of ε locating" not in text and "own share of ε" not in text
     assert "θ from the stated public cap, no ε spent locating it" in text
+
+
+def test_a_cap_that_moves_up_to_a_clamp_point_is_said_before_releasing():
+    """A cap of 400,000 (U = 800,000, 1,000 bins) clamps at 409,600, the 512th bin's edge: the
+    page said "public cap 400,000" and the report "θ = 409,600" only after ε was spent."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("clampshells").run()
+    at.number_input(key="release_public_cap").set_value(400_000.0).run()
+    assert_clean(at)
+    said = [w.value for w in at.warning if "becomes θ" in w.value]
+    assert len(said) == 1 and "public cap 400,000 becomes θ = 409,600" in said[0]
+    at.number_input(key="release_public_cap").set_value(409_600.0).run()  # a clamp point
+    assert not [w.value for w in at.warning if "becomes θ" in w.value]

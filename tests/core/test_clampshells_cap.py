@@ -184,3 +184,19 @@ def test_run_with_a_cap_says_the_others_ignore_it_and_labels_clampshells_theta(t
     assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "5", "--algorithms",
                  "clampshells", "--public-cap", "400000", "--out", str(tmp_path / "o2")]) == 0  # fmt: skip
     assert "public cap" not in capsys.readouterr().err
+
+
+def test_release_says_when_the_cap_moves_up_to_a_clamp_point(tmp_path, capsys):
+    """A cap clamps at the first clamp point at or above it (here 409,600 for 400,000 with
+    U = 800,000 and 1,000 bins): said on stderr before the draw; nothing said at a clamp point."""
+    from dpsum_core.mechanisms.workloads import make_workload
+
+    domain = Domain(800_000.0, 1000)
+    assert cs.cap_clamp_point(domain, 0.1, make_workload("Q3", domain), 400_000.0) == 409_600.0
+    assert cs.cap_clamp_point(domain, 0.1, make_workload("Q3", domain), 409_600.0) == 409_600.0
+    for cap, said in (("400000", True), ("409600", False)):
+        assert main(["release", "--data", SMALL, "--workload", "Q3", "--epsilon", "0.1",
+                     "--algorithm", "clampshells", "--public-cap", cap,
+                     "--out", str(tmp_path / cap)]) == 0  # fmt: skip
+        err = capsys.readouterr().err
+        assert ("becomes θ = 409,600" in err) is said, err
