@@ -352,9 +352,13 @@ def missing(ctx: state.DataContext) -> list[str]:
     if unit := unit_unsettled(ctx):
         out.append(unit)
     elif not store.live(K.RELEASE_UNIT_CONFIRM):
+        other = (  # an identifier already chosen: nothing to choose on the Data page
+            "" if ctx.id_column is not None
+            else ", or choose the column that identifies a person on the Data page"
+        )
         out.append(
-            f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in section 3 "
-            "of the Release page, or choose the column that identifies a person on the Data page."
+            f"The unit of privacy is not confirmed ({ctx.unit_of_privacy}): tick its box in "
+            f"section 3 of the Release page{other}."
         )
     return out
 

@@ -111,3 +111,13 @@ def test_a_file_with_an_identifier_like_column_is_not_one_row_per_person_by_defa
 )
 def test_what_looks_like_an_identifier(cells, looks):
     assert looks_like_identifier(pd.Series(cells)) is looks
+
+
+def test_with_an_identifier_chosen_the_blocker_asks_only_to_tick_the_box():
+    """With 'person' chosen, the blocker still said "or choose the column that identifies a
+    person on the Data page" (a researcher had already chosen it)."""
+    at = _planning_by_person_then_release_file()
+    at.selectbox(key="release_id_column").set_value("person").run()
+    text = _release_infos(at)
+    assert "unit of privacy is not confirmed" in text and "tick its box" in text
+    assert "on the Data page" not in text
