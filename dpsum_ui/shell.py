@@ -221,7 +221,13 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
     if ctx.dataset is not None:
         st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
         if not publishing:
-            st.caption(f"{counted(ctx.dataset.report.rows_kept, 'record')} after cleaning")
+            report = ctx.dataset.report
+            st.caption(  # the records are people when an identifier groups the rows
+                f"{counted(report.rows_kept, 'record')} after cleaning"
+                if report.people is None
+                else f"{counted(report.people, 'person', 'people')} (records) after cleaning, "
+                f"from {counted(report.rows_kept, 'row')}"
+            )
     else:
         st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.separate:

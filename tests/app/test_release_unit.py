@@ -121,3 +121,13 @@ def test_with_an_identifier_chosen_the_blocker_asks_only_to_tick_the_box():
     text = _release_infos(at)
     assert "unit of privacy is not confirmed" in text and "tick its box" in text
     assert "on the Data page" not in text
+
+
+def test_the_sidebar_counts_people_when_an_identifier_groups_the_rows():
+    """The sidebar said "600 records after cleaning" for a file read by person: the records are
+    the people (each person's rows summed), not the rows."""
+    at = _planning_by_person_then_release_file()
+    at.switch_page("app_pages/explorer.py").run()
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "people (records) after cleaning, from 600 rows" in captions, captions
+    assert "600 records" not in captions
