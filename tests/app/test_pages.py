@@ -285,3 +285,15 @@ def test_bands_can_be_focused_on_a_few_algorithms(small: AppTest) -> None:
     assert_clean(small)
     names = {t.get("name") for t in charts(small)[0]["data"] if t.get("name")}
     assert {n.split(" ")[0] for n in names} == {"TaMM", "true"}, names
+
+
+def test_the_expected_error_tab_says_clampshells_model_leaves_out_its_tail_scan(small: AppTest) -> None:
+    """The caption said the analytic and simulated lines "should agree"; ClampShells' model
+    (no tail scan) lies far below its simulation at small ε and τ."""
+    run_explorer(small)
+    small.session_state["explorer_tab"] = "Expected error"
+    small.run()
+    assert_clean(small)
+    text = " ".join(c.value for c in small.caption)
+    assert "should agree" not in text
+    assert "ClampShells' model leaves out its tail scan" in text
