@@ -186,7 +186,7 @@ def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
             if untruncated else ""
         )
     if theta >= upper:
-        return f"θ = U = {theta:,.{digits}g}, the top of the domain: {NO_THETA}"
+        return f"θ = U = {theta:,.{digits}g}, the top of the domain (nothing clamped below U; {CLIPPED_AT_U})"
     return f"{theta:,.{digits}g} (values above it counted as θ)"
 
 
@@ -403,7 +403,7 @@ def report_markdown(
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
         f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ"
         + (f". Requested as {c['workload']}: {moved}." if moved else "."),
-        f"- **Domain**: values in [0, U] with U = {decimal_text(c['upper'])}, in {c['bins']} "
+        f"- **Domain**: values in [0, U] with U = {number(float(c['upper']))}, in {int(c['bins']):,} "
         f"bins ({c['weights']} weights). U and the bins are public and must be chosen without "
         "looking at the data: they set the noise, and a U read off the data would leak it.",
         f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "

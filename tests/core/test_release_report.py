@@ -92,7 +92,7 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path, mo
                  "--truncation", "recursive", "--epsilon", "0.4", "--out", str(out),
                  "--ledger", str(tmp_path / "book.json"), "--budget", "1"]) == 0  # fmt: skip
     md = release_file(out, "report.md").read_text()
-    for needle in ("incomes_small.csv", "one row = one person", "U = 800000", "1000 bins",
+    for needle in ("incomes_small.csv", "one row = one person", "U = 800,000", "1,000 bins",
                    "must be chosen without looking at the data", "ε = 0.4", "ε_θ = 0.04",
                    "ε_m = 0.36", "TaMM", "recursive mechanism", "Released θ",
                    "95 % interval for the true answer", "bias bounded", "Answering Summation "
@@ -158,9 +158,10 @@ def test_theta_equal_to_u_is_said_in_words(data):
     rel = release(data, config, algorithm="tamm", truncation="fixed")
     md = report_markdown(rel, dataset="incomes_small.csv")
     assert (
-        "θ = U = 800,000, the top of the domain: none beyond U: cleaning clips values above U "
-        "to U (a public rule)"
+        "θ = U = 800,000, the top of the domain (nothing clamped below U; cleaning clips "
+        "values above U to U (a public rule))"
     ) in md
+    assert "U = 800,000, in 1,000 bins" in md  # separators, as everywhere else
     assert "no value was truncated" not in md  # values above U were clipped to U by cleaning
 
 
@@ -181,7 +182,7 @@ def test_no_theta_says_cleaning_clips_at_u_without_counting_the_clipped(
     rel = release(small, config, algorithm=algorithm, truncation=truncation)
     md = report_markdown(rel, dataset="s.csv")
     (line,) = [x for x in md.splitlines() if "Released θ" in x]
-    assert "none beyond U: cleaning clips values above U to U (a public rule)" in line, line
+    assert "cleaning clips values above U to U (a public rule)" in line, line
     assert "θ = ∞" not in md and "no value was truncated" not in md
     assert not re.search(rf"\b({clipped:,}|{clipped})\b", md), md
 
