@@ -85,9 +85,11 @@ with right:
 
 public_cap = None
 if algorithm in ("clampshells", "auto"):
+    store.seed_live(K.RELEASE_PUBLIC_CAP, release.kept_public_cap())  # back from another page
     public_cap = st.number_input(
-        "Public cap (optional)", value=None, format="%g",  # no minimum: -5 is echoed
+        "Public cap (optional)", format="%g",  # no minimum: -5 is echoed
         key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
+        on_change=release.keep_public_cap,
         help="A documented top code of this column (e.g. a survey's published cap), at most "
         "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
         "public knowledge, never read off this data; the report says it was given.",

@@ -77,13 +77,15 @@ class DecideState:
 @dataclass(frozen=True)
 class ReleaseState:
     """Release: this session's ledger, its last release, the last callback's message (shown
-    once) and the last release's success line (kept on screen across reruns, e.g. a download,
-    until another release or ledger upload replaces it)."""
+    once), the last release's success line (kept on screen across reruns, e.g. a download,
+    until another release or ledger upload replaces it) and the public cap typed (Streamlit
+    drops a widget's value when another page is shown)."""
 
     ledger: Ledger | None = None
     last: Release | None = None
     message: tuple[str, str] | None = None
     done: str | None = None
+    public_cap: float | None = None  # the cap typed, kept when the user leaves the page
 
 
 def load(cls: type[S]) -> S:

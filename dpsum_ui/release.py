@@ -218,6 +218,17 @@ def open_words(rel: Release) -> str | None:
     )
 
 
+def keep_public_cap() -> None:
+    """The public cap field's callback: keep what was typed in the page's state, so that it
+    is still there when the user comes back from another page."""
+    update(ReleaseState, public_cap=store.live(K.RELEASE_PUBLIC_CAP))
+
+
+def kept_public_cap() -> float | None:
+    """The public cap typed on this page before (None: none)."""
+    return load(ReleaseState).public_cap
+
+
 def make_plan(
     ctx: state.DataContext, algorithm: str, truncation: str, iso: bool,
     public_cap: float | None = None,

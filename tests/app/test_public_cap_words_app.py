@@ -44,3 +44,19 @@ def test_a_cap_that_moves_up_to_a_clamp_point_is_said_before_releasing():
     assert len(said) == 1 and "public cap 400,000 becomes θ = 409,600" in said[0]
     at.number_input(key="release_public_cap").set_value(409_600.0).run()  # a clamp point
     assert not [w.value for w in at.warning if "becomes θ" in w.value]
+
+
+def test_the_public_cap_is_kept_when_the_user_leaves_the_page_and_comes_back():
+    """After About and back, the cap field read "none" while the page's last release still
+    said θ came from the cap: Streamlit drops a widget's value on another page."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("clampshells").run()
+    assert at.number_input(key="release_public_cap").value is None  # empty by default
+    at.number_input(key="release_public_cap").set_value(409_600.0).run()
+    at.switch_page("app_pages/about.py").run()
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("clampshells").run()
+    assert_clean(at)
+    assert at.number_input(key="release_public_cap").value == 409_600.0
