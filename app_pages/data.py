@@ -13,6 +13,7 @@ from dpsum_ui import keys as K
 from dpsum_ui.identifiers import column_note, unit_note
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
+from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES
 
 st.title("Data")
 st.caption(
@@ -70,11 +71,11 @@ def release_data_section() -> None:
     elif choice == "upload":
         st.file_uploader(
             "Upload the release file (CSV, TSV or Parquet)",
-            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            type=UPLOAD_TYPES,
             key=K.RELEASE_DATA_UPLOAD,
             on_change=state.on_release_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
-            "session's memory only.",
+            f"session's memory only. {UPLOAD_HELP_FORMATS}",
         )
         kept_file("release", K.RELEASE_DATA_UPLOAD, K.RELEASE_DATA_UPLOAD_REMOVE)
         if message := state.upload_error("release"):
@@ -174,12 +175,11 @@ with data_col:
     elif source == "upload":
         st.file_uploader(
             "Upload a file (CSV, TSV or Parquet)",
-            # Excel is accepted only to answer it with "save the sheet as CSV" (the engine's
-            # message)
-            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            type=UPLOAD_TYPES,
             key=K.DATA_UPLOAD,
             on_change=state.on_upload,
-            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
+            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows. "
+            f"{UPLOAD_HELP_FORMATS}",
         )
         kept_file("planning", K.DATA_UPLOAD, K.DATA_UPLOAD_REMOVE)
         st.caption(
