@@ -254,7 +254,8 @@ def theta_tab(item: Shown) -> None:
         fig = figure(
             item,
             ("data", tuple(marks)),
-            lambda: data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
+            lambda: figs.wrap_subtitle(  # a half-page column: a long subtitle was cut
+                data_histogram_figure(item.dataset, result.config.domain, thetas=marks)),
         )
         widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 

@@ -10,7 +10,21 @@ from tests.e2e.conftest import (
     answers_title,
     assert_clean,
     button,
+    chart_parts,
+    chart_title,
+    choose,
+    goto_page,
+    hidden_text,
+    key,
+    open_app,
+    overlapping,
+    run_explorer,
+    set_number,
+    sidebar_has,
+    upload_data,
+    upload_payload,
     wait_idle,
+    wait_rendered,
 )
 
 pytestmark = pytest.mark.e2e
@@ -72,3 +86,55 @@ def test_the_summary_tables_cells_are_drawn_whole_at_1280(page, server):
     note = page.locator('[data-testid="stCaptionContainer"]', has_text="applies to SVT and the recursive mechanism")
     assert "ClampShells locates θ itself" in note.inner_text()
     assert "RawSum chooses θ after measuring" in note.inner_text()
+
+
+def _weekly_wages(people: int = 400, weeks: int = 12) -> bytes:
+    """A weekly-wage file, several rows per person (column person_id)."""
+    rows = [f"{p:05d},{300 + (p * 7919 + w * 104_729) % 1500}.{(p + 3 * w) % 100:02d}"
+            for p in range(people) for w in range(weeks)]  # fmt: skip
+    return ("person_id,weekly_wage\n" + "\n".join(rows) + "\n").encode()
+
+
+def test_the_unit_of_privacy_and_the_theta_histograms_subtitle_fit_at_1280(page, server):
+    """Review with an uploaded weekly-wage file whose people are identified by person_id:
+    the Data page's unit-of-privacy box read "…identified by column person_" (cut), and the
+    Explorer's θ-and-data histogram's subtitle stopped at "…all rows with the same". The box's
+    text is now whole (no line of it covered or cut), and the histogram's title block lies
+    inside its figure, clear of the plot."""
+    open_app(page, server.url)
+    goto_page(page, "Data")
+    upload_data(page, upload_payload("wages.csv", _weekly_wages()))
+    button(page, "domain_keep").wait_for()
+    wait_idle(page)
+    set_number(page, "domain_upper", 5000)  # the review's public U (entering it confirms it)
+    sidebar_has(page, "Domain [0, 5,000]")
+    sidebar_has(page, "wages.csv · weekly_wage")
+    wait_idle(page)
+    choose(page, "data_id_column", "person_id")
+    wait_idle(page)
+    assert_clean(page)
+    box = page.locator(key("data_id_column"))
+    box.screenshot(path=str(ARTIFACTS / "unit_of_privacy_1280.png"))
+    field = box.locator("input[role=combobox]")
+    assert "person_id" in field.input_value()
+    # the box shows its value in a one-line input: cut when its text is wider than the box
+    widths = field.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
+    assert widths[0] <= widths[1], (field.input_value(), widths)
+    caption = page.locator('[data-testid="stCaptionContainer"]', has_text="Unit of privacy: one")
+    assert "all rows with the same 'person_id'" in caption.inner_text()
+    caption.scroll_into_view_if_needed()
+    assert not hidden_text(caption, "p"), hidden_text(caption, "p")
+    goto_page(page, "Explorer")
+    run_explorer(page)
+    page.locator('[data-testid="stTab"]', has_text="θ and data").click()
+    page.locator(f"{key('chart_explorer_data')} .main-svg").first.wait_for()
+    wait_rendered(page)
+    boxes = chart_parts(page, "explorer_data")
+    page.locator(key("chart_explorer_data")).screenshot(
+        path=str(ARTIFACTS / "theta_data_histogram_1280.png"))
+    title, figure = boxes["title"], boxes["figure"]
+    assert "person_id" in chart_title(page, "explorer_data")
+    assert title["left"] >= figure["left"] - 1 and title["right"] <= figure["right"] + 1, (
+        title, figure)
+    plots = [n for n in boxes if n.startswith("plot ")]
+    assert not overlapping(boxes, [("title", p) for p in plots])
