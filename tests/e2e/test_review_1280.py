@@ -138,3 +138,63 @@ def test_the_unit_of_privacy_and_the_theta_histograms_subtitle_fit_at_1280(page,
         title, figure)
     plots = [n for n in boxes if n.startswith("plot ")]
     assert not overlapping(boxes, [("title", p) for p in plots])
+
+
+# Boxes of the y tick labels of the plotly chart under ``sel`` ('y tick <axis> <k>: <text>'),
+# to join conftest.chart_parts' boxes (which hold the x ticks only).
+_Y_TICKS = """(sel) => {
+  const c = document.querySelector(sel);
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  return Object.fromEntries([...c.querySelectorAll('g[class$="tick"] text')]
+    .filter(e => /^y\\d*tick$/.test(e.parentNode.getAttribute('class')))
+    .map((e, k) => ['y tick ' + e.parentNode.getAttribute('class').slice(0, -4) + ' ' + k
+                    + ': ' + e.textContent, rect(e)]));
+}"""
+
+
+def _y_tick_pairs(boxes: dict) -> list[tuple[str, str]]:
+    ticks = [n for n in boxes if n.startswith("y tick ")]
+    return [(a, b) for i, a in enumerate(ticks) for b in ticks[i + 1:]
+            if a.split()[2] == b.split()[2]]  # fmt: skip
+
+
+def test_the_single_query_charts_titles_and_y_labels_are_clear_at_1280(page, server):
+    """Review: on Single query the "All algorithms" chart's subtitle "ε = 0.01, ρ = 0.1
+    (θ private)" sat on its "1 billion" y tick, and the Identity chart's y labels were
+    crammed (1 billion … 1 million 30 px apart, 19 px tall). The title block of "All
+    algorithms" now clears its plot and y labels, and the Identity chart's y labels are at
+    least a label's height apart."""
+    page.goto(f"{server.url}/single-query?teach_algorithm=identity")
+    frame = page.frame_locator(".st-key-teach_lesson iframe")
+    frame.locator("#chart .main-svg").first.wait_for(timeout=90_000)
+    wait_idle(page, 90_000)
+    assert_clean(page)
+    legend = frame.locator("#chart .legend").text_content() or ""
+    assert "Identity" in legend, legend
+    boxes = frame.locator("body").evaluate(_Y_TICKS.replace("(sel) =>", "(body, sel) =>")
+                                           .replace("document.querySelector(sel)",
+                                                    "body.querySelector('#chart')"))
+    page.locator(".st-key-teach_lesson").screenshot(path=str(ARTIFACTS / "identity_1280.png"))
+    # crammed: two labels closer than a label's height (each grown by half its height)
+    spaced = {n: {**b, "top": b["top"] - (b["bottom"] - b["top"]) / 2,
+                  "bottom": b["bottom"] + (b["bottom"] - b["top"]) / 2}
+              for n, b in boxes.items() if n.startswith("y tick y ")}  # the error axis
+    assert len(spaced) >= 2, boxes
+    assert not overlapping(spaced, _y_tick_pairs(spaced)), overlapping(spaced,
+                                                                       _y_tick_pairs(spaced))
+
+    page.locator(key("teach_all_box")).locator("summary").click()
+    page.locator(f"{key('chart_teach_all')} .main-svg").first.wait_for()
+    wait_rendered(page)
+    boxes = {**chart_parts(page, "teach_all"),
+             **page.evaluate(_Y_TICKS, f"{key('chart_teach_all')} .js-plotly-plot")}
+    page.locator(key("chart_teach_all")).screenshot(path=str(ARTIFACTS / "all_algorithms_1280.png"))
+    assert "θ private" in chart_title(page, "teach_all")
+    ticks = [n for n in boxes if n.startswith("y tick")]
+    assert ticks, boxes
+    title, figure = boxes["title"], boxes["figure"]
+    assert title["top"] >= figure["top"] - 1, (title, figure)  # not cut at the top
+    plots = [n for n in boxes if n.startswith("plot ")]
+    pairs = _y_tick_pairs(boxes) + [("title", n) for n in ticks + plots]
+    assert not overlapping(boxes, pairs), overlapping(boxes, pairs)
