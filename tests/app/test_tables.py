@@ -105,7 +105,7 @@ def test_the_explorer_summary_cells_are_short_and_say_rho_is_not_for_rawsum_and_
     s…") and so was the Median θ cell ("none beyond U: cleaning clips values above U t…").
     Their cells are now a few words, the full sentences in the columns' help and in captions;
     the captions say that ClampShells and RawSum choose θ without ρ (measured in Chromium by
-    tests/e2e/test_figures_fit.py)."""
+    tests/e2e/test_researcher_review.py)."""
     import json
 
     from app_helpers import assert_clean, new_app, run_explorer

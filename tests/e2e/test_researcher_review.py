@@ -1,5 +1,5 @@
-"""A researcher's review at 1280×800 (sidebar open): table cells, boxes and chart titles that
-were cut off or drawn over something. Each test reads what Chromium drew."""
+"""A researcher's review at 1280×800 and 1600×900 (sidebar open): table cells, boxes and chart
+titles that were cut off or drawn over something. Each test reads what Chromium drew."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     goto_page,
     hidden_text,
     key,
+    new_context,
     open_app,
     overlapping,
     run_explorer,
@@ -28,6 +29,16 @@ from tests.e2e.conftest import (
 )
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(params=[(1280, 800), (1600, 900)], ids=["1280x800", "1600x900"])
+def page(request, browser, server):
+    """A page in the review's two windows (conftest's page fixture has the first only)."""
+    context = new_context(browser, *request.param)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
 
 # The widest text of each column of a data grid (cells and header, from the grid's accessible
 # table: the text as displayed), measured on a canvas in the grid's own font, against the
