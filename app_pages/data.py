@@ -10,9 +10,10 @@ from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
-from dpsum_ui.identifiers import column_note, unit_note
+from dpsum_ui.identifiers import column_note, unit_caption, unit_note, unit_option
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
+from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES
 
 st.title("Data")
 st.caption(
@@ -70,11 +71,11 @@ def release_data_section() -> None:
     elif choice == "upload":
         st.file_uploader(
             "Upload the release file (CSV, TSV or Parquet)",
-            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            type=UPLOAD_TYPES,
             key=K.RELEASE_DATA_UPLOAD,
             on_change=state.on_release_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
-            "session's memory only.",
+            f"session's memory only. {UPLOAD_HELP_FORMATS}",
         )
         kept_file("release", K.RELEASE_DATA_UPLOAD, K.RELEASE_DATA_UPLOAD_REMOVE)
         if message := state.upload_error("release"):
@@ -90,15 +91,15 @@ def release_data_section() -> None:
         widget(
             st.selectbox, K.RELEASE_ID_COLUMN, "Release file's unit of privacy (who the "
             "guarantee protects)", options=units,
-            format_func=lambda c: (
-                "One row per person" if c == state.ONE_ROW
-                else f"Rows of the same person are identified by column {c}"
-            ),
+            format_func=lambda c: unit_option(None if c == state.ONE_ROW else c),
             placeholder="Choose it for this file (the planning file's is not carried over)",
             help="The unit of privacy belongs to the file that is released: if a person can have "
             "several rows in it, choose the column that identifies them.",
             on_change=state.on_release_unit,
         )  # fmt: skip
+        chosen = state.release_unit()
+        if (unit := unit_caption(None if chosen == state.ONE_ROW else chosen)) is not None:
+            st.caption(unit)
         rel = state.data_context("release")
         if rel.error:
             st.error(rel.error)
@@ -174,12 +175,11 @@ with data_col:
     elif source == "upload":
         st.file_uploader(
             "Upload a file (CSV, TSV or Parquet)",
-            # Excel is accepted only to answer it with "save the sheet as CSV" (the engine's
-            # message)
-            type=["csv", "tsv", "tab", "txt", "parquet", "pq", "xlsx", "xls"],
+            type=UPLOAD_TYPES,
             key=K.DATA_UPLOAD,
             on_change=state.on_upload,
-            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows.",
+            help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows. "
+            f"{UPLOAD_HELP_FORMATS}",
         )
         kept_file("planning", K.DATA_UPLOAD, K.DATA_UPLOAD_REMOVE)
         st.caption(
@@ -226,11 +226,7 @@ with data_col:
         K.DATA_ID_COLUMN,
         "Unit of privacy (who the guarantee protects)",
         options=[None, *others, *stale],
-        format_func=lambda c: (
-            "One row per person"
-            if c is None
-            else f"Rows of the same person are identified by column {c}"
-        ),
+        format_func=unit_option,
         # None (one row per person) is both an option and the state's value; Streamlit shows a
         # None value as the placeholder, so the placeholder says what None means.
         placeholder="One row per person",
@@ -238,6 +234,8 @@ with data_col:
         "identifies them: their rows are summed into one value before clipping to [0, U], and "
         "the guarantee then covers the whole person, not one row.",
     )
+    if (unit := unit_caption(get(K.DATA_ID_COLUMN))) is not None:
+        st.caption(unit)
     ctx = state.data_context()
     if (people := unit_note(ctx)) is not None:
         st.warning(people, icon=":material/group:")

@@ -254,7 +254,8 @@ def theta_tab(item: Shown) -> None:
         fig = figure(
             item,
             ("data", tuple(marks)),
-            lambda: data_histogram_figure(item.dataset, result.config.domain, thetas=marks),
+            lambda: figs.wrap_subtitle(  # a half-page column: a long subtitle was cut
+                data_histogram_figure(item.dataset, result.config.domain, thetas=marks)),
         )
         widgets.chart(fig, "explorer_data", stem=stem(item, "data_histogram"))
 
@@ -285,11 +286,15 @@ def summary_tab(item: Shown) -> None:
             present.HEADLINE: st.column_config.TextColumn(
                 help=headline_definition(), width=tables.text_widths(shown).get(present.HEADLINE)
             ),
+            "Median θ": st.column_config.TextColumn(
+                help=present.MEDIAN_THETA_HELP, width=tables.text_widths(shown).get("Median θ")
+            ),
             "Seconds": st.column_config.NumberColumn(format="%.3f"),
         },
     )
-    if note := present.fallbacks_note(table):
-        st.caption(note)
+    for note in (present.theta_note(table), present.fallbacks_note(table)):
+        if note:
+            st.caption(note)
     st.markdown("**Privacy-budget ledger**: ε_θ + ε_m = ε for every algorithm")
     ledger = present.ledger_table(result)
     st.dataframe(
@@ -300,8 +305,11 @@ def summary_tab(item: Shown) -> None:
             "ε_θ (choose θ)": st.column_config.NumberColumn(format="%.6g"),
             "ε_m (measure)": st.column_config.NumberColumn(format="%.6g"),
             "ε total": st.column_config.NumberColumn(format="%.6g"),
+            "θ chosen by": st.column_config.TextColumn(help=present.CHOSEN_BY_HELP),
         },
     )
+    if note := present.rho_note(result):
+        st.caption(note)
     st.caption(
         "True answers are shown to evaluate accuracy: this dashboard is for people allowed to "
         "see the data, not a way to publish it (see About). The files below are **not for "

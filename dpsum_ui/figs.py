@@ -180,7 +180,11 @@ def all_algorithms_figure(curves: pd.DataFrame, *, theta: float, title: str) -> 
         )  # fmt: skip
     fig.add_vline(x=theta, line=dict(color="#555555", width=1))
     fig.update_layout(title=title, **_LAYOUT)
-    fig.update_layout(height=480)
+    # The title and its two subtitle lines near the top of the figure (plotly anchors such a
+    # block by its first line: 0.95, not 1), in a top margin that holds them (in the default
+    # one the second line sat on the top y label, "1 billion").
+    fig.update_layout(height=500, margin=dict(t=105),
+                      title=dict(text=title, yref="container", y=0.95, yanchor="top"))
     thetas = curves["theta"].to_numpy(dtype=float)
     fig.update_xaxes(
         title="truncation threshold θ", type="log",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.data.identifiers import default_column_note, looks_like_identifier
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
@@ -15,6 +16,25 @@ from . import keys as K
 from .datasets import DataContext, upload_of
 from .store import data_state, live, memo, put_data
 from .uploads import HELD
+
+
+def unit_option(id_column: str | None) -> str:
+    """An option of the unit-of-privacy boxes, in the words of the charts' subtitles and
+    short enough for the box at 1280 px ("Rows of the same person are identified by column
+    person_" was cut): "One row per person" or "One person = all rows with the same 'pid'"."""
+    if id_column is None:
+        return "One row per person"
+    words = unit_of_privacy(id_column)
+    return words[0].upper() + words[1:]
+
+
+def unit_caption(id_column: str | None) -> str | None:
+    """Under a unit-of-privacy box, the chosen unit in full (a caption wraps where the box
+    cuts a long column name); None for one row per person (the box says it whole)."""
+    if id_column is None:
+        return None
+    return escape_name(f"Unit of privacy: {unit_of_privacy(id_column)}, their rows added up "
+                       "before clipping to [0, U].", "markdown")  # fmt: skip
 
 
 def suspects(ctx: DataContext) -> tuple[str, ...]:

@@ -124,6 +124,19 @@ function fit() {
   }
   return h;
 }
+// The error axis is labelled at powers of ten; in a short chart (the window leaves 280 px)
+// every one of them is crammed: keep every k-th, at least MIN_TICK_PX apart.
+const MIN_TICK_PX = 44;
+const yTicks = {vals: fig.layout.yaxis.tickvals, text: fig.layout.yaxis.ticktext};
+function thinTicks(layout) {
+  const ya = layout.yaxis, m = layout.margin || {}, dom = ya.domain || [0, 1];
+  if (!yTicks.vals || !ya.range) return;
+  const px = (layout.height - (m.t || 0) - (m.b || 0)) * (dom[1] - dom[0]);
+  const perDecade = px / Math.max(ya.range[1] - ya.range[0], 0.1);
+  const step = Math.max(1, Math.ceil(MIN_TICK_PX / perDecade));
+  ya.tickvals = yTicks.vals.filter((_, k) => k % step === 0);
+  ya.ticktext = yTicks.text.filter((_, k) => k % step === 0);
+}
 function show(i) {
   slider.value = i;
   out.textContent = L.theta_text[i];
@@ -189,6 +202,7 @@ function draw(i) {
   fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
   fig.layout.annotations[0].text = L.readout[i];
   fig.layout.height = fit();
+  thinTicks(fig.layout);
   // The div is as tall as the figure: with responsive, plotly sizes its svg to 100% of the
   // div, and a grid cell left to its content is as tall as the θ column, not the figure (the
   // figure then overflowed onto the explanations under it).

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms.algorithm import SHARED
+from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC, SHARED
 from dpsum_core.mechanisms.registry import get, label, truncation_label
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.budget import decimal
@@ -18,6 +18,13 @@ HEADLINE = headline_name().capitalize()  # the explorer table's column, as every
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
 
+# A table cell is short (the Summary tab's grid cuts a long one at 1280 px); the full sentence
+# is in the column's help and in a caption under the table.
+NO_THETA_CELL = NO_THETA.partition(":")[0]  # "none beyond U"
+MEDIAN_THETA_HELP = (
+    f"The median over the trials of the clamp point θ. “{NO_THETA_CELL}”: no θ is "
+    f"released (θ = ∞, or θ at U or above); {NO_THETA.partition(': ')[2]}."
+)
 SVT_FALLBACKS = "SVT fallbacks (θ = U)"
 NOT_SVT = "—"  # a row whose θ is not chosen by SVT: no fallback can happen, none is counted
 
@@ -34,7 +41,7 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
         HEADLINE: ov["median_rel_error"],
         "… with isotonic": ov["median_rel_error_iso"],
         "Median θ": [
-            NO_THETA if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
+            NO_THETA_CELL if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
             for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
         ],
     }
@@ -43,6 +50,14 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
             str(fallbacks[(a, t)]) if t == "svt" else NOT_SVT for a, t in pairs
         ]
     return pd.DataFrame({**columns, "Seconds": ov["seconds"]})
+
+
+def theta_note(table: pd.DataFrame) -> str | None:
+    """What "none beyond U" in the Median θ column of :func:`overview_table` means; None when
+    no row says it."""
+    if not (table["Median θ"] == NO_THETA_CELL).any():
+        return None
+    return f"Median θ “{NO_THETA_CELL}”: {NO_THETA.partition(': ')[2]}; no θ is released."
 
 
 def fallbacks_note(table: pd.DataFrame) -> str | None:
@@ -96,13 +111,28 @@ def in_percent(table: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+# The "θ chosen by" cell of the ledger, short (the full sentence: the truncation's ``source``,
+# in the column help and :func:`rho_note`).
+_CHOSEN_BY = {POSTHOC: "noisy sums, after measuring", INSIDE: "the algorithm, own share of ε",
+              "svt": "SVT", "recursive": "recursive mechanism"}  # fmt: skip
+CHOSEN_BY_HELP = (
+    "How θ is chosen. SVT (AboveThreshold) and the recursive mechanism spend ε_θ = ρ·ε; "
+    "SQM chooses one θ per query with ε_θ/m each. No truncation: no θ (θ = ∞); a fixed θ is "
+    "public and costs nothing. RawSum: after measuring, from the noisy sums (post-processing, "
+    "costs nothing). ClampShells: located by the algorithm from noisy shell sums, with its own "
+    "share of ε (not ρ)."
+)
+
+
 def ledger_table(result: ExperimentResult) -> pd.DataFrame:
-    """The privacy-budget ledger: ε_θ + ε_m = ε for every algorithm."""
+    """The privacy-budget ledger: ε_θ + ε_m = ε for every algorithm (the "θ chosen by" cell
+    in a few words: :data:`CHOSEN_BY_HELP` and :func:`rho_note` say it in full)."""
     m = result.workload.size
     rows = []
     for r in result.runs:
         method = get_truncation(r.truncation)
-        how, alg, private = method.source or method.label, get(r.algorithm), method.spends_rho
+        alg, private = get(r.algorithm), method.spends_rho
+        how = _CHOSEN_BY.get(r.truncation, method.source or method.label)
         if alg.per_query and private:
             how += f", one θ per query (ε_θ/{m} each)"
         elif alg.theta_rule == SHARED and private:
@@ -118,6 +148,28 @@ def ledger_table(result: ExperimentResult) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def rho_note(result: ExperimentResult) -> str | None:
+    """Why ρ does not set ε_θ of RawSum and ClampShells (they choose θ their own way); None
+    when neither ran."""
+    rules = {get(r.algorithm).theta_rule: r for r in result.runs}
+    own, names = [], []
+    if POSTHOC in rules:
+        names.append(label(rules[POSTHOC].algorithm))
+        own.append(f"{names[-1]} chooses θ after measuring, from the noisy sums "
+                   "(post-processing, costs nothing: ε_θ = 0)")  # fmt: skip
+    if INSIDE in rules:
+        r = rules[INSIDE]
+        names.append(label(r.algorithm))
+        share = r.budget.epsilon_theta / r.budget.total if r.budget.total else 0.0
+        here = f" ({percent(share)} here)" if share > 0 else ""
+        own.append(f"{names[-1]} locates θ itself from noisy shell sums, with its own "
+                   f"share of ε{here}")  # fmt: skip
+    if not own:
+        return None
+    return ("ρ, the share of ε spent on choosing θ, applies to SVT and the recursive mechanism "
+            f"only, not to {' or '.join(names)}. " + "; ".join(own) + ".")  # fmt: skip
 
 
 def theta_marks(result: ExperimentResult | None, config: ExperimentConfig | None) -> list:

@@ -129,7 +129,7 @@ def _heatmap_table(fig: go.Figure, t) -> pd.DataFrame:
 
 
 def _number(cell) -> float:
-    """A cell's printed number; NaN for a cell that says it has none ("does not exist")."""
+    """A cell's printed number; NaN for a cell that says it has none ("not applicable")."""
     try:
         return float(cell)
     except (TypeError, ValueError):

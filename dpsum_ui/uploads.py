@@ -13,6 +13,12 @@ from dpsum_core.data.bytebudget import ByteBudget
 from dpsum_core.data.reading import TableHead, check_id_column, inspect_table, read_table
 from dpsum_core.publish.ledger import bytes_fingerprint
 
+# The file names the uploaders accept: what dpsum_core.data.reading reads, Parquet
+# (.parquet, .pq) and delimited text (CSV, TSV). An Excel workbook is not read (the reader
+# answers one renamed .csv with "save the sheet as CSV"), so .xlsx/.xls are not offered.
+UPLOAD_TYPES = ["csv", "tsv", "tab", "txt", "parquet", "pq"]
+UPLOAD_HELP_FORMATS = "Excel workbooks are not read: save the sheet as CSV first."
+
 
 def keep_uploads_in_memory() -> None:
     """Raise Starlette's multipart spool threshold to the upload limit.

@@ -29,8 +29,9 @@ def decision_figure(
 ) -> go.Figure:
     """The decision view (log–log): the analytic headline metric against ε, one line per
     algorithm × truncation (colour and marker per algorithm, dash per truncation), the target
-    as a horizontal line, a large marker where each configuration first meets it, and the
-    simulated headline as open markers when ``simulated`` (same columns) is given."""
+    as a horizontal line, a large marker where each configuration first meets it (a grey
+    numbered one for crossings too close to tell apart; the legend says what each means), and
+    the simulated headline as open markers when ``simulated`` (same columns) is given."""
     fig = go.Figure()
     for (name, trunc), part in frame.groupby(["algorithm", "truncation"], sort=False):
         alg, who = get(name), configuration_name(name, trunc)
@@ -61,7 +62,8 @@ def decision_figure(
                 marker=dict(symbol="circle-open", size=11, color="#555555", line=dict(width=2)),
             )
         )  # fmt: skip
-    for group in crossing_groups(reaches):
+    groups = crossing_groups(reaches)
+    for group in groups:
         if len(group) == 1:
             (r,) = group
             alg, who = get(r.algorithm), configuration_name(r.algorithm, r.truncation)
@@ -92,6 +94,7 @@ def decision_figure(
                 hovertemplate=f"meet the target:<br>{lines}<extra></extra>",
             )
         )  # fmt: skip
+    _crossing_keys(fig, groups)
     fig.add_hline(y=target, line=dict(color="#000000", width=1.5, dash="dash"))
     fig.add_annotation(
         text=f"target {percent(target)}", xref="paper", yref="y", x=0.0, y=np.log10(target),
@@ -104,6 +107,24 @@ def decision_figure(
                      **log_ticks(frame["epsilon"]))  # fmt: skip
     fig.update_yaxes(title=headline_name(), **PERCENT_LOG)
     return fig
+
+
+MEETS_KEY = "large marker on the target: where that line first meets it"
+SHARED_KEY = "grey number: that many lines meet it at about the same ε (hover for which)"
+
+
+def _crossing_keys(fig: go.Figure, groups: list[list[Reach]]) -> None:
+    """Legend entries for the kinds of marker drawn on the target line: a line's own symbol,
+    large (e.g. ClampShells' hexagon), and the grey numbered circle of a group of lines."""
+    keys = [(MEETS_KEY, dict(symbol="circle", size=14, color="#FFFFFF")),
+            (SHARED_KEY, dict(symbol="circle", size=14, color="#555555"))]  # fmt: skip
+    drawn = [any(len(g) == 1 for g in groups), any(len(g) > 1 for g in groups)]
+    for (name, marker), shown in zip(keys, drawn, strict=True):
+        if shown:
+            fig.add_trace(
+                go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
+                           marker=dict(**marker, line=dict(color="#000000", width=1)))
+            )  # fmt: skip
 
 
 CROSSING_CLOSE = 1.15  # crossings within this factor of ε are drawn as one numbered marker

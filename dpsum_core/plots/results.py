@@ -362,7 +362,7 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
     return fig
 
 
-NO_CONFIGURATION = "does not exist"  # the heatmap's text for a pair that is not a configuration
+NO_CONFIGURATION = "not applicable"  # the heatmap's text for a pair that is not a configuration
 
 
 def comparison_heatmap(result: ExperimentResult, *, iso: bool = True) -> go.Figure:

@@ -222,7 +222,7 @@ def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release
     assert "one row = one person" in by_row and "2,000 rows read" in by_row
     id_box = at.selectbox(key="data_id_column")
     assert id_box.options == [
-        "One row per person", "Rows of the same person are identified by column person"
+        "One row per person", "One person = all rows with the same 'person'"
     ]  # fmt: skip
     # None is the state's value: Streamlit draws it as the placeholder, which must say so
     assert id_box.value is None and id_box.proto.placeholder == "One row per person"

@@ -97,3 +97,40 @@ def test_the_explorer_summary_gives_its_text_columns_room_for_their_longest_cell
                 assert isinstance(width, int) and width >= CHAR_PX * longest + CELL_PAD_PX, name
             else:
                 assert width is None, name
+
+
+def test_the_explorer_summary_cells_are_short_and_say_rho_is_not_for_rawsum_and_clampshells(
+) -> None:
+    """Researcher's review at 1280×800: the ledger's "θ chosen by" cell was cut ("with its own
+    s…") and so was the Median θ cell ("none beyond U: cleaning clips values above U t…").
+    Their cells are now a few words, the full sentences in the columns' help and in captions;
+    the captions say that ClampShells and RawSum choose θ without ρ (measured in Chromium by
+    tests/e2e/test_researcher_review.py)."""
+    import json
+
+    from app_helpers import assert_clean, new_app, run_explorer
+
+    from dpsum_core.text import NO_THETA
+
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.segmented_control(key="truncation").set_value("none")
+    at.number_input(key="trials").set_value(5)
+    at.run()
+    run_explorer(at)
+    at.session_state["explorer_tab"] = "Summary & budget"
+    at.run()
+    assert_clean(at)
+    overview, ledger = at.dataframe[0], at.dataframe[1]
+    assert "none beyond U" in set(overview.value["Median θ"])
+    assert max(len(c) for c in ledger.value["θ chosen by"]) <= 36, set(ledger.value["θ chosen by"])
+    assert max(len(str(c)) for c in overview.value["Median θ"]) <= 36
+    helps = {name: json.loads(f.proto.columns).get(name, {}).get("help", "")
+             for f, name in ((overview, "Median θ"), (ledger, "θ chosen by"))}  # fmt: skip
+    assert NO_THETA.partition(": ")[2] in helps["Median θ"]
+    assert "with its own share of ε (not ρ)" in helps["θ chosen by"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "ClampShells locates θ itself from noisy shell sums, with its own share of ε" in captions
+    assert "RawSum chooses θ after measuring" in captions
+    assert "recursive mechanism only, not to RawSum or ClampShells." in captions

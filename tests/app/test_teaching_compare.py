@@ -113,9 +113,11 @@ def test_compare_grid_heatmap_and_small_multiples(compare: AppTest) -> None:
     assert "nan" not in " ".join(cells).lower()
     # RawSum and ClampShells: each under the other 4 θ columns, and 5 algorithms in each of
     # their 2 columns
-    assert cells.count("does not exist") == 2 * 4 + 2 * 5
+    # (review: the cell said "does not exist" where "not applicable" is meant)
+    assert cells.count("not applicable") == 2 * 4 + 2 * 5
+    assert not any("does not exist" in c for c in cells)
     # errors in percent, as the Explorer's summary (never a bare fraction such as 0.0458)
-    assert all(c == "does not exist" or (c.endswith(" %") and float(c[:-2]) > 0)
+    assert all(c == "not applicable" or (c.endswith(" %") and float(c[:-2]) > 0)
                for c in cells)  # fmt: skip
     assert "%{text}" in heatmap["data"][0]["hovertemplate"]
     compare.button_group(key="compare_view").set_value("error").run()

@@ -249,3 +249,30 @@ def test_crossings_close_together_are_one_numbered_marker_not_a_pile():
     assert list(shared.text) == ["2"]
     assert "Identity with SVT" in shared.hovertemplate and "TiMM with SVT" in shared.hovertemplate
     assert shared.x[0] == pytest.approx(np.sqrt(0.0100 * 0.0105))
+
+
+def test_every_kind_of_marker_on_the_target_line_is_in_the_legend():
+    """Review: a grey "2" and a large hexagon on the target line were explained neither in
+    the legend nor in the caption. The legend now has an entry for each kind that is drawn
+    (a line's own symbol, large: ClampShells' hexagon; the grey numbered circle), and none
+    for a kind that is not."""
+    from dpsum_core.plots.decision import MEETS_KEY, SHARED_KEY, decision_figure
+    from dpsum_core.simulate.decision import Reach
+
+    eps = np.geomspace(0.001, 10, 25)
+    frame = pd.concat([
+        pd.DataFrame({"algorithm": a, "truncation": t, "epsilon": eps, "metric": 1 / eps})
+        for a, t in (("identity", "svt"), ("timm", "svt"), ("clampshells", "posthoc"))
+    ])  # fmt: skip
+    both = [Reach("identity", "svt", 0.0100, 0.01), Reach("timm", "svt", 0.0105, 0.01),
+            Reach("clampshells", "posthoc", 0.2, 0.01)]  # fmt: skip
+    fig = decision_figure(frame, both, 0.05)
+    hexagon = next(t for t in fig.data if list(t.y) == [0.05] and t.text is None)
+    assert hexagon.marker.symbol == "hexagon"
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert MEETS_KEY in legend and SHARED_KEY in legend
+    assert "first meets" in MEETS_KEY and "grey number" in SHARED_KEY
+    alone = [t.name for t in decision_figure(frame, both[2:], 0.05).data]
+    assert MEETS_KEY in alone and SHARED_KEY not in alone
+    none = [t.name for t in decision_figure(frame, [], 0.05).data]
+    assert MEETS_KEY not in none and SHARED_KEY not in none
