@@ -11,7 +11,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.recommend import AUTO, CLAMPSHELLS_UP_TO, resolve_auto
 from dpsum_core.mechanisms.registry import ALGORITHMS, DEFAULT_ALGORITHMS
-from dpsum_core.text import noun
+from dpsum_core.text import noun, number
 from dpsum_core.truncation.params import TruncationParams, missing
 from dpsum_core.truncation.registry import PARAMETERS, TRUNCATION_METHODS
 from dpsum_core.validation import check_epsilon, check_int, check_positive, check_rho
@@ -136,7 +136,7 @@ def _check_cap(cap: float, upper: float, algorithms: tuple[str, ...]) -> float:
     cap = check_positive(cap, "public cap")
     if cap > upper:
         raise ParameterError(
-            f"the public cap ({cap:g}) is above U ({upper:g}): a cap is at most U (cleaning "
+            f"the public cap ({number(cap)}) is above U ({number(upper)}): a cap is at most U (cleaning "
             "already clips every value to U)"
         )
     if "clampshells" not in algorithms:
@@ -152,7 +152,7 @@ def _check_fixed_theta(theta: float | None, upper: float) -> None:
     nothing while a report said it truncated at θ (the reviewer's "θ = U = 500" with U = 200)."""
     if theta is not None and theta > upper:
         raise ParameterError(
-            f"the fixed θ ({theta:g}) is above U ({upper:g}): no value exceeds U after cleaning, "
+            f"the fixed θ ({number(theta)}) is above U ({number(upper)}): no value exceeds U after cleaning, "
             "so it would truncate nothing; set θ ≤ U, or choose no truncation"
         )
 

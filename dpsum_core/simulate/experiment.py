@@ -31,6 +31,7 @@ from dpsum_core.simulate.budget import Budget, algorithm_split, budget_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, Run
 from dpsum_core.simulate.streams import SQM_THETA_STREAM, THETA_STREAM, stream
+from dpsum_core.text import number
 from dpsum_core.truncation.choice import ThresholdChoice
 from dpsum_core.truncation.registry import choose_theta
 from dpsum_core.truncation.registry import cut_points as truncation_cut_points
@@ -199,8 +200,8 @@ def run_experiment(
     """
     if not math.isclose(data.upper, config.upper):
         raise ParameterError(
-            f"the data was cleaned with U = {data.upper:g} but the configuration uses "
-            f"U = {config.upper:g}: reload the data with the new upper bound"
+            f"the data was cleaned with U = {number(data.upper)} but the configuration uses "
+            f"U = {number(config.upper)}: reload the data with the new upper bound"
         )
     start = time.perf_counter()
     inputs = inputs_for(data, config)

@@ -24,7 +24,7 @@ from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.mechanisms.workloads import Workload
 from dpsum_core.simulate.budget import Budget, decimal
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.text import counted
+from dpsum_core.text import counted, number
 
 Over = Literal["median", "mean"]
 HEADLINE_OVER: Over = "median"
@@ -201,7 +201,7 @@ class ExperimentResult:
             what = "SVT" if trunc == "svt" else "the recursive mechanism"
             start = "--svt-s" if trunc == "svt" else "--rm-theta0"
             lines.append(
-                f"truncation is inactive: {what} chose θ ≥ U = {self.config.upper:g} in {hits} of "
+                f"truncation is inactive: {what} chose θ ≥ U = {number(self.config.upper)} in {hits} of "
                 f"{counted(self.config.trials, 'trial')}, so values were not truncated; check that U fits "
                 f"the column's unit, or lower the start ({start})"
             )
@@ -210,7 +210,7 @@ class ExperimentResult:
         if cap is not None and others:  # the cap is ClampShells' only: say so, never silently
             names = ", ".join(algorithm_label(a) for a in others)
             lines.append(
-                f"the public cap ({cap:,g}) is used by ClampShells only: {names} "
+                f"the public cap ({number(cap)}) is used by ClampShells only: {names} "
                 f"{'chooses' if len(others) == 1 else 'choose'} θ as without it"
             )
         return lines

@@ -200,3 +200,11 @@ def test_release_says_when_the_cap_moves_up_to_a_clamp_point(tmp_path, capsys):
                      "--out", str(tmp_path / cap)]) == 0  # fmt: skip
         err = capsys.readouterr().err
         assert ("becomes θ = 409,600" in err) is said, err
+
+
+def test_messages_write_large_numbers_with_separators_never_an_exponent():
+    """"the public cap (3e+06) is above U (2e+06)": `:g` wrote exponents from a million on."""
+    with pytest.raises(ParameterError, match=r"public cap \(3,000,000\) is above U \(2,000,000\)"):
+        ExperimentConfig(upper=2e6, public_cap=3e6, algorithms=("clampshells",))
+    with pytest.raises(ParameterError, match=r"fixed θ \(3,000,000\) is above U \(2,000,000\)"):
+        ExperimentConfig(upper=2e6, truncations=("fixed",), truncation_params={"theta": 3e6})

@@ -66,7 +66,7 @@ def test_cli_reports_the_parameters_in_force_and_warns_on_stderr(tmp_path, capsy
                  "--svt-s", "50000", "--algorithms", "tamm", "--out", str(tmp_path / "o")])
     assert code == 0
     err = capsys.readouterr().err
-    assert "warning: truncation is inactive: SVT chose θ ≥ U = 20000" in err
+    assert "warning: truncation is inactive: SVT chose θ ≥ U = 20,000" in err
     info = json.loads((tmp_path / "o" / "run.json").read_text())
     assert info["truncation_params_in_force"]["svt_s"] == 50_000.0
     assert info["truncation_params_in_force"]["rm_theta0"] == 20_000 * START_FRACTION
