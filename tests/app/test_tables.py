@@ -72,19 +72,9 @@ def test_the_explorer_summary_gives_its_text_columns_room_for_their_longest_cell
     overview and in the ledger."""
     import json
 
-    from app_helpers import assert_clean, new_app, run_explorer
-
     from dpsum_ui.tables import CELL_PAD_PX, CHAR_PX
 
-    at = new_app()
-    at.run()
-    at.selectbox(key="workload_kind").select("Q3")
-    at.number_input(key="trials").set_value(5)
-    at.run()
-    run_explorer(at)
-    at.session_state["explorer_tab"] = "Summary & budget"
-    at.run()
-    assert_clean(at)
+    at = _summary_tab()
     for frame in at.dataframe[:2]:
         table, columns = frame.value, json.loads(frame.proto.columns)
         assert "θ located by the algorithm" in set(table["Truncation"])  # ClampShells
@@ -108,20 +98,9 @@ def test_the_explorer_summary_cells_are_short_and_say_rho_is_not_for_rawsum_and_
     tests/e2e/test_researcher_review.py)."""
     import json
 
-    from app_helpers import assert_clean, new_app, run_explorer
-
     from dpsum_core.text import NO_THETA
 
-    at = new_app()
-    at.run()
-    at.selectbox(key="workload_kind").select("Q3")
-    at.segmented_control(key="truncation").set_value("none")
-    at.number_input(key="trials").set_value(5)
-    at.run()
-    run_explorer(at)
-    at.session_state["explorer_tab"] = "Summary & budget"
-    at.run()
-    assert_clean(at)
+    at = _summary_tab(truncation="none")
     overview, ledger = at.dataframe[0], at.dataframe[1]
     assert "none beyond U" in set(overview.value["Median θ"])
     assert max(len(c) for c in ledger.value["θ chosen by"]) <= 36, set(ledger.value["θ chosen by"])
@@ -134,3 +113,22 @@ def test_the_explorer_summary_cells_are_short_and_say_rho_is_not_for_rawsum_and_
     assert "ClampShells locates θ itself from noisy shell sums, with its own share of ε" in captions
     assert "RawSum chooses θ after measuring" in captions
     assert "recursive mechanism only, not to RawSum or ClampShells." in captions
+
+
+def _summary_tab(truncation: str | None = None):
+    """The explorer's Summary & budget tab after a Q3 run of 5 trials (optionally with one
+    truncation method), checked clean."""
+    from app_helpers import assert_clean, new_app, run_explorer
+
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3")
+    if truncation is not None:
+        at.segmented_control(key="truncation").set_value(truncation)
+    at.number_input(key="trials").set_value(5)
+    at.run()
+    run_explorer(at)
+    at.session_state["explorer_tab"] = "Summary & budget"
+    at.run()
+    assert_clean(at)
+    return at
