@@ -215,10 +215,9 @@ def cap_words(plan: ReleasePlan) -> str | None:
     if cap is None:
         return None
     from dpsum_core.mechanisms.clampshells import cap_clamp_point
-    from dpsum_core.mechanisms.workloads import make_workload as workload_of
 
     config = plan.config
-    theta = cap_clamp_point(config.domain, plan.epsilon, workload_of(config.workload, config.domain), cap)
+    theta = cap_clamp_point(config.domain, plan.epsilon, make_workload(config.workload, config.domain), cap)
     if theta <= cap:
         return None
     where = "U, the top of the domain" if theta >= config.upper else "the next of its clamp points"
