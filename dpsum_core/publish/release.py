@@ -17,11 +17,9 @@ draws already made (it asks with the same exact inputs and scales, which is chec
 drawn once, the pass reads the data at the already-public noisy θ, and the measurement is
 drawn after the pass, once. Nothing is ever drawn twice (see ``tests/core/test_release_engines.py``).
 
-Truncation of post-hoc algorithms (RawSum): θ* is chosen after measuring, as
-post-processing, and spends nothing on θ, so there is no truncation method to choose: the
-release records the truncation ``posthoc`` and refuses any other (``none``, ``svt``, …),
-rather than silently ignoring it. Every other algorithm needs one of ``none``, ``fixed``,
-``svt``, ``recursive``.
+RawSum (θ* after measuring, no budget on θ) and ClampShells (θ* located with its own share)
+record their own θ rule (``posthoc``, ``inside``) and refuse any other truncation rather than
+ignore it; every other algorithm needs one of ``none``, ``fixed``, ``svt``, ``recursive``.
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms.algorithm import INSIDE, POSTHOC
 from dpsum_core.mechanisms.recommend import resolve_for_release
 from dpsum_core.mechanisms.registry import get
+from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
 from dpsum_core.publish.draws import DrawOnce
@@ -111,10 +110,15 @@ class ReleasePlan:
         return self.config.epsilon
 
     def record(self) -> dict:
-        """The configuration as release.json and the ledger record it (public parameters only:
-        the seed, the trial count and the simulation's δ are not part of a release)."""
+        """The public configuration as release.json and the ledger record it, only what was
+        used: no seed, trials or δ; ρ where the θ rule spends ρε (else ``None``); that rule's
+        parameters alone."""
         out = {k: v for k, v in self.config.to_dict().items() if k not in _NOT_RECORDED}
-        out["truncation_params"] = self.config.truncation_params.resolved(self.config.upper)
+        method = theta_rule(self.truncation)
+        resolved = self.config.truncation_params.resolved(self.config.upper)
+        out["truncation_params"] = {p.name: resolved[p.name] for p in method.params}
+        if not method.spends_rho:
+            out["rho"] = None
         chosen = {} if self.auto is None else {"chosen_by_auto": self.auto}
         return {
             "algorithm": self.algorithm,
@@ -349,11 +353,9 @@ class Release:
     column
         The released column's name (public, like the identifier's): what was summed.
     noise_halfwidth
-        Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ),
-        computed by :func:`noise_halfwidth` from public inputs and the released θ only. It
-        does not include the bias (binning, truncation at θ), so it is never published as a
-        ± (read as an interval it can miss the truth almost always): answers.csv carries
-        ``intervals`` instead. Kept for the comparison in ``bench/coverage.py`` and the
+        Half-width of the 95 % interval of each answer's noise (:data:`HALF_WIDTH_95` · σ,
+        :func:`noise_halfwidth`). Bias left out, so never published (as a ± it can miss the
+        truth almost always; answers.csv has ``intervals``): for ``bench/coverage.py`` and the
         noise tests.
     intervals
         The 95 % interval of each query's *true* answer, noise and bias bounded

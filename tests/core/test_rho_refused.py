@@ -57,3 +57,20 @@ def test_the_dashboards_release_command_carries_rho_only_where_it_is_used():
     svt = release_command(plan_release(base, algorithm="tamm", truncation="svt"),
                           path="d.csv", column=None, budget=1.0)  # fmt: skip
     assert "--rho" not in capped and "--rho 0.5" in svt
+
+
+@pytest.mark.parametrize(("algorithm", "truncation", "rho", "params"), [
+    ("clampshells", None, None, set()),  # its own share (ε_θ = ε/4), not ρ
+    ("rawsum", None, None, set()),  # θ after measuring: nothing on θ
+    ("tamm", "fixed", None, {"theta"}),
+    ("tamm", "none", None, set()),
+    ("tamm", "svt", 0.1, {"svt_variant", "svt_r", "svt_c", "svt_s"}),
+    ("identity", "recursive", 0.1, {"rm_beta", "rm_theta0", "rm_mu"}),
+])  # fmt: skip
+def test_the_release_records_only_the_parameters_it_used(algorithm, truncation, rho, params):
+    # release.json once recorded ρ = 0.1 and SVT's r, c, s beside a ClampShells release, whose
+    # budget said ε_θ = ε/4: read as spent, they contradicted it.
+    config = ExperimentConfig(epsilon=0.1, truncation_params={"theta": 100_000.0})
+    record = plan_release(config, algorithm=algorithm, truncation=truncation).record()
+    assert record["rho"] == rho
+    assert set(record["truncation_params"]) == params
