@@ -56,6 +56,7 @@ if (rec := state.recommended(ctx)) is not None:
 # The explorer's algorithm when it has exactly one, else the recommended one; set again when
 # that changes (another explorer choice), kept while it does not (a choice made here).
 default = release.default_algorithm(ctx)
+release.restore(K.RELEASE_ALGORITHM)  # back from another page: the choice made here
 store.offer(K.RELEASE_ALGORITHM, default)
 if store.live(K.RELEASE_ALGORITHM) not in algorithms:
     store.set_live(K.RELEASE_ALGORITHM, default)
@@ -71,6 +72,7 @@ with left:
         "release names the algorithm it ran.",
     )  # fmt: skip
 truncations = release.truncation_options(algorithm)
+release.restore(K.RELEASE_TRUNCATION)
 if store.live(K.RELEASE_TRUNCATION) not in truncations:
     store.set_live(K.RELEASE_TRUNCATION, truncations[0])
 with middle:
@@ -80,20 +82,23 @@ with middle:
         "themselves, so they have no method to pick.",
     )  # fmt: skip
 with right:
+    release.restore(K.RELEASE_ISO)
     store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
     iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
+release.keep(K.RELEASE_ALGORITHM, K.RELEASE_TRUNCATION, K.RELEASE_ISO)  # what is shown now
 
 public_cap = None
 if algorithm in ("clampshells", "auto"):
-    store.seed_live(K.RELEASE_PUBLIC_CAP, release.kept_public_cap())  # back from another page
+    release.restore(K.RELEASE_PUBLIC_CAP)
+    store.seed_live(K.RELEASE_PUBLIC_CAP, None)  # else empty, not 0
     public_cap = st.number_input(
         "Public cap (optional)", format="%g",  # no minimum: -5 is echoed
         key=K.RELEASE_PUBLIC_CAP, placeholder="none: ClampShells locates θ from the data",
-        on_change=release.keep_public_cap,
         help="A documented top code of this column (e.g. a survey's published cap), at most "
         "U: ClampShells then clamps there and spends all of ε on the answers. It must be "
         "public knowledge, never read off this data; the report says it was given.",
     )  # fmt: skip
+    release.keep(K.RELEASE_PUBLIC_CAP)
 try:
     plan = release.make_plan(ctx, algorithm, truncation, iso, public_cap)
 except DpsumError as exc:

@@ -78,14 +78,18 @@ class DecideState:
 class ReleaseState:
     """Release: this session's ledger, its last release, the last callback's message (shown
     once), the last release's success line (kept on screen across reruns, e.g. a download,
-    until another release or ledger upload replaces it) and the public cap typed (Streamlit
-    drops a widget's value when another page is shown)."""
+    until another release or ledger upload replaces it) and the choices made on the page
+    (Streamlit drops a widget's value when another page is shown: they are restored from
+    here when the user comes back)."""
 
     ledger: Ledger | None = None
     last: Release | None = None
     message: tuple[str, str] | None = None
     done: str | None = None
     public_cap: float | None = None  # the cap typed, kept when the user leaves the page
+    algorithm: str | None = None  # the algorithm, truncation and isotonic switch chosen here
+    truncation: str | None = None
+    isotonic: bool | None = None
 
 
 def load(cls: type[S]) -> S:

@@ -218,15 +218,24 @@ def open_words(rel: Release) -> str | None:
     )
 
 
-def keep_public_cap() -> None:
-    """The public cap field's callback: keep what was typed in the page's state, so that it
-    is still there when the user comes back from another page."""
-    update(ReleaseState, public_cap=store.live(K.RELEASE_PUBLIC_CAP))
+# The page's choices and the fields of ReleaseState that keep them across other pages.
+_KEPT = {K.RELEASE_ALGORITHM: "algorithm", K.RELEASE_TRUNCATION: "truncation",
+         K.RELEASE_ISO: "isotonic", K.RELEASE_PUBLIC_CAP: "public_cap"}  # fmt: skip
 
 
-def kept_public_cap() -> float | None:
-    """The public cap typed on this page before (None: none)."""
-    return load(ReleaseState).public_cap
+def keep(*keys: str) -> None:
+    """Keep what the widgets ``keys`` hold now in the page's state, so that it is still there
+    when the user comes back from another page (Streamlit drops it): after they are drawn, so
+    a value set from the explorer is kept as well as one chosen here."""
+    update(ReleaseState, **{_KEPT[key]: store.live(key) for key in keys})
+
+
+def restore(key: str) -> None:
+    """Give the widget ``key`` the choice kept for it, unless it holds one (back from another
+    page); call before it is drawn."""
+    kept = getattr(load(ReleaseState), _KEPT[key])
+    if kept is not None:
+        store.seed_live(key, kept)
 
 
 def make_plan(

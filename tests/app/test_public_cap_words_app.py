@@ -57,6 +57,43 @@ def test_the_public_cap_is_kept_when_the_user_leaves_the_page_and_comes_back():
     at.number_input(key="release_public_cap").set_value(409_600.0).run()
     at.switch_page("app_pages/about.py").run()
     at.switch_page("app_pages/release.py").run()
-    at.selectbox(key="release_algorithm").set_value("clampshells").run()
     assert_clean(at)
+    assert at.selectbox(key="release_algorithm").value == "clampshells"
     assert at.number_input(key="release_public_cap").value == 409_600.0
+
+
+def test_the_release_choices_are_kept_when_the_user_leaves_the_page_and_comes_back():
+    """The algorithm, truncation and isotonic switch chosen on the Release page went back to
+    the explorer's (or the recommended) ones after another page: Streamlit drops a widget's
+    value when its page is not shown."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    assert at.selectbox(key="release_algorithm").value == "clampshells"  # ★ auto at ε = 0.01
+    at.selectbox(key="release_algorithm").set_value("tamm").run()
+    at.selectbox(key="release_truncation").set_value("recursive").run()
+    iso = at.toggle(key="release_iso").value
+    at.toggle(key="release_iso").set_value(not iso).run()
+    at.switch_page("app_pages/about.py").run()
+    at.switch_page("app_pages/release.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="release_algorithm").value == "tamm"
+    assert at.selectbox(key="release_truncation").value == "recursive"
+    assert at.toggle(key="release_iso").value is (not iso)
+
+
+def test_an_algorithm_set_from_the_explorer_is_kept_not_an_older_choice():
+    """The explorer's single algorithm replaces the choice made here (and says so); coming back
+    from another page must show that one, not the choice it replaced."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    at.selectbox(key="release_algorithm").set_value("tamm").run()
+    at.switch_page("app_pages/explorer.py").run()
+    at.button_group(key="algorithms").set_value(["identity"]).run()
+    at.switch_page("app_pages/release.py").run()
+    assert at.selectbox(key="release_algorithm").value == "identity"
+    at.switch_page("app_pages/about.py").run()
+    at.switch_page("app_pages/release.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="release_algorithm").value == "identity"
