@@ -162,6 +162,7 @@ def _overview_text(result, auto: str | None = None) -> str:
     in the sentences)."""
     import pandas as pd
 
+    from dpsum_core.publish.report import PUBLIC_CAP_LABEL
     from dpsum_core.simulate.results import headline_name, percent
 
     ov = result.overview()
@@ -170,7 +171,7 @@ def _overview_text(result, auto: str | None = None) -> str:
         {
             "Algorithm": [("★ " if a == auto else "") + label(a) for a in ov["algorithm"]],
             "Truncation": [
-                "θ = the public cap (no ε)" if capped and a == "clampshells" else truncation_label(t)
+                PUBLIC_CAP_LABEL if capped and a == "clampshells" else truncation_label(t)
                 for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
             ],
             headline_name().capitalize(): ov["median_rel_error"].map(percent),

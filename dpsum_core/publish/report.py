@@ -136,14 +136,15 @@ PUBLIC_CAP_WORDS = (
     "interpolates inside them (dpsum design note CLAMPSHELLS.md)"
 )
 PUBLIC_CAP_TRUNCATION = "θ from the stated public cap, no ε spent locating it"
+PUBLIC_CAP_LABEL = "θ from the public cap"  # the same in tables: `dpsum run`, the app, the report
 
 
 def cap_truncation(config: dict, *, short: bool = False) -> str | None:
     """How θ was chosen when a public cap gave it (:data:`PUBLIC_CAP_TRUNCATION`; ``short``:
-    a label, "θ from the public cap"), else ``None`` (the truncation method's words then)."""
+    a label, :data:`PUBLIC_CAP_LABEL`), else ``None`` (the truncation method's words then)."""
     if config.get("public_cap") is None:
         return None
-    return "θ from the public cap" if short else PUBLIC_CAP_TRUNCATION
+    return PUBLIC_CAP_LABEL if short else PUBLIC_CAP_TRUNCATION
 
 
 TRUNCATION_WORDS = {

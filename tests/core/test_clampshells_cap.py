@@ -178,7 +178,7 @@ def test_run_with_a_cap_says_the_others_ignore_it_and_labels_clampshells_theta(t
     assert len(warning) == 1 and "ClampShells only" in warning[0]
     assert "TaMM" in warning[0] and "RawSum" in warning[0]
     row = next(ln for ln in captured.out.splitlines() if ln.replace("★", "").strip().startswith("ClampShells"))
-    assert "θ = the public cap (no ε)" in row
+    assert "θ from the public cap" in row  # the words of the report and the app
     assert "auto chose ClampShells (θ = the public cap)" in captured.out
     # ClampShells alone: no warning
     assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "5", "--algorithms",
