@@ -34,6 +34,7 @@ from dpsum_core.simulate.results import (
     headline_name,
     percent,
 )
+from dpsum_core.text import counted
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -345,10 +346,16 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         if get(r.algorithm).per_query or r.truncation in seen | {"none"}:
             continue
         seen.add(r.truncation)
+        theta = np.asarray(r.theta, float)
+        finite = np.isfinite(theta)
+        name = truncation_label(r.truncation)
+        if not finite.all():  # θ = ∞ (nothing truncated): said, not drawn — an ∞ in the data
+            # made plotly.js draw an empty chart (RawSum's θ* when no shell near U is occupied)
+            name += f" ({counted(int((~finite).sum()), 'trial')} θ = ∞, not drawn)"
         fig.add_trace(
             go.Histogram(
-                x=r.theta,
-                name=truncation_label(r.truncation),
+                x=theta[finite],
+                name=name,
                 opacity=0.7,
                 marker_color=palette.get(r.truncation),
                 marker_pattern_shape=patterns.get(r.truncation, ""),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dpsum_core.data.dataset import make_dataset
 from dpsum_core.data.reading import load_column
 from dpsum_core.plots.export import static
 from dpsum_core.plots.results import (
@@ -17,6 +18,7 @@ from dpsum_core.plots.results import (
     isotonic_figure,
     relative_error_figure,
     small_multiples_figure,
+    theta_figure,
 )
 from dpsum_core.plots.style import ERROR_FLOOR, IN_UNIT, file_stem, log_ticks, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
@@ -127,3 +129,22 @@ def test_download_names_say_what_they_show(result):
     assert file_stem("my data (2024).csv", "values:1000,2000", "x") == (
         "dpsum_my-data-2024-_values-1000-2000_x"
     )
+
+
+def test_the_theta_histogram_leaves_out_infinite_thetas_and_says_how_many():
+    """RawSum's θ* is ∞ when no shell near U is occupied; an ∞ in a histogram's data made
+    plotly.js draw an empty chart (a custodian's hourly column, U = 200, ε = 1)."""
+    rng = np.random.default_rng(0)
+    data = make_dataset(np.round(rng.lognormal(np.log(20), 0.5, 25_000), 2), upper=200.0)
+    config = ExperimentConfig(workload="Q2", epsilon=1.0, upper=200.0, bins=200,
+                              truncations=("svt",), trials=100, seed=0)  # fmt: skip
+    result = run_experiment(data, config)
+    rawsum = next(r for r in result.runs if r.algorithm == "rawsum")
+    infinite = int(np.isinf(rawsum.theta).sum())
+    assert 0 < infinite < 100  # the case at hand: some trials found nothing near U
+    fig = theta_figure(result)
+    for trace in fig.data:
+        assert np.isfinite(np.asarray(trace.x, float)).all()
+    (after,) = [t for t in fig.data if t.name.startswith("θ after measuring")]
+    assert np.asarray(after.x).size == 100 - infinite
+    assert f"({infinite} trials θ = ∞, not drawn)" in after.name
