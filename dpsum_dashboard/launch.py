@@ -28,12 +28,15 @@ CONFIG = HERE / "streamlit_config.toml"
 
 
 def config_options(path: Path = CONFIG) -> list[str]:
-    """The settings of ``path`` as ``--section.key=value`` options."""
+    """The settings of ``path`` as ``--section.key=value`` options, but the address (chosen by
+    :func:`command`: an option would override the user's environment and config)."""
     if not path.exists():
         return []
     options = []
     for section, values in tomllib.loads(path.read_text()).items():
         for key, value in values.items():
+            if (section, key) == ("server", "address"):
+                continue
             text = str(value).lower() if isinstance(value, bool) else str(value)
             options.append(f"--{section}.{key}={text}")
     return options

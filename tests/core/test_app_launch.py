@@ -132,6 +132,39 @@ def test_dpsum_app_serves_on_loopback_and_stops_with_its_server(tmp_path, sig):
             proc.wait()
 
 
+@pytest.mark.skipif(not LINUX, reason="reads listening sockets from /proc/net/tcp")
+def test_the_quick_start_streamlit_run_serves_on_loopback(tmp_path):
+    """The README's quick start, `streamlit run app.py` from the repository, listened on every
+    interface (the dashboard shows true answers, with no login): the repository's
+    .streamlit/config.toml now says 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "STREAMLIT_SERVER_ADDRESS"}
+    env.update(HOME=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not _listeners(port):
+            time.sleep(0.3)
+        assert _listeners(port) == {"0100007F"}  # 127.0.0.1 only: not 0.0.0.0, not ::
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_packaged_config_leaves_the_address_to_dpsum_app(clean_env, monkeypatch):
+    """The shipped config's 127.0.0.1 is not passed as an option (it would override the
+    environment's or a user's address)."""
+    assert not [o for o in launch.config_options() if o.startswith("--server.address")]
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")
+    assert _address(launch.command([])) == []
+
+
 def test_app_help_is_plain_text_without_rst_markup(capsys):
     """`dpsum app --help` printed its docstring's RST (``dpsum app [STREAMLIT OPTIONS]``)."""
     assert launch.main(["--help"]) == 0
