@@ -18,7 +18,7 @@ keep_uploads_in_memory()  # before any upload reaches the server's multipart par
 
 st.set_page_config(
     page_title="dpsum",
-    page_icon=":material/functions:",
+    page_icon=str(style.FAVICON),
     layout="wide",
     menu_items={"About": "dpsum: prefix-sum queries under differential privacy."},
 )

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+
+# The tab's icon, served by the dashboard itself: a Material icon as page_icon made every
+# student's browser fetch it from fonts.gstatic.com (and fail on an offline school network).
+FAVICON = Path(__file__).parent / "assets" / "favicon.png"
 
 _CSS = """
 <style>
