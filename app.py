@@ -10,7 +10,7 @@ page file on its own, without this frame, until some session has run this script
 
 import streamlit as st
 
-from dpsum_ui import guide, shell, style, warmup
+from dpsum_ui import codeversion, guide, shell, style, warmup
 from dpsum_ui.pages import PAGES
 from dpsum_ui.uploads import keep_uploads_in_memory
 
@@ -22,6 +22,10 @@ st.set_page_config(
     layout="wide",
     menu_items={"About": "dpsum: prefix-sum queries under differential privacy."},
 )
+
+if codeversion.changed():  # updated on disk: the pages would mix old and new code
+    st.error(codeversion.RESTART)
+    st.stop()
 
 navigation = {  # st.Page → its record in the table
     st.Page(
