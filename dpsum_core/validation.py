@@ -6,6 +6,15 @@ import math
 
 from dpsum_core import limits
 from dpsum_core.errors import ParameterError
+from dpsum_core.text import number
+
+
+def typed(value: float) -> str:
+    """A value the user typed, echoed in a message: with separators and no exponent
+    (:func:`~dpsum_core.text.number`) unless it has more than 18 digits either side of the
+    point, which only an exponent keeps readable (``1e+300``)."""
+    v = float(value)
+    return number(v) if v == 0 or 1e-12 <= abs(v) < 1e18 else f"{v:g}"
 
 
 def check_epsilon(epsilon: float, *, name: str = "epsilon") -> float:
@@ -13,7 +22,8 @@ def check_epsilon(epsilon: float, *, name: str = "epsilon") -> float:
     eps = _finite(epsilon, name)
     if not limits.EPSILON_MIN <= eps <= limits.EPSILON_MAX:
         raise ParameterError(
-            f"{name} must be between {limits.EPSILON_MIN:g} and {limits.EPSILON_MAX:g}, got {eps:g}"
+            f"{name} must be between {number(limits.EPSILON_MIN)} and {number(limits.EPSILON_MAX)}, "
+            f"got {typed(eps)}"
         )
     return eps
 
@@ -23,7 +33,7 @@ def check_rho(rho: float) -> float:
     r = _finite(rho, "rho")
     if not limits.RHO_MIN <= r <= limits.RHO_MAX:
         raise ParameterError(
-            f"rho must be between {limits.RHO_MIN:g} and {limits.RHO_MAX:g}, got {r:g}"
+            f"rho must be between {number(limits.RHO_MIN)} and {number(limits.RHO_MAX)}, got {typed(r)}"
         )
     return r
 
@@ -32,8 +42,8 @@ def check_positive(value: float, name: str, *, upper: float = math.inf) -> float
     """Return ``value`` if it is finite, > 0 and ≤ ``upper``."""
     v = _finite(value, name)
     if not 0 < v <= upper:
-        bound = "" if math.isinf(upper) else f" and at most {upper:g}"
-        raise ParameterError(f"{name} must be > 0{bound}, got {v:g}")
+        bound = "" if math.isinf(upper) else f" and at most {number(upper)}"
+        raise ParameterError(f"{name} must be > 0{bound}, got {typed(v)}")
     return v
 
 
@@ -42,7 +52,7 @@ def check_upper(upper: float) -> float:
     u = check_positive(upper, "upper bound U", upper=limits.MAX_UPPER)
     if u < limits.MIN_UPPER:
         raise ParameterError(
-            f"upper bound U must be at least {limits.MIN_UPPER:g}, got {u:g}: measure the "
+            f"upper bound U must be at least {number(limits.MIN_UPPER)}, got {typed(u)}: measure the "
             "values in a smaller unit (e.g. millionths) so that U is larger"
         )
     return u
@@ -58,7 +68,7 @@ def check_int(value: int, name: str, *, low: int, high: int) -> int:
         raise ParameterError(f"{name} must be a whole number, got {value!r}")
     v = int(as_float)
     if not low <= v <= high:
-        raise ParameterError(f"{name} must be between {low} and {high}, got {v}")
+        raise ParameterError(f"{name} must be between {low:,} and {high:,}, got {v:,}")
     return v
 
 
@@ -66,7 +76,7 @@ def check_unit_interval(value: float, name: str) -> float:
     """Return ``value`` if it lies strictly between 0 and 1."""
     v = _finite(value, name)
     if not 0 < v < 1:
-        raise ParameterError(f"{name} must be strictly between 0 and 1, got {v:g}")
+        raise ParameterError(f"{name} must be strictly between 0 and 1, got {typed(v)}")
     return v
 
 

@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
-from dpsum_core.text import counted
+from dpsum_core.text import counted, number
 
 from . import compute, guide, page_state, share, state
 from . import keys as K
@@ -248,7 +248,8 @@ def sidebar_summary(*, publishing: bool = False) -> None:
     _data_lines(ctx, publishing=publishing)
     if ctx.domain is not None:
         d = ctx.domain
-        st.caption(f"Domain [0, {d.upper:,.6g}] · {d.bins:,} bins of width {d.width:,.6g}")
+        st.caption(f"Domain [0, {number(d.upper)}] · {d.bins:,} bins of width "
+                   f"{number(float(f'{d.width:.6g}'))}")  # 6 digits, never an exponent
     st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
     st.markdown("**Settings**")
@@ -286,7 +287,8 @@ def needs_data(ctx: state.DataContext) -> bool:
     then draws nothing that needs the data)."""
     if not ctx.error:
         return False
-    st.error(f"{ctx.error} Fix it on the Data page.")
+    sentence = ctx.error if ctx.error.endswith((".", "!", "?")) else f"{ctx.error}."
+    st.error(f"{sentence} Fix it on the Data page.")
     st.page_link(_DATA_PAGE, label="Go to the Data page", icon=":material/table_chart:")
     return True
 

@@ -84,6 +84,6 @@ def test_every_page_that_reads_the_data_says_the_same_when_it_is_unusable() -> N
         assert not at.exception, [e.value for e in at.exception]
         notices = [e.value for e in at.error if e.value.endswith("Fix it on the Data page.")]
         assert notices == ["The upper bound U is not valid: upper bound U must be > 0 and at "
-                           "most 1e+15, got 0 Fix it on the Data page."], script  # fmt: skip
+                           "most 1,000,000,000,000,000, got 0. Fix it on the Data page."], script  # fmt: skip
         links = [p.proto.label for p in at.get("page_link") if p.proto.page == "data"]
         assert "Go to the Data page" in links, script

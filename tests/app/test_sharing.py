@@ -154,7 +154,7 @@ def test_no_config_in_the_query_string_means_none() -> None:
     [
         ({"epsilon": "abc"}, "epsilon='abc' in the link is not a number"),
         ({"epsilon": "-1"}, "epsilon must be between"),
-        ({"trials": "99999"}, "trials must be between 1 and 10000"),
+        ({"trials": "99999"}, "trials must be between 1 and 10,000"),
         ({"algorithms": "sqm,magic"}, "unknown algorithm 'magic'"),
         ({"workload": "Q9"}, "unknown workload 'Q9'"),  # checked against the link's domain
         ({"workload": "every:0"}, "every:0"),  # refused, never clamped to every:1

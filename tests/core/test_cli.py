@@ -91,7 +91,7 @@ BAD = [
     (["--data", SMALL, "--svt-c", "0.5"], "svt c"),
     (["--data", SMALL, "--weights", "lower"], "invalid choice"),
     (["--data", SMALL, "--svt-c", "1.000000001"], "more than the 200 allowed: use c ≥ 1.0106"),  # s = U/8
-    (["--data", SMALL, "--upper", "1e-320"], "upper bound U must be at least 1e-06"),
+    (["--data", SMALL, "--upper", "1e-320"], "upper bound U must be at least 0.000001"),
     (["--data", SMALL, "--rm-beta", "1e308", "--truncation", "recursive"], "recursive beta must be"),
 ]
 

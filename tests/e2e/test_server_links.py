@@ -65,7 +65,7 @@ def test_a_server_link_selects_the_dataset_and_runs_once(browser, data_server):
         page.get_by_text("run once with the same seed").wait_for()
         sidebar = page.locator(SIDEBAR).inner_text()
         assert "incomes.parquet" in sidebar and "server dataset" in sidebar, sidebar
-        assert "Domain [0, 1e+06] · 500 bins" in sidebar, sidebar  # the link's U and n
+        assert "Domain [0, 1,000,000] · 500 bins" in sidebar, sidebar  # the link's U and n
         assert "incomes.parquet" in chart_title(page, "explorer_answers")
         address = parse_qs(urlparse(page.url).query)  # the address bar still holds the link
         assert address["data"] == ["server:incomes.parquet"] and address["column"] == ["income"]
