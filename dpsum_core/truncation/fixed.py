@@ -15,7 +15,7 @@ from dpsum_core.truncation.method import Param, Truncation
 from dpsum_core.truncation.method import Values as TruncationParams
 from dpsum_core.validation import check_positive
 
-FIXED_NEEDS_THETA = "truncation 'fixed' needs a threshold: set theta (e.g. --theta 100000)"
+FIXED_NEEDS_THETA = "truncation 'fixed' needs a threshold θ between 0 and U (--theta on the command line, the θ field in the app)"
 
 
 def _shape(trials: int, tau: np.ndarray | None) -> tuple[int, ...]:
@@ -101,7 +101,7 @@ THETA = Param(
     "theta", "--theta", "Fixed θ", help="θ for --truncation fixed (public!)",
     check=lambda v: check_positive(v, "theta"), step=10_000.0,
     explain="A public threshold; values above it count as θ.", initial=100_000.0,
-    missing="truncation 'fixed' needs a threshold θ: set theta (e.g. --theta 100000)",
+    missing="truncation 'fixed' needs a threshold θ between 0 and U (--theta on the command line, the θ field in the app)",
     key="theta_fixed",
 )  # fmt: skip
 
