@@ -210,6 +210,8 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
     if args.raise_budget and args.budget is None:
         raise ParameterError("--raise-budget needs --budget: the new total ε")
+    if args.budget is not None:
+        ledger.check_total(args.budget)  # before the data is read
     base = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,

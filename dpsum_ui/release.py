@@ -293,10 +293,37 @@ def sentence(exc: Exception) -> str:
     return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
+def lacking_words(lacking: tuple[dict, ...]) -> str:
+    """Why an uploaded ledger is refused: the releases of this session's ledger it lacks (time,
+    ε, algorithm) and what to do."""
+    listed = "; ".join(
+        f"{r.get('created')} (ε = {decimal_text(r['epsilon'])}, "
+        f"{algorithm_label(str(r.get('algorithm')))})"
+        for r in lacking
+    )
+    them = "it" if len(lacking) == 1 else "them"
+    return (
+        f"This ledger was not loaded: it lacks {counted(len(lacking), 'release')} that this "
+        f"session's ledger records: {listed}. Loading it would drop "
+        f"{'a release' if len(lacking) == 1 else 'releases'} already charged, and "
+        f"under-count the ε spent. Upload the ledger that includes {them} (the one this page "
+        "lets you download, which `dpsum release --ledger` can extend), or download this "
+        "session's ledger first and continue from it."
+    )
+
+
 def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
-    "Ledger loaded" above its refusal)."""
+    "Ledger loaded" above its refusal), nor one that lacks a release this session's ledger
+    records (:func:`~dpsum_core.publish.ledger.missing_releases`: replacing the ledger would
+    under-count the ε spent); one that holds them all replaces it, said so.
+
+    Privacy
+    -------
+    A session ledger that holds releases is never silently replaced: each of its charges is
+    kept, in this session or in the uploaded file.
+    """
     file = store.live(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
@@ -318,18 +345,27 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                 "start a new one by setting a total below.",
             ))  # fmt: skip
             return
+    session = ledger()
+    if lacking := ledgers.missing_releases(session, book):
+        update(ReleaseState, done=None, message=("error", lacking_words(lacking)))
+        return
     store.set_live(K.RELEASE_RAISE, False)
     total = ""
     if book.total is not None:
-        typed = store.live(K.RELEASE_TOTAL)
+        # the total this session's ledger had, else the one typed: the field changes, say it
+        was = session.total if session.total is not None else store.live(K.RELEASE_TOTAL)
         total = f", total {decimal_text(book.total)} from the ledger"
-        if typed is not None and typed != book.total:  # the field changes: say it
-            total += f" (was {decimal_text(typed)})"
+        if was is not None and was != book.total:
+            total += f" (was {decimal_text(was)})"
         store.set_live(K.RELEASE_TOTAL, book.total)
+    kept = (
+        f" (the {counted(len(session.releases), 'release')} of this session's ledger among them)"
+        if session.releases else ""
+    )  # fmt: skip
     update(ReleaseState, ledger=book, done=None, message=(
         "success",
-        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent "
-        f"{book.spent:g}{total}.",
+        f"Ledger loaded: {counted(len(book.releases), 'release')}{kept}, ε spent "
+        f"{decimal_text(book.spent)}{total}.",
     ))  # fmt: skip
 
 

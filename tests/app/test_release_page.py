@@ -355,3 +355,70 @@ def test_no_theta_on_the_page_says_cleaning_clips_at_u_without_a_count(page):
     # the creation time (06:51:09 held the 51 values clipped by chance) is not a count
     words = re.sub(r"created \S+", "", line)
     assert not re.search(rf"\b({clipped:,}|{clipped})\b", words), line
+
+
+def _upload(at: AppTest, book: Ledger) -> AppTest:
+    at.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", book.to_json().encode(), "application/json")
+    ).run()
+    return at
+
+
+def test_a_ledger_lacking_this_sessions_release_is_refused_and_the_ledger_kept(page):
+    """Custodian review P1-1: a release made (and charged) in this session, then an upload of
+    another ledger of the same data: the session's release vanished and the total jumped."""
+    _release(page)
+    before = kept(page, ReleaseState).ledger
+    (made,) = before.releases
+    other = Ledger(total=100.0).with_release({**made, "created": "2026-11-27T08:26:26+00:00"})
+    other = other.with_release({**made, "created": "2026-11-27T08:28:27+00:00", "epsilon": 1.5})
+    _upload(page, other)
+    assert kept(page, ReleaseState).ledger == before  # the charge stays recorded
+    assert page.number_input(key="release_total").value == 0.05  # no jump to 100
+    assert not any("Ledger loaded" in s.value for s in page.success)
+    (message,) = [e for e in errors(page) if "not loaded" in e]
+    assert f"lacks 1 release that this session's ledger records: {made['created']} " in message
+    assert "(ε = 0.01, ClampShells)" in message
+    assert "download this session's ledger first" in message
+    assert "Upload the ledger that includes it" in message
+
+
+def test_this_sessions_ledger_extended_by_the_cli_is_loaded_and_said_so(page, tmp_path):
+    """The other half of P1-1: the ledger downloaded here, extended by `dpsum release --ledger`
+    (a raised total), holds the session's release: it is loaded, and the total's change said."""
+    from dpsum_core.cli import main
+    from dpsum_core.publish import ledger as ledgers
+    from dpsum_ui.release import ledger_json
+
+    _release(page)
+    session = kept(page, ReleaseState).ledger
+    book = tmp_path / "dpsum_ledger.json"
+    book.write_bytes(ledger_json(session))  # the page's download
+    argv = ["release", "--data", "sample_data/incomes.csv", "--column", "income",
+            "--workload", "Q3", "--algorithm", "identity", "--truncation", "none",
+            "--epsilon", "0.5", "--budget", "1", "--raise-budget", "--ledger", str(book),
+            "--out", str(tmp_path / "cli")]  # fmt: skip
+    assert main(argv) == 0
+    extended = ledgers.load(book)
+    _upload(page, extended)
+    assert_clean(page)
+    loaded = kept(page, ReleaseState).ledger
+    assert loaded.releases == extended.releases and loaded.releases[0] == session.releases[0]
+    (said,) = [s.value for s in page.success if "Ledger loaded" in s.value]
+    assert said == (
+        "Ledger loaded: 2 releases (the 1 release of this session's ledger among them), "
+        "ε spent 0.51, total 1 from the ledger (was 0.05)."
+    )
+    assert page.number_input(key="release_total").value == 1.0
+
+
+def test_a_total_above_the_public_limit_is_refused_in_one_line(page):
+    """Custodian review P3: a total of 1e9 was accepted while one release is capped at 100."""
+    page.number_input(key="release_total").set_value(1e9).run()
+    (message,) = [e for e in errors(page) if "total ε of a ledger" in e]
+    assert message == (
+        "The total ε of a ledger must be at most 1,000 (ten releases at the largest ε, 100), "
+        "got 1,000,000,000."
+    )
+    page.checkbox(key="release_unit_confirm").check().run()
+    assert page.checkbox(key="release_confirm").disabled and page.button(key="release_go").disabled
