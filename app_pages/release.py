@@ -14,7 +14,7 @@ from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import counted
+from dpsum_core.text import counted, large_epsilon
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -122,6 +122,11 @@ st.markdown(
 )
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
     st.warning(f"{capped[0].upper()}{capped[1:]}.")
+if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is spent
+    st.warning(
+        f"{large}. Lower ε on the Workload explorer page unless this is what you mean to publish.",
+        icon=":material/warning:",
+    )
 
 estimated = None
 try:

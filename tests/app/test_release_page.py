@@ -422,3 +422,22 @@ def test_a_total_above_the_public_limit_is_refused_in_one_line(page):
     )
     page.checkbox(key="release_unit_confirm").check().run()
     assert page.checkbox(key="release_confirm").disabled and page.button(key="release_go").disabled
+
+
+def test_a_large_epsilon_is_warned_about_where_it_is_spent():
+    """Custodian review P2-3: the explorer warned at ε = 10, the Release page did not."""
+    at = new_app()
+    at.run()
+    at.select_slider(key="epsilon").set_value(10.0).run()
+    explorer = [w.value for w in at.warning if "is large" in w.value]
+    at.switch_page(PAGE).run()
+    (warned,) = [w.value for w in at.warning if "is large" in w.value]
+    assert warned.startswith(
+        "ε = 10 is large: one person can change the odds of a result by a factor of up to "
+        "22,026, which protects little. Lower ε on the Workload explorer page"
+    )
+    assert explorer and explorer[0].split(".")[0] == warned.split(".")[0]  # the same words
+    at.switch_page("app_pages/explorer.py").run()
+    at.select_slider(key="epsilon").set_value(1.0).run()
+    at.switch_page(PAGE).run()
+    assert not [w for w in at.warning if "is large" in w.value]
