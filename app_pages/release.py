@@ -1,8 +1,9 @@
 """Release: publish one private release of the explorer's configuration, against a kept budget.
 
-Nothing on this page shows a true answer: the expected error before confirming is the only
-number computed from the data without noise, and after the release only the private answers,
-the released θ and the budget are shown.
+Nothing on this page shows a true answer: the expected error before confirming and the Data
+page's warnings on how U fits the data (how many values lie above U) are the only numbers
+computed from the data without noise, both for the custodian's eyes only; after the release
+only the private answers, the released θ and the budget are shown.
 """
 
 import streamlit as st
@@ -128,6 +129,10 @@ if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is 
         icon=":material/warning:",
     )
 
+# The Data page's warnings on how U fits the data (a U that clips most values makes the
+# expected error below look small): computed from the data, for the custodian only, as it is.
+for message in state.domain_fit_warnings(ctx):
+    st.warning(message, icon=":material/warning:")
 estimated = None
 try:
     estimated = release.estimate(data, plan)

@@ -161,6 +161,8 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
         "root-mean-square error (most answers land closer to the truth than this). This is "
         f"the median over the {counted(est.rmse.size, 'query', 'queries')}, noise and the "
         f"algorithm's bias together; the noise alone is ±{plain(float(np.median(est.noise_sd)))}. "
+        "It is measured against the answers of the values clipped at U, so a U that clips many "
+        "values makes it look small. "
         "The 95 % intervals published with the answers are **several times wider**: they must "
         "hold the true answer with probability at least 95 % using only what the release "
         "measured, so they bound the bias without the data (ClampShells at small ε: the whole "

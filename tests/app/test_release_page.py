@@ -441,3 +441,33 @@ def test_a_large_epsilon_is_warned_about_where_it_is_spent():
     at.select_slider(key="epsilon").set_value(1.0).run()
     at.switch_page(PAGE).run()
     assert not [w for w in at.warning if "is large" in w.value]
+
+
+def test_a_u_that_clips_most_values_is_warned_about_above_the_expected_error():
+    """Custodian review P2-2: with U = 1 the Data page said "U looks too small", the Release
+    page said nothing and showed a reassuringly small expected error (measured against the
+    clipped truth)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.number_input(key="domain_upper").set_value(1000.0).run()
+    on_data = [w.value for w in at.warning if "U looks too small" in w.value]
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    (warned,) = [w.value for w in at.warning if "U looks too small" in w.value]
+    assert on_data == [warned]  # the Data page's very words
+    assert re.search(r"\(\d+\.\d%\) were above U = 1,000 and were set to U", warned), warned
+    (expected,) = [m.value for m in at.markdown if "**Expected error**" in m.value]
+    assert (
+        "measured against the answers of the values clipped at U, so a U that clips many "
+        "values makes it look small" in expected
+    )
+    # the warning comes before the expected error
+    kinds = [(type(e).__name__, getattr(e, "value", "")) for e in at.main]
+    at_warning = next(i for i, (_, v) in enumerate(kinds) if "U looks too small" in str(v))
+    at_error = next(i for i, (_, v) in enumerate(kinds) if "**Expected error**" in str(v))
+    assert at_warning < at_error
+
+
+def test_a_u_that_fits_gives_no_domain_warning_on_the_release_page(page):
+    assert not [w for w in page.warning if "looks too" in w.value]
