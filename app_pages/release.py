@@ -144,7 +144,10 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         "does not need it."
     )
 if estimated is not None:
-    st.markdown(release.expected_words(estimated, ctx.column))
+    st.markdown(f"{release.expected_words(estimated, ctx.column)} {release.interval_words(plan)}")
+if opened := release.open_warning(plan):  # said before releasing, as after it
+    st.warning(opened)
+if estimated is not None:
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
         st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
 

@@ -471,3 +471,45 @@ def test_a_u_that_clips_most_values_is_warned_about_above_the_expected_error():
 
 def test_a_u_that_fits_gives_no_domain_warning_on_the_release_page(page):
     assert not [w for w in page.warning if "looks too" in w.value]
+
+
+def _interval_text(at: AppTest) -> str:
+    (line,) = [m.value for m in at.markdown if "95 % intervals published" in m.value]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "truncation", "said"),
+    [
+        ("clampshells", "inside", "bias of ClampShells without the data (at small ε, the whole "
+         "shell of bins around a threshold)"),
+        ("rawsum", "posthoc", "bias of RawSum without the data (its estimate of the whole "
+         "prefix, whatever θ* dropped)"),
+        ("tamm", "svt", "bias of TaMM without the data (each value anywhere between its bin's "
+         "edges"),
+    ],
+)  # fmt: skip
+def test_the_interval_words_are_the_chosen_algorithms(page, algorithm, truncation, said):
+    """Custodian review P2-6: the page explained its intervals with ClampShells' words whatever
+    the algorithm."""
+    page.selectbox(key="release_algorithm").set_value(algorithm).run()
+    page.selectbox(key="release_truncation").set_value(truncation).run()
+    text = _interval_text(page)
+    assert said in text, text
+    assert ("ClampShells" in text) == (algorithm == "clampshells")
+    assert not [w for w in page.warning if "open (unbounded)" in w.value]
+
+
+def test_sqm_says_before_releasing_that_upper_ends_may_be_open(page):
+    page.selectbox(key="release_algorithm").set_value("sqm").run()
+    page.selectbox(key="release_truncation").set_value("svt").run()
+    text = _interval_text(page)
+    assert "ClampShells" not in text and "several times wider" not in text
+    assert "elsewhere they are **open above** (see below)" in text
+    (before,) = [w.value for w in page.warning if "open (unbounded)" in w.value]
+    assert before.startswith("**Some upper ends may be open (unbounded)**: SQM's truncated sum ")
+    assert "where θ_i is below the threshold τ_i, nothing it measured bounds" in before
+    # without truncation nothing is truncated: every interval is two-sided, nothing warned
+    page.selectbox(key="release_truncation").set_value("none").run()
+    assert not [w for w in page.warning if "open (unbounded)" in w.value]
+    assert "open above" not in _interval_text(page)
