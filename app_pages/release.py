@@ -1,8 +1,9 @@
 """Release: publish one private release of the explorer's configuration, against a kept budget.
 
-Nothing on this page shows a true answer: the expected error before confirming is the only
-number computed from the data without noise, and after the release only the private answers,
-the released θ and the budget are shown.
+Nothing on this page shows a true answer: the expected error before confirming and the Data
+page's warnings on how U fits the data (how many values lie above U) are the only numbers
+computed from the data without noise, both for the custodian's eyes only; after the release
+only the private answers, the released θ and the budget are shown.
 """
 
 import streamlit as st
@@ -14,7 +15,7 @@ from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import counted
+from dpsum_core.text import counted, large_epsilon
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -122,7 +123,16 @@ st.markdown(
 )
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
     st.warning(f"{capped[0].upper()}{capped[1:]}.")
+if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is spent
+    st.warning(
+        f"{large}. Lower ε on the Workload explorer page unless this is what you mean to publish.",
+        icon=":material/warning:",
+    )
 
+# The Data page's warnings on how U fits the data (a U that clips most values makes the
+# expected error below look small): computed from the data, for the custodian only, as it is.
+for message in state.domain_fit_warnings(ctx):
+    st.warning(message, icon=":material/warning:")
 estimated = None
 try:
     estimated = release.estimate(data, plan)
@@ -134,7 +144,10 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         "does not need it."
     )
 if estimated is not None:
-    st.markdown(release.expected_words(estimated, ctx.column))
+    st.markdown(f"{release.expected_words(estimated, ctx.column)} {release.interval_words(plan)}")
+if opened := release.open_warning(plan):  # said before releasing, as after it
+    st.warning(opened)
+if estimated is not None:
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
         st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
 

@@ -24,7 +24,7 @@ from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_l
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
-from dpsum_core.text import counted, number
+from dpsum_core.text import counted, large_epsilon, number
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
 if TYPE_CHECKING:
@@ -210,6 +210,8 @@ def _release(args: argparse.Namespace) -> int:
         raise ParameterError("--budget needs --ledger FILE, where the spent budget is kept")
     if args.raise_budget and args.budget is None:
         raise ParameterError("--raise-budget needs --budget: the new total ε")
+    if args.budget is not None:
+        ledger.check_total(args.budget)  # before the data is read
     base = ExperimentConfig(
         workload=args.workload,
         epsilon=args.epsilon,
@@ -228,6 +230,8 @@ def _release(args: argparse.Namespace) -> int:
     _say_snapping(plan.config)
     if capped := cap_words(plan):  # said before any noise is drawn
         print(f"dpsum: note: {capped}.", file=sys.stderr)
+    if large := large_epsilon(plan.epsilon):  # the explorer's words; the release is still made
+        print(f"dpsum: warning: {large}; released all the same.", file=sys.stderr)
     data, extend = _release_data(args, plan, content=args.ledger is not None)
     print(
         f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "

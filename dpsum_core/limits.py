@@ -4,6 +4,9 @@ from __future__ import annotations
 
 EPSILON_MIN = 1e-4
 EPSILON_MAX = 100.0
+# The largest total ε of a ledger (dpsum_core/publish/ledger.py): ten releases at EPSILON_MAX.
+# Far beyond any total that protects anyone (e^1000 overflows a float); a larger one is a typo.
+EPSILON_TOTAL_MAX = 1000.0
 RHO_MIN = 0.01
 RHO_MAX = 0.99
 MAX_BINS = 5000

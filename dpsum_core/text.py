@@ -7,6 +7,7 @@ further line.
 from __future__ import annotations
 
 import html
+import math
 import re
 import shlex
 import unicodedata
@@ -119,3 +120,38 @@ def number(value: float) -> str:
     """
     whole, _, fraction = np.format_float_positional(float(value), trim="-").partition(".")
     return f"{int(whole):,}" + (f".{fraction}" if fraction else "")
+
+
+# Above this ε a warning is given wherever ε is chosen or spent (the explorer, the Release page,
+# `dpsum release`): one person can then change the odds of a result by e² ≈ 7.4 or more.
+EPSILON_LARGE = 2.0
+
+
+def odds_factor(epsilon: float) -> str:
+    """e^ε, the factor by which one person can change the odds of any result, never with an
+    exponent: three significant digits below 100 (``7.39``), whole with thousands separators
+    up to a billion (``22,026``), and beyond that ``e^ε``, said to be more than a billion.
+
+    >>> odds_factor(0.01), odds_factor(2), odds_factor(10), odds_factor(100)
+    ('1.01', '7.39', '22,026', 'e^100, more than a billion')
+    """
+    if epsilon > math.log(1e9):
+        return f"e^{epsilon:g}, more than a billion"
+    factor = math.exp(epsilon)
+    return f"{factor:,.0f}" if factor >= 100 else f"{factor:.3g}"
+
+
+def large_epsilon(epsilon: float) -> str | None:
+    """What a large ε means (above :data:`EPSILON_LARGE`), as the start of a warning; ``None``
+    for a smaller ε. The explorer, the Release page and ``dpsum release`` each end it their
+    own way (the release is still made).
+
+    >>> large_epsilon(10)[:60]
+    'ε = 10 is large: one person can change the odds of a result '
+    """
+    if epsilon <= EPSILON_LARGE:
+        return None
+    return (
+        f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
+        f"up to {odds_factor(epsilon)}, which protects little"
+    )

@@ -12,7 +12,14 @@ from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
-from dpsum_core.text import NO_THETA, counted, escape_name
+from dpsum_core.text import (
+    EPSILON_LARGE,
+    NO_THETA,
+    counted,
+    escape_name,
+    large_epsilon,
+    odds_factor,
+)
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
@@ -226,7 +233,6 @@ def nearest(options: list[float], value: float | None) -> float:
 
 
 PAPER_EPSILON = 0.01  # the paper's setting, and the dashboard's default
-EPSILON_WARN = 2.0  # above this, a warning: one person can change the odds by e² ≈ 7.4 or more
 
 
 def epsilon_end(value: float, options: list[float]) -> str:
@@ -239,21 +245,21 @@ def epsilon_end(value: float, options: list[float]) -> str:
 
 
 def epsilon_sentence(epsilon: float) -> str:
-    """What ε means, in one sentence that follows the value."""
-    factor = float(np.exp(epsilon))
+    """What ε means, in one sentence that follows the value (numbers never in e-notation)."""
+    factor = odds_factor(epsilon)
     odds = (
-        f"about {100 * (factor - 1):.2g} %" if factor < 2 else f"{factor:,.3g} times"
+        f"about {100 * (np.exp(epsilon) - 1):.2g} %" if epsilon < np.log(2) else f"{factor} times"
     )
     strength = (
         "very strong privacy, much noise" if epsilon <= 0.05
         else "strong privacy" if epsilon <= 0.5
         else "moderate privacy" if epsilon <= 1
-        else "weak privacy, little noise" if epsilon <= EPSILON_WARN
+        else "weak privacy, little noise" if epsilon <= EPSILON_LARGE
         else "very weak privacy"
     )  # fmt: skip
     sentence = (
         f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
-        f"the chance of any result by at most a factor e^ε ≈ {factor:,.3g} ({odds})."
+        f"the chance of any result by at most a factor e^ε ≈ {factor} ({odds})."
     )
     if epsilon == PAPER_EPSILON:
         sentence += " This is the paper's setting and the default here."
@@ -261,14 +267,10 @@ def epsilon_sentence(epsilon: float) -> str:
 
 
 def epsilon_warning(epsilon: float) -> str | None:
-    """A warning for large ε (above about 2), else None."""
-    if epsilon <= EPSILON_WARN:
-        return None
-    return (
-        f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
-        f"up to {np.exp(epsilon):,.0f}, which protects little. Use it to see how accuracy "
-        "behaves, not to publish."
-    )
+    """The explorer's warning for a large ε (:func:`~dpsum_core.text.large_epsilon`), else
+    None."""
+    large = large_epsilon(epsilon)
+    return None if large is None else f"{large}. Use it to see how accuracy behaves, not to publish."
 
 
 def sci(value: float) -> str:

@@ -161,11 +161,63 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
         "root-mean-square error (most answers land closer to the truth than this). This is "
         f"the median over the {counted(est.rmse.size, 'query', 'queries')}, noise and the "
         f"algorithm's bias together; the noise alone is ±{plain(float(np.median(est.noise_sd)))}. "
-        "The 95 % intervals published with the answers are **several times wider**: they must "
-        "hold the true answer with probability at least 95 % using only what the release "
-        "measured, so they bound the bias without the data (ClampShells at small ε: the whole "
-        "shell of bins around a threshold). On the sample file their half-width was 1.5–3× "
-        "this error at ε ≥ 0.1 and up to 11× at ε = 0.01; the report states it."
+        "It is measured against the answers of the values clipped at U, so a U that clips many "
+        "values makes it look small."
+    )
+
+
+# How the chosen algorithm's 95 % intervals bound its bias without the data, and how much wider
+# than the expected error they were on the sample file (incomes.csv, Q3, U = 800,000: the median
+# half-width of five releases at each of ε = 0.01, 0.1 and 1 over the median expected error).
+_COUNTS = (
+    "each value anywhere between its bin's edges, a value above θ up to its bin's upper edge",
+    "3–7× this error at ε = 0.01, 10–20× at ε = 0.1 and about 35× at ε = 1 (the bound on "
+    "the binning stays while the noise shrinks)",
+)
+_WIDER = {
+    "clampshells": (
+        "at small ε, the whole shell of bins around a threshold",
+        "2–3× this error at ε ≥ 0.1 and up to 12× at ε = 0.01",
+    ),
+    "rawsum": ("its estimate of the whole prefix, whatever θ* dropped", "2–3× this error"),
+    "identity": _COUNTS, "workload": _COUNTS, "timm": _COUNTS, "tamm": _COUNTS,
+}  # fmt: skip
+
+
+def interval_words(plan: ReleasePlan) -> str:
+    """The 95 % intervals published with ``plan``'s answers, against the expected error: how
+    the chosen algorithm bounds its bias without the data, and how much wider they were on the
+    sample file (public: measured once, on the sample)."""
+    name = algorithm_label(plan.algorithm)
+    start = (
+        "The 95 % intervals published with the answers must hold the true answer with "
+        "probability at least 95 % using only what the release measured"
+    )
+    if releases.open_above(plan) is not None:
+        return (
+            f"{start}: where {name} truncated nothing below a threshold they bound the noise, "
+            "elsewhere they are **open above** (see below); the report states them."
+        )
+    how, measured = _WIDER.get(plan.algorithm, (None, None))
+    if how is None:
+        return f"{start}, so they are wider than this error; the report states them."
+    return (
+        f"{start}, so they are **several times wider**: they bound the bias of {name} without the "
+        f"data ({how}). On the sample file their half-width was {measured}; the report states "
+        "them."
+    )
+
+
+def open_warning(plan: ReleasePlan) -> str | None:
+    """Said before releasing when some upper ends may be open (unbounded), and why; None
+    otherwise."""
+    why = releases.open_above(plan)
+    if why is None:
+        return None
+    return (
+        f"**Some upper ends may be open (unbounded)**: {why}. Read such an answer as *at least* "
+        "its lower end, not as an answer give or take a margin. On the sample file about half "
+        "of the queries were open above at ε = 1 and 90 % at ε ≤ 0.1 (SVT's θ)."
     )
 
 
@@ -293,10 +345,37 @@ def sentence(exc: Exception) -> str:
     return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
+def lacking_words(lacking: tuple[dict, ...]) -> str:
+    """Why an uploaded ledger is refused: the releases of this session's ledger it lacks (time,
+    ε, algorithm) and what to do."""
+    listed = "; ".join(
+        f"{r.get('created')} (ε = {decimal_text(r['epsilon'])}, "
+        f"{algorithm_label(str(r.get('algorithm')))})"
+        for r in lacking
+    )
+    them = "it" if len(lacking) == 1 else "them"
+    return (
+        f"This ledger was not loaded: it lacks {counted(len(lacking), 'release')} that this "
+        f"session's ledger records: {listed}. Loading it would drop "
+        f"{'a release' if len(lacking) == 1 else 'releases'} already charged, and "
+        f"under-count the ε spent. Upload the ledger that includes {them} (the one this page "
+        "lets you download, which `dpsum release --ledger` can extend), or download this "
+        "session's ledger first and continue from it."
+    )
+
+
 def on_ledger_upload(ctx: state.DataContext) -> None:
     """Callback of the ledger uploader: continue from an earlier session's ledger. A ledger of
     another dataset or another unit of privacy is not loaded (an error says why, never a
-    "Ledger loaded" above its refusal)."""
+    "Ledger loaded" above its refusal), nor one that lacks a release this session's ledger
+    records (:func:`~dpsum_core.publish.ledger.missing_releases`: replacing the ledger would
+    under-count the ε spent); one that holds them all replaces it, said so.
+
+    Privacy
+    -------
+    A session ledger that holds releases is never silently replaced: each of its charges is
+    kept, in this session or in the uploaded file.
+    """
     file = store.live(K.RELEASE_LEDGER_UPLOAD)
     if file is None:
         return
@@ -318,18 +397,27 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                 "start a new one by setting a total below.",
             ))  # fmt: skip
             return
+    session = ledger()
+    if lacking := ledgers.missing_releases(session, book):
+        update(ReleaseState, done=None, message=("error", lacking_words(lacking)))
+        return
     store.set_live(K.RELEASE_RAISE, False)
     total = ""
     if book.total is not None:
-        typed = store.live(K.RELEASE_TOTAL)
+        # the total this session's ledger had, else the one typed: the field changes, say it
+        was = session.total if session.total is not None else store.live(K.RELEASE_TOTAL)
         total = f", total {decimal_text(book.total)} from the ledger"
-        if typed is not None and typed != book.total:  # the field changes: say it
-            total += f" (was {decimal_text(typed)})"
+        if was is not None and was != book.total:
+            total += f" (was {decimal_text(was)})"
         store.set_live(K.RELEASE_TOTAL, book.total)
+    kept = (
+        f" (the {counted(len(session.releases), 'release')} of this session's ledger among them)"
+        if session.releases else ""
+    )  # fmt: skip
     update(ReleaseState, ledger=book, done=None, message=(
         "success",
-        f"Ledger loaded: {counted(len(book.releases), 'release')}, ε spent "
-        f"{book.spent:g}{total}.",
+        f"Ledger loaded: {counted(len(book.releases), 'release')}{kept}, ε spent "
+        f"{decimal_text(book.spent)}{total}.",
     ))  # fmt: skip
 
 

@@ -63,10 +63,13 @@ class Linear:
 
 @dataclass(frozen=True)
 class IntervalRule:
-    """An algorithm family's interval: ``bounds(inputs)`` and, in words, ``method``."""
+    """An algorithm family's interval: ``bounds(inputs)`` and, in words, ``method``;
+    ``open_above``: why some of its intervals may be open above (NaN upper end), in words said
+    before a release, or ``None`` when every interval is two-sided."""
 
     bounds: Callable[[IntervalInputs], Linear]
     method: str
+    open_above: str | None = None
 
 
 # --------------------------------------------------------------------------------------------

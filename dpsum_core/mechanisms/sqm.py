@@ -82,6 +82,9 @@ SQM_INTERVAL = IntervalRule(
     sqm_bounds,
     "SQM's truncated sum is a lower bound of the truth; above θ nothing it measured bounds "
     "the truncated mass, so queries with θ_i < τ_i are open above",
+    open_above="SQM's truncated sum is only a lower bound of the truth: where θ_i is below "
+    "the threshold τ_i, nothing it measured bounds how much lies above θ_i, so that query's "
+    "interval has a lower end only",
 )
 
 

@@ -37,7 +37,10 @@ A ledger holds firm:
   predate the identifier: their releases were per row. Every entry names its column and unit.
 - **a total set once**: a different total is refused unless it is raised explicitly
   (:meth:`Ledger.with_total` with ``raise_total=True``), which is recorded in
-  ``total_changes`` (old total, new total, time). A total is never lowered below the spend.
+  ``total_changes`` (old total, new total, time). A total is never lowered below the spend,
+  nor set above ``limits.EPSILON_TOTAL_MAX``.
+- **never replaced by one that lacks a release**: :func:`missing_releases` names the releases
+  of one ledger that another does not record (the dashboard refuses such an upload).
 - **one file, whatever the path**: :func:`resolve` follows symlinks once, and the lock, the
   temporary file and the replace all use the real path.
 - **damaged values refused as damaged**: an ε or total that is not a finite positive number
@@ -52,6 +55,7 @@ import os
 import secrets
 import stat
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -59,11 +63,12 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.data.content import Content
 from dpsum_core.errors import DataError, ParameterError
-from dpsum_core.text import counted
+from dpsum_core.text import counted, number
 from dpsum_core.validation import check_positive
 
 FORMAT = "dpsum-ledger"
@@ -279,14 +284,15 @@ class Ledger:
         Raises
         ------
         ParameterError
-            A total that is not a positive number, a change without ``raise_total``, or a
-            "raise" that does not raise.
+            A total that is not a positive number (or is above
+            :data:`~dpsum_core.limits.EPSILON_TOTAL_MAX`), a change without ``raise_total``, or
+            a "raise" that does not raise.
         """
         if total is None:
             if raise_total:
                 raise ParameterError("--raise-budget needs --budget: the new total ε")
             return self
-        total = check_positive(total, "budget")
+        total = check_total(total)
         if self.total is None:
             return replace(self, total=float(total))
         if _exact(total) == _exact(self.total):
@@ -308,7 +314,7 @@ class Ledger:
     def check(self, epsilon: float, total: float | None = None) -> None:
         """Raise ParameterError if a release of ``epsilon`` would take the spend over ``total``
         (default: the ledger's own total; no total, no limit). Call before any noise is drawn."""
-        total = self.total if total is None else check_positive(total, "budget")
+        total = self.total if total is None else check_total(total)
         if total is None:
             return
         spent = self._spent()
@@ -421,6 +427,53 @@ class Ledger:
             None if bound is None else bound.get("salt"),
             None if bound is None else bound.get("upgraded_from"),
         )
+
+
+def check_total(total: float) -> float:
+    """``total`` as a ledger's total ε: a positive number up to
+    :data:`~dpsum_core.limits.EPSILON_TOTAL_MAX` (ten releases at the largest ε), else
+    ParameterError in one line, its numbers written out (never ``1e+09``)."""
+    value = check_positive(total, "budget")
+    if value > limits.EPSILON_TOTAL_MAX:
+        raise ParameterError(
+            f"the total ε of a ledger must be at most {number(limits.EPSILON_TOTAL_MAX)} "
+            f"(ten releases at the largest ε, {number(limits.EPSILON_MAX)}), got {number(value)}"
+        )
+    return value
+
+
+def release_key(entry: dict) -> str:
+    """What identifies a recorded release when two ledgers are compared: its time, ε (as the
+    decimal it spells), algorithm, data, column and unit of privacy, as one text (hashable
+    whatever a damaged file holds)."""
+    fields = ("created", "algorithm", "data", "column", "id_column")
+    return json.dumps(
+        [str(_exact(entry["epsilon"])), *(entry.get(f) for f in fields)], default=str
+    )
+
+
+def missing_releases(kept: Ledger, other: Ledger) -> tuple[dict, ...]:
+    """The releases recorded in ``kept`` that ``other`` lacks (compared by
+    :func:`release_key`, each counted: two equal releases in ``kept`` need two in ``other``).
+
+    Empty when ``other`` holds every release of ``kept``, e.g. ``kept`` downloaded and then
+    extended by ``dpsum release --ledger``: ``other`` may then replace ``kept`` without losing
+    a charge.
+
+    Privacy
+    -------
+    Replacing a ledger by one that lacks a release under-counts the ε spent; the dashboard
+    refuses such an upload (the CLI only ever appends to the file it reads).
+    """
+    held = Counter(release_key(r) for r in other.releases)
+    lacking = []
+    for entry in kept.releases:
+        key = release_key(entry)
+        if held[key]:
+            held[key] -= 1
+        else:
+            lacking.append(entry)
+    return tuple(lacking)
 
 
 def _is_epsilon(value: object) -> bool:

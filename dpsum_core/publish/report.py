@@ -229,6 +229,16 @@ def cap_words(plan: ReleasePlan) -> str | None:
     )
 
 
+def open_above(plan: ReleasePlan) -> str | None:
+    """Why some of ``plan``'s intervals may be open above, in words, from its algorithm's
+    interval rule (SQM's: truncated below a threshold), or None when every interval is
+    two-sided (no such rule, or no truncation). Public: the plan alone."""
+    rule = get(plan.algorithm).interval
+    if rule is None or rule.open_above is None or plan.truncation == "none":
+        return None
+    return rule.open_above
+
+
 def workload_used(config: dict) -> tuple[str, str]:
     """The workload as it ran and, when explicit thresholds were moved to bin edges, how (else
     ``""``): ``values:12800,50400`` and "2 thresholds moved up to the next bin edge: …",

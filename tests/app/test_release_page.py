@@ -355,3 +355,161 @@ def test_no_theta_on_the_page_says_cleaning_clips_at_u_without_a_count(page):
     # the creation time (06:51:09 held the 51 values clipped by chance) is not a count
     words = re.sub(r"created \S+", "", line)
     assert not re.search(rf"\b({clipped:,}|{clipped})\b", words), line
+
+
+def _upload(at: AppTest, book: Ledger) -> AppTest:
+    at.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", book.to_json().encode(), "application/json")
+    ).run()
+    return at
+
+
+def test_a_ledger_lacking_this_sessions_release_is_refused_and_the_ledger_kept(page):
+    """Custodian review P1-1: a release made (and charged) in this session, then an upload of
+    another ledger of the same data: the session's release vanished and the total jumped."""
+    _release(page)
+    before = kept(page, ReleaseState).ledger
+    (made,) = before.releases
+    other = Ledger(total=100.0).with_release({**made, "created": "2026-11-27T08:26:26+00:00"})
+    other = other.with_release({**made, "created": "2026-11-27T08:28:27+00:00", "epsilon": 1.5})
+    _upload(page, other)
+    assert kept(page, ReleaseState).ledger == before  # the charge stays recorded
+    assert page.number_input(key="release_total").value == 0.05  # no jump to 100
+    assert not any("Ledger loaded" in s.value for s in page.success)
+    (message,) = [e for e in errors(page) if "not loaded" in e]
+    assert f"lacks 1 release that this session's ledger records: {made['created']} " in message
+    assert "(ε = 0.01, ClampShells)" in message
+    assert "download this session's ledger first" in message
+    assert "Upload the ledger that includes it" in message
+
+
+def test_this_sessions_ledger_extended_by_the_cli_is_loaded_and_said_so(page, tmp_path):
+    """The other half of P1-1: the ledger downloaded here, extended by `dpsum release --ledger`
+    (a raised total), holds the session's release: it is loaded, and the total's change said."""
+    from dpsum_core.cli import main
+    from dpsum_core.publish import ledger as ledgers
+    from dpsum_ui.release import ledger_json
+
+    _release(page)
+    session = kept(page, ReleaseState).ledger
+    book = tmp_path / "dpsum_ledger.json"
+    book.write_bytes(ledger_json(session))  # the page's download
+    argv = ["release", "--data", "sample_data/incomes.csv", "--column", "income",
+            "--workload", "Q3", "--algorithm", "identity", "--truncation", "none",
+            "--epsilon", "0.5", "--budget", "1", "--raise-budget", "--ledger", str(book),
+            "--out", str(tmp_path / "cli")]  # fmt: skip
+    assert main(argv) == 0
+    extended = ledgers.load(book)
+    _upload(page, extended)
+    assert_clean(page)
+    loaded = kept(page, ReleaseState).ledger
+    assert loaded.releases == extended.releases and loaded.releases[0] == session.releases[0]
+    (said,) = [s.value for s in page.success if "Ledger loaded" in s.value]
+    assert said == (
+        "Ledger loaded: 2 releases (the 1 release of this session's ledger among them), "
+        "ε spent 0.51, total 1 from the ledger (was 0.05)."
+    )
+    assert page.number_input(key="release_total").value == 1.0
+
+
+def test_a_total_above_the_public_limit_is_refused_in_one_line(page):
+    """Custodian review P3: a total of 1e9 was accepted while one release is capped at 100."""
+    page.number_input(key="release_total").set_value(1e9).run()
+    (message,) = [e for e in errors(page) if "total ε of a ledger" in e]
+    assert message == (
+        "The total ε of a ledger must be at most 1,000 (ten releases at the largest ε, 100), "
+        "got 1,000,000,000."
+    )
+    page.checkbox(key="release_unit_confirm").check().run()
+    assert page.checkbox(key="release_confirm").disabled and page.button(key="release_go").disabled
+
+
+def test_a_large_epsilon_is_warned_about_where_it_is_spent():
+    """Custodian review P2-3: the explorer warned at ε = 10, the Release page did not."""
+    at = new_app()
+    at.run()
+    at.select_slider(key="epsilon").set_value(10.0).run()
+    explorer = [w.value for w in at.warning if "is large" in w.value]
+    at.switch_page(PAGE).run()
+    (warned,) = [w.value for w in at.warning if "is large" in w.value]
+    assert warned.startswith(
+        "ε = 10 is large: one person can change the odds of a result by a factor of up to "
+        "22,026, which protects little. Lower ε on the Workload explorer page"
+    )
+    assert explorer and explorer[0].split(".")[0] == warned.split(".")[0]  # the same words
+    at.switch_page("app_pages/explorer.py").run()
+    at.select_slider(key="epsilon").set_value(1.0).run()
+    at.switch_page(PAGE).run()
+    assert not [w for w in at.warning if "is large" in w.value]
+
+
+def test_a_u_that_clips_most_values_is_warned_about_above_the_expected_error():
+    """Custodian review P2-2: with U = 1 the Data page said "U looks too small", the Release
+    page said nothing and showed a reassuringly small expected error (measured against the
+    clipped truth)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.number_input(key="domain_upper").set_value(1000.0).run()
+    on_data = [w.value for w in at.warning if "U looks too small" in w.value]
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    (warned,) = [w.value for w in at.warning if "U looks too small" in w.value]
+    assert on_data == [warned]  # the Data page's very words
+    assert re.search(r"\(\d+\.\d%\) were above U = 1,000 and were set to U", warned), warned
+    (expected,) = [m.value for m in at.markdown if "**Expected error**" in m.value]
+    assert (
+        "measured against the answers of the values clipped at U, so a U that clips many "
+        "values makes it look small" in expected
+    )
+    # the warning comes before the expected error
+    kinds = [(type(e).__name__, getattr(e, "value", "")) for e in at.main]
+    at_warning = next(i for i, (_, v) in enumerate(kinds) if "U looks too small" in str(v))
+    at_error = next(i for i, (_, v) in enumerate(kinds) if "**Expected error**" in str(v))
+    assert at_warning < at_error
+
+
+def test_a_u_that_fits_gives_no_domain_warning_on_the_release_page(page):
+    assert not [w for w in page.warning if "looks too" in w.value]
+
+
+def _interval_text(at: AppTest) -> str:
+    (line,) = [m.value for m in at.markdown if "95 % intervals published" in m.value]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "truncation", "said"),
+    [
+        ("clampshells", "inside", "bias of ClampShells without the data (at small ε, the whole "
+         "shell of bins around a threshold)"),
+        ("rawsum", "posthoc", "bias of RawSum without the data (its estimate of the whole "
+         "prefix, whatever θ* dropped)"),
+        ("tamm", "svt", "bias of TaMM without the data (each value anywhere between its bin's "
+         "edges"),
+    ],
+)  # fmt: skip
+def test_the_interval_words_are_the_chosen_algorithms(page, algorithm, truncation, said):
+    """Custodian review P2-6: the page explained its intervals with ClampShells' words whatever
+    the algorithm."""
+    page.selectbox(key="release_algorithm").set_value(algorithm).run()
+    page.selectbox(key="release_truncation").set_value(truncation).run()
+    text = _interval_text(page)
+    assert said in text, text
+    assert ("ClampShells" in text) == (algorithm == "clampshells")
+    assert not [w for w in page.warning if "open (unbounded)" in w.value]
+
+
+def test_sqm_says_before_releasing_that_upper_ends_may_be_open(page):
+    page.selectbox(key="release_algorithm").set_value("sqm").run()
+    page.selectbox(key="release_truncation").set_value("svt").run()
+    text = _interval_text(page)
+    assert "ClampShells" not in text and "several times wider" not in text
+    assert "elsewhere they are **open above** (see below)" in text
+    (before,) = [w.value for w in page.warning if "open (unbounded)" in w.value]
+    assert before.startswith("**Some upper ends may be open (unbounded)**: SQM's truncated sum ")
+    assert "where θ_i is below the threshold τ_i, nothing it measured bounds" in before
+    # without truncation nothing is truncated: every interval is two-sided, nothing warned
+    page.selectbox(key="release_truncation").set_value("none").run()
+    assert not [w for w in page.warning if "open (unbounded)" in w.value]
+    assert "open above" not in _interval_text(page)

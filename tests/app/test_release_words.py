@@ -51,7 +51,8 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
                       r"\*\*([\d,.]+) %\*\* of the answer, a root-mean-square error", text)  # fmt: skip
     assert match, text
     # one definition per number: the RMSE here, the 95 % intervals of the report said apart
-    assert "95 % intervals published with the answers are **several times wider**" in text
+    assert "95 % intervals published with the answers must hold the true answer" in text
+    assert "so they are **several times wider**: they bound the bias of TaMM" in text
     assert "about twice" not in text  # measured 1.5–11× on the sample: twice was wrong
     assert "for you only" in text  # computed from the data: not for publication
     assert not re.search(r"\d[eE][+-]?\d", text)  # no e-notation anywhere
