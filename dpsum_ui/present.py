@@ -48,7 +48,9 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
         HEADLINE: ov["median_rel_error"],
         "… with isotonic": ov["median_rel_error_iso"],
         "Median θ": [
-            NO_THETA_CELL if t == "none" or not np.isfinite(v) else f"{v:,.6g}"
+            # θ = ∞ and θ ≥ U alike (ClampShells at U, SVT's last grid point above U): nothing
+            # is truncated beyond cleaning's clip at U
+            NO_THETA_CELL if t == "none" or not v < result.config.upper else f"{v:,.6g}"
             for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
         ],
     }

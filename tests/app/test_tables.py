@@ -132,3 +132,28 @@ def _summary_tab(truncation: str | None = None):
     at.run()
     assert_clean(at)
     return at
+
+
+def test_a_median_theta_at_or_above_u_reads_none_beyond_u():
+    """A clamp point at U (ClampShells on an hourly column with U = 200) read "200" while
+    RawSum's θ = ∞ read "none beyond U" in the same table: both truncate nothing beyond the
+    clip at U, and SVT's last grid point may lie above U."""
+    import numpy as np
+
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_experiment
+    from dpsum_ui.present import NO_THETA_CELL, overview_table
+
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.lognormal(np.log(20), 0.5, 20_000), np.full(300, 250.0)])
+    data = make_dataset(values, upper=200.0)  # 300 values clipped to U: a point mass at U
+    config = ExperimentConfig(workload="Q2", epsilon=1.0, upper=200.0, bins=200, trials=20,
+                              truncations=("svt",), algorithms=("tamm", "clampshells"), seed=0)  # fmt: skip
+    result = run_experiment(data, config)
+    medians = dict(zip(result.overview()["algorithm"], result.overview()["median_theta"], strict=True))
+    assert medians["clampshells"] >= 200.0  # the case at hand: θ* at U
+    table = overview_table(result)
+    cells = dict(zip(table["Algorithm"], table["Median θ"], strict=True))
+    assert cells["ClampShells"] == NO_THETA_CELL
+    assert cells["TaMM"] == (NO_THETA_CELL if medians["tamm"] >= 200.0 else f"{medians['tamm']:,.6g}")
