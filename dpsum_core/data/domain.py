@@ -15,7 +15,7 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import WeightRule
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.exact import differences, point_sums
-from dpsum_core.text import counted
+from dpsum_core.text import counted, number
 from dpsum_core.validation import check_choice, check_int, check_upper
 
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -152,18 +152,26 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
         # warning, not two that contradict each other).
         top_piled = too_small and domain.bins - 1 in order[:crowded]
         if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)) and not top_piled:
-            out.append(
-                f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the {noun} fall in {crowded:,} of the "
-                f"{domain.bins:,} bins: U = {domain.upper:,.6g} looks far too large for this "
-                "column (the histogram will look empty and the error will be large). Set U "
-                "from what is publicly known about the column's range."
-            )
+            where = f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the {noun} fall in {crowded:,} of the {domain.bins:,} bins"
+            if limits.DOMAIN_CROWDED_BINS * domain.bins < 1:  # so few bins: they may be the cause
+                out.append(
+                    f"{where}: U = {number(domain.upper)} may be far too large for this column, "
+                    f"or {domain.bins:,} bins too few (a bin's records count at one value, so "
+                    "the error will be large). Set U from what is publicly known about the "
+                    "column's range, and use more bins."
+                )
+            else:
+                out.append(
+                    f"{where}: U = {number(domain.upper)} looks far too large for this column "
+                    "(the histogram will look empty and the error will be large). Set U from "
+                    "what is publicly known about the column's range."
+                )
     if too_small:
         out.append(
             f"{counted(clipped, one, noun)} ({clipped / max(units, 1):.1%}) "
             + ("had a total (all their rows summed) above " if by_person else
                "was above " if clipped == 1 else "were above ")
-            + f"U = {domain.upper:,.6g} and {'was' if clipped == 1 else 'were'} set to U: U "
+            + f"U = {number(domain.upper)} and {'was' if clipped == 1 else 'were'} set to U: U "
             "looks too small for this column. "
             "Set U from what is publicly known about the column's range."
         )

@@ -233,11 +233,25 @@ def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
 
     hourly = make_dataset(pd.Series(np.arange(10.0, 60.0)), upper=800_000, name="h", column="w")
     (crowded,) = domain_warnings(hourly, Domain(800_000, 1000))
-    assert "fall in 1 of the 1,000 bins" in crowded and "far too large" in crowded
+    assert "fall in 1 of the 1,000 bins" in crowded and "looks far too large" in crowded
+    assert "bins too few" not in crowded  # 1,000 bins: U alone is to blame
     assert domain_warnings(hourly, Domain(100, 10)) == []
     clipped = make_dataset(pd.Series(np.arange(1.0, 101.0)), upper=50, name="c", column="v")
     (message,) = domain_warnings(clipped, Domain(50, 10))
     assert "50 records (50.0%) were above U = 50" in message and "too small" in message
+
+
+def test_with_few_bins_the_crowded_warning_names_the_bins_too():
+    """Teacher review: with 3 bins, "U = 800,000 looks far too large" blamed U alone when
+    most records fell in one of the 3 bins; so few bins can be the cause."""
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.data.domain import Domain, domain_warnings
+
+    incomes = make_dataset(pd.Series(np.linspace(1_000.0, 200_000.0, 500)), upper=800_000,
+                           name="i", column="v")  # fmt: skip
+    (message,) = domain_warnings(incomes, Domain(800_000, 3))
+    assert "fall in 1 of the 3 bins: U = 800,000 may be far too large" in message
+    assert "or 3 bins too few" in message and "use more bins" in message
 
 
 def test_values_piled_at_u_give_one_warning_not_two_that_contradict():
