@@ -15,6 +15,7 @@ from dpsum_core import limits
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError, ParameterError
 from dpsum_core.noise import Noise, as_noise
+from dpsum_core.text import number
 from dpsum_core.truncation.choice import (
     LAW_POINTS,
     ThetaLaw,
@@ -62,7 +63,7 @@ def check_svt_grid(upper: float, *, s: float, c: float) -> int:
     if size > most:
         s_fit = _ceil_significant(math.exp(math.log(upper) - (most - 1) * math.log(c)))
         raise ParameterError(
-            f"the SVT grid u_k = s·c^(k−1) from s = {s:g} up to U = {upper:g} with c = {c!r} "
+            f"the SVT grid u_k = s·c^(k−1) from s = {number(s)} up to U = {number(upper)} with c = {c!r} "
             f"has {size:,} points, more than the {most:,} allowed: use c ≥ "
             f"{svt_c_min(upper, s=s):.12g} or s ≥ {s_fit:.12g}"
         )
@@ -309,10 +310,11 @@ PARAMS = (
           explain="SVT looks for the first grid point below which an r-fraction of the "
                   "records lie."),
     Param("svt_c", "--svt-c", "c (grid ratio)", default=1.2, check=_check_c, low=1.0,
-          help=f"ratio of SVT's grid u_k = s·c^(k−1) up to U, at most {limits.MAX_SVT_GRID:,} "
+          help=f"ratio of SVT's grid u_k = s·c^(k−1) up to its first point at or above U, at "
+               f"most {limits.MAX_SVT_GRID:,} "
                "points (default 1.2)",
           step=0.05, floor=c_floor,
-          explain=lambda c_min: f"Grid u_k = s·c^(k−1) up to U, at most "
+          explain=lambda c_min: f"Grid u_k = s·c^(k−1) up to its first point at or above U, at most "
           f"{limits.MAX_SVT_GRID:,} points" + (f": c ≥ {c_min:g} for this U and s." if c_min
                                                  else ".")),
     SVT_S,
