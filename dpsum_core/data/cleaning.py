@@ -246,7 +246,9 @@ class CleaningReport:
     and the clips count people (each person's total is clipped to [0, U]); ``people`` is the
     number of people kept. ``dollar_removed`` and ``spaces_removed`` count the kept rows whose
     text had a "$", or "_" or white space between its characters, removed before it was read
-    (:data:`_REMOVED`). ``content``: the kept (identifier, value) rows as a
+    (:data:`_REMOVED`). ``negative_rows`` counts, by person, the kept rows with a negative
+    value, added into their person's total (by row a negative value is clipped to 0 and
+    counted in ``clipped_below_zero``). ``content``: the kept (identifier, value) rows as a
     :class:`~dpsum_core.data.content.Content` (what a ledger binds to), when it was asked for.
     """
 
@@ -264,6 +266,7 @@ class CleaningReport:
     content: Content | None = None
     dollar_removed: int = 0
     spaces_removed: int = 0
+    negative_rows: int = 0
 
     @property
     def rows_kept(self) -> int:
@@ -293,6 +296,7 @@ class CleaningReport:
             "people": self.people,
             "dollar_removed": self.dollar_removed,
             "spaces_removed": self.spaces_removed,
+            "negative_rows": self.negative_rows,
         }
 
     @property
@@ -321,6 +325,9 @@ class CleaningReport:
             out.append(f"{counted(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
         if self.dropped_non_finite:
             out.append(f"{counted(self.dropped_non_finite, 'infinite value')} dropped.")
+        if self.negative_rows:  # by person: netted, not clipped (the total is clipped)
+            whose = "its person's total" if self.negative_rows == 1 else "their people's totals"
+            out.append(f"{counted(self.negative_rows, 'negative value')} added into {whose}.")
         what = "value" if self.id_column is None else "total"
         if self.clipped_below_zero:
             out.append(f"{counted(self.clipped_below_zero, 'negative ' + what)} set to 0.")
@@ -457,6 +464,7 @@ def clean(
         content=digest,
         dollar_removed=_kept(numbers.dollar, used),
         spaces_removed=_kept(numbers.spaced, used),
+        negative_rows=int((parsed[used] < 0).sum()) if ids is not None else 0,
     )
     if values.size == 0:
         raise DataError(

@@ -275,6 +275,7 @@ class SQLBackend:
             "NOT no_id AND abs(p) = CAST('Infinity' AS DOUBLE)",
             "no_id",
             *(f"{kept} AND {m} = 1" for m in MARKS),
+            f"{kept} AND p < 0",  # a negative row, added into its person's total
         ]
         counted = ", ".join(
             f"sum(CASE WHEN {c.format(nan=nan)} THEN 1 ELSE 0 END)" for c in parts
@@ -289,7 +290,7 @@ class SQLBackend:
         rows, *counts = (int(x or 0) for x in self.query(
             f"SELECT count(*), {counted} FROM ({rows_sql}) r"
         )[0])  # fmt: skip
-        digest = Content(counts[6], (counts[7], counts[8])) if content else None
+        digest = Content(counts[7], (counts[8], counts[9])) if content else None
         return CleaningReport(
             rows_read=rows,
             dropped_missing=counts[0],
@@ -303,6 +304,7 @@ class SQLBackend:
             content=digest,
             dollar_removed=counts[4],
             spaces_removed=counts[5],
+            negative_rows=counts[6],
         )
 
     # -- to implement -------------------------------------------------------------------------
