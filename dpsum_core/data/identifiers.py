@@ -150,7 +150,8 @@ def index_reason(
             f"{numbers.size:,} rows, one per row: a row number or an identifier"
         ), False
     if looks_like_identifier(df[column]) and 2 * distinct.size <= numbers.size:
-        return f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier", False
+        codes = f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier"
+        return codes, False
     if distinct[0] not in (0, 1) or distinct[-1] - distinct[0] + 1 != distinct.size:
         return None  # an index within a person takes every value from 0 (or 1) up
     for owner in owners:

@@ -369,7 +369,8 @@ class SQLBackend:
     def value_choices(self) -> tuple[str, ...]:
         """The columns that could be the value column, best first
         (:func:`dpsum_core.data.identifiers.value_choices`)."""
-        return value_choices(self.numeric_columns, self.judged.not_values, id_column=self.id_column)
+        not_values = self.judged.not_values
+        return value_choices(self.numeric_columns, not_values, id_column=self.id_column)
 
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
