@@ -247,8 +247,8 @@ def judge_columns(
     if any(c not in small and _many_numbers(df[c]) for c in rest):  # beside an amount
         for name, d in small.items():
             found[name] = (
-                f"{d.size} distinct small integers ({d[0]:.0f}..{d[-1]:.0f}) in its first "
-                f"{len(df):,} rows: a count or an index rather than an amount"
+                f"only {d.size} distinct integers ({d[0]:.0f}..{d[-1]:.0f}) in its first "
+                f"{len(df):,} rows: a count, an index or a code rather than an amount"
             )
             indexes.append(name)
     return Judged(tuple(found.items()), not_values, tuple(indexes))

@@ -65,7 +65,7 @@ def test_a_job_number_is_not_the_default_value_column(tmp_path, shuffle, id_colu
 def test_a_count_loses_to_an_amount_but_stays_a_choice(tmp_path):
     head = inspect_table(counts(tmp_path))
     assert head.default_column() == "income"  # old: children (as numeric, and first)
-    assert "count or an index" in dict(head.skipped)["children"]
+    assert "only 5 distinct integers (0..4)" in dict(head.skipped)["children"]
     assert head.not_values == () and head.choices() == ("income", "children")
 
 
@@ -105,9 +105,11 @@ def test_a_release_with_column_and_a_run_without_it_go_on(tmp_path, capsys):
     assert "value column 'income' chosen by default" in capsys.readouterr().out
 
 
-def test_a_release_by_person_takes_the_one_possible_value_column(tmp_path, capsys):
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_a_release_by_person_takes_the_one_possible_value_column(tmp_path, capsys, engine):
     out = tmp_path / "out"
     code = main(["release", "--data", str(survey(tmp_path)), "--id-column", "person_id",
+                 "--engine", engine,
                  "--upper", "200", "--bins", "20", "--workload", "Q1", "--algorithm", "tamm",
                  "--truncation", "svt", "--out", str(out)])  # fmt: skip
     err = capsys.readouterr().err
