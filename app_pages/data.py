@@ -10,7 +10,14 @@ from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
 from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
 from dpsum_ui import keys as K
-from dpsum_ui.identifiers import column_note, unit_caption, unit_note, unit_option
+from dpsum_ui.identifiers import (
+    column_note,
+    index_columns,
+    unit_caption,
+    unit_choices,
+    unit_note,
+    unit_option,
+)
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
 from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES
@@ -85,13 +92,16 @@ def release_data_section() -> None:
         state.ensure_option(K.RELEASE_DATA_COLUMN, rel.columns, fallback=rel.column)
         widget(st.selectbox, K.RELEASE_DATA_COLUMN, "Release column", options=rel.columns)
         rel = state.data_context("release")
-        units = [state.ONE_ROW, *(c for c in rel.all_columns if c != rel.column)]
+        rel_others = [c for c in rel.all_columns if c != rel.column]
+        units = [state.ONE_ROW, *unit_choices(rel, rel_others)]
+        rel_indexes = index_columns(rel)
         if state.release_unit() not in units:  # not chosen for this file (or a stale column)
             state.put(K.RELEASE_ID_COLUMN, None)
         widget(
             st.selectbox, K.RELEASE_ID_COLUMN, "Release file's unit of privacy (who the "
             "guarantee protects)", options=units,
-            format_func=lambda c: unit_option(None if c == state.ONE_ROW else c),
+            format_func=lambda c: unit_option(None if c == state.ONE_ROW else c,
+                                              index=c in rel_indexes),
             placeholder="Choose it for this file (the planning file's is not carried over)",
             help="The unit of privacy belongs to the file that is released: if a person can have "
             "several rows in it, choose the column that identifies them.",
@@ -216,7 +226,8 @@ with data_col:
     ctx = state.data_context()
     if (why := column_note(ctx)) is not None:
         st.caption(escape_name(why, "markdown"))
-    others = [c for c in ctx.all_columns if c != ctx.column]
+    others = unit_choices(ctx, [c for c in ctx.all_columns if c != ctx.column])
+    indexes = index_columns(ctx)  # an index or a count: offered last, saying so
     chosen = get(K.DATA_ID_COLUMN)
     # A chosen identifier that is now the value column stays shown: the engine refuses it
     # with a message, rather than the unit changing silently to one row per person.
@@ -226,7 +237,7 @@ with data_col:
         K.DATA_ID_COLUMN,
         "Unit of privacy (who the guarantee protects)",
         options=[None, *others, *stale],
-        format_func=unit_option,
+        format_func=lambda c: unit_option(c, index=c in indexes),
         # None (one row per person) is both an option and the state's value; Streamlit shows a
         # None value as the placeholder, so the placeholder says what None means.
         placeholder="One row per person",

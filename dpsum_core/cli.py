@@ -349,7 +349,8 @@ def _read(
 ):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
     spark), after the checks every command that reads data shares: the default value column
-    is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`), and a file
+    is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`) and a release
+    refuses to guess it among several (:func:`_refuse_guess`), and a file
     read as "one row = one person" beside a column that looks like codes of people is
     refused by a release and warned about otherwise, unless ``--one-row-per-person``.
 
@@ -371,9 +372,10 @@ def _read(
     if args.engine == "memory":
         column, skipped, choices = args.column, {}, 1
         if column is None:
-            head = inspect_table(args.data)
+            head = inspect_table(args.data, id_column=args.id_column)
             column, skipped = head.default_column(args.id_column), dict(head.skipped)
             choices = len(head.candidates)
+            _refuse_guess(head.choices(args.id_column), release=release)
         source = load_column(
             args.data, upper=upper, column=column, id_column=args.id_column, content=content
         )
@@ -393,11 +395,25 @@ def _read(
         ))  # duckdb, spark: SQL engines
         skipped = source.skipped if args.column is None else {}
         choices = len(source.numeric_columns)
+        if args.column is None:
+            _refuse_guess(source.value_choices, release=release)
         _check_unit(source.identifiers if check_unit else (), release=release)
     if args.column is None and (choices > 1 or skipped):  # a choice was made: say which, why
         note = default_column_note(source.column, skipped, option="--column")
         print(f"dpsum: note: {note}" if release else note, file=sys.stderr if release else sys.stdout)
     return source
+
+
+def _refuse_guess(choices: tuple[str, ...], *, release: bool) -> None:
+    """Refuse a release without ``--column`` when more than one column could be the value
+    column (``choices``, :func:`~dpsum_core.data.identifiers.value_choices`): a wrong guess
+    would spend the budget on the wrong sums. ``run`` and ``reproduce`` guess, with a note."""
+    if release and len(choices) > 1:
+        names = ", ".join(repr(c) for c in choices)
+        raise ParameterError(
+            f"columns {names} could each be the value column, and a release does not guess: "
+            "pass --column NAME"
+        )
 
 
 def _check_unit(suspects: tuple[str, ...], *, release: bool) -> None:

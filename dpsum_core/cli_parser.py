@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--column",
             help="numeric column (default: the most numeric one that does not look like a row "
-            "number or an identifier; the choice and why are printed)",
+            "number, an identifier, an index or a count; the choice and why are printed). A "
+            "release refuses to guess when several columns could be the value",
         )
         p.add_argument(
             "--id-column",

@@ -18,14 +18,36 @@ from .store import data_state, live, memo, put_data
 from .uploads import HELD
 
 
-def unit_option(id_column: str | None) -> str:
+def unit_option(id_column: str | None, *, index: bool = False) -> str:
     """An option of the unit-of-privacy boxes, in the words of the charts' subtitles and
     short enough for the box at 1280 px ("Rows of the same person are identified by column
-    person_" was cut): "One row per person" or "One person = all rows with the same 'pid'"."""
+    person_" was cut): "One row per person" or "One person = all rows with the same 'pid'";
+    ``index``: the column looks like an index within a person or a count, and says so."""
     if id_column is None:
         return "One row per person"
     words = unit_of_privacy(id_column)
-    return words[0].upper() + words[1:]
+    return words[0].upper() + words[1:] + (" (looks like an index)" if index else "")
+
+
+def index_columns(ctx: DataContext) -> tuple[str, ...]:
+    """The columns of an uploaded file whose first rows look like an index within a person or
+    a count (a job number 1, 2, …; :attr:`dpsum_core.data.reading.TableHead.indexes`): offered
+    last as a person's identifier, saying so; none for samples and server datasets.
+
+    Privacy
+    -------
+    Read off the file's first rows; shown to the data holder only, as column names.
+    """
+    up = upload_of(ctx)
+    return () if up is None else up.head.indexes
+
+
+def unit_choices(ctx: DataContext, columns: list[str]) -> list[str]:
+    """``columns`` in the order a unit-of-privacy box offers them: those that look like an
+    index or a count (:func:`index_columns`) last. Still offered, as a file with a few people
+    numbered 1, 2, … looks the same."""
+    indexes = index_columns(ctx)
+    return sorted(columns, key=lambda c: c in indexes)  # stable: the file's order otherwise
 
 
 def unit_caption(id_column: str | None) -> str | None:

@@ -16,6 +16,7 @@ import numpy as np
 from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.content import Content, content_of
+from dpsum_core.data.identifiers import Judged, judge_columns, named_like_identifier
 from dpsum_core.errors import DataError
 from dpsum_core.text import counted
 from dpsum_core.validation import check_upper
@@ -162,24 +163,26 @@ def decimal_comma_hint(df: pd.DataFrame) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
-_ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
 
 
 def numeric_columns(df: pd.DataFrame) -> list[str]:
     """Names of the columns holding at least one numeric value: most numeric first, columns
     named like identifiers (``id``, ``user_id``, ``index``, ``Unnamed: 0``) or looking like
-    them by their content (:func:`~dpsum_core.data.identifiers.skipped_columns`) last."""
+    them by their content (:func:`~dpsum_core.data.identifiers.judge_columns`) last."""
     return column_ranking(df)[0]
 
 
-def column_ranking(df: pd.DataFrame) -> tuple[list[str], dict[str, str]]:
-    """(:func:`numeric_columns` of ``df``, the numeric columns put last for their content,
-    with why)."""
-    from dpsum_core.data.identifiers import skipped_columns
-
+def column_ranking(
+    df: pd.DataFrame, *, id_column: str | None = None
+) -> tuple[list[str], Judged]:
+    """(:func:`numeric_columns` of ``df``, what its content says of them: the columns put last
+    with why, those that cannot be the value; ``id_column``: the identifier of people, if
+    chosen)."""
     names, counts = [str(c) for c in df.columns], numeric_counts(df)
-    skipped = skipped_columns(df.set_axis(names, axis=1), rank_columns(names, counts))
-    return rank_columns(names, counts, last=tuple(skipped)), skipped
+    judged = judge_columns(
+        df.set_axis(names, axis=1), rank_columns(names, counts), id_column=id_column
+    )
+    return rank_columns(names, counts, last=tuple(dict(judged.skipped))), judged
 
 
 def numeric_counts(df: pd.DataFrame) -> list[int]:
@@ -217,7 +220,7 @@ def rank_columns(
     """Columns with at least one finite number, in the order of :func:`numeric_columns`
     (``last``: columns that look like identifiers by their content)."""
     scores = [
-        (bool(_ID_LIKE.search(name.strip())) or name in last, -count, i, name)
+        (named_like_identifier(name) or name in last, -count, i, name)
         for i, (name, count) in enumerate(zip(names, finite_counts, strict=True))
         if count
     ]
@@ -243,7 +246,9 @@ class CleaningReport:
     and the clips count people (each person's total is clipped to [0, U]); ``people`` is the
     number of people kept. ``dollar_removed`` and ``spaces_removed`` count the kept rows whose
     text had a "$", or "_" or white space between its characters, removed before it was read
-    (:data:`_REMOVED`). ``content``: the kept (identifier, value) rows as a
+    (:data:`_REMOVED`). ``negative_rows`` counts, by person, the kept rows with a negative
+    value, added into their person's total (by row a negative value is clipped to 0 and
+    counted in ``clipped_below_zero``). ``content``: the kept (identifier, value) rows as a
     :class:`~dpsum_core.data.content.Content` (what a ledger binds to), when it was asked for.
     """
 
@@ -261,6 +266,7 @@ class CleaningReport:
     content: Content | None = None
     dollar_removed: int = 0
     spaces_removed: int = 0
+    negative_rows: int = 0
 
     @property
     def rows_kept(self) -> int:
@@ -290,6 +296,7 @@ class CleaningReport:
             "people": self.people,
             "dollar_removed": self.dollar_removed,
             "spaces_removed": self.spaces_removed,
+            "negative_rows": self.negative_rows,
         }
 
     @property
@@ -318,6 +325,9 @@ class CleaningReport:
             out.append(f"{counted(self.dropped_non_numeric, 'non-numeric cell')} dropped.")
         if self.dropped_non_finite:
             out.append(f"{counted(self.dropped_non_finite, 'infinite value')} dropped.")
+        if self.negative_rows:  # by person: netted, not clipped (the total is clipped)
+            whose = "its person's total" if self.negative_rows == 1 else "their people's totals"
+            out.append(f"{counted(self.negative_rows, 'negative value')} added into {whose}.")
         what = "value" if self.id_column is None else "total"
         if self.clipped_below_zero:
             out.append(f"{counted(self.clipped_below_zero, 'negative ' + what)} set to 0.")
@@ -454,6 +464,7 @@ def clean(
         content=digest,
         dollar_removed=_kept(numbers.dollar, used),
         spaces_removed=_kept(numbers.spaced, used),
+        negative_rows=int((parsed[used] < 0).sum()) if ids is not None else 0,
     )
     if values.size == 0:
         raise DataError(

@@ -21,7 +21,14 @@ The rules, on a column's non-empty cells (n of them):
   with at least two rows per code on average (an income in whole units repeats by chance,
   an identifier by design).
 - **index within a person** (:func:`index_reason`): beside an identifier of people, integers
-  numbering each person's rows 0, 1, 2, … or 1, 2, 3, … (for at least 90 % of the rows).
+  from 0 (or 1) up, the first of them the most common, that differ between the rows of the
+  same person (for at least 90 % of the people seen with several rows, and at least
+  :data:`MIN_PEOPLE_SEEN` of them): rows in any order, most people with one row.
+- **count** (:func:`judge_columns`): a column that is at least 99 % numbers, all of them
+  non-negative integers with few distinct values (at most 50 and at most √n: a job number,
+  a number of children), beside a column of many distinct numbers that is at least 99 %
+  numeric (the amount). A count can still be the value (it stays among the choices) but is
+  not the default; an index within a person cannot.
 
 Privacy
 -------
@@ -32,7 +39,9 @@ terminal, the custodian's page) and never released.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,8 +55,24 @@ SAMPLE_ROWS = 1000
 # an amount in whole units (an income in dollars) repeats now and then by chance, an identifier
 # of people with several rows by design.
 SHARED_CODE_SHARE = 0.5
-# Share of the rows that must number their person's rows 0, 1, 2, … (index within a person).
+# Share of the people seen with several rows whose rows have different numbers (an index within
+# a person), and how many such people must be seen at least.
 PER_PERSON_INDEX_SHARE = 0.9
+MIN_PEOPLE_SEEN = 3
+# Share of the non-empty cells that are numbers for a column to be a column of numbers (a few
+# "n/a" or "refused" among 40,000 wages), not of text codes.
+NUMERIC_SHARE = 0.99
+# At most this many distinct non-negative integers (and at most √n): a count or an index.
+SMALL_INTEGER_VALUES = 50
+
+# Column names that say "identifier" or "row number": id, user_id, index, row, Unnamed: 0.
+_ID_LIKE = re.compile(r"^(id|index|row|unnamed: ?\d+)$|(^|_)id$", re.IGNORECASE)
+
+
+def named_like_identifier(name: str) -> bool:
+    """Whether a column's name says it is an identifier or a row number (``id``,
+    ``user_id``, ``index``, ``row``, ``Unnamed: 0``)."""
+    return bool(_ID_LIKE.search(name.strip()))
 
 
 def _cells(values: pd.Series) -> pd.Series:
@@ -65,20 +90,38 @@ def _integers(cells: pd.Series) -> np.ndarray | None:
     return numbers
 
 
-def looks_like_identifier(values: pd.Series) -> bool:
-    """Whether ``values`` look like codes of people with several rows each: text or integer
-    codes, some repeated, more than √(cells) distinct (fewer: a category; see the module)."""
+def _numbers(cells: pd.Series) -> pd.Series:
+    """The cells read leniently as numbers ('$', '_', ',' and spaces removed; NaN if not one):
+    enough to tell a column of numbers from text codes, not to read the values."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
+    plain = cells.str.replace(r"[$_,\s]", "", regex=True)
+    return pd.to_numeric(plain, errors="coerce")
+
+
+def _mostly_numbers(cells: pd.Series) -> pd.Series | None:
+    """The cells that are numbers, when at least :data:`NUMERIC_SHARE` of them are; else None."""
+    numeric = _numbers(cells).notna()
+    if cells.size == 0 or numeric.mean() < NUMERIC_SHARE:
+        return None
+    return cells[numeric.to_numpy()]
+
+
+def looks_like_identifier(values: pd.Series) -> bool:
+    """Whether ``values`` look like codes of people with several rows each: text or integer
+    codes, some repeated, more than √(cells) distinct (fewer: a category; see the module).
+    A column of numbers with a few words in it (at least :data:`NUMERIC_SHARE` numbers: "n/a",
+    "refused" among wages) is judged on its numbers."""
     cells = _cells(values)
     distinct = cells.nunique()
     if cells.size < 2 or distinct == cells.size or distinct <= math.sqrt(cells.size):
         return False
-    if pd.to_numeric(cells, errors="coerce").isna().any():  # text codes
+    numbers = _mostly_numbers(cells)
+    if numbers is None:  # text codes
         return True
-    if _integers(cells) is None:  # decimals: a measurement
+    if _integers(numbers) is None:  # decimals: a measurement
         return False
-    shared = cells.duplicated(keep=False).mean()  # rows whose code another row has too
+    shared = numbers.duplicated(keep=False).mean()  # rows whose code another row has too
     return bool(shared >= SHARED_CODE_SHARE)
 
 
@@ -90,10 +133,12 @@ def identifier_columns(df: pd.DataFrame, *, skip: tuple[str, ...] = ()) -> tuple
     )  # fmt: skip
 
 
-def index_reason(df: pd.DataFrame, column: str, *, owners: tuple[str, ...] = ()) -> str | None:
+def index_reason(
+    df: pd.DataFrame, column: str, *, owners: tuple[str, ...] = ()
+) -> tuple[str, bool] | None:
     """Why ``column`` of ``df`` looks like a row number or an identifier rather than a value
     (see the module's rules; ``owners``: the identifiers of people whose rows it may number),
-    in plain words, or None."""
+    in plain words, and whether it is an index within a person; or None."""
     cells = _cells(df[column])
     numbers = _integers(cells)
     if numbers is None or numbers.size < 3:
@@ -103,53 +148,128 @@ def index_reason(df: pd.DataFrame, column: str, *, owners: tuple[str, ...] = ())
         return (
             f"distinct integers {distinct[0]:.0f}..{distinct[-1]:.0f} in its first "
             f"{numbers.size:,} rows, one per row: a row number or an identifier"
-        )
+        ), False
     if looks_like_identifier(df[column]) and 2 * distinct.size <= numbers.size:
-        return f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier"
+        codes = f"integer codes repeated over rows ({distinct.size:,} distinct): an identifier"
+        return codes, False
     if distinct[0] not in (0, 1) or distinct[-1] - distinct[0] + 1 != distinct.size:
         return None  # an index within a person takes every value from 0 (or 1) up
     for owner in owners:
         if owner != column and _numbers_rows_of(df[column], df[owner]):
-            return f"numbers the rows of each {owner!r} (0, 1, 2, …): an index, not a value"
+            return f"numbers the rows of each {owner!r} (0, 1, 2, …): an index, not a value", True
     return None
 
 
 def _numbers_rows_of(values: pd.Series, ids: pd.Series) -> bool:
-    """Whether ``values`` number the rows of each identifier 0, 1, … or 1, 2, … (see
-    :data:`PER_PERSON_INDEX_SHARE`)."""
+    """Whether ``values`` number the rows of each identifier 0, 1, … or 1, 2, …, judged on
+    rows in any order where most people may have one row: the first number is the most
+    common (every person has it), and the people seen with several rows have different
+    numbers on them (see :data:`PER_PERSON_INDEX_SHARE`, :data:`MIN_PEOPLE_SEEN`)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     numbers = pd.to_numeric(values, errors="coerce")
-    frame = pd.DataFrame({"v": numbers.to_numpy(), "id": ids.astype(str).to_numpy()}).dropna()
+    frame = pd.DataFrame({"v": numbers.to_numpy(), "id": ids.to_numpy()}).dropna()
     if frame.empty:
         return False
-    group = frame.groupby("id")["v"]
-    low, high = group.transform("min"), group.transform("max")
-    size, unique = group.transform("size"), group.transform("nunique")
-    enumerates = low.isin([0, 1]) & (high - low + 1 == size) & (unique == size) & (size > 1)
-    return bool(enumerates.mean() >= PER_PERSON_INDEX_SHARE)
+    counts = frame["v"].value_counts()
+    if counts[frame["v"].min()] < counts.max():
+        return False
+    frame["id"] = frame["id"].astype(str).str.strip()
+    sizes = frame.groupby("id")["v"].agg(["size", "nunique"])
+    several = sizes[sizes["size"] > 1]
+    if len(several) < MIN_PEOPLE_SEEN:
+        return False
+    return bool((several["size"] == several["nunique"]).mean() >= PER_PERSON_INDEX_SHARE)
 
 
-def skipped_columns(
-    df: pd.DataFrame, candidates: list[str], *, id_column: str | None = None
-) -> dict[str, str]:
-    """The numeric ``candidates`` of ``df`` a default value column skips, with why: the
-    identifier ``id_column`` if given, else every column that looks like one, owns the rows
-    an index may number."""
+def _small_integers(values: pd.Series) -> np.ndarray | None:
+    """The distinct values of a column of few distinct non-negative integers (a count or an
+    index, see the module), or None."""
+    cells = _cells(values)
+    numbers = _mostly_numbers(cells)
+    plain = None if numbers is None else _integers(numbers)
+    if plain is None or plain.min() < 0:
+        return None
+    distinct = np.unique(plain)
+    return distinct if distinct.size <= min(SMALL_INTEGER_VALUES, math.sqrt(cells.size)) else None
+
+
+def _many_numbers(values: pd.Series) -> bool:
+    """Whether a column is at least :data:`NUMERIC_SHARE` numbers with many distinct values
+    (more than a count has): an amount."""
+    cells = _cells(values)
+    numbers = _mostly_numbers(cells)
+    if numbers is None:
+        return False
+    distinct = _numbers(numbers).nunique()
+    return bool(distinct > min(SMALL_INTEGER_VALUES, math.sqrt(cells.size)))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a table's first rows say of its numeric columns (:func:`judge_columns`).
+
+    Attributes
+    ----------
+    skipped
+        The columns a default value column skips (put last), with why.
+    not_values
+        The columns that cannot be the value column: row numbers, codes of people, an index
+        within a person (a count can still be the value, and is not here).
+    indexes
+        The columns that look like an index within a person or a count: not a person's
+        identifier.
+    """
+
+    skipped: tuple[tuple[str, str], ...] = ()
+    not_values: tuple[str, ...] = ()
+    indexes: tuple[str, ...] = ()
+
+
+def judge_columns(
+    df: pd.DataFrame, candidates: Sequence[str], *, id_column: str | None = None
+) -> Judged:
+    """Judge the numeric ``candidates`` of ``df`` (see the module's rules). The identifier
+    ``id_column`` if given, else every column that looks like one, owns the rows an index may
+    number."""
     owners = (id_column,) if id_column is not None else identifier_columns(df)
-    found = {}
-    for name in candidates:
-        if name in df.columns and name != id_column:
-            reason = index_reason(df, name, owners=owners)
-            if reason is not None:
-                found[name] = reason
-    return found
+    present = [c for c in candidates if c in df.columns and c != id_column]
+    found: dict[str, str] = {}
+    indexes = []
+    for name in present:
+        judged = index_reason(df, name, owners=owners)
+        if judged is not None:
+            found[name] = judged[0]
+            indexes += [name] if judged[1] else []
+    not_values = tuple(found)
+    rest = [c for c in present if c not in found]
+    small = {c: d for c in rest if (d := _small_integers(df[c])) is not None}
+    if any(c not in small and _many_numbers(df[c]) for c in rest):  # beside an amount
+        for name, d in small.items():
+            found[name] = (
+                f"only {d.size} distinct integers ({d[0]:.0f}..{d[-1]:.0f}) in its first "
+                f"{len(df):,} rows: a count, an index or a code rather than an amount"
+            )
+            indexes.append(name)
+    return Judged(tuple(found.items()), not_values, tuple(indexes))
+
+
+def value_choices(
+    ranked: Sequence[str], not_values: Sequence[str], *, id_column: str | None = None
+) -> tuple[str, ...]:
+    """The columns that could be the value column, best first: the numeric columns
+    ``ranked`` other than the identifier, the ``not_values`` (:class:`Judged`) and columns
+    named like identifiers; all but the identifier when none is left."""
+    left = tuple(c for c in ranked if c != id_column)
+    return tuple(
+        c for c in left if c not in not_values and not named_like_identifier(c)
+    ) or left  # fmt: skip
 
 
 def default_column_note(column: str, skipped: Mapping[str, str], *, option: str) -> str:
     """Which value column was chosen by default and why, naming the skipped columns and how to
     choose another (``option``: ``--column`` or the page's box)."""
-    why = "the most numeric column" + (" not like an identifier" if skipped else "")
+    why = "the most numeric column" + (" not like an identifier or an index" if skipped else "")
     note = f"value column {column!r} chosen by default ({why})"
     if skipped:
         note += "; skipped " + "; ".join(f"{n!r}: {r}" for n, r in skipped.items())

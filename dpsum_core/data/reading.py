@@ -29,7 +29,7 @@ from dpsum_core.data.bounds import (
 from dpsum_core.data.bytebudget import ByteBudget
 from dpsum_core.data.cleaning import DELIMITER, column_ranking, decimal_comma_hint
 from dpsum_core.data.dataset import Dataset, make_dataset
-from dpsum_core.data.identifiers import SAMPLE_ROWS, skipped_columns
+from dpsum_core.data.identifiers import SAMPLE_ROWS, judge_columns, value_choices
 from dpsum_core.data.parquet import parquet_head, parquet_rows, read_parquet
 from dpsum_core.errors import DataError
 
@@ -120,23 +120,39 @@ class TableHead:
         :func:`~dpsum_core.data.cleaning.numeric_columns`): for a text file judged on its first
         rows, for Parquet from the schema (numeric types) and the first rows of text columns.
     skipped
-        The candidates put last because their first rows look like a row number or an
-        identifier, with why (:func:`~dpsum_core.data.identifiers.skipped_columns`).
+        The candidates put last because their first rows look like a row number, an
+        identifier, an index or a count, with why
+        (:func:`~dpsum_core.data.identifiers.judge_columns`).
+    not_values
+        The candidates that cannot be the value column (row numbers, identifiers, an index
+        within a person).
+    indexes
+        The columns that look like an index within a person or a count (not a person).
     """
 
     name: str
     columns: tuple[str, ...]
     candidates: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...] = ()
+    not_values: tuple[str, ...] = ()
+    indexes: tuple[str, ...] = ()
+
+    def choices(self, id_column: str | None = None) -> tuple[str, ...]:
+        """The columns that could be the value column, best first
+        (:func:`~dpsum_core.data.identifiers.value_choices`)."""
+        return value_choices(self.candidates, self.not_values, id_column=id_column)
 
     def default_column(self, id_column: str | None = None) -> str:
-        """The default value column: the best candidate that is not ``id_column``."""
-        return next((c for c in self.candidates if c != id_column), self.candidates[0])
+        """The default value column: the best of :meth:`choices`."""
+        return next(iter(self.choices(id_column)), self.candidates[0])
 
 
-def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
+def inspect_table(
+    source: Source, *, name: str | None = None, id_column: str | None = None
+) -> TableHead:
     """List a table's columns and numeric candidates without decoding it: the header and
-    first rows of a text file, the schema, statistics and first rows of Parquet.
+    first rows of a text file, the schema, statistics and first rows of Parquet
+    (``id_column``: the identifier of people, if chosen, whose rows an index may number).
 
     Raises
     ------
@@ -145,22 +161,24 @@ def inspect_table(source: Source, *, name: str | None = None) -> TableHead:
     """
     label = _label(source, name)
     raw = _read_bytes(source, label)
-    skipped: dict[str, str] = {}
     if _is_parquet(raw, label):
         names, candidates = parquet_head(raw, label)
-        skipped = skipped_columns(parquet_rows(raw, label, SAMPLE_ROWS), candidates)
-        candidates = sorted(candidates, key=lambda c: c in skipped)  # stable: skipped last
+        rows = parquet_rows(raw, label, SAMPLE_ROWS)
+        judged = judge_columns(rows, candidates, id_column=id_column)
+        last = dict(judged.skipped)
+        candidates = sorted(candidates, key=lambda c: c in last)  # stable: skipped last
     else:
         sep = _text_checks(raw, label)
         sample = _parse_text(raw, label, sep, nrows=_sample_rows(raw, sep))
         names = [str(c) for c in sample.columns]
-        candidates, skipped = column_ranking(sample)
+        candidates, judged = column_ranking(sample, id_column=id_column)
     if not candidates:
         raise DataError(
             f"{base_name(label)} has no numeric column (columns: {column_list(names)}): "
             "upload a file with a column of numbers."
         )
-    return TableHead(base_name(label), tuple(names), tuple(candidates), tuple(skipped.items()))
+    return TableHead(base_name(label), tuple(names), tuple(candidates), judged.skipped,
+                     judged.not_values, judged.indexes)  # fmt: skip
 
 
 def head_rows(source: Source, *, rows: int, name: str | None = None) -> pd.DataFrame:
@@ -437,7 +455,7 @@ def load_column(
     text = None if id_column is None else [id_column]
     raw = _read_bytes(source, label)
     if column is None:
-        column = inspect_table(raw, name=label).default_column(id_column)
+        column = inspect_table(raw, name=label, id_column=id_column).default_column(id_column)
     if id_column is not None and id_column == column:  # refused before anything is decoded
         check_id_column(column, id_column, [], base_name(label))
     wanted = [column] if id_column is None else [column, id_column]

@@ -14,7 +14,7 @@ import pytest
 from dpsum_core.cli import main
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import Domain, domain_warnings
-from dpsum_core.data.identifiers import looks_like_identifier, skipped_columns
+from dpsum_core.data.identifiers import judge_columns, looks_like_identifier
 from dpsum_core.data.reading import inspect_table
 
 U = 200.0
@@ -148,9 +148,11 @@ def test_the_cli_says_which_column_it_chose_and_why(tmp_path, capsys, engine):
 
 
 def test_a_per_person_index_is_found_beside_the_given_identifier():
-    frame = pd.DataFrame({"pid": ["a", "a", "b", "b", "b", "c"], "k": [1, 2, 1, 2, 3, 1],
-                          "amount": [3, 5, 8, 1, 2, 4]})  # fmt: skip
-    assert set(skipped_columns(frame, ["k", "amount"], id_column="pid")) == {"k"}
+    frame = pd.DataFrame({"pid": ["a", "a", "b", "b", "b", "c", "d", "d"],
+                          "k": [1, 2, 1, 2, 3, 1, 2, 1],
+                          "amount": [3, 5, 8, 1, 2, 4, 9, 7]})  # fmt: skip
+    judged = judge_columns(frame, ["k", "amount"], id_column="pid")
+    assert set(dict(judged.skipped)) == {"k"} and judged.not_values == ("k",)
 
 
 def test_amounts_in_whole_units_are_not_skipped(tmp_path):

@@ -29,7 +29,7 @@ from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.content import EMPTY, Content
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.exact import to_units
-from dpsum_core.data.identifiers import SAMPLE_ROWS
+from dpsum_core.data.identifiers import SAMPLE_ROWS, Judged, judge_columns, value_choices
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
 from dpsum_core.errors import DataError, ParameterError
@@ -206,8 +206,9 @@ class SQLBackend:
         kinds = self.columns()
         if not kinds:
             raise DataError(f"{name} has no columns: add a header row and values.")
+        self.id_column = id_column  # the rows an index may number (see judged)
         if column is None:
-            ranked = [c for c in self.numeric_columns if c != id_column] or self.numeric_columns
+            ranked = list(self.value_choices) or self.numeric_columns
             if not ranked and not self.query(f"SELECT 1 FROM {self.relation()} LIMIT 1"):
                 raise DataError(f"{name} has a header but no rows of data.")
             if not ranked:
@@ -221,7 +222,7 @@ class SQLBackend:
                 f"no column named {column!r} in {name}; columns are: {', '.join(list(kinds)[:10])}."
             )
         check_id_column(column, id_column, list(kinds), name)
-        self.column, self.id_column = column, id_column
+        self.column = column
         self._text = kinds[column] == "text"  # "$", "_" and white space are removed from it
         self._id_kind = None if id_column is None else kinds[id_column]
         self.domain = Domain(self.upper, 1)  # set by summarize()
@@ -274,6 +275,7 @@ class SQLBackend:
             "NOT no_id AND abs(p) = CAST('Infinity' AS DOUBLE)",
             "no_id",
             *(f"{kept} AND {m} = 1" for m in MARKS),
+            f"{kept} AND p < 0",  # a negative row, added into its person's total
         ]
         counted = ", ".join(
             f"sum(CASE WHEN {c.format(nan=nan)} THEN 1 ELSE 0 END)" for c in parts
@@ -288,7 +290,7 @@ class SQLBackend:
         rows, *counts = (int(x or 0) for x in self.query(
             f"SELECT count(*), {counted} FROM ({rows_sql}) r"
         )[0])  # fmt: skip
-        digest = Content(counts[6], (counts[7], counts[8])) if content else None
+        digest = Content(counts[7], (counts[8], counts[9])) if content else None
         return CleaningReport(
             rows_read=rows,
             dropped_missing=counts[0],
@@ -302,6 +304,7 @@ class SQLBackend:
             content=digest,
             dollar_removed=counts[4],
             spaces_removed=counts[5],
+            negative_rows=counts[6],
         )
 
     # -- to implement -------------------------------------------------------------------------
@@ -350,15 +353,24 @@ class SQLBackend:
         return rank_columns(list(kinds), self._finite_counts(kinds), last=tuple(self.skipped))
 
     @cached_property
-    def skipped(self) -> dict[str, str]:
-        """The numeric columns a default value column skips, with why, judged on the first
-        :data:`SAMPLE_ROWS` rows as the memory engine judges a file's first rows
-        (:func:`dpsum_core.data.identifiers.skipped_columns`)."""
-        from dpsum_core.data.identifiers import skipped_columns
-
+    def judged(self) -> Judged:
+        """What the first :data:`SAMPLE_ROWS` rows say of the numeric columns, as the memory
+        engine judges a file's first rows (:func:`dpsum_core.data.identifiers.judge_columns`)."""
         kinds = self.columns()
         numbers = [c for c, kind in kinds.items() if kind != "other"]  # text may hold numbers
-        return skipped_columns(self.head(), numbers) if numbers else {}
+        return judge_columns(self.head(), numbers, id_column=self.id_column) if numbers else Judged()
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        """The numeric columns a default value column skips, with why (:attr:`judged`)."""
+        return dict(self.judged.skipped)
+
+    @property
+    def value_choices(self) -> tuple[str, ...]:
+        """The columns that could be the value column, best first
+        (:func:`dpsum_core.data.identifiers.value_choices`)."""
+        not_values = self.judged.not_values
+        return value_choices(self.numeric_columns, not_values, id_column=self.id_column)
 
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
