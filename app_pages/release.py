@@ -15,7 +15,7 @@ from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import counted, large_epsilon
+from dpsum_core.text import counted, escape_name, large_epsilon
 from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -243,8 +243,9 @@ if store.live(K.RELEASE_TOTAL) is not None:
             )
             st.warning(over)
 confirmed = st.checkbox(
-    f"I understand that this spends ε = {plan.epsilon:g} of this dataset's budget, once, "
-    "and cannot be undone.",
+    f"I understand that this spends ε = {decimal_text(plan.epsilon)} of this dataset's budget"
+    + (f" on the sums of {escape_name(repr(data.column), 'markdown')}" if data.column else "")
+    + ", once, and cannot be undone.",
     key=K.RELEASE_CONFIRM, disabled=over is not None,
 )  # fmt: skip
 st.button(

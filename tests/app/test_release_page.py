@@ -513,3 +513,11 @@ def test_sqm_says_before_releasing_that_upper_ends_may_be_open(page):
     page.selectbox(key="release_truncation").set_value("none").run()
     assert not [w for w in page.warning if "open (unbounded)" in w.value]
     assert "open above" not in _interval_text(page)
+
+
+def test_the_spend_confirmation_names_the_column_whose_sums_are_released(page):
+    """Custodian review: a defaulted value column (a job number) could be released unnoticed;
+    the confirmation names the column and writes ε as typed."""
+    label = page.checkbox(key="release_confirm").label
+    assert "on the sums of 'income', once, and cannot be undone" in label
+    assert "ε = 0.01 of this dataset's budget" in label
