@@ -42,7 +42,8 @@ def data_histogram_figure(
                 x=value,
                 line=dict(color="#D55E00", width=2, dash="dash"),
                 annotation_text=label,
-                annotation_position="top right",
+                # left of a line in the right half: "top right" ran off a half-page chart
+                annotation_position="top left" if value > domain.upper / 2 else "top right",
             )
     # The title's main line stays short (a long one was cut off in narrow columns); the domain
     # goes to the subtitle.
@@ -60,5 +61,9 @@ def data_histogram_figure(
     pad = 0.015 * domain.upper
     fig.update_xaxes(title=f"value{IN_UNIT}", range=[-pad, domain.upper + pad])
     # labels at the powers of ten only, over two decades and more ("2, 1000, 5, 2, 100" crowded)
-    fig.update_yaxes(title="records (log scale)", type="log", **log_ticks(counts[counts > 0]))
+    # whole counts (a tiny file's axis read "0.1, 2, 5, 1, 2, 5, 10"), from just under 1
+    shown = counts[counts > 0]
+    top = np.log10(shown.max() * 1.5) if shown.size else 1.0
+    fig.update_yaxes(title="records (log scale)", type="log", range=[np.log10(0.7), top],
+                     **log_ticks(shown, amounts=True))  # fmt: skip
     return fig
