@@ -10,7 +10,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.mechanisms.registry import get as registry_get
 from dpsum_core.truncation.params import START_FRACTION
-from dpsum_ui import guide, present, share, shell, state, teaching, widgets
+from dpsum_ui import guide, lesson, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
 
@@ -105,35 +105,33 @@ def single_query_page() -> None:
     if view is None:
         return
     config = plan.config
-    with st.container(key="teach_lesson"):
-        st.iframe(view.frame, height="content")
+    lesson_box = st.container(key="teach_lesson")  # drawn below, with the downloads' name
 
     algorithm = get(K.TEACH_ALGORITHM)
-    share_box, download, note = st.columns([1, 1.4, 3], vertical_alignment="center")
+    share_box, note = st.columns([1, 4.4], vertical_alignment="center")
     params = link(ctx, plan)
     shell.sync_url(params)
     with share_box.popover("Share", icon=":material/share:", key=K.TEACH_SHARE):
-        shell.share_panel(params, "this query, θ and algorithm")
-    tau = float(get(K.TEACH_QUERY))
-    download.download_button(
-        "Download this lesson",
-        data=lambda: teaching.lesson_file(view, data, ctx, config, tau=tau, private=private),
-        file_name=f"{view.stem}_{algorithm}_lesson.html",
-        mime="text/html",
-        icon=":material/download:",
-        key=K.TEACH_LESSON_DOWNLOAD,
-        on_click="ignore",
-        help="One HTML file: the θ slider, the chart, the numbers, the explanations, the "
-        "data's histogram, the settings and the seed. It opens from disk, with no server and "
-        "no network (about 1.5 MB, plotly.js inside).",
-    )
+        # θ moves in the browser: the link takes the θ on screen from the lesson frame
+        st.markdown("**Link to this query, θ and algorithm**")
+        st.iframe(lesson.share_html(shell.link_text({**params, "theta": lesson.THETA_MARK}),
+                                    params["theta"]), height="content")  # fmt: skip
+        st.caption(shell.LINK_CAPTION + " Opening it reproduces this view.")
     note.caption(
         f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at the "
-        "data, so using it directly would not be private."
+        "data, so using it directly would not be private. The lesson and the chart's PNG, SVG "
+        "and HTML are downloaded from the lesson above, at the θ on screen."
     )
-    # Downloads and the numbers as a table (the text alternative of the chart).
-    widgets.downloads(view.figure, "teach_curves", f"{view.stem}_{algorithm}_error_over_theta")
+    # The chart's numbers as CSV and as a table (the text alternative of the chart); its other
+    # files are made in the lesson frame, at the θ on screen, with this name and note.
+    stem, noted = widgets.downloads(view.figure, "teach_curves",
+                                    f"{view.stem}_{algorithm}_error_over_theta",
+                                    chart_files=False)  # fmt: skip
     widgets.data_table(view.figure, "teach_curves")
+    tau = float(get(K.TEACH_QUERY))
+    with lesson_box:
+        st.iframe(teaching.frame_html(view, data, ctx, config, tau=tau, private=private,
+                                      figure=noted, stem=stem), height="content")  # fmt: skip
 
     # Built and drawn only while open: closed, the page's first visit draws one chart, not two.
     box = st.expander("All algorithms at this query", key=K.TEACH_ALL, on_change="rerun")

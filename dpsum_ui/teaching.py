@@ -20,7 +20,8 @@ from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
-from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.plots.export import IMAGE_SIZE
+from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
@@ -28,7 +29,7 @@ from dpsum_core.text import counted, escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
-from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+from .lesson import figure_json, lesson_html, lesson_shell, markdown_html, plotly_url
 from .noise_record import Recorder, answer_scale, one_draw_scale
 from .page import Link
 from .passes import with_passes
@@ -62,7 +63,7 @@ class TeachingView:
     best: float
     stem: str  # download file names: dataset, workload, ε, seed, τ
     lesson: dict  # everything θ moves, per grid θ (dpsum_ui.lesson draws it in the browser)
-    frame: str  # the lesson frame's HTML (plotly.js from this server)
+    key: tuple  # what the view depends on (data, settings, query, θ mode, algorithm, start)
 
 
 # Below this share of a curve's scale a bias is floating-point residue of a difference of
@@ -229,14 +230,12 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
 
     # Built once per view, and once for every session on public data (dpsum_ui.memo).
     lesson = _memo(data, ("teach_lesson", *key, at), build_lesson)
-    src = plotly_url()
-    frame = _memo(data, ("teach_frame", *key, at, src),
-                  lambda: lesson_html(lesson, plotly_src=src))
     stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
     )
     return TeachingView(
-        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson, frame=frame
+        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson,
+        key=(*key, at),
     )  # fmt: skip
 
 
@@ -476,18 +475,17 @@ def budget_sentence(rule: str, epsilon: float, eps_theta: float, eps_m: float) -
 _LESSON_BINS = 1000
 
 
-def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
-                config: ExperimentConfig, *, tau: float, private: bool) -> bytes:
-    """"Download this lesson": the page as one self-contained HTML file (plotly.js inline, the θ
-    slider working offline), with the data's histogram, the settings and the seed.
-
-    Called by the download button after the script run (no session state is read here)."""
+def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
+                 config: ExperimentConfig, *, tau: float, private: bool) -> dict:
+    """What "Download this lesson" adds to the lesson frame's payload: the whole chart (at a
+    fixed height), the data's histogram with θ's line (moved with the slider), the settings and
+    the seed, a title and a footer (:func:`frame_html` makes the file in the browser)."""
     domain = config.domain
     theta = view.lesson["thetas"][view.lesson["start"]]
     # at most 1,000 bars (public bins merged), so that the file stays under 5 MB at any n
     shown = domain if domain.bins <= _LESSON_BINS else Domain(domain.upper, _LESSON_BINS,
                                                              domain.weights)  # fmt: skip
-    histogram = data_histogram_figure(data, shown, thetas=(("θ at the start", theta),))
+    histogram = data_histogram_figure(data, shown, thetas=(("θ", theta),))
     settings = {
         "data": f"{data.name} · {data.column} · {ctx.unit_of_privacy}",
         "public domain": domain_text(domain.upper, domain.bins) + f" · weights {domain.weights}",
@@ -498,8 +496,7 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
                                                  if private else " (θ fixed, public)"),
         "seed": f"{config.seed} ({counted(config.trials, 'trial')}: the SVT and Recursive marks)",
     }  # fmt: skip
-    payload = {
-        **view.lesson,
+    return {
         "figure": figure_json(view.figure),
         "fit": False,
         "chart_height": 600,
@@ -510,4 +507,30 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "footer": "Made with dpsum (Single query page). Move θ with the slider or the arrow "
         "keys: everything is computed in this file, no network needed.",
     }
-    return lesson_html(payload).encode("utf-8")
+
+
+def frame_html(view: TeachingView, data: Statistics, ctx: state.DataContext,
+               config: ExperimentConfig, *, tau: float, private: bool, figure: go.Figure,
+               stem: str) -> str:
+    """The lesson frame in the app (plotly.js from this server), with its downloads made in the
+    browser at the θ on screen: the chart as PNG, SVG and HTML (``figure``: the page's chart
+    with the downloads' note; ``stem``: their file name) and the lesson as one offline file.
+    The server drew the page at the θ it started from and hears nothing of a θ step, so a file
+    made here would show that θ, not the one on screen."""
+    src = plotly_url()
+
+    def build() -> str:
+        extra = lesson_extra(view, data, ctx, config, tau=tau, private=private)
+        export = {
+            "figure": figure_json(figure),
+            "interactive_only": INTERACTIVE_ONLY,
+            "stem": stem,
+            "width": IMAGE_SIZE[0],
+            "height": IMAGE_SIZE[1],
+            "lesson": {**lesson_shell({**view.lesson, **extra}), "payload": extra,
+                       "name": f"{view.stem}_{view.lesson['algorithm']}_lesson.html"},
+        }  # fmt: skip
+        return lesson_html({**view.lesson, "export": export}, plotly_src=src)
+
+    note = hash(figure.to_json())  # the downloads' note is in the figure
+    return _memo(data, ("teach_frame", *view.key, src, stem, note), build)
