@@ -328,12 +328,14 @@ def teaching_text(
     algorithm_label: str,
     own_theta: str | None = None,
     noise: str = "",
+    shells: bool = False,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
     ``exact``: the shown algorithm sums the exact values (no binning bias, as SQM).
     ``own_theta``: how an algorithm with its own θ chooses it (its θ rule's ``source``), which
-    its budget split and its truncation follow.
+    its budget split and its truncation follow. ``shells``: the algorithm interpolates a query
+    edge inside a shell (ClampShells): its second bias is that shell bias, not a binning bias.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1); ``noise``: the noise the shown
@@ -346,12 +348,21 @@ def teaching_text(
         "value above θ as θ, so the few large values count for less: the **truncation bias** "
         "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
         "≤ τ."
-        + (f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
+        + (f" **{algorithm_label}** cuts at its own θ*, the bin edge at or above θ, and answers "
+           "a query at or above θ* with its clamped total (records above θ*, even those above "
+           "τ, count as θ*): its truncation bias, shown above, is 0 once θ* is above τ."
+           if shells else
+           f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
            "not exactly at θ: its truncation bias, shown above, differs from this one."
            if own_theta is not None else "")
     )
     rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
     binning = (
+        f"**{algorithm_label}** sums the exact values, in shells (groups of bins that double "
+        "in width). A query edge inside a shell is answered by interpolating inside it: the "
+        "**shell bias**. It has nothing to do with θ: it is there for θ ≥ τ too, even with "
+        "nothing truncated."
+    ) if shells else (
         f"Identity, Workload, TiMM and TaMM see the data only as a histogram (bins of width "
         f"{width:,.6g}), so each record counts as {rule}: the **binning bias**. "
         + (

@@ -79,9 +79,23 @@ def weighted(algorithm: str) -> bool:
     return alg.binned and not alg.runs_once
 
 
-def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
+def second_bias(algorithm: str) -> str:
+    """What the second part of ``algorithm``'s bias is: ClampShells' is its **shell bias**
+    (a query edge inside a shell, interpolated); the others' their binning bias (none for an
+    algorithm that sums the exact values)."""
+    return "shell bias" if algorithm in SHELL_BIAS else "binning bias"
+
+
+SHELL_BIAS = ("clampshells",)  # algorithms whose second bias is :func:`second_bias`'s shell bias
+
+
+def components(curves: pd.DataFrame, parts: tuple, algorithm: str,
+               shells: tuple | None = None) -> pd.DataFrame:
     """One algorithm's error over θ with its bias split: truncation bias, binning bias (none
     for an algorithm that sums the exact values), variance and the total.
+    ``shells``: ClampShells' split of its own bias (:func:`dpsum_ui.compute.shell_parts`:
+    clamping at θ*, interpolation inside a shell), put in the truncation and binning columns
+    (the page names the second one :func:`second_bias`).
 
     The total bias is the algorithm's own (``curves``, from its record's error function), so
     that RMSE² = (truncation + binning bias)² + variance at every θ for every algorithm:
@@ -93,9 +107,13 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
     clamped, binned = (np.asarray(p, dtype=float) for p in parts)
     binning = binned if weighted(algorithm) else np.zeros_like(binned)
     bias2 = part["bias2"].to_numpy(dtype=float)
-    sign = np.where(clamped + binning > 0, 1.0, -1.0)
-    total_bias = sign * np.sqrt(bias2)
-    truncation = total_bias - binning
+    if shells is not None:  # the engine's own split, signed: its sum is the bias
+        truncation, binning = (np.asarray(p, dtype=float) for p in shells)
+        total_bias = truncation + binning
+    else:
+        sign = np.where(clamped + binning > 0, 1.0, -1.0)
+        total_bias = sign * np.sqrt(bias2)
+        truncation = total_bias - binning
     variance = part["variance"].to_numpy(dtype=float)
     scale = max(float(np.max(np.abs(total_bias), initial=0.0)),
                 float(np.max(np.sqrt(variance), initial=0.0)))  # fmt: skip
@@ -124,14 +142,15 @@ def noise_words(variance: float, scale: float | None, *, short: bool = False) ->
     return f"noise SD {sd} = √2 × Laplace scale {present.money(scale)}"
 
 
-def readout(row: pd.Series, scale: float | None) -> str:
+def readout(row: pd.Series, scale: float | None, second: str = "binning bias") -> str:
     """The figure's readout at the chosen θ, in the data's unit (no squared errors);
-    ``scale``: this answer's Laplace scale, None if it combines several noisy measurements."""
+    ``scale``: this answer's Laplace scale, None if it combines several noisy measurements;
+    ``second``: the name of the bias's second part (:func:`second_bias`)."""
     return (
         f"<b>θ = {row['theta']:,.0f} · expected error (RMSE) "
         f"{present.money(row['total'] ** 0.5)}</b><br>"
         f"truncation bias {present.money(row['truncation_bias'])} · "
-        f"binning bias {present.money(row['binning_bias'])}<br>"
+        f"{second} {present.money(row['binning_bias'])}<br>"
         + noise_words(float(row["variance"]), scale)
     )
 
@@ -152,7 +171,10 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     if curves is None:
         return None
     parts = compute.bias_parts(data, domain, tau, grid)
-    table = components(curves, parts, algorithm)
+    shells = (compute.shell_parts(data, config, query, grid) if algorithm in SHELL_BIAS
+              else None)  # fmt: skip
+    table = components(curves, parts, algorithm, shells)
+    second = second_bias(algorithm)
     alg = get(algorithm)
     samples: dict[str, np.ndarray] = {}
     if private and not alg.runs_once:  # RawSum and ClampShells use neither SVT nor Recursive
@@ -187,7 +209,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             theta=theta,
             best=best,
             samples=samples,
-            readout=readout(table.iloc[at], noise[at]),
+            readout=readout(table.iloc[at], noise[at], second),
+            second=second,
             title=f"{label(algorithm)}: error over θ" + title_tail,
             axis_title=f"θ: where {label(algorithm)} would cut (it chooses its own θ)"
             if alg.runs_once else "truncation threshold θ",
@@ -210,7 +233,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
                 exact=not weighted(algorithm), algorithm_label=label(algorithm),
                 own_theta=theta_rule(rule).source if alg.runs_once else None,
-                noise=noise_words(v, b),
+                noise=noise_words(v, b), shells=algorithm in SHELL_BIAS,
             )
             for t, s, v, b in zip(grid, scales, table["variance"], noise, strict=True)
         ]
@@ -400,11 +423,12 @@ def lesson_payload(
     fig["layout"]["legend"]["font"] = {"size": 12}
     fig["layout"][f"xaxis{'2' if 'xaxis2' in fig['layout'] else ''}"]["title"] = {"text": ""}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
+    second = second_bias(algorithm)
     return {
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
         "start": int(start),
-        "number_labels": {"truncation": "Truncation bias", "binning": "Binning bias",
+        "number_labels": {"truncation": "Truncation bias", "binning": second.capitalize(),
                           "rmse": "Expected error (RMSE)", "truth": "True answer q_τ"},
         "numbers": {
             "truncation": [money(r.truncation_bias) for r in rows],
@@ -418,20 +442,23 @@ def lesson_payload(
             if theta_by in OWN_THETA else
             [f"{counted(int(n), 'record')} between θ and τ" for n in above],
         },
-        "readout": [readout(table.iloc[i], scales[i]) for i in range(len(rows))],
-        "card_titles": {"truncation": "Truncation bias", "binning": "Binning bias",
+        "readout": [readout(table.iloc[i], scales[i], second) for i in range(len(rows))],
+        "card_titles": {"truncation": "Truncation bias", "binning": second.capitalize(),
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
                 "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
-                          f"were θ: bias {money(r.truncation_bias)}." for r in rows]
+                          f"were θ: truncation bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
                 [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },
             "binning": {
-                "short": f"{label(algorithm)} sums the exact values: no binning bias."
+                "short": [f"{label(algorithm)} interpolates a query edge inside a shell: "
+                          f"{money(r.binning_bias)}." for r in rows]
+                if algorithm in SHELL_BIAS else
+                f"{label(algorithm)} sums the exact values: no binning bias."
                 if exact_values else [
                     f"Each record counts as {rule} (bins of width {domain.width:,.6g}): "
                     f"{money(r.binning_bias)}." for r in rows],
