@@ -271,6 +271,31 @@ def epsilon_warning(epsilon: float) -> str | None:
     )
 
 
+def noise_sentence(algorithm_label: str, noise: tuple[float, float | None], *, cap: float,
+                   eps_m: float, queries: int, per_query: bool) -> str:
+    """Why this answer's noise (``noise``: the engine's SD and, where the answer is one
+    Laplace draw, its scale) is not sensitivity / ε_m: SQM splits ε_m over the ``queries``
+    queries (scale m·min(θ, τ)/ε_m), Workload scales one draw to the whole workload's
+    sensitivity, the others combine many noisy measurements. Scale and SD never share an
+    equation but SD = √2 × scale."""
+    sd, scale = noise
+    name, m = f"**{algorithm_label}**", f"{queries:,}"
+    if scale is None:
+        return (f"{name} measures many noisy counts or sums (each with its own Laplace draw) "
+                "and combines them into this answer, so its noise is not one draw of scale "
+                f"sensitivity / ε_m: this answer's noise SD is {money(sd)}.")  # fmt: skip
+    if per_query:
+        return (f"{name} answers each of the workload's m = {m} queries with its own draw and "
+                f"splits ε_m between them: each gets ε_m / m = {eps_m:g} / {m} = "
+                f"{_digits(eps_m / queries)}, so this answer's scale is m × min(θ, τ) / ε_m = "
+                f"{m} × {cap:,.0f} / {eps_m:g} ≈ {money(scale)}, and its noise SD = √2 × "
+                f"scale ≈ {money(sd)}.")  # fmt: skip
+    return (f"{name} adds one draw to each of the m = {m} answers, scaled to the most one person "
+            "can change all of them together (a value t moves every query with τ ≥ t), not "
+            f"this one alone: this answer's scale is ≈ {money(scale)}, and its noise SD = √2 × "
+            f"scale ≈ {money(sd)}.")  # fmt: skip
+
+
 def sci(value: float) -> str:
     """A squared error, in scientific notation: 2.7 × 10¹⁴."""
     if not np.isfinite(value):
@@ -327,7 +352,9 @@ def teaching_text(
     exact: bool,
     algorithm_label: str,
     own_theta: str | None = None,
-    noise: str = "",
+    noise: tuple[float, float | None] | None = None,
+    queries: int = 1,
+    per_query: bool = False,
     shells: bool = False,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
@@ -339,8 +366,9 @@ def teaching_text(
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1); ``noise``: the noise the shown
-    algorithm actually gives this answer, answering the whole workload (its SD, and its Laplace
-    scale where the answer is one draw), in words.
+    algorithm actually gives this answer, answering the whole workload of ``queries`` queries
+    (the engine's SD, and its Laplace scale where the answer is one draw, else None);
+    ``per_query``: that draw's budget is ε_m split over the queries (SQM).
     """
     cap = min(theta, tau)
     truncation = (
@@ -378,12 +406,12 @@ def teaching_text(
     )
     sensitivity = (
         "The **sensitivity** is the most one person can change the answer. Without truncation "
-        f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. Laplace noise of scale "
-        "sensitivity / ε_m hides any single person: answering this query alone needs scale "
-        f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
-        "falls) but more truncation bias."
-        + (f" **{algorithm_label}** answers every query of the workload with ε_m; this "
-           f"answer's {noise}." if noise else "")
+        f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. One Laplace draw of scale "
+        "sensitivity / ε_m hides any single person: answering this query alone would need "
+        f"scale {cap:,.0f} / {eps_m:g} ≈ {money(scale)} (its SD is √2 times the scale). Lower "
+        "θ → less noise (the **variance** falls) but more truncation bias."
+        + (" " + noise_sentence(algorithm_label, noise, cap=cap, eps_m=eps_m, queries=queries,
+                                per_query=per_query) if noise is not None else "")
     )
     if own_theta is not None:
         budget = (

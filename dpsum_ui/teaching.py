@@ -233,7 +233,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
                 exact=not weighted(algorithm), algorithm_label=label(algorithm),
                 own_theta=theta_rule(rule).source if alg.runs_once else None,
-                noise=noise_words(v, b), shells=algorithm in SHELL_BIAS,
+                noise=(float(v) ** 0.5, b), queries=workload.size, per_query=alg.per_query,
+                shells=algorithm in SHELL_BIAS,
             )
             for t, s, v, b in zip(grid, scales, table["variance"], noise, strict=True)
         ]
