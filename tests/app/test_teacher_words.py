@@ -1,0 +1,48 @@
+"""Words a statistics teacher found contradicting the app (teacher's review P2-5 to P2-7): the
+guide's Decide step, the About glossary and the FAQ on one row per person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import assert_clean, new_app
+
+from dpsum_ui.guide import TEXTS
+
+
+def test_the_guides_decide_step_does_not_choose_from_true_errors() -> None:
+    """Decide's own warning: choosing from these curves is not covered by the guarantee; About:
+    the recommendation reads public inputs only. The guide said 'the line that crosses first
+    … is the one to choose' and 'decide before publishing'."""
+    text = TEXTS["decide"]
+    assert "is the one to choose" not in text
+    assert "decide before publishing" not in text
+    assert "not covered by the privacy guarantee" in text
+    assert "★" in text and "public inputs only" in text
+
+
+def about_text() -> str:
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/about.py").run()
+    assert_clean(at)
+    return "\n".join(str(m.value) for m in at.markdown) + "\n".join(
+        str(e.label) for e in at.expander)
+
+
+def test_the_glossary_defines_expected_error_as_the_pages_show_it_and_names_every_algorithm():
+    text = about_text()
+    assert "the exact bias² + variance of an algorithm" not in text
+    assert "**Expected error (RMSE)**: √(bias² + variance)" in text
+    for name in ("SQM", "Identity", "Workload", "TiMM / TaMM", "RawSum", "ClampShells"):
+        assert f"- **{name}**:" in text, name
+
+
+def test_the_faq_points_to_the_data_pages_unit_of_privacy() -> None:
+    text = about_text()
+    assert "Combine each person's rows into one before loading" not in text
+    assert "On the Data page, choose the column that identifies a person (**Unit of privacy**)" \
+        in text
+    data_page = (Path(__file__).resolve().parents[2] / "app_pages" / "data.py").read_text(
+        encoding="utf-8")
+    assert '"Unit of privacy (who the guarantee protects)"' in data_page  # the label it names
