@@ -238,12 +238,37 @@ def epsilon_end(value: float, options: list[float]) -> str:
     return f"{value:g}"
 
 
+BILLION = 1e9  # above this, a factor is "more than a billion" (its digits mean nothing)
+
+
+def factor_words(factor: float) -> str:
+    """A factor such as e^ε for a class, never an exponent: three significant digits below
+    1,000 (1.01, 7.39, 148), whole with separators below a billion (22,026), then "more than
+    a billion".
+
+    >>> factor_words(1.01005), factor_words(22026.47), factor_words(5.18e21)
+    ('1.01', '22,026', 'more than a billion')
+    """
+    if factor >= BILLION:
+        return "more than a billion"
+    if float(f"{factor:.3g}") < 1000:
+        return f"{factor:.3g}"
+    return f"{factor:,.0f}"
+
+
+def _up_to(factor: float) -> str:
+    """"up to 22,026", or "more than a billion" (:func:`factor_words`)."""
+    words = factor_words(factor)
+    return words if factor >= BILLION else f"up to {words}"
+
+
 def epsilon_sentence(epsilon: float) -> str:
     """What ε means, in one sentence that follows the value."""
     factor = float(np.exp(epsilon))
-    odds = (
-        f"about {100 * (factor - 1):.2g} %" if factor < 2 else f"{factor:,.3g} times"
-    )
+    words = factor_words(factor)
+    odds = f"about {100 * (factor - 1):.2g} %" if factor < 2 else f"{words} times"
+    bound = (f"a factor e^ε of {words}" if factor >= BILLION
+             else f"a factor e^ε ≈ {words} ({odds})")  # fmt: skip
     strength = (
         "very strong privacy, much noise" if epsilon <= 0.05
         else "strong privacy" if epsilon <= 0.5
@@ -253,7 +278,7 @@ def epsilon_sentence(epsilon: float) -> str:
     )  # fmt: skip
     sentence = (
         f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
-        f"the chance of any result by at most a factor e^ε ≈ {factor:,.3g} ({odds})."
+        f"the chance of any result by at most {bound}."
     )
     if epsilon == PAPER_EPSILON:
         sentence += " This is the paper's setting and the default here."
@@ -266,7 +291,7 @@ def epsilon_warning(epsilon: float) -> str | None:
         return None
     return (
         f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
-        f"up to {np.exp(epsilon):,.0f}, which protects little. Use it to see how accuracy "
+        f"{_up_to(float(np.exp(epsilon)))}, which protects little. Use it to see how accuracy "
         "behaves, not to publish."
     )
 

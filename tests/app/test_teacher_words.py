@@ -3,6 +3,7 @@ guide's Decide step, the About glossary and the FAQ on one row per person."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from app_helpers import assert_clean, new_app
@@ -46,3 +47,20 @@ def test_the_faq_points_to_the_data_pages_unit_of_privacy() -> None:
     data_page = (Path(__file__).resolve().parents[2] / "app_pages" / "data.py").read_text(
         encoding="utf-8")
     assert '"Unit of privacy (who the guarantee protects)"' in data_page  # the label it names
+
+
+def test_large_epsilon_is_written_without_exponents_on_single_query() -> None:
+    """ε = 10 read "e^ε ≈ 2.2e+04 (2.2e+04 times)" and ε = 50 "5.18e+21", with a 22-digit
+    factor in the warning under it (teacher's review P3-1)."""
+    texts = {}
+    for epsilon in ("10", "50"):
+        at = new_app(epsilon=epsilon)
+        at.run()
+        at.switch_page("app_pages/single_query.py").run()
+        texts[epsilon] = "\n".join(
+            [str(c.value) for c in at.caption] + [str(w.value) for w in at.warning])
+        assert not re.search(r"\de[+-]\d", texts[epsilon]), texts[epsilon]
+        assert not re.search(r"\d{1,3}(,\d{3}){4,}", texts[epsilon]), texts[epsilon]
+    assert "e^ε ≈ 22,026" in texts["10"] and "up to 22,026" in texts["10"]
+    assert "e^ε of more than a billion" in texts["50"]
+    assert "by a factor of more than a billion" in texts["50"]
