@@ -9,7 +9,9 @@ import streamlit as st
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.mechanisms.registry import get as registry_get
+from dpsum_core.text import number
 from dpsum_core.truncation.params import START_FRACTION
+from dpsum_core.truncation.svt import SVT_S
 from dpsum_ui import guide, lesson, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
@@ -144,9 +146,13 @@ def single_query_page() -> None:
                 "need θ for their sensitivity."
             )
     if private and not registry_get(algorithm).runs_once:  # the chart has their marks
+        svt = config.truncation_params
+        start = SVT_S.in_force(svt, config.domain.upper)
         st.caption(
-            f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
-            "(same settings as the Workload explorer)."
+            f"SVT and Recursive marks: the θ each chose in {get(K.TRIALS)} simulated trials, "
+            f"seed {get(K.SEED)} (same settings as the Workload explorer). SVT starts its "
+            f"search at s = {number(start)} and climbs the grid s·c^k (c = {svt.svt_c:g}), "
+            "so its marks never sit below s, even where the chart's lowest error is."
         )
 
 

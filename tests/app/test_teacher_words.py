@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app_helpers import assert_clean, new_app
 
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui.guide import TEXTS
 
 
@@ -64,3 +65,15 @@ def test_large_epsilon_is_written_without_exponents_on_single_query() -> None:
     assert "e^ε ≈ 22,026" in texts["10"] and "up to 22,026" in texts["10"]
     assert "e^ε of more than a billion" in texts["50"]
     assert "by a factor of more than a billion" in texts["50"]
+
+
+def test_single_query_says_where_svt_starts_its_search() -> None:
+    """SVT's marks all sat at θ ≥ 100,000 with nothing saying why (teacher's review P2-10)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    assert_clean(at)
+    (caption,) = [str(c.value) for c in at.caption if "SVT starts its search" in str(c.value)]
+    c = ExperimentConfig().truncation_params.svt_c
+    assert "s = 100,000" in caption and f"c = {c:g})" in caption, caption  # U/8, U = 800,000
+    assert "simulated trials" in caption
