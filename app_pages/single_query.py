@@ -23,10 +23,13 @@ st.caption(
 )
 
 
-def controls(plan: state.Ready) -> None:
-    """Algorithm and query τ. θ is moved in the lesson frame, in the browser; the θ of a link
-    or of the settings is where the frame starts."""
+def controls(ctx: state.DataContext, plan: state.Ready) -> None:
+    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`)
+    and query τ. θ is moved in the lesson frame, in the browser; the θ of a link or of the
+    settings is where the frame starts."""
     domain, workload = plan.config.domain, plan.workload
+    rec = state.recommended(ctx)
+    best = rec.algorithm if rec is not None else None
     algorithm, query = st.columns([1.25, 1], gap="medium")
     with algorithm:
         widget(
@@ -34,9 +37,12 @@ def controls(plan: state.Ready) -> None:
             K.TEACH_ALGORITHM,
             "Algorithm",
             options=list(ALGORITHMS),
-            format_func=label,
+            format_func=lambda name: f"★ {label(name)}" if name == best else label(name),
             required=True,
             wrap=True,
+            help="★ marks the recommended one, from public inputs only (the same rule on every "
+            "page): " + (rec.why if rec is not None else "set valid ε, U and bins to see it")
+            + ".",
         )
     taus = [float(t) for t in workload.thresholds]
     state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
@@ -98,7 +104,7 @@ def single_query_page() -> None:
         if isinstance(plan, state.Blocked):
             st.error(plan.error)
             return
-        controls(plan)
+        controls(ctx, plan)
     try:  # heavy θ curves wait for their button, with the estimate
         view = teaching.analyse(data, plan, private=private)
     except DpsumError as exc:  # too heavy, or the queue is full

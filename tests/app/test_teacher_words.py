@@ -77,3 +77,14 @@ def test_single_query_says_where_svt_starts_its_search() -> None:
     c = ExperimentConfig().truncation_params.svt_c
     assert "s = 100,000" in caption and f"c = {c:g})" in caption, caption  # U/8, U = 800,000
     assert "simulated trials" in caption
+
+
+def test_single_query_marks_the_recommended_algorithm_with_a_star() -> None:
+    """About: the ★ rule is 'the same on every page'; Single query showed none (P3-6)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    assert_clean(at)
+    control = at.button_group(key="teach_algorithm")
+    starred = [o.content for o in control.proto.options if o.content.startswith("★")]
+    assert starred == ["★ ClampShells"], starred  # ε = 0.01, 1,000 bins: the rule's choice
