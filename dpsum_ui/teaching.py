@@ -449,7 +449,7 @@ def lesson_payload(
         "cards": {
             "truncation": {
                 "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
-                          f"were θ: truncation bias {money(r.truncation_bias)}." for r in rows]
+                          f"were θ: bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
                 [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],
