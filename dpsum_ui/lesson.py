@@ -219,7 +219,10 @@ function draw(i) {
   // figure then overflowed onto the explanations under it).
   chart.style.height = fig.layout.height + 'px';
   Plotly.newPlot(chart, fig.data, fig.layout, {displaylogo: false, responsive: true});
-  if (L.histogram) {
+  if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
+    const hl = L.histogram.layout;
+    if (hl.shapes && hl.shapes.length) { hl.shapes[0].x0 = x; hl.shapes[0].x1 = x; }
+    if (hl.annotations && hl.annotations.length) hl.annotations[0].x = x;
     Plotly.newPlot('histogram', L.histogram.data, L.histogram.layout,
                    {displaylogo: false, responsive: true});
   }

@@ -43,8 +43,34 @@ def test_share_and_downloads_carry_the_theta_moved_with_the_keyboard(browser, se
         with page.expect_download() as info:
             frame.locator('#tools button[data-kind="png"]').click()
         png = info.value.suggested_filename
+        # another algorithm: the server redraws the page, θ stays, so does the link's
+        page.locator(f"{key('teach_algorithm')} button", has_text="TaMM").click()
+        page.wait_for_function("() => location.search.includes('algorithm=tamm')")
+        wait_idle(page)
+        page.wait_for_function(
+            "(sel) => !!document.querySelector(sel)?.contentDocument?.getElementById('chart')"
+            "?._fullLayout?.title?.text?.startsWith('TaMM')", arg=".st-key-teach_lesson iframe")
+        kept = frame_state(lesson_frame(page))["theta"]
+        page.locator(f"{key('teach_share')} button").first.click()
+        link_tamm = page.frame_locator("[data-testid='stPopoverBody'] iframe").locator(
+            "#link").inner_text()
     finally:
         context.close()
+    offline = browser.new_context()
+    try:  # the lesson from disk: it opens at θ, its histogram's θ line there too
+        lesson_page = offline.new_page()
+        lesson_page.goto(files["lesson"].as_uri())
+        lesson_page.locator("#histogram .main-svg").first.wait_for()
+        opened = frame_state(lesson_page.locator("html"))
+        line = lesson_page.evaluate(
+            "() => document.getElementById('histogram')._fullLayout.shapes[0].x0")
+    finally:
+        offline.close()
+    assert opened["theta"] == shown["theta"] and opened["numbers"] == shown["numbers"]
+    assert line == pytest.approx(theta, rel=1e-12)
+    assert kept == shown["theta"]
+    assert re.search(rf"[?&]theta={theta:g}(&|$)", link_tamm), link_tamm
+    assert "algorithm=tamm" in link_tamm
     assert theta < start  # moved down four grid steps
     assert re.search(rf"[?&]theta={theta:g}(&|$)", link), link
     assert f"theta={start:g}" not in link
