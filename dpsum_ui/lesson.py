@@ -375,8 +375,8 @@ def _demos(p: dict) -> str:
             f'<div class="strip" id="strip" role="img" aria-label="{esc(draws["title"])}">'
             f'<span class="tick" id="strip_truth"></span>'
             f'<span class="tick" id="strip_centre"></span>{dots}</div>'
-            '<p class="key">black: the true answer · orange dashes: where the answers '
-            'centre · dots: the noisy answers</p>'
+            '<p class="key">black: the true answer · orange dashes: their expected centre · '
+            'dots: the noisy answers</p>'
             f'<p>{esc(draws["truth_text"])}; answers: <span id="draws_answers"></span></p>'
             '<p id="draws_centre"></p>'
         )

@@ -373,7 +373,10 @@ def draws_payload(table: pd.DataFrame, answers: np.ndarray | None, *, truth: flo
         "truth": truth,
         "truth_text": f"true answer {money(truth)}",
         "centre": [float(c) for c in centre],
-        "centre_text": [f"they centre on {money(c)} (true answer + biases)" for c in centre],
+        # the expected centre, not these draws' mean (five draws scatter around it)
+        "centre_text": [f"expected centre {money(c)} (true answer + biases); these {DRAWS} "
+                        f"average {money(float(np.mean(row)))}"
+                        for c, row in zip(centre, answers, strict=True)],
         "answers": [[float(a) for a in row] for row in answers],
         "answers_text": [", ".join(money(float(a)) for a in row) for row in answers],
     }

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app_helpers import assert_clean, new_app
+import numpy as np
+from app_helpers import assert_clean, lesson, new_app
 
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui.guide import TEXTS
+from dpsum_ui.present import money
 
 
 def test_the_guides_decide_step_does_not_choose_from_true_errors() -> None:
@@ -88,3 +90,15 @@ def test_single_query_marks_the_recommended_algorithm_with_a_star() -> None:
     control = at.button_group(key="teach_algorithm")
     starred = [o.content for o in control.proto.options if o.content.startswith("★")]
     assert starred == ["★ ClampShells"], starred  # ε = 0.01, 1,000 bins: the rule's choice
+
+
+def test_the_noisy_answers_centre_is_called_expected_and_their_mean_is_given() -> None:
+    """"they centre on 1.55 billion" while the five dots averaged 1.50 billion (P3-4)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    draws = lesson(at)["draws"]
+    for centre, answers, text in zip(draws["centre"], draws["answers"], draws["centre_text"],
+                                     strict=True):
+        assert text.startswith(f"expected centre {money(centre)} (true answer + biases)"), text
+        assert text.endswith(f"these 5 average {money(float(np.mean(answers)))}"), text
