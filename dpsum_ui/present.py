@@ -398,7 +398,7 @@ def teaching_text(
     cap = min(theta, tau)
     truncation = (
         f"q_τ sums every value ≤ τ = {tau:,.0f}. Truncating at θ = {theta:,.0f} counts each "
-        "value above θ as θ, so the few large values count for less: the **truncation bias** "
+        "value above θ as θ, so the values above θ count for less: the **truncation bias** "
         "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
         "≤ τ."
         + (f" **{algorithm_label}** cuts at its own θ*, the bin edge at or above θ, and answers "
@@ -424,8 +424,9 @@ def teaching_text(
             else "With midpoints it is small and of either sign. "
         )
         + "Where it has the opposite sign of the truncation bias the two cancel and the total "
-        "dips: a coincidence of this data, not a θ to aim for. Finer bins or midpoint weights "
-        "(Data page) shrink it."
+        "dips: a coincidence of this data, not a θ to aim for. "
+        + ("Finer bins or midpoint weights (Data page) shrink it." if weights == "upper"
+           else "Finer bins (Data page) shrink it.")
         + (f" **{algorithm_label}** sums the exact values, so it has no binning bias."
            if exact else "")
     )

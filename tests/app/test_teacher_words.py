@@ -11,7 +11,7 @@ from app_helpers import assert_clean, lesson, new_app
 
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui.guide import TEXTS
-from dpsum_ui.present import money
+from dpsum_ui.present import money, teaching_text
 
 
 def test_the_guides_decide_step_does_not_choose_from_true_errors() -> None:
@@ -102,3 +102,17 @@ def test_the_noisy_answers_centre_is_called_expected_and_their_mean_is_given() -
                                      strict=True):
         assert text.startswith(f"expected centre {money(centre)} (true answer + biases)"), text
         assert text.endswith(f"these 5 average {money(float(np.mean(answers)))}"), text
+
+
+def test_the_truncation_and_binning_texts_fit_the_settings() -> None:
+    """"the few large values" when more than half the records were truncated, and "midpoint
+    weights shrink it" with midpoint weights already chosen (P3-3)."""
+    upper, midpoint = (
+        teaching_text(tau=100_000.0, theta=25_300.0, epsilon=0.01, eps_theta=0.001,
+                      eps_m=0.009, scale=1.0, width=800.0, exact=False,
+                      algorithm_label="Identity", weights=weights)
+        for weights in ("upper", "midpoint"))
+    assert "few large values" not in upper["truncation"]
+    assert "midpoint weights (Data page)" in upper["binning"]
+    assert "midpoint weights" not in midpoint["binning"]
+    assert "Finer bins (Data page) shrink it." in midpoint["binning"]
