@@ -149,7 +149,8 @@ def single_query_page() -> None:
             st.caption(
                 "Expected error (RMSE, in the data's unit) over θ. Identity and TaMM add noise "
                 "to counts, so θ only trades bias for variance there; SQM, Workload and TiMM "
-                "need θ for their sensitivity."
+                "need θ for their sensitivity. RawSum and ClampShells choose their own θ: "
+                "their curves are their error if their cut were at θ."
             )
     if private and not registry_get(algorithm).runs_once:  # the chart has their marks
         svt = config.truncation_params

@@ -116,3 +116,15 @@ def test_the_truncation_and_binning_texts_fit_the_settings() -> None:
     assert "midpoint weights (Data page)" in upper["binning"]
     assert "midpoint weights" not in midpoint["binning"]
     assert "Finer bins (Data page) shrink it." in midpoint["binning"]
+
+
+def test_the_all_algorithms_caption_names_every_algorithm() -> None:
+    """It explained five algorithms and not RawSum nor ClampShells (P3-5)."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    at.session_state["teach_all_box"] = True  # the expander open
+    at.run()
+    (caption,) = [str(c.value) for c in at.caption if "Expected error (RMSE" in str(c.value)]
+    for name in ("Identity", "TaMM", "SQM", "Workload", "TiMM", "RawSum", "ClampShells"):
+        assert name in caption, name
