@@ -141,7 +141,8 @@ FAQ: tuple[tuple[str, str], ...] = (
         "The guarantee protects one *row*: adding or removing one row changes the answers by "
         "at most the sensitivity. If a person had several rows (several jobs, several years), "
         "they would change the answers by several times as much and be protected less. "
-        "Combine each person's rows into one before loading the data.",
+        "On the Data page, choose the column that identifies a person (**Unit of privacy**): "
+        "each person's rows are then summed into one before anything is computed.",
     ),
     (
         "Why does the dashboard show true answers, and the release not?",
@@ -195,8 +196,14 @@ with g2:
 - **Isotonic regression**: free post-processing that makes the answers non-decreasing in τ,
   as true prefix sums are.
 - **Relative error**: |ŷ − y| / max(y, δ); δ avoids dividing by tiny true answers.
-- **Expected error**: the exact bias² + variance of an algorithm, computed without
-  simulation; the explorer draws it over the simulated error as a check.
+- **Expected error (RMSE)**: √(bias² + variance) of an algorithm, in the data's unit,
+  computed exactly without simulation; the explorer draws it over the simulated error as a
+  check.
+- **RawSum**: measures noisy sums of the raw values per bin, reconstructs them by least
+  squares, and chooses θ after measuring (post-processing: no ε spent on θ).
+- **ClampShells**: spends a quarter of ε locating a clamp point θ* from noisy shell sums,
+  then measures the shells of values clamped at θ* (the ★ for ε up to 3 with 16 bins or
+  more; RawSum above ε = 3).
 - **Seed**: fixes every random draw, so a link or a config file reproduces the same figures.
 """
     )

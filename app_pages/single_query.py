@@ -9,8 +9,10 @@ import streamlit as st
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.mechanisms.registry import get as registry_get
+from dpsum_core.text import number
 from dpsum_core.truncation.params import START_FRACTION
-from dpsum_ui import guide, present, share, shell, state, teaching, widgets
+from dpsum_core.truncation.svt import SVT_S
+from dpsum_ui import guide, lesson, present, share, shell, state, teaching, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
 
@@ -21,10 +23,13 @@ st.caption(
 )
 
 
-def controls(plan: state.Ready) -> None:
-    """Algorithm and query τ. θ is moved in the lesson frame, in the browser; the θ of a link
-    or of the settings is where the frame starts."""
+def controls(ctx: state.DataContext, plan: state.Ready) -> None:
+    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`)
+    and query τ. θ is moved in the lesson frame, in the browser; the θ of a link or of the
+    settings is where the frame starts."""
     domain, workload = plan.config.domain, plan.workload
+    rec = state.recommended(ctx)
+    best = rec.algorithm if rec is not None else None
     algorithm, query = st.columns([1.25, 1], gap="medium")
     with algorithm:
         widget(
@@ -32,9 +37,12 @@ def controls(plan: state.Ready) -> None:
             K.TEACH_ALGORITHM,
             "Algorithm",
             options=list(ALGORITHMS),
-            format_func=label,
+            format_func=lambda name: f"★ {label(name)}" if name == best else label(name),
             required=True,
             wrap=True,
+            help="★ marks the recommended one, from public inputs only (the same rule on every "
+            "page): " + (rec.why if rec is not None else "set valid ε, U and bins to see it")
+            + ".",
         )
     taus = [float(t) for t in workload.thresholds]
     state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
@@ -96,7 +104,7 @@ def single_query_page() -> None:
         if isinstance(plan, state.Blocked):
             st.error(plan.error)
             return
-        controls(plan)
+        controls(ctx, plan)
     try:  # heavy θ curves wait for their button, with the estimate
         view = teaching.analyse(data, plan, private=private)
     except DpsumError as exc:  # too heavy, or the queue is full
@@ -105,35 +113,33 @@ def single_query_page() -> None:
     if view is None:
         return
     config = plan.config
-    with st.container(key="teach_lesson"):
-        st.iframe(view.frame, height="content")
+    lesson_box = st.container(key="teach_lesson")  # drawn below, with the downloads' name
 
     algorithm = get(K.TEACH_ALGORITHM)
-    share_box, download, note = st.columns([1, 1.4, 3], vertical_alignment="center")
+    share_box, note = st.columns([1, 4.4], vertical_alignment="center")
     params = link(ctx, plan)
     shell.sync_url(params)
     with share_box.popover("Share", icon=":material/share:", key=K.TEACH_SHARE):
-        shell.share_panel(params, "this query, θ and algorithm")
-    tau = float(get(K.TEACH_QUERY))
-    download.download_button(
-        "Download this lesson",
-        data=lambda: teaching.lesson_file(view, data, ctx, config, tau=tau, private=private),
-        file_name=f"{view.stem}_{algorithm}_lesson.html",
-        mime="text/html",
-        icon=":material/download:",
-        key=K.TEACH_LESSON_DOWNLOAD,
-        on_click="ignore",
-        help="One HTML file: the θ slider, the chart, the numbers, the explanations, the "
-        "data's histogram, the settings and the seed. It opens from disk, with no server and "
-        "no network (about 1.5 MB, plotly.js inside).",
-    )
+        # θ moves in the browser: the link takes the θ on screen from the lesson frame
+        st.markdown("**Link to this query, θ and algorithm**")
+        st.iframe(lesson.share_html(shell.link_text({**params, "theta": lesson.THETA_MARK}),
+                                    params["theta"]), height="content")  # fmt: skip
+        st.caption(shell.LINK_CAPTION + " Opening it reproduces this view.")
     note.caption(
         f"Lowest truncation bias² + variance at θ ≈ {view.best:,.0f}: found by looking at the "
-        "data, so using it directly would not be private."
+        "data, so using it directly would not be private. The lesson and the chart's PNG, SVG "
+        "and HTML are downloaded from the lesson above, at the θ on screen."
     )
-    # Downloads and the numbers as a table (the text alternative of the chart).
-    widgets.downloads(view.figure, "teach_curves", f"{view.stem}_{algorithm}_error_over_theta")
+    # The chart's numbers as CSV and as a table (the text alternative of the chart); its other
+    # files are made in the lesson frame, at the θ on screen, with this name and note.
+    stem, noted = widgets.downloads(view.figure, "teach_curves",
+                                    f"{view.stem}_{algorithm}_error_over_theta",
+                                    chart_files=False)  # fmt: skip
     widgets.data_table(view.figure, "teach_curves")
+    tau = float(get(K.TEACH_QUERY))
+    with lesson_box:
+        st.iframe(teaching.frame_html(view, data, ctx, config, tau=tau, private=private,
+                                      figure=noted, stem=stem), height="content")  # fmt: skip
 
     # Built and drawn only while open: closed, the page's first visit draws one chart, not two.
     box = st.expander("All algorithms at this query", key=K.TEACH_ALL, on_change="rerun")
@@ -143,12 +149,17 @@ def single_query_page() -> None:
             st.caption(
                 "Expected error (RMSE, in the data's unit) over θ. Identity and TaMM add noise "
                 "to counts, so θ only trades bias for variance there; SQM, Workload and TiMM "
-                "need θ for their sensitivity."
+                "need θ for their sensitivity. RawSum and ClampShells choose their own θ: "
+                "their curves are their error if their cut were at θ."
             )
     if private and not registry_get(algorithm).runs_once:  # the chart has their marks
+        svt = config.truncation_params
+        start = SVT_S.in_force(svt, config.domain.upper)
         st.caption(
-            f"SVT and Recursive marks: {get(K.TRIALS)} trials, seed {get(K.SEED)} "
-            "(same settings as the Workload explorer)."
+            f"SVT and Recursive marks: the θ each chose in {get(K.TRIALS)} simulated trials, "
+            f"seed {get(K.SEED)} (same settings as the Workload explorer). SVT starts its "
+            f"search at s = {number(start)} and climbs the grid s·c^k (c = {svt.svt_c:g}), "
+            "so its marks never sit below s, even where the chart's lowest error is."
         )
 
 

@@ -215,7 +215,8 @@ def main() -> None:
                 "steps": len(steps),
             }
             with page.expect_download() as info:
-                page.locator(".st-key-teach_lesson_download button").first.click()
+                page.frame_locator(".st-key-teach_lesson iframe").locator(
+                    '#tools button[data-kind="lesson"]').click()
             size = Path(info.value.path()).stat().st_size
             result["lesson_bytes"] = target(size, 5_000_000, "bytes")
             close(contexts)

@@ -41,6 +41,7 @@ from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.mechanisms import error as expected
 from dpsum_core.mechanisms import greedy_h as strategies
+from dpsum_core.mechanisms.clampshells import clampshells_bias_parts
 from dpsum_core.mechanisms.error import components_frame
 from dpsum_core.mechanisms.matrix import tamm_public_grid
 from dpsum_core.mechanisms.measurement import Inputs
@@ -51,7 +52,12 @@ from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import Cost, check_click, curves_cost, decision_cost, duration
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
-from dpsum_core.simulate.experiment import epsilon_sweep, run_experiment, threshold_samples
+from dpsum_core.simulate.experiment import (
+    epsilon_sweep,
+    inputs_for,
+    run_experiment,
+    threshold_samples,
+)
 from dpsum_core.simulate.results import ExperimentResult
 from dpsum_core.text import counted
 
@@ -283,6 +289,24 @@ def bias_parts(
 
     return state.memo("curves", key, lambda: memo.shared(
         data, ("bias", key), lambda: with_passes(data, build), _stop_check()))  # fmt: skip
+
+
+def shell_parts(data: Statistics, config: ExperimentConfig, query: int,
+                thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ClampShells' bias of query ``query`` at each θ, split into its clamping (truncation)
+    bias and its shell (interpolation) bias (deterministic, memoised):
+    :func:`dpsum_core.mechanisms.clampshells.clampshells_bias_parts` at the whole ε, as its
+    error curves are (its θ costs no ρ)."""
+    grid = tuple(float(t) for t in thetas)
+    key = (*state.result_key(data, config), "shells", query, grid)
+
+    def build(d: Statistics) -> tuple[np.ndarray, np.ndarray]:
+        clamp, shell = clampshells_bias_parts(inputs_for(d, config), np.asarray(grid),
+                                              config.epsilon)  # fmt: skip
+        return clamp[:, query], shell[:, query]
+
+    return state.memo("curves", key, lambda: memo.shared(
+        data, ("shells", key), lambda: with_passes(data, build), _stop_check()))  # fmt: skip
 
 
 def decision_curves(

@@ -59,9 +59,11 @@ def theta_curves_figure(
     readout: str,
     title: str,
     axis_title: str = "truncation threshold θ",
+    second: str = "binning bias",
 ) -> go.Figure:
     """The expected error of one algorithm over θ and its parts, in the data's unit (log–log):
-    RMSE = √(bias² + variance), |truncation bias|, |binning bias| and the noise's standard
+    RMSE = √(bias² + variance), |truncation bias|, |binning bias| (|``second``|: ClampShells'
+    shell bias, :func:`dpsum_ui.teaching.second_bias`) and the noise's standard
     deviation √variance; a marker and a readout at ``theta``, and below it where SVT /
     Recursive land across trials.
 
@@ -86,7 +88,7 @@ def theta_curves_figure(
     lines = [
         ("total", f"{name}: RMSE", dict(color=color, width=4)),
         ("truncation_bias2", "|truncation bias|", dict(color="#000000", width=2, dash="dash")),
-        ("binning_bias2", "|binning bias|", dict(color="#8C510A", width=2, dash="dashdot")),
+        ("binning_bias2", f"|{second}|", dict(color="#8C510A", width=2, dash="dashdot")),
         ("variance", "noise (SD)", dict(color="#777777", width=2, dash="dot")),
     ]
     for column, label, style in lines:

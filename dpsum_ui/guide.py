@@ -56,9 +56,11 @@ TEXTS: dict[str, str] = {
         "**Step 5 · decide.** Type the error you can live with (5 = answers off by about 5 % "
         "in the typical query). Each line is one algorithm's error as ε, the privacy budget, "
         "grows; where it crosses the horizontal **target** line is the smallest ε that meets "
-        "it. Smaller ε means more "
-        "privacy, so the line that crosses first (furthest left) is the one to choose. "
-        "These errors use the true answers: decide before publishing, never after."
+        "it. Smaller ε means more privacy, so the line that crosses first (furthest left) "
+        "does best on *this* data. These curves use the true answers: they are for people "
+        "allowed to see the data, to understand the trade-off. Choosing from them is not "
+        "covered by the privacy guarantee: for a release, let the ★ (auto) choose, from public "
+        "inputs only, or decide on public data."
     ),
     "release": (
         "**Step 6 · release.** This is the only page that publishes: one draw of noise, with "

@@ -73,10 +73,9 @@ Single query (app_pages/single_query.py)
     ``teach_theta``        setting (no widget): the θ the lesson frame starts at (a link's θ);
                            θ is then moved in the browser by the frame's own slider
     ``teach_private``      toggle: θ chosen privately (measurement budget (1−ρ)ε)
-    ``teach_share``        popover: link to this query, θ and algorithm
+    ``teach_share``        popover: link to this query, θ and algorithm (θ from the frame)
     ``teach_all_box``      expander: every algorithm's error over θ, built only when open
     ``teach_compute``      button: compute θ curves estimated above a link's budget
-    ``teach_lesson_download`` download_button: the lesson as one offline HTML file
     (shares ``workload_*``, ``epsilon``, ``rho``, ``trials``, ``seed`` with the explorer)
 
 Compare (app_pages/compare.py)
@@ -191,7 +190,6 @@ TEACH_PRIVATE = "teach_private"
 TEACH_SHARE = "teach_share"
 TEACH_ALL = "teach_all_box"
 TEACH_COMPUTE = "teach_compute"  # compute θ curves estimated above a link's budget
-TEACH_LESSON_DOWNLOAD = "teach_lesson_download"
 
 # Compare
 COMPARE_TRUNCATIONS = "compare_truncations"

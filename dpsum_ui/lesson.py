@@ -100,6 +100,11 @@ body.standalone { margin: 16px 24px; }
 #strip_truth { background: #000; }
 #strip_centre { background: repeating-linear-gradient(#D55E00 0 4px, transparent 4px 7px); }
 .key { font-size: 16px; color: #555; }
+#tools { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 4px 12px;
+         align-items: center; font-size: 16px; }
+#tools button { font: inherit; color: #0072B2; background: none; border: 1px solid #D0D7DE;
+                border-radius: 6px; padding: 2px 10px; cursor: pointer; }
+#tools button:hover { background: #F3F6F9; }
 .extra { grid-column: 1 / -1; }
 .extra h2 { font-size: 20px; }
 .settings { font-size: 16px; }
@@ -155,6 +160,11 @@ function show(i) {
     document.getElementById('bar_truncated').style.width = (100 * L.demo.bar[i]) + '%';
   }
   if (L.draws && L.draws.answers) drawAnswers(i);
+  const hist = document.getElementById('histogram');
+  if (L.histogram && window.Plotly && hist && hist.data) {  // its θ line (shapes[0]) too
+    const x = L.thetas[i];
+    Plotly.relayout(hist, {'shapes[0].x0': x, 'shapes[0].x1': x, 'annotations[0].x': x});
+  }
   // The chart's marker and readout (a relayout: tens of ms) follow in the next frame, after
   // the numbers; steps faster than that draw only the latest θ.
   if (window.Plotly && chart.data) {
@@ -189,7 +199,8 @@ function remember(i) {
   try {
     const p = window.parent;
     if (p === window) return;
-    p.__dpsumTheta = {server: L.start, index: i};
+    p.__dpsumTheta = {server: L.start, index: i, theta: String(L.thetas[i])};
+    p.dispatchEvent(new CustomEvent('dpsum-theta', {detail: p.__dpsumTheta}));
     const url = new URL(p.location.href);
     if (url.searchParams.has('theta')) {
       url.searchParams.set('theta', String(L.thetas[i]));
@@ -208,10 +219,62 @@ function draw(i) {
   // figure then overflowed onto the explanations under it).
   chart.style.height = fig.layout.height + 'px';
   Plotly.newPlot(chart, fig.data, fig.layout, {displaylogo: false, responsive: true});
-  if (L.histogram) {
+  if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
+    const hl = L.histogram.layout;
+    if (hl.shapes && hl.shapes.length) { hl.shapes[0].x0 = x; hl.shapes[0].x1 = x; }
+    if (hl.annotations && hl.annotations.length) hl.annotations[0].x = x;
     Plotly.newPlot('histogram', L.histogram.data, L.histogram.layout,
                    {displaylogo: false, responsive: true});
   }
+}
+// In the app: the downloads are made here, from the θ on screen (the server drew the page at
+// the θ it started from; a θ step tells it nothing).
+function save(name, text, type) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(text instanceof Blob ? text : new Blob([text], {type}));
+  a.download = name;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+}
+const safe = (value) => JSON.stringify(value).replace(/<\\//g, '<\\\\/');
+function exported(i) {
+  // The chart as the files show it: the whole figure (title, axis title), θ's marker and
+  // readout at i, without the annotations that speak of the interactive chart.
+  const E = L.export, f = JSON.parse(JSON.stringify(E.figure)), x = L.thetas[i];
+  f.layout.shapes[0].x0 = x; f.layout.shapes[0].x1 = x;
+  f.layout.annotations[0].text = L.readout[i];
+  f.layout.annotations = f.layout.annotations.filter((a) => a.name !== E.interactive_only);
+  return f;
+}
+async function plotlyInline() {
+  const src = await (await fetch(document.getElementById('plotly-js').src)).text();
+  return '<script id="plotly-js">' + src + '<\\/script>';
+}
+async function download(kind) {
+  const E = L.export, i = Number(slider.value), f = exported(i);
+  if (kind === 'png' || kind === 'svg') {
+    const url = await Plotly.toImage(f, {format: kind, width: E.width, height: E.height,
+                                         scale: kind === 'png' ? 2 : 1});
+    save(E.stem + '.' + kind, await (await fetch(url)).blob());
+  } else if (kind === 'html') {
+    const js = await plotlyInline();
+    save(E.stem + '.html', '<!DOCTYPE html><html><head><meta charset="utf-8">' + js +
+         '</head><body><div id="dpsum-figure" style="height:' + E.height + 'px"></div><script>' +
+         'Plotly.newPlot("dpsum-figure", ' + safe(f.data) + ', ' + safe(f.layout) +
+         ', {displaylogo: false, responsive: true});<\\/script></body></html>', 'text/html');
+  } else {  // the lesson: this page on its own, opening at θ, plotly.js inline
+    const payload = Object.assign({}, L, E.lesson.payload, {start: i});
+    delete payload.export;
+    const js = await plotlyInline();
+    const page = E.lesson.shell.split(E.lesson.plotly_mark).join(js)
+      .split(E.lesson.data_mark).join(safe(payload));
+    save(E.lesson.name, page, 'text/html');
+  }
+}
+if (L.export) {
+  document.querySelectorAll('#tools button').forEach((b) => {
+    b.addEventListener('click', () => download(b.dataset.kind));
+  });
 }
 let start = L.start;
 try {
@@ -225,9 +288,13 @@ else document.getElementById('plotly-js').addEventListener('load', () => draw(Nu
 """
 
 
-def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
+def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | None = None) -> str:
     """The lesson page. ``plotly_src``: a URL of plotly.js (the app), or None to put plotly.js
-    inline (the downloaded file: works from disk with no network)."""
+    inline (the downloaded file: works from disk with no network); ``data``: text put where
+    the payload's JSON goes (a mark the page in the app replaces, :func:`lesson_shell`).
+
+    With ``payload["export"]`` (:func:`export_payload`) the page offers the downloads at the
+    θ on screen, made in the browser."""
     p = payload
     if plotly_src is None:
         script = f'<script id="plotly-js">{plotly_source()}</script>'
@@ -247,6 +314,14 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         for key, title in p["card_titles"].items()
     )
     demos = _demos(p)
+    tools = (
+        '<div id="tools"><button type="button" data-kind="lesson">Download this lesson'
+        '</button> (one offline HTML file) · the chart: '
+        + "".join(f'<button type="button" data-kind="{k}">{k.upper()}</button>'
+                  for k in ("png", "svg", "html"))
+        + " (all at the θ on screen)</div>"
+        if p.get("export") else ""
+    )
     extra = ""
     if p.get("histogram") is not None:
         settings = "".join(
@@ -273,8 +348,9 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None) -> str:
         f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
         f'aria-label="{slider}"></div>'
         f'<div id="numbers">{numbers}</div></div><div id="chart"></div>'
-        f'<div id="cards">{cards}</div>{demos}{extra}</div>'
-        f'<script type="application/json" id="lesson-data">{_json(p)}</script>'
+        f'<div id="cards">{cards}</div>{tools}{demos}{extra}</div>'
+        f'<script type="application/json" id="lesson-data">'
+        f"{_json(p) if data is None else data}</script>"
         f"<script>{_SCRIPT}</script></body></html>"
     )
 
@@ -299,8 +375,8 @@ def _demos(p: dict) -> str:
             f'<div class="strip" id="strip" role="img" aria-label="{esc(draws["title"])}">'
             f'<span class="tick" id="strip_truth"></span>'
             f'<span class="tick" id="strip_centre"></span>{dots}</div>'
-            '<p class="key">black: the true answer · orange dashes: where the answers '
-            'centre · dots: the noisy answers</p>'
+            '<p class="key">black: the true answer · orange dashes: their expected centre · '
+            'dots: the noisy answers</p>'
             f'<p>{esc(draws["truth_text"])}; answers: <span id="draws_answers"></span></p>'
             '<p id="draws_centre"></p>'
         )
@@ -316,3 +392,59 @@ def _demos(p: dict) -> str:
 def figure_json(fig: go.Figure) -> dict:
     """A figure as plain JSON data (numpy arrays as lists, plotly.js's own format)."""
     return json.loads(pio.to_json(fig, validate=False, engine="json"))
+
+
+# Marks in a lesson shell (:func:`lesson_shell`), replaced in the browser by plotly.js and by
+# the payload at the θ on screen.
+_PLOTLY_MARK = "dpsum-plotly-inline"
+_DATA_MARK = "dpsum-lesson-data"
+
+
+def lesson_shell(payload: dict) -> dict:
+    """The downloadable lesson with two holes, for the page in the app to fill at the θ on
+    screen: ``shell`` (the page's HTML, made by :func:`lesson_html`), ``plotly_mark`` (the tag
+    that becomes plotly.js inline), ``data_mark`` (where the payload's JSON goes)."""
+    shell = lesson_html(payload, plotly_src=_PLOTLY_MARK, data=_DATA_MARK)
+    return {
+        "shell": shell,
+        "plotly_mark": f'<script id="plotly-js" src="{_PLOTLY_MARK}"></script>',
+        "data_mark": _DATA_MARK,
+    }
+
+
+THETA_MARK = "DPSUM_THETA"  # where θ goes in a link given to :func:`share_html`
+
+
+def share_html(link: str, theta: str) -> str:
+    """The Share popover's link on Single query, with the θ on screen: ``link`` has
+    :data:`THETA_MARK` where θ's value goes; ``theta``: the value the server drew the page at,
+    shown until the lesson frame (same page, same origin) says where θ is now."""
+    before, _, after = link.partition(THETA_MARK)
+    parts = _json({"before": before, "after": after, "theta": theta})
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><style>'
+        "body { margin: 0; font-family: 'Source Code Pro', monospace; font-size: 14px; }"
+        "code { display: block; white-space: pre-wrap; word-break: break-all; padding: 8px;"
+        " background: #F0F2F6; border-radius: 6px; }"
+        "button { margin-top: 4px; font: 14px 'Source Sans Pro', sans-serif; }"
+        '</style></head><body><code id="link"></code>'
+        '<button type="button" id="copy">Copy the link</button><script>'
+        f"const S = {parts};"
+        """
+const code = document.getElementById('link');
+function show() {
+  let theta = S.theta;
+  try { const kept = window.parent.__dpsumTheta; if (kept && kept.theta) theta = kept.theta; }
+  catch (e) { /* not inside the app */ }
+  code.textContent = S.before + theta + S.after;
+}
+show();
+try {
+  window.parent.addEventListener('dpsum-theta', show);
+  window.addEventListener('pagehide', () => window.parent.removeEventListener('dpsum-theta', show));
+} catch (e) { /* not inside the app */ }
+document.getElementById('copy').addEventListener('click', () => {
+  navigator.clipboard.writeText(code.textContent);
+});
+</script></body></html>"""
+    )

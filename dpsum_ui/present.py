@@ -248,10 +248,12 @@ def epsilon_end(value: float, options: list[float]) -> str:
 
 def epsilon_sentence(epsilon: float) -> str:
     """What ε means, in one sentence that follows the value (numbers never in e-notation)."""
-    factor = odds_factor(epsilon)
+    factor = odds_factor(epsilon)  # one writing of e^ε: dpsum_core.text
     odds = (
         f"about {100 * (np.exp(epsilon) - 1):.2g} %" if epsilon < np.log(2) else f"{factor} times"
     )
+    bound = (f"a factor e^ε = {factor}" if "billion" in factor
+             else f"a factor e^ε ≈ {factor} ({odds})")  # fmt: skip
     strength = (
         "very strong privacy, much noise" if epsilon <= 0.05
         else "strong privacy" if epsilon <= 0.5
@@ -261,7 +263,7 @@ def epsilon_sentence(epsilon: float) -> str:
     )  # fmt: skip
     sentence = (
         f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
-        f"the chance of any result by at most a factor e^ε ≈ {factor} ({odds})."
+        f"the chance of any result by at most {bound}."
     )
     if epsilon == PAPER_EPSILON:
         sentence += " This is the paper's setting and the default here."
@@ -273,6 +275,31 @@ def epsilon_warning(epsilon: float) -> str | None:
     None."""
     large = large_epsilon(epsilon)
     return None if large is None else f"{large}. Use it to see how accuracy behaves, not to publish."
+
+
+def noise_sentence(algorithm_label: str, noise: tuple[float, float | None], *, cap: float,
+                   eps_m: float, queries: int, per_query: bool) -> str:
+    """Why this answer's noise (``noise``: the engine's SD and, where the answer is one
+    Laplace draw, its scale) is not sensitivity / ε_m: SQM splits ε_m over the ``queries``
+    queries (scale m·min(θ, τ)/ε_m), Workload scales one draw to the whole workload's
+    sensitivity, the others combine many noisy measurements. Scale and SD never share an
+    equation but SD = √2 × scale."""
+    sd, scale = noise
+    name, m = f"**{algorithm_label}**", f"{queries:,}"
+    if scale is None:
+        return (f"{name} measures many noisy counts or sums (each with its own Laplace draw) "
+                "and combines them into this answer, so its noise is not one draw of scale "
+                f"sensitivity / ε_m: this answer's noise SD is {money(sd)}.")  # fmt: skip
+    if per_query:
+        return (f"{name} answers each of the workload's m = {m} queries with its own draw and "
+                f"splits ε_m between them: each gets ε_m / m = {eps_m:g} / {m} = "
+                f"{_digits(eps_m / queries)}, so this answer's scale is m × min(θ, τ) / ε_m = "
+                f"{m} × {cap:,.0f} / {eps_m:g} ≈ {money(scale)}, and its noise SD = √2 × "
+                f"scale ≈ {money(sd)}.")  # fmt: skip
+    return (f"{name} adds one draw to each of the m = {m} answers, scaled to the most one person "
+            "can change all of them together (a value t moves every query with τ ≥ t), not "
+            f"this one alone: this answer's scale is ≈ {money(scale)}, and its noise SD = √2 × "
+            f"scale ≈ {money(sd)}.")  # fmt: skip
 
 
 def sci(value: float) -> str:
@@ -331,31 +358,45 @@ def teaching_text(
     exact: bool,
     algorithm_label: str,
     own_theta: str | None = None,
-    noise: str = "",
+    noise: tuple[float, float | None] | None = None,
+    queries: int = 1,
+    per_query: bool = False,
+    shells: bool = False,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
     ``exact``: the shown algorithm sums the exact values (no binning bias, as SQM).
     ``own_theta``: how an algorithm with its own θ chooses it (its θ rule's ``source``), which
-    its budget split and its truncation follow.
+    its budget split and its truncation follow. ``shells``: the algorithm interpolates a query
+    edge inside a shell (ClampShells): its second bias is that shell bias, not a binning bias.
 
     ``scale`` is the Laplace scale of answering this one query alone at θ with ε_m
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1); ``noise``: the noise the shown
-    algorithm actually gives this answer, answering the whole workload (its SD, and its Laplace
-    scale where the answer is one draw), in words.
+    algorithm actually gives this answer, answering the whole workload of ``queries`` queries
+    (the engine's SD, and its Laplace scale where the answer is one draw, else None);
+    ``per_query``: that draw's budget is ε_m split over the queries (SQM).
     """
     cap = min(theta, tau)
     truncation = (
         f"q_τ sums every value ≤ τ = {tau:,.0f}. Truncating at θ = {theta:,.0f} counts each "
-        "value above θ as θ, so the few large values count for less: the **truncation bias** "
+        "value above θ as θ, so the values above θ count for less: the **truncation bias** "
         "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
         "≤ τ."
-        + (f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
+        + (f" **{algorithm_label}** cuts at its own θ*, the bin edge at or above θ, and answers "
+           "a query at or above θ* with its clamped total (records above θ*, even those above "
+           "τ, count as θ*): its truncation bias, shown above, is 0 once θ* is above τ."
+           if shells else
+           f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
            "not exactly at θ: its truncation bias, shown above, differs from this one."
            if own_theta is not None else "")
     )
     rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
     binning = (
+        f"**{algorithm_label}** sums the exact values, in shells (groups of bins that double "
+        "in width). A query edge inside a shell is answered by interpolating inside it: the "
+        "**shell bias**. It has nothing to do with θ: it is there for θ ≥ τ too, even with "
+        "nothing truncated."
+    ) if shells else (
         f"Identity, Workload, TiMM and TaMM see the data only as a histogram (bins of width "
         f"{width:,.6g}), so each record counts as {rule}: the **binning bias**. "
         + (
@@ -364,19 +405,20 @@ def teaching_text(
             else "With midpoints it is small and of either sign. "
         )
         + "Where it has the opposite sign of the truncation bias the two cancel and the total "
-        "dips: a coincidence of this data, not a θ to aim for. Finer bins or midpoint weights "
-        "(Data page) shrink it."
+        "dips: a coincidence of this data, not a θ to aim for. "
+        + ("Finer bins or midpoint weights (Data page) shrink it." if weights == "upper"
+           else "Finer bins (Data page) shrink it.")
         + (f" **{algorithm_label}** sums the exact values, so it has no binning bias."
            if exact else "")
     )
     sensitivity = (
         "The **sensitivity** is the most one person can change the answer. Without truncation "
-        f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. Laplace noise of scale "
-        "sensitivity / ε_m hides any single person: answering this query alone needs scale "
-        f"{cap:,.0f} / {eps_m:g} ≈ {money(scale)}. Lower θ → less noise (the **variance** "
-        "falls) but more truncation bias."
-        + (f" **{algorithm_label}** answers every query of the workload with ε_m; this "
-           f"answer's {noise}." if noise else "")
+        f"it is τ = {tau:,.0f}; with θ it is min(θ, τ) = {cap:,.0f}. One Laplace draw of scale "
+        "sensitivity / ε_m hides any single person: answering this query alone would need "
+        f"scale {cap:,.0f} / {eps_m:g} ≈ {money(scale)} (its SD is √2 times the scale). Lower "
+        "θ → less noise (the **variance** falls) but more truncation bias."
+        + (" " + noise_sentence(algorithm_label, noise, cap=cap, eps_m=eps_m, queries=queries,
+                                per_query=per_query) if noise is not None else "")
     )
     if own_theta is not None:
         budget = (

@@ -20,7 +20,8 @@ from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
-from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.plots.export import IMAGE_SIZE
+from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
@@ -28,7 +29,7 @@ from dpsum_core.text import counted, escape_name
 
 from . import compute, figs, memo, present, state
 from . import keys as K
-from .lesson import figure_json, lesson_html, markdown_html, plotly_url
+from .lesson import figure_json, lesson_html, lesson_shell, markdown_html, plotly_url
 from .noise_record import Recorder, answer_scale, one_draw_scale
 from .page import Link
 from .passes import with_passes
@@ -62,7 +63,7 @@ class TeachingView:
     best: float
     stem: str  # download file names: dataset, workload, ε, seed, τ
     lesson: dict  # everything θ moves, per grid θ (dpsum_ui.lesson draws it in the browser)
-    frame: str  # the lesson frame's HTML (plotly.js from this server)
+    key: tuple  # what the view depends on (data, settings, query, θ mode, algorithm, start)
 
 
 # Below this share of a curve's scale a bias is floating-point residue of a difference of
@@ -78,9 +79,23 @@ def weighted(algorithm: str) -> bool:
     return alg.binned and not alg.runs_once
 
 
-def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFrame:
+def second_bias(algorithm: str) -> str:
+    """What the second part of ``algorithm``'s bias is: ClampShells' is its **shell bias**
+    (a query edge inside a shell, interpolated); the others' their binning bias (none for an
+    algorithm that sums the exact values)."""
+    return "shell bias" if algorithm in SHELL_BIAS else "binning bias"
+
+
+SHELL_BIAS = ("clampshells",)  # algorithms whose second bias is :func:`second_bias`'s shell bias
+
+
+def components(curves: pd.DataFrame, parts: tuple, algorithm: str,
+               shells: tuple | None = None) -> pd.DataFrame:
     """One algorithm's error over θ with its bias split: truncation bias, binning bias (none
     for an algorithm that sums the exact values), variance and the total.
+    ``shells``: ClampShells' split of its own bias (:func:`dpsum_ui.compute.shell_parts`:
+    clamping at θ*, interpolation inside a shell), put in the truncation and binning columns
+    (the page names the second one :func:`second_bias`).
 
     The total bias is the algorithm's own (``curves``, from its record's error function), so
     that RMSE² = (truncation + binning bias)² + variance at every θ for every algorithm:
@@ -92,9 +107,13 @@ def components(curves: pd.DataFrame, parts: tuple, algorithm: str) -> pd.DataFra
     clamped, binned = (np.asarray(p, dtype=float) for p in parts)
     binning = binned if weighted(algorithm) else np.zeros_like(binned)
     bias2 = part["bias2"].to_numpy(dtype=float)
-    sign = np.where(clamped + binning > 0, 1.0, -1.0)
-    total_bias = sign * np.sqrt(bias2)
-    truncation = total_bias - binning
+    if shells is not None:  # the engine's own split, signed: its sum is the bias
+        truncation, binning = (np.asarray(p, dtype=float) for p in shells)
+        total_bias = truncation + binning
+    else:
+        sign = np.where(clamped + binning > 0, 1.0, -1.0)
+        total_bias = sign * np.sqrt(bias2)
+        truncation = total_bias - binning
     variance = part["variance"].to_numpy(dtype=float)
     scale = max(float(np.max(np.abs(total_bias), initial=0.0)),
                 float(np.max(np.sqrt(variance), initial=0.0)))  # fmt: skip
@@ -123,14 +142,15 @@ def noise_words(variance: float, scale: float | None, *, short: bool = False) ->
     return f"noise SD {sd} = √2 × Laplace scale {present.money(scale)}"
 
 
-def readout(row: pd.Series, scale: float | None) -> str:
+def readout(row: pd.Series, scale: float | None, second: str = "binning bias") -> str:
     """The figure's readout at the chosen θ, in the data's unit (no squared errors);
-    ``scale``: this answer's Laplace scale, None if it combines several noisy measurements."""
+    ``scale``: this answer's Laplace scale, None if it combines several noisy measurements;
+    ``second``: the name of the bias's second part (:func:`second_bias`)."""
     return (
         f"<b>θ = {row['theta']:,.0f} · expected error (RMSE) "
         f"{present.money(row['total'] ** 0.5)}</b><br>"
         f"truncation bias {present.money(row['truncation_bias'])} · "
-        f"binning bias {present.money(row['binning_bias'])}<br>"
+        f"{second} {present.money(row['binning_bias'])}<br>"
         + noise_words(float(row["variance"]), scale)
     )
 
@@ -151,7 +171,10 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     if curves is None:
         return None
     parts = compute.bias_parts(data, domain, tau, grid)
-    table = components(curves, parts, algorithm)
+    shells = (compute.shell_parts(data, config, query, grid) if algorithm in SHELL_BIAS
+              else None)  # fmt: skip
+    table = components(curves, parts, algorithm, shells)
+    second = second_bias(algorithm)
     alg = get(algorithm)
     samples: dict[str, np.ndarray] = {}
     if private and not alg.runs_once:  # RawSum and ClampShells use neither SVT nor Recursive
@@ -186,7 +209,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             theta=theta,
             best=best,
             samples=samples,
-            readout=readout(table.iloc[at], noise[at]),
+            readout=readout(table.iloc[at], noise[at], second),
+            second=second,
             title=f"{label(algorithm)}: error over θ" + title_tail,
             axis_title=f"θ: where {label(algorithm)} would cut (it chooses its own θ)"
             if alg.runs_once else "truncation threshold θ",
@@ -209,7 +233,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                 eps_m=eps_m, scale=float(s), weights=domain.weights, width=domain.width,
                 exact=not weighted(algorithm), algorithm_label=label(algorithm),
                 own_theta=theta_rule(rule).source if alg.runs_once else None,
-                noise=noise_words(v, b),
+                noise=(float(v) ** 0.5, b), queries=workload.size, per_query=alg.per_query,
+                shells=algorithm in SHELL_BIAS,
             )
             for t, s, v, b in zip(grid, scales, table["variance"], noise, strict=True)
         ]
@@ -229,14 +254,12 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
 
     # Built once per view, and once for every session on public data (dpsum_ui.memo).
     lesson = _memo(data, ("teach_lesson", *key, at), build_lesson)
-    src = plotly_url()
-    frame = _memo(data, ("teach_frame", *key, at, src),
-                  lambda: lesson_html(lesson, plotly_src=src))
     stem = file_stem(
         data.name, config.workload, f"eps{config.epsilon:g}", f"seed{config.seed}", f"tau{tau:g}"
     )
     return TeachingView(
-        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson, frame=frame
+        figure=figure, all_figure=all_figure, best=best, stem=stem, lesson=lesson,
+        key=(*key, at),
     )  # fmt: skip
 
 
@@ -350,7 +373,10 @@ def draws_payload(table: pd.DataFrame, answers: np.ndarray | None, *, truth: flo
         "truth": truth,
         "truth_text": f"true answer {money(truth)}",
         "centre": [float(c) for c in centre],
-        "centre_text": [f"they centre on {money(c)} (true answer + biases)" for c in centre],
+        # the expected centre, not these draws' mean (five draws scatter around it)
+        "centre_text": [f"expected centre {money(c)} (true answer + biases); these {DRAWS} "
+                        f"average {money(float(np.mean(row)))}"
+                        for c, row in zip(centre, answers, strict=True)],
         "answers": [[float(a) for a in row] for row in answers],
         "answers_text": [", ".join(money(float(a)) for a in row) for row in answers],
     }
@@ -401,11 +427,12 @@ def lesson_payload(
     fig["layout"]["legend"]["font"] = {"size": 12}
     fig["layout"][f"xaxis{'2' if 'xaxis2' in fig['layout'] else ''}"]["title"] = {"text": ""}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
+    second = second_bias(algorithm)
     return {
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
         "start": int(start),
-        "number_labels": {"truncation": "Truncation bias", "binning": "Binning bias",
+        "number_labels": {"truncation": "Truncation bias", "binning": second.capitalize(),
                           "rmse": "Expected error (RMSE)", "truth": "True answer q_τ"},
         "numbers": {
             "truncation": [money(r.truncation_bias) for r in rows],
@@ -419,8 +446,8 @@ def lesson_payload(
             if theta_by in OWN_THETA else
             [f"{counted(int(n), 'record')} between θ and τ" for n in above],
         },
-        "readout": [readout(table.iloc[i], scales[i]) for i in range(len(rows))],
-        "card_titles": {"truncation": "Truncation bias", "binning": "Binning bias",
+        "readout": [readout(table.iloc[i], scales[i], second) for i in range(len(rows))],
+        "card_titles": {"truncation": "Truncation bias", "binning": second.capitalize(),
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
@@ -432,7 +459,10 @@ def lesson_payload(
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },
             "binning": {
-                "short": f"{label(algorithm)} sums the exact values: no binning bias."
+                "short": [f"{label(algorithm)} interpolates a query edge inside a shell: "
+                          f"{money(r.binning_bias)}." for r in rows]
+                if algorithm in SHELL_BIAS else
+                f"{label(algorithm)} sums the exact values: no binning bias."
                 if exact_values else [
                     f"Each record counts as {rule} (bins of width {domain.width:,.6g}): "
                     f"{money(r.binning_bias)}." for r in rows],
@@ -476,18 +506,17 @@ def budget_sentence(rule: str, epsilon: float, eps_theta: float, eps_m: float) -
 _LESSON_BINS = 1000
 
 
-def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
-                config: ExperimentConfig, *, tau: float, private: bool) -> bytes:
-    """"Download this lesson": the page as one self-contained HTML file (plotly.js inline, the θ
-    slider working offline), with the data's histogram, the settings and the seed.
-
-    Called by the download button after the script run (no session state is read here)."""
+def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
+                 config: ExperimentConfig, *, tau: float, private: bool) -> dict:
+    """What "Download this lesson" adds to the lesson frame's payload: the whole chart (at a
+    fixed height), the data's histogram with θ's line (moved with the slider), the settings and
+    the seed, a title and a footer (:func:`frame_html` makes the file in the browser)."""
     domain = config.domain
     theta = view.lesson["thetas"][view.lesson["start"]]
     # at most 1,000 bars (public bins merged), so that the file stays under 5 MB at any n
     shown = domain if domain.bins <= _LESSON_BINS else Domain(domain.upper, _LESSON_BINS,
                                                              domain.weights)  # fmt: skip
-    histogram = data_histogram_figure(data, shown, thetas=(("θ at the start", theta),))
+    histogram = data_histogram_figure(data, shown, thetas=(("θ", theta),))
     settings = {
         "data": f"{data.name} · {data.column} · {ctx.unit_of_privacy}",
         "public domain": domain_text(domain.upper, domain.bins) + f" · weights {domain.weights}",
@@ -498,8 +527,7 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
                                                  if private else " (θ fixed, public)"),
         "seed": f"{config.seed} ({counted(config.trials, 'trial')}: the SVT and Recursive marks)",
     }  # fmt: skip
-    payload = {
-        **view.lesson,
+    return {
         "figure": figure_json(view.figure),
         "fit": False,
         "chart_height": 600,
@@ -510,4 +538,30 @@ def lesson_file(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "footer": "Made with dpsum (Single query page). Move θ with the slider or the arrow "
         "keys: everything is computed in this file, no network needed.",
     }
-    return lesson_html(payload).encode("utf-8")
+
+
+def frame_html(view: TeachingView, data: Statistics, ctx: state.DataContext,
+               config: ExperimentConfig, *, tau: float, private: bool, figure: go.Figure,
+               stem: str) -> str:
+    """The lesson frame in the app (plotly.js from this server), with its downloads made in the
+    browser at the θ on screen: the chart as PNG, SVG and HTML (``figure``: the page's chart
+    with the downloads' note; ``stem``: their file name) and the lesson as one offline file.
+    The server drew the page at the θ it started from and hears nothing of a θ step, so a file
+    made here would show that θ, not the one on screen."""
+    src = plotly_url()
+
+    def build() -> str:
+        extra = lesson_extra(view, data, ctx, config, tau=tau, private=private)
+        export = {
+            "figure": figure_json(figure),
+            "interactive_only": INTERACTIVE_ONLY,
+            "stem": stem,
+            "width": IMAGE_SIZE[0],
+            "height": IMAGE_SIZE[1],
+            "lesson": {**lesson_shell({**view.lesson, **extra}), "payload": extra,
+                       "name": f"{view.stem}_{view.lesson['algorithm']}_lesson.html"},
+        }  # fmt: skip
+        return lesson_html({**view.lesson, "export": export}, plotly_src=src)
+
+    note = hash(figure.to_json())  # the downloads' note is in the figure
+    return _memo(data, ("teach_frame", *view.key, src, stem, note), build)

@@ -322,12 +322,17 @@ def with_note(fig: go.Figure, note: str) -> go.Figure:
     return noted.update_layout(margin=dict(b=bottom + 20 * note.count("\n")))
 
 
-def downloads(fig: go.Figure, name: str, stem: str) -> None:
+def downloads(fig: go.Figure, name: str, stem: str, *,
+              chart_files: bool = True) -> tuple[str, go.Figure]:
     """Download buttons: self-contained HTML, the chart's data as CSV, and PNG/SVG when
     server-side export works, under a file name and with a note the user may edit (as DP
     Wizard's downloads: the name says what the file shows, the note why it was kept).
+    ``chart_files``: False for a chart whose HTML/PNG/SVG the browser makes (the lesson frame
+    of Single query: at the θ on screen), only the CSV here.
 
     Files are generated only when a button is clicked (deferred callables), never on a rerun.
+    Returns the file name (without extension) and the figure with the note, as the files use
+    them.
     """
     with st.container(horizontal=True, gap="small"):
         with st.popover("Name and note", icon=":material/edit:", type="tertiary",
@@ -342,17 +347,8 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
             )  # fmt: skip
         stem = file_name(typed, stem)
         fig = with_note(fig, note)
-        st.download_button(
-            "HTML",
-            data=lambda: to_html(fig),
-            file_name=f"{stem}.html",
-            mime="text/html",
-            key=K.download_key(name, "html"),
-            on_click="ignore",
-            icon=":material/download:",
-            type="tertiary",
-            help="Interactive, self-contained (works offline).",
-        )
+        if chart_files:
+            _html_button(fig, name, stem)
         st.download_button(
             "CSV",
             data=lambda: tables.figure_table(fig).to_csv(index=False),
@@ -364,7 +360,7 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
             type="tertiary",
             help="The numbers drawn in the chart, as a table.",
         )
-        if compute.images_available():
+        if chart_files and compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
                 st.download_button(
                     fmt.upper(),
@@ -378,6 +374,22 @@ def downloads(fig: go.Figure, name: str, stem: str) -> None:
                     help="Static image rendered on the server (takes a few seconds the first "
                     "time).",
                 )
+    return stem, fig
+
+
+def _html_button(fig: go.Figure, name: str, stem: str) -> None:
+    """The HTML download button of :func:`downloads`."""
+    st.download_button(
+        "HTML",
+        data=lambda: to_html(fig),
+        file_name=f"{stem}.html",
+        mime="text/html",
+        key=K.download_key(name, "html"),
+        on_click="ignore",
+        icon=":material/download:",
+        type="tertiary",
+        help="Interactive, self-contained (works offline).",
+    )
 
 
 def upper_step(upper: float | None) -> float:

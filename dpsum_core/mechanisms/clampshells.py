@@ -202,6 +202,28 @@ def cap_clamp_point(domain: Domain, epsilon: float, workload: Workload, cap: flo
 # --------------------------------------------------------------------------------------------
 # Expected error, analytic
 # --------------------------------------------------------------------------------------------
+def _mean_at(
+    stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The expected answer of every query given J* (least squares is unbiased: a fixed linear
+    map of the exact clamped leaf sums), that map (m × active leaves) and the number of
+    active leaves."""
+    nc = int(np.searchsorted(d.cells, j_star, side="left"))
+    sums = stats.clamped_sums(d.cells[:nc], d.cells[1 : nc + 1], d.domain, j_star)
+    # Each query's coefficients on the active leaves: the same map as answers_from_cells.
+    basis = np.eye(nc, d.cells.size - 1)
+    coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
+    return coef @ sums, coef, nc
+
+
+def _clamp_bins(d: ClampShellsDesign, domain: Domain, theta: np.ndarray) -> np.ndarray:
+    """J* for each θ: the bin whose upper edge is the smallest ≥ θ (∞ → n), at least the
+    design's lowest clamp bin."""
+    th = np.asarray(theta, float)
+    j = np.minimum(np.searchsorted(domain.edges, th, side="left") + 1, domain.bins)
+    return np.maximum(j, d.min_clamp_bin)
+
+
 def _components_at(
     stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -209,12 +231,7 @@ def _components_at(
     unbiased, E[x̂] = the exact clamped leaf sums, and every answer is a fixed linear function
     of x̂: its variance is aᵀ Cov(x̂) a, block by block over the independent shells)."""
     counts = inputs.workload.counts
-    nc = int(np.searchsorted(d.cells, j_star, side="left"))
-    sums = stats.clamped_sums(d.cells[:nc], d.cells[1 : nc + 1], d.domain, j_star)
-    # Each query's coefficients on the active leaves: the same map as answers_from_cells.
-    basis = np.eye(nc, d.cells.size - 1)
-    coef = answers_from_cells(d, basis, np.full(nc, j_star), counts).T  # (m × nc)
-    mean = coef @ sums
+    mean, coef, nc = _mean_at(stats, d, j_star, counts)
     var = np.zeros(counts.size)
     # parts below the top active one are combined with stage 1 (none with a public cap)
     top = int(d.shells_below(j_star)) - 1 if inputs.public_cap is None else 0
@@ -245,8 +262,7 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     d = design_for(inputs.domain, epsilon, inputs.workload)
     stats = edge_statistics(inputs.data, inputs.domain)
     th = np.asarray(theta, float)
-    j = np.minimum(np.searchsorted(inputs.domain.edges, th, side="left") + 1, inputs.domain.bins)
-    j = np.maximum(j, d.min_clamp_bin)
+    j = _clamp_bins(d, inputs.domain, th)
     out_b, out_v = [], []
     cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for jj in j.tolist():
@@ -258,6 +274,37 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     m = inputs.workload.size
     shape = (th.size, m)
     return (np.array(out_b).reshape(shape), np.array(out_v).reshape(shape))
+
+
+def clampshells_bias_parts(
+    inputs: Inputs, theta: np.ndarray, epsilon: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """ClampShells' bias if θ* were each of ``theta`` (the mapping of
+    :func:`clampshells_error`), split in two, signed (k × m each); their sum squared is
+    :func:`clampshells_error`'s bias².
+
+    - **clamping (truncation) bias**: for a query at or above θ*, answered by the total of the
+      clamped leaf sums (records above θ* count as θ*), that answer minus the true one; 0 for
+      a query below θ* (its values are not clamped).
+    - **shell bias**: the rest, from interpolating a query edge inside its leaf (0 when the
+      edge is a leaf edge, and for a query at or above θ*). It does not vanish when θ ≥ τ.
+
+    Privacy
+    -------
+    Read from the exact data: for the data holder's analysis only, never a release.
+    """
+    d = design_for(inputs.domain, epsilon, inputs.workload)
+    stats = edge_statistics(inputs.data, inputs.domain)
+    counts = inputs.workload.counts
+    truth = inputs.true_answers
+    clamp, shell = [], []
+    for jj in _clamp_bins(d, inputs.domain, np.asarray(theta, float)).tolist():
+        checkpoint()
+        mean, _, _ = _mean_at(stats, d, int(jj), counts)
+        exact = np.where(counts >= jj, mean, truth)  # no interpolation at or above θ*
+        clamp.append(exact - truth)
+        shell.append(mean - exact)
+    return np.array(clamp), np.array(shell)
 
 
 def theta_law(inputs: Inputs, epsilon: float) -> tuple[np.ndarray, np.ndarray]:

@@ -75,7 +75,11 @@ def static(fig: go.Figure) -> go.Figure:
     return still
 
 
-def to_image(fig: go.Figure, fmt: str = "png", *, width: int = 1100, height: int = 600) -> bytes:
+IMAGE_SIZE = (1100, 600)  # a downloaded image's width and height (CSS pixels)
+
+
+def to_image(fig: go.Figure, fmt: str = "png", *, width: int = IMAGE_SIZE[0],
+             height: int = IMAGE_SIZE[1]) -> bytes:
     """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`),
     of the :func:`static` figure."""
     with warnings.catch_warnings():

@@ -20,7 +20,6 @@ PAGE = Page(
         K.TEACH_SHARE,
         K.TEACH_ALL,
         K.TEACH_COMPUTE,
-        K.TEACH_LESSON_DOWNLOAD,
     ),
     redraws=teaching.redraws,
 )
