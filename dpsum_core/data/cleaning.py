@@ -64,25 +64,27 @@ class _Numbers:
     spaced: np.ndarray | None = None
 
 
-def to_numeric(
-    series: pd.Series, *, decimal_comma: bool = False, column: str | None = None
-) -> pd.Series:
-    """Parse a column to float64; text cells such as ``"1,234"``, ``"1.234,5"`` or ``" $5 "``
-    are understood (see :func:`clean` for how commas are read).
+def to_numeric(series: pd.Series, *, decimal_comma: bool = False) -> pd.Series:
+    """Parse a column to float64, each cell on its own; text cells such as ``"1,234"``,
+    ``"1.234,5"`` or ``" $5 "`` are understood (see :func:`_read_numbers`).
 
     Cells that cannot be parsed become NaN (they are counted as non-numeric by :func:`clean`).
-
-    Raises
-    ------
-    DataError
-        If the column mixes decimal commas with thousands separators or decimal points.
     """
-    return _read_numbers(series, decimal_comma=decimal_comma, column=column).values
+    return _read_numbers(series, decimal_comma=decimal_comma).values
 
 
-def _read_numbers(
-    series: pd.Series, *, decimal_comma: bool, column: str | None, strict: bool = True
-) -> _Numbers:
+def _read_numbers(series: pd.Series, *, decimal_comma: bool) -> _Numbers:
+    """Every cell read on its own (a per-record rule: adding or removing a record never
+    changes how another is read, PRIVACY.md). A cell only one format reads is read so
+    ("1,234,567" and "1,234.5" with commas between thousands; "1,5", "1.234,5" and
+    "1.234.567" with a decimal comma); a cell both can read ("1,234", "1.234") follows the
+    public ``decimal_comma`` (the file's delimiter: ';' files write decimal commas); a comma
+    in any other place makes the cell non-numeric.
+
+    Formats were once chosen per column from all its cells: one added "1,5" turned a column
+    of "1,234" thousands into decimals (a total of 1,086,700 read as 1,088.2), an unbounded
+    privacy loss (privacy audit, 27 November).
+    """
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     if pd.api.types.is_bool_dtype(series):
@@ -92,43 +94,29 @@ def _read_numbers(
     trimmed = series.astype("string").str.strip()
     text = trimmed.str.replace(_REMOVED, "", regex=True)
     dollar, spaced = _removed_marks(trimmed, text)
-    comma = text.str.contains(",", regex=False).fillna(False)
-    eu_only = text.str.fullmatch(_EU_INTEGER_ONLY).fillna(False)
-    if not (comma.any() or eu_only.any()):
+
+    def matches(pattern: str) -> pd.Series:
+        return text.str.fullmatch(pattern).fillna(False)
+
+    us, eu_decimal = matches(_US_THOUSANDS), matches(_EU_DECIMAL)
+    eu_integer, eu_only = matches(_EU_INTEGER), matches(_EU_INTEGER_ONLY)
+    if not (us.any() or eu_decimal.any() or eu_integer.any()):
         return _Numbers(_parse(text), dollar=dollar, spaced=spaced)
-    plain = _parse(text)
-    us = comma & text.str.fullmatch(_US_THOUSANDS).fillna(False)
-    eu = comma & text.str.fullmatch(_EU_DECIMAL).fillna(False)
-    eu_integer = text.str.fullmatch(_EU_INTEGER).fillna(False)
-    point = text.str.contains(".", regex=False).fillna(False) & plain.notna() & ~eu_integer
-    # One format per column: cells that only one format reads decide ("1,5", "1.234.567" a
-    # decimal comma; "1,234.5", "2.5" a decimal point); "1,234" (either) then follows the
-    # delimiter; a column with cells of both formats is refused.
-    eu_evidence, us_evidence = (eu & ~us) | eu_only, (us & ~eu) | point
-    if strict and eu_evidence.any() and us_evidence.any():
-        separators = (us & ~eu).any()
-        raise DataError(
-            f"{f'column {column!r}' if column else 'the column'} mixes decimal commas (e.g. "
-            f"{_first(text, eu_evidence)!r}) and "
-            + (
-                f"thousands separators (e.g. {_first(text, us & ~eu)!r})"
-                if separators
-                else f"decimal points (e.g. {_first(text, point)!r})"
-            )
-            + ", so its numbers cannot be read consistently: use one number format in the column"
-        )
-    if eu_evidence.any() or (decimal_comma and not us_evidence.any()):
-        european = eu | eu_integer
-        converted = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-        return _Numbers(
-            _parse(text.mask(european, converted)), decimal_comma=int(european.sum()),
-            dollar=dollar, spaced=spaced,
-        )
+    european = (eu_decimal & ~us) | eu_only  # only a decimal comma reads them
+    american = us & ~eu_decimal  # only commas between thousands read them
+    either_comma = us & eu_decimal  # "1,234"
+    either_dot = eu_integer & ~eu_only  # "1.234": a decimal point, or a dot between thousands
+    if decimal_comma:
+        european = european | either_comma | either_dot
+    else:
+        american = american | either_comma  # and "1.234" is 1.234
+    converted = text.mask(american, text.str.replace(",", "", regex=False))
+    converted = converted.mask(
+        european, text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+    )
     return _Numbers(
-        _parse(text.mask(us, text.str.replace(",", "", regex=False))),
-        thousands_separator=int(us.sum()),
-        dollar=dollar,
-        spaced=spaced,
+        _parse(converted), decimal_comma=int(european.sum()),
+        thousands_separator=int(american.sum()), dollar=dollar, spaced=spaced,
     )
 
 
@@ -151,10 +139,6 @@ def _parse(text: pd.Series) -> pd.Series:
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
     return pd.to_numeric(text, errors="coerce").astype("float64")
-
-
-def _first(text: pd.Series, where: pd.Series) -> str:
-    return str(text[where.to_numpy()].iloc[0])
 
 
 def decimal_comma_hint(df: pd.DataFrame) -> bool:
@@ -207,8 +191,7 @@ def numeric_counts(df: pd.DataFrame) -> list[int]:
             weights = np.bincount(codes[codes >= 0], minlength=len(uniques))
             uniques, weights = uniques[weights > 0], weights[weights > 0]
             col = pd.Series(uniques, dtype=object)
-        # Lenient: a column of mixed number formats is still listed (choosing it says why not).
-        parsed = _read_numbers(col, decimal_comma=hint, column=None, strict=False).values
+        parsed = _read_numbers(col, decimal_comma=hint).values
         finite = np.isfinite(parsed.to_numpy())
         counts.append(int(finite.sum() if weights is None else weights[finite].sum()))
     return counts
@@ -380,16 +363,16 @@ def clean(
     Spark engines do, so every engine computes the same totals. A person none of whose rows is
     usable has no value and is left out.
 
-    Text cells are read in one number format per column, so that no number is read as
-    another: a comma is a thousands separator only where it sits between groups of three
-    digits (``1,234``, ``1,234,567.5``), and a decimal comma in a European column (``1,5``,
-    ``1.234,5``; there ``2.500`` is 2500). A cell only one format reads decides the column
-    (``1,5`` or ``1.234.567``: decimal comma; ``1,234.5`` or ``2.5``: decimal point), and a
-    column with cells of both is refused; a cell either reads (``1,234``) follows
-    ``decimal_comma`` (true for a ';'-separated file, see :func:`decimal_comma_hint`), else
-    the thousands reading. Before that, "$", "_" and white space are removed from every cell
-    (``"$1,234.50"`` is 1234.5, ``"1 000"`` 1000). Every value read with a comma, or with a
-    "$" or "_" or white space inside removed, is counted in the report.
+    Text cells are read each on its own (:func:`_read_numbers`: a per-record rule, so that
+    adding a record never changes how another is read): a comma is a thousands separator
+    where it sits between groups of three digits (``1,234,567``, ``1,234.5``), a decimal comma
+    where only that reads the cell (``1,5``, ``1.234,5``, ``1.234.567``), and a cell either
+    reads (``1,234``; ``1.234``) follows ``decimal_comma`` (true for a ';'-separated file,
+    see :func:`decimal_comma_hint`: there ``2.500`` is 2500), else the thousands reading; a
+    comma anywhere else makes the cell non-numeric. Before that, "$", "_" and white space are
+    removed from every cell (``"$1,234.50"`` is 1234.5, ``"1 000"`` 1000). Every value read
+    with a comma, or with a "$" or "_" or white space inside removed, is counted in the
+    report.
 
     Parameters
     ----------
@@ -411,7 +394,8 @@ def clean(
     Raises
     ------
     DataError
-        If nothing numeric is left, or the column mixes number formats.
+        If nothing numeric is left (the one refusal that depends on the records: it says only
+        that the column holds no number at all; PRIVACY.md).
     """
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
@@ -426,7 +410,7 @@ def clean(
     if pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series):
         blank = series.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
         missing = missing | blank
-    numbers = _read_numbers(series, decimal_comma=decimal_comma, column=column)
+    numbers = _read_numbers(series, decimal_comma=decimal_comma)
     parsed = numbers.values.to_numpy(dtype=float, copy=True)
     nan = np.isnan(parsed)
     non_numeric = nan & ~missing

@@ -6,7 +6,6 @@ Deterministic and public-rule based: reading costs no privacy budget.
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import re
@@ -371,33 +370,23 @@ never split, so ``20,67`` stays one cell, read with a decimal comma by the clean
 
 
 def text_delimiter(head: bytes, name: str) -> str:
-    """The delimiter of a text table from its first 8 KiB (every engine reads text this way).
+    """The delimiter of a text table, from its header line alone (every engine reads text this
+    way): the column names are the file's public schema, while a delimiter sniffed from the
+    first records could change with one added record, and with it how every other record is
+    read (privacy audit, 27 November).
 
-    A header with no delimiter outside quotes is a one-column file (:data:`ONE_COLUMN`): the
-    commas in its values are decimal commas or thousands separators, never delimiters (sniffing
-    would split ``20,67`` into a value 20 and a column of cents).
+    The delimiter the header holds most often outside quotes (ties in the order , ; tab |);
+    a header with none is a one-column file (:data:`ONE_COLUMN`): the commas in its values are
+    decimal commas or thousands separators, never delimiters (``20,67`` is one value).
     """
     if name.lower().endswith((".tsv", ".tab")):
         return "\t"
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header = re.sub(r'"[^"]*"', "", lines[0]) if lines else ""
-    if lines and not any(d in header for d in _DELIMITERS):
-        return ONE_COLUMN
-    return _sniff_delimiter(text)
-
-
-def _sniff_delimiter(text: str) -> str:
-    """Pick the delimiter that appears consistently in the first lines (default: comma)."""
-    lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
-    if len(lines) > 1:
-        lines = lines[:-1]  # the last line of the sample may be cut off
-    try:
-        return csv.Sniffer().sniff("\n".join(lines), delimiters=_DELIMITERS).delimiter
-    except csv.Error:
-        counts = {d: lines[0].count(d) if lines else 0 for d in _DELIMITERS}
-        best = max(counts, key=lambda d: counts[d])
-        return best if counts[best] > 0 else ","
+    counts = {d: header.count(d) for d in _DELIMITERS}
+    best = max(counts, key=lambda d: counts[d])  # the first of the most frequent
+    return best if counts[best] > 0 else ONE_COLUMN
 
 
 def _check_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
