@@ -14,7 +14,7 @@ def typed(value: float) -> str:
     (:func:`~dpsum_core.text.number`) unless it has more than 18 digits either side of the
     point, which only an exponent keeps readable (``1e+300``)."""
     v = float(value)
-    return number(v) if v == 0 or 1e-12 <= abs(v) < 1e18 else f"{v:g}"
+    return number(float(f"{v:.12g}")) if v == 0 or 1e-12 <= abs(v) < 1e18 else f"{v:g}"
 
 
 def check_epsilon(epsilon: float, *, name: str = "epsilon") -> float:

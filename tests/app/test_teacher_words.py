@@ -65,8 +65,8 @@ def test_large_epsilon_is_written_without_exponents_on_single_query() -> None:
         assert not re.search(r"\de[+-]\d", texts[epsilon]), texts[epsilon]
         assert not re.search(r"\d{1,3}(,\d{3}){4,}", texts[epsilon]), texts[epsilon]
     assert "e^ε ≈ 22,026" in texts["10"] and "up to 22,026" in texts["10"]
-    assert "e^ε of more than a billion" in texts["50"]
-    assert "by a factor of more than a billion" in texts["50"]
+    assert "e^ε = e^50, more than a billion" in texts["50"]  # dpsum_core.text.odds_factor
+    assert "by a factor of up to e^50, more than a billion" in texts["50"]
 
 
 def test_single_query_says_where_svt_starts_its_search() -> None:

@@ -156,7 +156,7 @@ def test_compare_bad_inputs(compare: AppTest) -> None:
 def test_too_many_trials_is_an_error_with_the_limit(app: AppTest) -> None:
     app.number_input(key="trials").set_value(limits.MAX_TRIALS + 1).run()
     assert not app.exception
-    assert any(f"trials must be between 1 and {limits.MAX_TRIALS}" in e for e in errors(app))
+    assert any(f"trials must be between 1 and {limits.MAX_TRIALS:,}" in e for e in errors(app))
 
 
 @pytest.mark.parametrize(

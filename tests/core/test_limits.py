@@ -16,6 +16,7 @@ from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import run_experiment
+from dpsum_core.text import number
 
 
 def test_epsilon_edges():
@@ -90,9 +91,9 @@ def test_answers_edge(monkeypatch):
 def test_upper_minimum():
     assert Domain(upper=limits.MIN_UPPER).upper == limits.MIN_UPPER
     for bad in (limits.MIN_UPPER * 0.999, 1e-320, 5e-324):
-        with pytest.raises(ParameterError, match=f"at least {limits.MIN_UPPER:g}"):
+        with pytest.raises(ParameterError, match=f"at least {number(limits.MIN_UPPER)}"):
             Domain(upper=bad)
-        with pytest.raises(ParameterError, match=f"at least {limits.MIN_UPPER:g}"):
+        with pytest.raises(ParameterError, match=f"at least {number(limits.MIN_UPPER)}"):
             clean(np.array([0.0]), upper=bad)
     # at the minimum the bins are normal floats and the SVT grid can be built
     assert np.all(Domain(upper=limits.MIN_UPPER, bins=limits.MAX_BINS).edges > 2.3e-308)
