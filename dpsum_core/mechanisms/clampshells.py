@@ -108,7 +108,8 @@ def measure_clamped(
     -------
     (1−p)ε given J*: a clamped record c = min(t, θ*) lies in one node per level of its shell
     (λ levels) and moves each by c ≤ g_node, with Lap(g_node·λ/((1−p)ε)):
-    :meth:`ClampShellsDesign.loss_per_bin` computes the exact sum, returned as the ε spent.
+    :meth:`ClampShellsDesign.loss_per_bin` computes the exact sum from the scales drawn,
+    returned as the ε spent.
     """
     trials, N = j_star.size, d.node_scale.size
     active = d.node_shell[None, :] < d.shells_below(j_star)[:, None]
@@ -119,9 +120,10 @@ def measure_clamped(
         sums = stage2_exact(stats, d, int(j))
         exact[rows[:, None], np.arange(sums.size)[None, :]] = sums
     cols = np.broadcast_to(np.arange(N), (trials, N))[active]
+    scale = d.node_scale / epsilon  # the one array the draw and the ε reported both read
     z = np.zeros((trials, N))
-    z[active] = rng.add_laplace(exact[active], d.node_scale[cols] / epsilon)
-    spent = float(d.loss_per_bin(epsilon)[: int(j_star.max())].max()) if trials else 0.0
+    z[active] = rng.add_laplace(exact[active], scale[cols])
+    spent = float(d.loss_per_bin(scale)[: int(j_star.max())].max()) if trials else 0.0
     return z, spent
 
 

@@ -161,14 +161,15 @@ class ClampShellsDesign:
                 combined.append(V)
         return np.concatenate(gains), tuple(combined)
 
-    def loss_per_bin(self, epsilon: float) -> np.ndarray:
+    def loss_per_bin(self, scale: np.ndarray) -> np.ndarray:
         """Exact stage-2 loss of a record at e_j (its worst value in bin j), Σ_{nodes ∋ j} e_j/b,
-        at total budget ``epsilon``, for every bin j (the same for every J* ≥ j: a clamped
+        when node i gets Lap(``scale[i]``) — the scales actually drawn, so that a wrong scale
+        shows in the ε reported — for every bin j (the same for every J* ≥ j: a clamped
         record above θ* sits at θ* = e_{J*}, the top of bin J*)."""
         n = self.domain.bins
         inv = np.zeros(n + 1)
-        np.add.at(inv, self.node_lo, epsilon / self.node_scale)
-        np.add.at(inv, self.node_hi, -epsilon / self.node_scale)
+        np.add.at(inv, self.node_lo, 1.0 / np.asarray(scale, float))
+        np.add.at(inv, self.node_hi, -1.0 / np.asarray(scale, float))
         return np.cumsum(inv)[:n] * self.domain.edges
 
 

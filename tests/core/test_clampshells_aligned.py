@@ -31,7 +31,7 @@ def test_exact_per_record_loss_is_epsilon_with_leaves_on_the_query_edges(n, eps,
     rng = np.random.default_rng(n)
     base = make_dataset(np.append(rng.uniform(0, domain.upper, 30).round(3), [domain.upper] * 3), upper=domain.upper)
     assert_exact_loss(base, domain, d, eps)
-    assert d.loss_per_bin(eps).max() == pytest.approx((1 - cs.LOCATE_SHARE) * eps, rel=1e-12)
+    assert d.loss_per_bin(d.node_scale / eps).max() == pytest.approx((1 - cs.LOCATE_SHARE) * eps, rel=1e-12)
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.3, 1.0])
