@@ -48,8 +48,10 @@ def _loss(a, b) -> float:
     return total
 
 
-@pytest.mark.parametrize(("algorithm", "cap"), [("clampshells", 600.0), ("clampshells", U),
-                                                ("rawsum", None)])  # fmt: skip
+@pytest.mark.parametrize(("algorithm", "cap"), [
+    ("clampshells", 600.0), ("clampshells", U), ("rawsum", None),
+    ("identity", None), ("workload", None), ("timm", None), ("tamm", None),
+])  # fmt: skip
 def test_the_reported_epsilon_is_the_loss_of_the_draws(algorithm, cap):
     rng = np.random.default_rng(3)
     base = np.concatenate([rng.uniform(0, U, 400), [0.0, U]])
