@@ -131,8 +131,9 @@ if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is 
 
 # The Data page's warnings on how U fits the data (a U that clips most values makes the
 # expected error below look small): computed from the data, for the custodian only, as it is.
-for message in state.domain_fit_warnings(ctx):
-    st.warning(message, icon=":material/warning:")
+for message in state.domain_fit_warnings(ctx):  # said to be private, like the estimate
+    st.warning(f"For you only (computed from the data, without noise; never publish it): {message}",
+               icon=":material/warning:")
 estimated = None
 try:
     estimated = release.estimate(data, plan)

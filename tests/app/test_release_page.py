@@ -455,7 +455,8 @@ def test_a_u_that_clips_most_values_is_warned_about_above_the_expected_error():
     at.switch_page(PAGE).run()
     assert_clean(at)
     (warned,) = [w.value for w in at.warning if "U looks too small" in w.value]
-    assert on_data == [warned]  # the Data page's very words
+    assert [f"For you only (computed from the data, without noise; never publish it): {w}"
+            for w in on_data] == [warned]  # the Data page's very words, said to be private
     assert re.search(r"\(\d+\.\d%\) were above U = 1,000 and were set to U", warned), warned
     (expected,) = [m.value for m in at.markdown if "**Expected error**" in m.value]
     assert (
