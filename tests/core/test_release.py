@@ -156,12 +156,16 @@ def _numbers_in_text(text: str) -> list[float]:
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "truncation"),
-    [("identity", "none"), ("sqm", "svt"), ("workload", "recursive"), ("tamm", "fixed"),
-     ("rawsum", None)],
+    ("algorithm", "truncation", "cap"),
+    [("identity", "none", None), ("sqm", "svt", None), ("workload", "recursive", None),
+     ("tamm", "fixed", None), ("rawsum", None, None), ("timm", "svt", None),
+     ("sqm", "recursive", None), ("tamm", "recursive", None), ("clampshells", None, None),
+     ("clampshells", None, 150_000.0)],
 )  # fmt: skip
-def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, algorithm, truncation):
-    config = ExperimentConfig(workload="Q2", epsilon=0.5, truncation_params={"theta": 100_000.0})
+def test_no_number_in_the_files_is_a_true_answer_n_or_a_count(tmp_path, data, algorithm, truncation, cap):
+    capped = {} if cap is None else {"public_cap": cap, "algorithms": ("clampshells",)}
+    config = ExperimentConfig(workload="Q2", epsilon=0.5, truncation_params={"theta": 100_000.0},
+                              **capped)  # fmt: skip
     rel = release(data, config, algorithm=algorithm, truncation=truncation)
     paths = write_release(rel, tmp_path, dataset="incomes_small.csv")
     assert [p.name.rsplit("_", 1)[-1] for p in paths] == list(RELEASE_FILES)
