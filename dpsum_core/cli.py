@@ -221,6 +221,7 @@ def _release(args: argparse.Namespace) -> int:
         bins=args.bins,
         weights=args.weights,
         truncation_params=_params(args),
+        delta=args.delta,
     )
     plan = plan_release(
         base, algorithm=args.algorithm, truncation=args.truncation, isotonic=args.isotonic,

@@ -204,6 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="publish isotonic-regressed answers (post-processing; default on)",
     )
     rel.add_argument(
+        "--delta", type=_number(float), default=c.delta,
+        help="δ of the error metric |answer − truth| / max(truth, δ): ClampShells' onset gate "
+        "reads it (leading answers below their noise are 0), so a release records it "
+        f"(default {c.delta:g})",
+    )  # fmt: skip
+    rel.add_argument(
         "--ledger", help="privacy-budget ledger of this dataset (JSON, created if missing)"
     )
     rel.add_argument(

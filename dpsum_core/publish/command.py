@@ -26,6 +26,7 @@ from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import PARAMETERS
 
 _DEFAULTS = TruncationParams()
+DEFAULT_DELTA = ExperimentConfig().delta  # a release command carries --delta only when not it
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,8 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
                ("--algorithm", plan.algorithm)]  # fmt: skip
     if plan.truncation:
         options.append(("--truncation", plan.truncation))
+    if plan.config.delta != DEFAULT_DELTA:  # ClampShells' onset gate reads δ
+        options.append(("--delta", script_number(plan.config.delta)))
     options += [("--isotonic" if plan.isotonic else "--no-isotonic", None),
                 ("--ledger", "ledger.json")]  # fmt: skip
     options.append(("--budget", NO_TOTAL if budget is None else script_number(budget)))
@@ -201,6 +204,8 @@ def record_command(
         options.append(("--rho", d(config["rho"])))
     if config.get("public_cap") is not None:
         options.append(("--public-cap", d(config["public_cap"])))
+    if config.get("delta", DEFAULT_DELTA) != DEFAULT_DELTA:  # the onset gate's δ (ClampShells)
+        options.append(("--delta", d(config["delta"])))
     params = TruncationParams(**config.get("truncation_params", {}))
     options += parameter_options(params, number=d, methods=(method.name,), upper=config["upper"])
     if not config["isotonic"]:

@@ -74,7 +74,7 @@ PUBLISHED_DIGITS = 9
 # smaller, so the interval is then a little conservative.
 HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
 # Simulation settings of an ExperimentConfig that a release does not use and does not record.
-_NOT_RECORDED = ("seed", "trials", "delta", "algorithms", "truncations")
+_NOT_RECORDED = ("seed", "trials", "algorithms", "truncations")  # δ is: ClampShells' gate reads it
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,8 @@ class ReleasePlan:
 
     def record(self) -> dict:
         """The public configuration as release.json and the ledger record it, only what was
-        used: no seed, trials or δ; ρ where the θ rule spends ρε (else ``None``); that rule's
-        parameters alone."""
+        used: no seed or trials; δ (ClampShells' onset gate reads it); ρ where the θ rule
+        spends ρε (else ``None``); that rule's parameters alone."""
         out = {k: v for k, v in self.config.to_dict().items() if k not in _NOT_RECORDED}
         method = theta_rule(self.truncation)
         resolved = self.config.truncation_params.resolved(self.config.upper)

@@ -74,3 +74,21 @@ def test_the_release_records_only_the_parameters_it_used(algorithm, truncation, 
     record = plan_release(config, algorithm=algorithm, truncation=truncation).record()
     assert record["rho"] == rho
     assert set(record["truncation_params"]) == params
+
+
+def test_a_release_records_delta_and_its_commands_carry_it(tmp_path):
+    """δ moves ClampShells' published answers (its onset gate), but release.json left it out
+    and `dpsum release` had no --delta: an app release at another δ could not be made again
+    from its report's command (privacy audit P3)."""
+    from dpsum_core.publish.command import record_command
+
+    assert main(["release", "--data", SMALL, "--algorithm", "clampshells", "--delta", "1000",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    record = json.loads(release_file(tmp_path, "release.json").read_text())
+    assert record["config"]["delta"] == 1000.0
+    assert "--delta 1000" in record_command(record["config"], dataset="x.csv")
+    config = ExperimentConfig(delta=1000.0)
+    plan = plan_release(config, algorithm="clampshells", truncation=None)
+    assert "--delta 1000" in release_command(plan, path="x.csv", column=None, budget=1.0)
+    default = plan_release(ExperimentConfig(), algorithm="clampshells", truncation=None)
+    assert "--delta" not in release_command(default, path="x.csv", column=None, budget=1.0)
