@@ -274,10 +274,12 @@ def percent(value: float) -> str:
     significant digits, whole percents with thousands separators from 1,000 % up (never an
     exponent), ``0 %`` for zero.
 
-    >>> percent(0.05), percent(0.0), percent(0.40971), percent(1413.42006587)
-    ('5 %', '0 %', '41 %', '141,342 %')
+    >>> percent(0.05), percent(0.0), percent(0.40971), percent(1413.42006587), percent(1e-11)
+    ('5 %', '0 %', '41 %', '141,342 %', 'below 0.0001 %')
     """
     shown = 100 * value
+    if 0 < abs(shown) < 1e-4:  # three digits would need an exponent ("1e-09 %")
+        return "below 0.0001 %" if shown > 0 else "above -0.0001 %"
     return f"{shown:,.0f} %" if abs(shown) >= 1000 else f"{shown:.3g} %"
 
 

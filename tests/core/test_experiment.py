@@ -207,3 +207,13 @@ def test_one_headline_metric_everywhere(small):
         col = list(heat.x).index(truncation_label(r.truncation))
         assert heat.text[row][col] == percent(value)  # the Explorer's percent
     assert headline_name() in comparison_heatmap(result).layout.title.text.lower()
+
+
+def test_percent_never_writes_an_exponent():
+    """Decide showed "1e-09 %" (teacher review): a percentage too small for three digits is
+    said to be below 0.0001 %."""
+    from dpsum_core.simulate.results import percent
+
+    assert percent(1e-11) == "below 0.0001 %" and percent(1.5e-6) == "0.00015 %"
+    for value in (1e-11, 3e-7, 0.05, 0.41, 14.2, 1e6):
+        assert "e" not in percent(value).replace("below", ""), value
