@@ -92,8 +92,9 @@ def single_query_page() -> None:
 
     # Projector layout: the two choices a lesson changes in a row, ε, the θ mode and the
     # workload in a popover beside them; below, the lesson frame (θ, the four numbers, the chart
-    # and the four explanations) on the first screen from 1280×800 to 1920×1080
-    # (tests/e2e/test_classroom.py).
+    # and the four explanations) on the first screen at 1920×1080; on a smaller window θ, the
+    # numbers and the chart's plot (never squeezed below 220 px: the page scrolls to the rest;
+    # tests/e2e/test_classroom.py).
     top, budget = st.container(key="teach_panel").columns([3, 1], vertical_alignment="bottom")
     with budget:  # beside the controls, opening over the page: the lesson stays in view
         guide.box("single-query", folded=True)
