@@ -148,6 +148,8 @@ function thinned(ya, px) {
 }
 function arrange() {
   // After the first drawing (its margins are then known: legend rows, tick labels): the rows'
+  // (window.lessonArranged counts the arrangements: tests wait for one after a resize)
+  window.lessonArranged = (window.lessonArranged || 0) + 1;
   // heights in pixels, the chart's height, the error axis's labels; the readout under the
   // title where they would meet (a narrow chart; 40 px spare, as the readout follows θ).
   const update = {}, title = chart.querySelector('.gtitle');
@@ -324,6 +326,15 @@ try {
   if (kept && kept.server === L.start) start = kept.index;
 } catch (e) { /* opened from disk */ }
 slider.addEventListener('input', () => show(Number(slider.value)));
+// A narrower window (the sidebar opened) can add legend rows: the rows are arranged again
+// once plotly has resized the chart (window.lessonDrawn: resolved when done).
+let resized = null;
+window.addEventListener('resize', () => {
+  clearTimeout(resized);
+  resized = setTimeout(() => {
+    if (chart._fullLayout) window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
+  }, 300);
+});
 show(start);
 if (window.Plotly) draw(start);
 else document.getElementById('plotly-js').addEventListener('load', () => draw(Number(slider.value)));

@@ -369,6 +369,28 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
                     else ["rug Recursive", "rug SVT"]), rugs  # fmt: skip
 
 
+_PLOT_HEIGHT = """async () => { await window.lessonDrawn;
+  return document.querySelector('#chart .draglayer .xy .nsewdrag').getBoundingClientRect().height;
+}"""
+
+
+def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server):
+    """A narrower window (the sidebar opened, a window resized) puts the legend on more rows:
+    the chart is arranged again and its error plot stays ≥ MIN_PLOT_PX (it fell to 185 px
+    from 1280 to 1050 px wide)."""
+    context, page = open_single_query(browser, f"{server.url}/single-query", 1280, 800)
+    try:
+        before = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
+        page.set_viewport_size({"width": 1050, "height": 800})
+        page.wait_for_function(  # plotly's resize, then the frame's arrangement after it
+            "(sel) => document.querySelector(sel).contentWindow.lessonArranged >= 2", arg=FRAME)
+        after = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
+    finally:
+        context.close()
+    assert before >= MIN_PLOT_PX - 0.5, before
+    assert after >= MIN_PLOT_PX - 0.5, after
+
+
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
 _DEMOS = """() => ['demo_truncated', 'draws_answers', 'draws_centre']
   .map((id) => document.getElementById(id).textContent)"""
