@@ -228,7 +228,7 @@ _GEOMETRY = """async () => {
           small: texts.map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
                       .filter(([, s]) => s < 16),
           // the chart's own texts (svg): legend, readout, axis titles, ticks, rug labels
-          chart_small: [...chart.querySelectorAll('svg text')]
+          chart_small: [...chart.querySelectorAll('svg text, svg tspan')]
             .filter(e => e.textContent.trim())
             .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
             .filter(([, s]) => s < 16),
