@@ -4,21 +4,15 @@ with a view only (``?algorithm=clampshells``) is shown as asked."""
 
 from __future__ import annotations
 
-from app_helpers import assert_clean, lesson, new_app
+from app_helpers import assert_clean, lesson, open_link
 from streamlit.testing.v1 import AppTest
 
 PAGE = "app_pages/single_query.py"
 
 
 def _open(params: dict[str, str]) -> AppTest:
-    """A new session opened by a link to Single query (AppTest runs the app once bare, then
-    reads the link as on a first run: tests/app/test_sharing.py)."""
-    at = new_app()
-    at.run()
-    at.switch_page(PAGE)
-    at.query_params.update(params)
-    at.session_state["_link_checked"] = False
-    return at.run()
+    """A new session opened by a link to Single query with ``params``."""
+    return open_link(PAGE, params)
 
 
 def _notices(at: AppTest) -> list[str]:
@@ -67,3 +61,4 @@ def test_a_link_as_the_page_wrote_it_needs_no_correction() -> None:
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert any("Settings restored from the link" in n for n in _notices(at)), _notices(at)
+
