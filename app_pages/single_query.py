@@ -4,6 +4,8 @@ except the seeded θ samples and noisy answers. One θ on screen: the slider of 
 marker, the numbers, the sentences and the address bar follow it in the browser, with no server
 round trip (dpsum_ui.lesson: the curves over the θ grid are sent once)."""
 
+import math
+
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
@@ -45,7 +47,15 @@ def controls(ctx: state.DataContext, plan: state.Ready) -> None:
             + ".",
         )
     taus = [float(t) for t in workload.thresholds]
-    state.ensure_option(K.TEACH_QUERY, taus, fallback=present.nearest(taus, 100_000.0))
+    # a link's τ and θ: the nearest the page offers, said in the link's notice if not as given
+    asked_tau = state.take_link_value(K.TEACH_QUERY)
+    tau = present.nearest(taus, 100_000.0 if asked_tau is None else asked_tau)
+    changes = []
+    if asked_tau is not None and not among(asked_tau, taus):
+        changes.append(f"τ = {written(asked_tau)} is not one of workload "
+                       f"{plan.config.workload}'s thresholds (the queries this page offers): "
+                       f"τ = {number(tau)}, the nearest, is used")  # fmt: skip
+    state.ensure_option(K.TEACH_QUERY, taus, fallback=tau)
     with query:
         widget(
             st.select_slider,
@@ -55,8 +65,27 @@ def controls(ctx: state.DataContext, plan: state.Ready) -> None:
             format_func=lambda t: f"{t:,.0f}",
         )
     grid = present.theta_grid(domain)
+    asked_theta = state.take_link_value(K.TEACH_THETA)
     start = get(K.TEACH_THETA) or domain.upper * START_FRACTION
-    state.ensure_option(K.TEACH_THETA, grid, fallback=present.nearest(grid, start))
+    theta = present.nearest(grid, start)
+    if asked_theta is not None and not among(asked_theta, grid):
+        changes.append(f"θ = {written(asked_theta)} is not on the page's θ grid ({len(grid)} "
+                       f"points from {number(grid[0])} to {number(grid[-1])}): θ = "
+                       f"{number(theta)}, the nearest, is used")  # fmt: skip
+    state.ensure_option(K.TEACH_THETA, grid, fallback=theta)
+    shell.link_not_as_given(changes)
+
+
+def among(value: float, options: list[float]) -> bool:
+    """Whether ``value`` is one of ``options`` (up to a float's last digits)."""
+    return any(math.isclose(value, o, rel_tol=1e-9) for o in options)
+
+
+def written(value: float) -> str:
+    """A link's number as the page writes numbers (an infinite one in words)."""
+    if math.isfinite(value):
+        return number(value)
+    return "infinity" if value > 0 else "minus infinity" if value < 0 else "not a number"
 
 
 def budget_controls() -> bool:
@@ -82,8 +111,16 @@ def link(ctx: state.DataContext, plan: state.Ready) -> dict[str, str]:
 
 
 def single_query_page() -> None:
-    """The whole page; returns early when the data or the settings are not usable."""
-    shell.show_notice(compact=True)  # a toast: the lesson's first screen is full
+    """The whole page; its notice (a link's) at the top, shown once the page has fitted the
+    link's τ and θ to its options (:func:`controls` adds what it used instead)."""
+    slot = st.container()
+    lesson_page()
+    with slot:
+        shell.show_notice(compact=True)  # an information as a toast: the first screen is full
+
+
+def lesson_page() -> None:
+    """Everything but the notice; returns early when the data or the settings are not usable."""
     ctx = state.data_context()
     shell.recap(ctx)
     if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
@@ -92,8 +129,9 @@ def single_query_page() -> None:
 
     # Projector layout: the two choices a lesson changes in a row, ε, the θ mode and the
     # workload in a popover beside them; below, the lesson frame (θ, the four numbers, the chart
-    # and the four explanations) on the first screen from 1280×800 to 1920×1080
-    # (tests/e2e/test_classroom.py).
+    # and the four explanations) on the first screen at 1920×1080; on a smaller window θ, the
+    # numbers and the chart's plot (never squeezed below 220 px: the page scrolls to the rest;
+    # tests/e2e/test_classroom.py).
     top, budget = st.container(key="teach_panel").columns([3, 1], vertical_alignment="bottom")
     with budget:  # beside the controls, opening over the page: the lesson stays in view
         guide.box("single-query", folded=True)

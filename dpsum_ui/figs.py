@@ -112,7 +112,7 @@ def theta_curves_figure(
     )  # fmt: skip
     fig.add_annotation(
         text=readout, x=1, y=1, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
-        yshift=4, align="right", showarrow=False, font=dict(size=13, color="#1A1A1A"),
+        yshift=4, align="right", showarrow=False, font=dict(size=16, color="#1A1A1A"),
     )  # fmt: skip
     # The lowest trade-off: named in the legend (a label on the plot overprinted the curves).
     fig.add_shape(
@@ -139,7 +139,7 @@ def theta_curves_figure(
         font=dict(size=16),
         # under the x axis's title, so that it never overprints the title nor the readout
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", xanchor="left",
-                    x=0, font=dict(size=13)),
+                    x=0, font=dict(size=16)),
         margin=dict(l=85, r=20, t=165, b=90),  # title and subtitles, readout; ticks, legend
         # the title at the top of the figure, above the readout (not just above the plot)
         title=dict(text=title, yref="container", y=0.95, yanchor="top"),
@@ -158,7 +158,7 @@ def theta_curves_figure(
         names = [truncation_label(m) for m in samples]
         fig.update_yaxes(title="", tickmode="array", tickvals=names, ticktext=names,
                          categoryorder="array", categoryarray=names,
-                         range=[-0.6, len(names) - 0.4], tickfont=dict(size=12),
+                         range=[-0.6, len(names) - 0.4], tickfont=dict(size=16),
                          row=2, col=1)  # fmt: skip
     return fig
 

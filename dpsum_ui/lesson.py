@@ -118,33 +118,76 @@ const out = document.getElementById('theta_value');
 const pick = (v, i) => (typeof v === 'string' ? v : v[i]);
 const chart = document.getElementById('chart');
 const fig = L.figure;
-function fit() {
-  // In the app: as tall as the window leaves below the frame's top (never below 280 px).
+function room() {
+  // In the app: the height from the frame's top to the window's bottom (null in a file).
   const frame = window.frameElement;
-  let h = L.chart_height;
-  if (frame && L.fit) {
-    const top = frame.getBoundingClientRect().top + window.parent.scrollY;
-    const rest = document.getElementById('cards').offsetHeight + 28;
-    h = Math.max(280, Math.min(560, window.parent.innerHeight - top - rest));
-  }
-  return h;
+  if (!frame || !L.fit) return null;
+  const top = frame.getBoundingClientRect().top + window.parent.scrollY;
+  return window.parent.innerHeight - top;
 }
-// The error axis is labelled at powers of ten; in a short chart (the window leaves 280 px)
-// every one of them is crammed: keep every k-th, at least MIN_TICK_PX apart.
+function fit() {
+  // In the app: as tall as the window leaves above the explanations, up to 640 px; arrange()
+  // then grows it if its error plot would be shorter than MIN_PLOT_PX (the page scrolls).
+  const r = room(), rest = document.getElementById('cards').offsetHeight + 28;
+  return r === null ? L.chart_height : Math.max(320, Math.min(640, r - rest));
+}
+// The error plot (the upper row) never shorter than MIN_PLOT_PX: on a small window the chart
+// grows and the page scrolls, rather than squeezing the curves (the review saw 70–100 px at
+// 1366×768 and 1280×800). The SVT / Recursive row keeps RUG_PX, whatever the height.
+const MIN_PLOT_PX = 220, RUG_PX = 64, RUG_GAP_PX = 14;
+// The error axis is labelled at powers of ten; in a short plot every one of them is crammed:
+// keep every k-th, at least MIN_TICK_PX apart.
 const MIN_TICK_PX = 44;
 const yTicks = {vals: fig.layout.yaxis.tickvals, text: fig.layout.yaxis.ticktext};
-function thinTicks(layout) {
-  const ya = layout.yaxis, m = layout.margin || {}, dom = ya.domain || [0, 1];
-  if (!yTicks.vals || !ya.range) return;
-  const px = (layout.height - (m.t || 0) - (m.b || 0)) * (dom[1] - dom[0]);
+function thinned(ya, px) {
+  if (!yTicks.vals || !ya.range) return {};
   const perDecade = px / Math.max(ya.range[1] - ya.range[0], 0.1);
   const step = Math.max(1, Math.ceil(MIN_TICK_PX / perDecade));
-  ya.tickvals = yTicks.vals.filter((_, k) => k % step === 0);
-  ya.ticktext = yTicks.text.filter((_, k) => k % step === 0);
+  return {'yaxis.tickvals': yTicks.vals.filter((_, k) => k % step === 0),
+          'yaxis.ticktext': yTicks.text.filter((_, k) => k % step === 0)};
+}
+function arrange() {
+  // After the first drawing (its margins are then known: legend rows, tick labels): the rows'
+  // (window.lessonArranged counts the arrangements: tests wait for one after a resize)
+  window.lessonArranged = (window.lessonArranged || 0) + 1;
+  // heights in pixels, the chart's height, the error axis's labels; the readout under the
+  // title where they would meet (a narrow chart; 40 px spare, as the readout follows θ).
+  const update = {}, title = chart.querySelector('.gtitle');
+  const readout = chart.querySelector('.annotation');
+  let push = 0;
+  if (title && readout) {
+    const t = title.getBoundingClientRect(), r = readout.getBoundingClientRect();
+    if (t.right + 40 > r.left && r.top < t.bottom) push = Math.ceil(t.bottom - r.top) + 4;
+  }
+  if (push) update['margin.t'] = fig.layout.margin.t + push;
+  const area = chart._fullLayout._size.h - push, rows = fig.layout.yaxis2 ? 1 : 0;
+  const rug = rows * (RUG_PX + RUG_GAP_PX);
+  let grow = L.fit ? Math.max(0, MIN_PLOT_PX - (area - rug)) : 0;
+  if (grow > 0) {  // the explanations go below the fold anyway: the chart fills the window
+    grow = Math.max(grow, Math.min(640, room() - 8) - fig.layout.height);
+  }
+  const total = area + grow;
+  Object.assign(update, thinned(fig.layout.yaxis, total - rug));
+  if (rows) {
+    update['yaxis2.domain'] = [0, RUG_PX / total];
+    update['yaxis.domain'] = [rug / total, 1];
+  }
+  for (const [k, v] of Object.entries(update)) {  // kept for a later redraw
+    const [a, b] = k.split('.');
+    fig.layout[a][b] = v;
+  }
+  if (grow > 0) {  // sized by its div (a relayout of the height would fix the width too)
+    fig.layout.height += grow;
+    chart.style.height = fig.layout.height + 'px';
+    update.autosize = true;
+  }
+  return Plotly.relayout(chart, update);
 }
 function show(i) {
   slider.value = i;
   out.textContent = L.theta_text[i];
+  // a screen reader announces θ, not the slider's index into the grid
+  slider.setAttribute('aria-valuetext', 'θ = ' + L.theta_text[i]);
   for (const [k, v] of Object.entries(L.numbers)) {
     document.getElementById('num_' + k).textContent = pick(v, i);
   }
@@ -213,12 +256,13 @@ function draw(i) {
   fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
   fig.layout.annotations[0].text = L.readout[i];
   fig.layout.height = fit();
-  thinTicks(fig.layout);
   // The div is as tall as the figure: with responsive, plotly sizes its svg to 100% of the
   // div, and a grid cell left to its content is as tall as the θ column, not the figure (the
   // figure then overflowed onto the explanations under it).
   chart.style.height = fig.layout.height + 'px';
-  Plotly.newPlot(chart, fig.data, fig.layout, {displaylogo: false, responsive: true});
+  // window.lessonDrawn: resolved once the chart is drawn and arranged (tests wait for it)
+  window.lessonDrawn = Plotly.newPlot(chart, fig.data, fig.layout,
+                                      {displaylogo: false, responsive: true}).then(arrange);
   if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
     const hl = L.histogram.layout;
     if (hl.shapes && hl.shapes.length) { hl.shapes[0].x0 = x; hl.shapes[0].x1 = x; }
@@ -282,6 +326,15 @@ try {
   if (kept && kept.server === L.start) start = kept.index;
 } catch (e) { /* opened from disk */ }
 slider.addEventListener('input', () => show(Number(slider.value)));
+// A narrower window (the sidebar opened) can add legend rows: the rows are arranged again
+// once plotly has resized the chart (window.lessonDrawn: resolved when done).
+let resized = null;
+window.addEventListener('resize', () => {
+  clearTimeout(resized);
+  resized = setTimeout(() => {
+    if (chart._fullLayout) window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
+  }, 300);
+});
 show(start);
 if (window.Plotly) draw(start);
 else document.getElementById('plotly-js').addEventListener('load', () => draw(Number(slider.value)));

@@ -230,6 +230,8 @@ def nearest(options: list[float], value: float | None) -> float:
     """The option closest to ``value`` on a log scale (the middle one if ``value`` is None)."""
     if value is None or not value > 0:
         return options[len(options) // 2]
+    if np.isinf(value):
+        return options[-1]
     logs = np.log(np.asarray(options))
     return options[int(np.argmin(np.abs(logs - np.log(value))))]
 

@@ -64,7 +64,15 @@ def restore_from_link(page: Page) -> None:
         )
         st.query_params.clear()
         return
-    if shared is None:
+    if shared is None:  # a link with a view only (``?algorithm=clampshells``): shown as asked
+        if view:
+            for key, value in view.items():
+                state.put(key, value)
+            state.remember_link_view(view)
+            asked = ", ".join(f"{name}={flat_param(params, name)}" for name in page.view
+                              if name in params)  # fmt: skip
+            state.notice("info", f"Opened from the link ({plain(asked)}). It carries no data "
+                         "or settings, so the default ones are used.")
         return
     state.apply_config(
         shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
@@ -75,6 +83,7 @@ def restore_from_link(page: Page) -> None:
         state.put(page.truncations_key, list(shared.config.truncations))
     for key, value in view.items():
         state.put(key, value)
+    state.remember_link_view(view)
     if shared.uploaded:
         state.put(K.DATA_SOURCE, "upload")  # the uploader is the Data page's next step
         state.notice(
@@ -189,6 +198,23 @@ def share_panel(params: dict[str, str] | None, what: str) -> None:
         return
     st.code(link_text(params), language=None, wrap_lines=True)
     st.caption(LINK_CAPTION + " Opening it reproduces this view.")
+
+
+def flat_param(params: dict, name: str) -> str:
+    """A link parameter's value as written (the last one if repeated)."""
+    value = params[name]
+    return str(value[-1] if isinstance(value, list) and value else value)
+
+
+def link_not_as_given(changes: list[str]) -> None:
+    """Add to the link's notice (one notice, a warning) the values of the link a page could
+    not use as given: each says what was used instead and why (``changes``)."""
+    if not changes:
+        return
+    item = take_notice()
+    kind = "error" if item is not None and item[0] == "error" else "warning"
+    before = f"{item[1]} But not" if item is not None else "Not"
+    state.notice(kind, f"{before} as in the link: {'; '.join(changes)}.")
 
 
 def show_notice(*, compact: bool = False) -> None:

@@ -59,8 +59,10 @@ from .store import (  # noqa: F401
     notice,
     put,
     put_data,
+    remember_link_view,
     settings,
     strategy_cache,
+    take_link_value,
     widget,
 )
 

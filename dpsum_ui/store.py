@@ -41,6 +41,7 @@ _MEMO = "_memo"
 _MEMO_BYTES = "_memo_bytes"  # (kind, key) → bytes, least recently used first
 _STRATEGIES = "_strategies"
 NOTICE = "_notice"  # (kind, text) shown once on the page a link opened (link / config restored)
+LINK_VIEW = "_link_view"  # the view values a link set, until its page checks them
 
 
 def settings() -> dict[str, Any]:
@@ -173,6 +174,17 @@ def memo_values(kind: str) -> list:
 def notice(kind: str, text: str) -> None:
     """Queue a message for the explorer page (``kind``: success, info, warning, error)."""
     st.session_state[NOTICE] = (kind, text)
+
+
+def remember_link_view(values: dict[str, Any]) -> None:
+    """Keep the view values a link set (widget key → value), for the page that fits them to
+    its options to say which it could not use as given (:func:`take_link_value`)."""
+    st.session_state[LINK_VIEW] = dict(values)
+
+
+def take_link_value(key: str) -> Any:
+    """The value a link set for the widget ``key`` (None if none), once: taken, it is gone."""
+    return st.session_state.get(LINK_VIEW, {}).pop(key, None)
 
 
 def strategy_cache() -> StrategyCache:

@@ -66,6 +66,8 @@ class TeachingView:
     key: tuple  # what the view depends on (data, settings, query, θ mode, algorithm, start)
 
 
+CHART_TEXT_PX = 16  # the smallest text of the lesson's chart in the app (a projector's minimum)
+
 # Below this share of a curve's scale a bias is floating-point residue of a difference of
 # large sums, not data: it is shown and drawn as an exact 0.
 RESIDUE = 1e-9
@@ -420,12 +422,17 @@ def lesson_payload(
     fig = figure_json(figure)
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
-    # The readout above the plot; below it the ticks and the legend, no axis title (the
-    # slider beside the chart names θ, and the readout starts with it).
-    fig["layout"]["margin"] = {"l": 85, "r": 20, "t": 60, "b": 62}
-    fig["layout"]["title"].update({"y": 1, "pad": {"t": 4}})
-    fig["layout"]["legend"]["font"] = {"size": 12}
-    fig["layout"][f"xaxis{'2' if 'xaxis2' in fig['layout'] else ''}"]["title"] = {"text": ""}
+    # The readout above the plot; below it the ticks, θ's axis title (as in the files) and the
+    # legend. Every text of the chart at CHART_TEXT_PX or more: it is read on a projector.
+    layout = fig["layout"]
+    layout["margin"] = {"l": 85, "r": 20, "t": 72, "b": 62}
+    layout["title"].update({"y": 1, "pad": {"t": 4}})
+    layout["legend"]["font"] = {"size": CHART_TEXT_PX}
+    layout["annotations"][0]["font"]["size"] = CHART_TEXT_PX  # the readout
+    axis = layout[f"xaxis{'2' if 'xaxis2' in layout else ''}"]
+    axis["title"] = {**axis.get("title", {}), "font": {"size": CHART_TEXT_PX}}
+    if "yaxis2" in layout:  # the SVT / Recursive row's labels
+        layout["yaxis2"]["tickfont"] = {"size": CHART_TEXT_PX}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     second = second_bias(algorithm)
     return {

@@ -23,6 +23,18 @@ def new_app(**query: str) -> AppTest:
     return at
 
 
+def open_link(page: str, params: dict[str, str]) -> AppTest:
+    """A new session opened by a link to ``page``. (AppTest cannot switch to a page whose
+    url_path differs from its file name before the first run, so the session runs once bare
+    and the link is then read as on its first run; the browser tests open real URLs.)"""
+    at = new_app()
+    at.run()
+    at.switch_page(page)
+    at.query_params.update(params)
+    at.session_state["_link_checked"] = False
+    return at.run()
+
+
 def assert_clean(at: AppTest) -> None:
     """No exception and no error message on screen."""
     assert not at.exception, [e.value for e in at.exception]

@@ -85,12 +85,14 @@ def lesson_frame(page):
 
 
 def frame_state(frame) -> dict:
-    """θ shown, the four numbers, the short explanations and the chart's marker."""
+    """θ shown (and its slider's aria-valuetext), the four numbers, the short explanations and
+    the chart's marker."""
     return frame.locator("body").evaluate(
         """async () => {
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         return {
         theta: document.getElementById('theta_value').textContent,
+        valuetext: document.getElementById('theta').getAttribute('aria-valuetext'),
         numbers: [...document.querySelectorAll('#numbers .value')].map(e => e.textContent),
         cards: [...document.querySelectorAll('#cards summary span:first-child')]
                  .map(e => e.textContent),
@@ -128,9 +130,10 @@ def open_single_query(browser, url: str, width: int = 1280, height: int = 800,
 
 
 def test_theta_moves_in_the_browser_with_no_server_round_trip(browser, server):
-    """Issue 25.2: each arrow-key step of θ updates the marker, the readout, the four numbers
-    and the explanations in the page itself (≤ 50 ms by the page's clock), and sends nothing
-    to the server."""
+    """Issue 25.2: each arrow-key step of θ updates the marker, the readout, the four numbers,
+    the explanations and what a screen reader announces (aria-valuetext "θ = 101,000", not the
+    slider's index) in the page itself (≤ 50 ms by the page's clock), and sends nothing to the
+    server."""
     sent: list = []
     context, page = open_single_query(browser, f"{server.url}/single-query", sent=sent)
     try:
@@ -153,6 +156,9 @@ def test_theta_moves_in_the_browser_with_no_server_round_trip(browser, server):
     assert moved["cards"][0] != before["cards"][0]  # the truncation sentence follows θ
     assert moved["marker"] == pytest.approx(float(moved["theta"].replace(",", "")), rel=1e-9)
     assert f"θ = {moved['theta']}" in moved["readout"]
+    # a screen reader announces θ, not the slider's index (the review heard "42")
+    assert moved["valuetext"] == f"θ = {moved['theta']}", moved["valuetext"]
+    assert before["valuetext"] == f"θ = {before['theta']}", before["valuetext"]
     assert not sent, sent[:3]  # no message to the server for a θ step
     dom = sorted(t["dom"] for t in timings)
     painted = sorted(t["painted"] for t in timings)
@@ -192,7 +198,8 @@ def test_single_query_link_reproduces_the_frames_theta_in_a_new_context(browser,
 
 
 # Elements of the first screen: θ, the four numbers, the chart, the four explanations.
-_GEOMETRY = """() => {
+_GEOMETRY = """async () => {
+  await window.lessonDrawn;  // the chart drawn and arranged (its rows' heights)
   const rect = (e) => { const r = e.getBoundingClientRect();
     return {bottom: r.bottom, right: r.right, left: r.left, top: r.top}; };
   const cut = (e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
@@ -210,6 +217,7 @@ _GEOMETRY = """() => {
     ['legend', chart.querySelector('.legend')],
     ['readout', chart.querySelector('.annotation')],
     ['plot', chart.querySelector('.draglayer .xy .nsewdrag')],
+    ['x title', chart.querySelector('.g-xtitle text, .g-x2title text')],
     ...[...chart.querySelectorAll('.xtick text')].map((e, k) => ['x tick ' + k, e]),
     ...[...chart.querySelectorAll('.y2tick text')].map((e) => ['rug ' + e.textContent, e])];
   const panels = [...document.querySelectorAll('.panel')].map(e => ['panel ' +
@@ -219,9 +227,21 @@ _GEOMETRY = """() => {
           cut: texts.filter(cut).map(e => e.textContent),
           small: texts.map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
                       .filter(([, s]) => s < 16),
+          // the chart's own texts (svg): legend, readout, axis titles, ticks, rug labels
+          chart_small: [...chart.querySelectorAll('svg text, svg tspan')]
+            .filter(e => e.textContent.trim())
+            .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)])
+            .filter(([, s]) => s < 16),
+          x_title: chart.querySelector('.g-xtitle text, .g-x2title text')?.textContent ?? '',
           metrics: document.querySelectorAll('.metric').length,
           cards: document.querySelectorAll('.card').length};
 }"""
+
+
+# The error plot's least height on any window (dpsum_ui.lesson: MIN_PLOT_PX), and the windows
+# where everything, the explanations too, is on the first screen (README).
+MIN_PLOT_PX = 220
+EVERYTHING_FIRST = {(1920, 1080)}
 
 
 def _overlaps(parts: list) -> list[tuple[str, str]]:
@@ -230,8 +250,9 @@ def _overlaps(parts: list) -> list[tuple[str, str]]:
     boxes = dict(parts)
     pairs = [("title", "legend"), ("title", "readout"), ("readout", "legend"),
              ("readout", "plot"), ("legend", "plot"), ("title", "plot")]
+    pairs += [("x title", "legend"), ("x title", "plot")]
     pairs += [(tick, other) for tick in boxes if tick.startswith("x tick")
-              for other in ("legend", "readout")]  # fmt: skip
+              for other in ("legend", "readout", "x title")]  # fmt: skip
     pairs += [(a, b) for a in boxes for b in boxes if a < b and a.startswith("rug ")
               and b.startswith("rug ")]  # fmt: skip
     return overlapping(boxes, pairs)
@@ -240,16 +261,22 @@ def _overlaps(parts: list) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("width", "height", "sidebar", "algorithm", "opened"),
     [(1280, 800, "open", "identity", "page"), (1280, 800, "collapsed", "identity", "page"),
+     (1366, 768, "open", "identity", "page"), (1366, 768, "collapsed", "identity", "page"),
      (1400, 900, "open", "identity", "page"), (1600, 900, "open", "identity", "page"),
      (1920, 1080, "open", "identity", "page"), (1280, 800, "open", "rawsum", "page"),
      (1280, 800, "open", "clampshells", "page"), (1280, 800, "open", "identity", "link"),
      (1280, 800, "open", "identity", "guide")],
 )
 def test_single_query_fits_the_room(browser, server, width, height, sidebar, algorithm, opened):
-    """Issue 25.3: the chart, θ, the four numbers (with their units) and the four explanations
-    on the first screen, no text cut (in the frame nor in the controls above it), labels
-    ≥ 16 px, also with the longer budget sentences of RawSum and ClampShells, opened from a
-    shared link (its notice) and with the guide on; the chart's title, legend, readout and
+    """Issue 25.3: on a projector (1920×1080) the chart, θ, the four numbers (with their units)
+    and the four explanations on the first screen; on a smaller window θ, the numbers and the
+    error plot there, at least MIN_PLOT_PX tall (the page scrolls to the legend and the
+    explanations: the review saw the plot squeezed to 100 px at 1280×800 and 70 px at
+    1366×768). No text cut (in the frame nor in the controls above it), labels ≥ 16 px —
+    the chart's own svg texts too: legend, readout, axis titles, ticks, the SVT / Recursive
+    labels (the review measured 12 and 13 px there) — also with the longer budget sentences
+    of RawSum and ClampShells, opened from a shared link (its notice) and with the guide on;
+    θ's axis titled as in the downloads; the chart's title, legend, readout, axis title and
     plot area never overprint each other, and both rugs are labelled; screenshots in
     tests/e2e/artifacts. The chart as drawn (its svg) meets no explanation card nor
     demonstration panel, and nothing covers a line of their text (the review saw the chart
@@ -268,8 +295,8 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
             page.get_by_text("Settings restored from the link").wait_for()
         if opened == "guide":
             page.get_by_text("Guide: Step").wait_for()
+        name = {"identity": "Identity", "rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
         if algorithm != "identity":
-            name = {"rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
             page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
             page.wait_for_function(
                 "([sel, name]) => { const c = document.querySelector(sel)?.contentDocument"
@@ -315,13 +342,20 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     finally:
         context.close()
     assert geometry["metrics"] == 4 and geometry["cards"] == 4
-    below = [(name, round(box["y"] + r["bottom"])) for name, r in geometry["items"]
+    parts = dict(geometry["parts"])
+    assert parts["plot"]["bottom"] - parts["plot"]["top"] >= MIN_PLOT_PX - 0.5, parts["plot"]
+    first = [(n, r) for n, r in geometry["items"] + [("plot", parts["plot"])]
+             if (width, height) in EVERYTHING_FIRST or not n.startswith(("card ", "chart"))]
+    below = [(name, round(box["y"] + r["bottom"])) for name, r in first
              if box["y"] + r["bottom"] > height]  # fmt: skip
-    assert not below, below  # everything above the fold
+    assert not below, below  # above the fold: everything, or θ, the numbers and the plot
     outside = [name for name, r in geometry["items"] if box["x"] + r["right"] > width]
     assert not outside, outside
     assert not geometry["cut"], geometry["cut"]  # no text overflows its box
     assert not geometry["small"], geometry["small"]
+    assert not geometry["chart_small"], geometry["chart_small"]
+    assert geometry["x_title"] == ("truncation threshold θ" if algorithm == "identity"
+                                   else f"θ: where {name} would cut (it chooses its own θ)")
     assert not streamlit_small, streamlit_small
     assert not streamlit_cut, streamlit_cut
     assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
@@ -333,6 +367,28 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     rugs = sorted(n for n, _ in geometry["parts"] if n.startswith("rug "))
     assert rugs == ([] if algorithm in ("rawsum", "clampshells")
                     else ["rug Recursive", "rug SVT"]), rugs  # fmt: skip
+
+
+_PLOT_HEIGHT = """async () => { await window.lessonDrawn;
+  return document.querySelector('#chart .draglayer .xy .nsewdrag').getBoundingClientRect().height;
+}"""
+
+
+def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server):
+    """A narrower window (the sidebar opened, a window resized) puts the legend on more rows:
+    the chart is arranged again and its error plot stays ≥ MIN_PLOT_PX (it fell to 185 px
+    from 1280 to 1050 px wide)."""
+    context, page = open_single_query(browser, f"{server.url}/single-query", 1280, 800)
+    try:
+        before = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
+        page.set_viewport_size({"width": 1050, "height": 800})
+        page.wait_for_function(  # plotly's resize, then the frame's arrangement after it
+            "(sel) => document.querySelector(sel).contentWindow.lessonArranged >= 2", arg=FRAME)
+        after = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
+    finally:
+        context.close()
+    assert before >= MIN_PLOT_PX - 0.5, before
+    assert after >= MIN_PLOT_PX - 0.5, after
 
 
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.

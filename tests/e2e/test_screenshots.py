@@ -80,7 +80,9 @@ def test_screenshots_of_every_page(browser, server):
         shoot(page, "data")
 
         goto_page(page, "Single query")
-        page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for()
+        frame = page.frame_locator(".st-key-teach_lesson iframe")
+        frame.locator("#chart .main-svg").first.wait_for()
+        frame.locator("body").evaluate("async () => { await window.lessonDrawn; }")  # arranged
         assert_clean(page)
         shoot(page, "single_query")
 
@@ -119,7 +121,9 @@ def test_teaching_page_screenshots_for_the_readme(browser, server, size):
         page = context.new_page()
         page.set_default_timeout(60_000)
         page.goto(server.url + "/single-query")
-        page.frame_locator(".st-key-teach_lesson iframe").locator("#chart .main-svg").first.wait_for()
+        frame = page.frame_locator(".st-key-teach_lesson iframe")
+        frame.locator("#chart .main-svg").first.wait_for()
+        frame.locator("body").evaluate("async () => { await window.lessonDrawn; }")  # arranged
         wait_idle(page)
         wait_rendered(page)
         assert_clean(page)
