@@ -162,9 +162,12 @@ function arrange() {
   if (push) update['margin.t'] = fig.layout.margin.t + push;
   const area = chart._fullLayout._size.h - push, rows = fig.layout.yaxis2 ? 1 : 0;
   const rug = rows * (RUG_PX + RUG_GAP_PX);
+  // the drawn height (the layout's own is unset while the chart is sized by its div: NaN
+  // domains then collapsed both rows onto the whole chart at 1280×800)
+  const height = chart._fullLayout.height;
   let grow = L.fit ? Math.max(0, MIN_PLOT_PX - (area - rug)) : 0;
   if (grow > 0) {  // the explanations go below the fold anyway: the chart fills the window
-    grow = Math.max(grow, Math.min(640, room() - 8) - fig.layout.height);
+    grow = Math.max(grow, Math.min(640, (room() ?? height) - 8) - height);
   }
   const total = area + grow;
   Object.assign(update, thinned(fig.layout.yaxis, total - rug));
@@ -177,7 +180,7 @@ function arrange() {
     fig.layout[a][b] = v;
   }
   if (grow > 0) {  // sized by its div (a relayout of the height would fix the width too)
-    fig.layout.height += grow;
+    fig.layout.height = height + grow;
     chart.style.height = fig.layout.height + 'px';
     update.autosize = true;
   }

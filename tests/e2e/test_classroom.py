@@ -3,6 +3,7 @@ query, θ moved in the browser, the page fitting a projector, and the lesson as 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from dpsum_ui.lesson import MAX_LESSON_BYTES
@@ -314,6 +315,7 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
         frame = lesson_frame(page)
         box = page.locator(FRAME).bounding_box()
         geometry = frame.locator("body").evaluate(_GEOMETRY)
+        assert_rows_apart(frame.locator("body").evaluate(_ROWS))
         covered = hidden_text(frame.locator("body"), ".card, .panel")
         streamlit_small = page.evaluate(
             """() => [...document.querySelectorAll(
@@ -369,6 +371,21 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
                     else ["rug Recursive", "rug SVT"]), rugs  # fmt: skip
 
 
+# The rows' domains as drawn: the error plot above, the SVT / Recursive row below, never on
+# top of each other (a NaN height once gave both the whole chart at 1280×800, where the plot's
+# own box still measured 300 px).
+_ROWS = """async () => { await window.lessonDrawn;
+  const L = document.getElementById('chart')._fullLayout;
+  return [L.yaxis.domain, L.yaxis2 ? L.yaxis2.domain : null]; }"""
+
+
+def assert_rows_apart(rows: list) -> None:
+    plot, rug = rows
+    assert all(np.isfinite(plot)), rows
+    if rug is not None:
+        assert all(np.isfinite(rug)) and rug[1] < plot[0], rows
+
+
 _PLOT_HEIGHT = """async () => { await window.lessonDrawn;
   return document.querySelector('#chart .draglayer .xy .nsewdrag').getBoundingClientRect().height;
 }"""
@@ -385,6 +402,7 @@ def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server
         page.wait_for_function(  # plotly's resize, then the frame's arrangement after it
             "(sel) => document.querySelector(sel).contentWindow.lessonArranged >= 2", arg=FRAME)
         after = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
+        assert_rows_apart(lesson_frame(page).locator("body").evaluate(_ROWS))
     finally:
         context.close()
     assert before >= MIN_PLOT_PX - 0.5, before
