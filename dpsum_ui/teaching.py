@@ -20,7 +20,7 @@ from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.sqm import sqm_scale
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
-from dpsum_core.plots.export import IMAGE_SIZE
+from dpsum_core.plots.export import IMAGE_SIZE, marked
 from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
@@ -543,7 +543,8 @@ def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "title": f"Truncation in five minutes: {label(view.lesson['algorithm'])}, "
         f"q_τ with τ = {tau:,.0f}",
         "footer": "Made with dpsum (Single query page). Move θ with the slider or the arrow "
-        "keys: everything is computed in this file, no network needed.",
+        "keys: everything is computed in this file, no network needed. Drawn from the data "
+        "without noise (true answers): not for publication unless the data are public.",
     }
 
 
@@ -560,7 +561,7 @@ def frame_html(view: TeachingView, data: Statistics, ctx: state.DataContext,
     def build() -> str:
         extra = lesson_extra(view, data, ctx, config, tau=tau, private=private)
         export = {
-            "figure": figure_json(figure),
+            "figure": figure_json(marked(figure)),  # said not for publication, as every download
             "interactive_only": INTERACTIVE_ONLY,
             "stem": stem,
             "width": IMAGE_SIZE[0],

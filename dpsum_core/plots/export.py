@@ -24,10 +24,34 @@ if TYPE_CHECKING:  # analytics imports this module
 # --------------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------------
+# Every exported figure (the explorer's, Compare's, Decide's and Single query's downloads, the
+# CLI's reproduce) is drawn from the data without noise — true answers, exact counts, errors
+# against them — and says so on the figure itself: an author's figure file otherwise carried
+# no trace of it (author review). A release's own chart (publish.chart) is not marked.
+NOT_FOR_PUBLICATION_MARK = (
+    "Not for publication: drawn from the data without noise (true answers, exact statistics). "
+    "Publish with dpsum release or the Release page."
+)
+
+
+def marked(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` with :data:`NOT_FOR_PUBLICATION_MARK` under everything else (the
+    bottom margin grows to hold it; a note already there stays above it)."""
+    out = go.Figure(fig)
+    bottom = (out.layout.margin.b if out.layout.margin.b is not None else 80) + 22
+    out.add_annotation(
+        text=NOT_FOR_PUBLICATION_MARK, xref="paper", yref="paper", x=0, y=0,
+        yshift=-bottom + 4, xanchor="left", yanchor="bottom", showarrow=False, align="left",
+        font=dict(size=11, color="#A0001E"),
+    )  # fmt: skip
+    return out.update_layout(margin=dict(b=bottom))
+
+
 def to_html(fig: go.Figure) -> str:
-    """A self-contained HTML page (plotly.js inlined: works offline); the same figure gives
-    the same bytes (a fixed div id: plotly draws a random one per call)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, div_id="dpsum-figure")
+    """A self-contained HTML page (plotly.js inlined: works offline) of the :func:`marked`
+    figure; the same figure gives the same bytes (a fixed div id: plotly draws a random one
+    per call)."""
+    return marked(fig).to_html(include_plotlyjs=True, full_html=True, div_id="dpsum-figure")
 
 
 def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
@@ -40,9 +64,11 @@ def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
         for i, (name, fig) in enumerate(figures)
     ]
     title = escape_name(title, "html")
+    mark = f"<p style='color:#A0001E'><strong>{NOT_FOR_PUBLICATION_MARK}</strong></p>"
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title></head>"
-        f"<body style='font-family:sans-serif'><h1>{title}</h1>{''.join(parts)}</body></html>"
+        f"<body style='font-family:sans-serif'><h1>{title}</h1>{mark}{''.join(parts)}"
+        "</body></html>"
     )
 
 
@@ -81,11 +107,12 @@ IMAGE_SIZE = (1100, 600)  # a downloaded image's width and height (CSS pixels)
 def to_image(fig: go.Figure, fmt: str = "png", *, width: int = IMAGE_SIZE[0],
              height: int = IMAGE_SIZE[1]) -> bytes:
     """PNG/SVG bytes via kaleido (needs a local Chromium; check :func:`browser_available`),
-    of the :func:`static` figure."""
+    of the :func:`static`, :func:`marked` figure."""
     with warnings.catch_warnings():
         # plotly passes its default options even to kaleido's running server (started by
         # image_export), which then warns on every image that it ignores them: harmless.
         warnings.filterwarnings("ignore", message="The kopts argument is ignored")
         return pio.to_image(
-            static(fig), format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
+            static(marked(fig)), format=fmt, width=width, height=height,
+            scale=2 if fmt == "png" else 1,
         )
