@@ -195,7 +195,8 @@ def record_command(
     d = decimal_text
     options += [("--data", dataset), *([("--column", column)] if column else []),
                 ("--upper", d(config["upper"])),
-                ("--bins", str(config["bins"])), ("--weights", str(config["weights"])),
+                ("--bins", str(config["bins"])),
+                *([("--weights", str(config["weights"]))] if config.get("weights") else []),
                 ("--workload", str(config["workload"])), ("--epsilon", d(config["epsilon"])),
                 ("--algorithm", str(config["algorithm"]))]  # fmt: skip
     if method.chosen:  # a method one chooses (not θ chosen by the algorithm)
@@ -204,7 +205,7 @@ def record_command(
         options.append(("--rho", d(config["rho"])))
     if config.get("public_cap") is not None:
         options.append(("--public-cap", d(config["public_cap"])))
-    if config.get("delta", DEFAULT_DELTA) != DEFAULT_DELTA:  # the onset gate's δ (ClampShells)
+    if config.get("delta") not in (None, DEFAULT_DELTA):  # the onset gate's δ (ClampShells)
         options.append(("--delta", d(config["delta"])))
     params = TruncationParams(**config.get("truncation_params", {}))
     options += parameter_options(params, number=d, methods=(method.name,), upper=config["upper"])

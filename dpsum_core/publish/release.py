@@ -64,14 +64,11 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 ESTIMATE_TRIALS = 400
 ESTIMATE_POINTS = 25
 ESTIMATE_SEED = 0
-# Every published number (answers, θ, the ± of the noise) carries this many significant digits:
-# a public precision, applied as post-processing, which also drops the low-order bits of the
-# floating-point noise.
+# Significant digits of every published number (answers, θ, interval ends): a public precision,
+# post-processing, which also drops the low-order bits of the floating-point noise.
 PUBLISHED_DIGITS = 9
-# The 95 % interval of the noise: ± HALF_WIDTH_95 · σ. ln(20)/√2 ≈ 2.118 is exact for one
-# Laplace draw (P[|Lap(b)| ≤ b·ln 20] = 0.95 and σ = √2·b); a sum of several independent
-# Laplace draws (the matrix mechanisms) is closer to normal, whose 95 % half-width 1.96·σ is
-# smaller, so the interval is then a little conservative.
+# The noise's 95 % interval: ± HALF_WIDTH_95 · σ, exact for one Laplace draw (P[|Lap(b)| ≤
+# b·ln 20] = 0.95, σ = √2·b), a little conservative for sums of draws (closer to 1.96·σ).
 HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
 # Simulation settings of an ExperimentConfig that a release does not use and does not record.
 _NOT_RECORDED = ("seed", "trials", "algorithms", "truncations")  # δ is: ClampShells' gate reads it
@@ -111,14 +108,17 @@ class ReleasePlan:
 
     def record(self) -> dict:
         """The public configuration as release.json and the ledger record it, only what was
-        used: no seed or trials; δ (ClampShells' onset gate reads it); ρ where the θ rule
-        spends ρε (else ``None``); that rule's parameters alone."""
+        used (else ``None``): no seed or trials; ρ where the θ rule spends ρε; the bin weights
+        for the count-based algorithms; δ for ClampShells (its onset gate); the θ rule's own
+        parameters alone."""
         out = {k: v for k, v in self.config.to_dict().items() if k not in _NOT_RECORDED}
         method = theta_rule(self.truncation)
         resolved = self.config.truncation_params.resolved(self.config.upper)
         out["truncation_params"] = {p.name: resolved[p.name] for p in method.params}
-        if not method.spends_rho:
-            out["rho"] = None
+        alg = get(self.algorithm)  # the bin weights count only where bins' counts are weighted
+        out.update({"rho": out["rho"] if method.spends_rho else None,
+                    "weights": out["weights"] if alg.binned and not alg.runs_once else None,
+                    "delta": out["delta"] if alg.theta_rule == INSIDE else None})  # fmt: skip
         chosen = {} if self.auto is None else {"chosen_by_auto": self.auto}
         return {
             "algorithm": self.algorithm,

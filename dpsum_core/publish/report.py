@@ -243,8 +243,7 @@ def workload_used(config: dict) -> tuple[str, str]:
     """The workload as it ran and, when explicit thresholds were moved to bin edges, how (else
     ``""``): ``values:12800,50400`` and "2 thresholds moved up to the next bin edge: …",
     from the recorded (public) workload and domain."""
-    domain = Domain(upper=float(config["upper"]), bins=int(config["bins"]),
-                    weights=config["weights"])  # fmt: skip
+    domain = Domain(upper=float(config["upper"]), bins=int(config["bins"]))  # weights: no matter
     workload = make_workload(str(config["workload"]), domain)
     if not workload.snapped:
         return str(config["workload"]), ""
@@ -414,7 +413,8 @@ def report_markdown(
         f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ"
         + (f". Requested as {c['workload']}: {moved}." if moved else "."),
         f"- **Domain**: values in [0, U] with U = {number(float(c['upper']))}, in {int(c['bins']):,} "
-        f"bins ({c['weights']} weights). U and the bins are public and must be chosen without "
+        "bins" + (f" ({c['weights']} weights)" if c.get("weights") else "")
+        + ". U and the bins are public and must be chosen without "
         "looking at the data: they set the noise, and a U read off the data would leak it.",
         f"- **Privacy budget**: ε = {decimal_text(b['total'])}, of which ε_θ = "
         f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "

@@ -92,3 +92,19 @@ def test_a_release_records_delta_and_its_commands_carry_it(tmp_path):
     assert "--delta 1000" in release_command(plan, path="x.csv", column=None, budget=1.0)
     default = plan_release(ExperimentConfig(), algorithm="clampshells", truncation=None)
     assert "--delta" not in release_command(default, path="x.csv", column=None, budget=1.0)
+
+
+@pytest.mark.parametrize(("algorithm", "truncation", "weights", "delta"), [
+    ("clampshells", None, None, 100.0), ("rawsum", None, None, None),
+    ("tamm", "svt", "midpoint", None), ("sqm", "svt", None, None),
+])  # fmt: skip
+def test_weights_and_delta_are_recorded_only_where_they_count(algorithm, truncation, weights, delta):
+    """--weights midpoint with RawSum or ClampShells went into release.json, the report
+    ("midpoint weights") and its command, though their answers are the same under either rule
+    (author review); δ counts for ClampShells' onset gate only."""
+    from dpsum_core.publish.command import record_command
+
+    config = ExperimentConfig(epsilon=0.1, weights="midpoint")
+    record = plan_release(config, algorithm=algorithm, truncation=truncation).record()
+    assert (record["weights"], record["delta"]) == (weights, delta)
+    assert ("--weights midpoint" in record_command(record, dataset="x.csv")) is (weights is not None)
