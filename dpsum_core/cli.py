@@ -228,6 +228,7 @@ def _release(args: argparse.Namespace) -> int:
         public_cap=args.public_cap,
     )
     _check_rho(args, plan)
+    _check_params(args, plan)
     _say_snapping(plan.config)
     if capped := cap_words(plan):  # said before any noise is drawn
         print(f"dpsum: note: {capped}.", file=sys.stderr)
@@ -322,6 +323,23 @@ def _check_rho(args: argparse.Namespace, plan) -> None:
         f"--rho is the share of ε that svt and recursive spend choosing θ, and {why}: "
         "leave --rho out"
     )
+
+
+def _check_params(args: argparse.Namespace, plan) -> None:
+    """Refuse a truncation parameter typed (not at its default) that the release's θ rule does
+    not read (--theta with svt, --svt-r with recursive, any with clampshells), as --rho is: it
+    was silently ignored."""
+    from dpsum_core.mechanisms.registry import truncation as get_truncation
+
+    method = get_truncation(plan.truncation)
+    used, defaults = {p.name for p in method.params}, TruncationParams()
+    extra = [p.flag for name, p in PARAMETERS.items()
+             if name not in used and getattr(args, name) != getattr(defaults, name)]  # fmt: skip
+    if extra:
+        raise ParameterError(
+            f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not read by this release's "
+            f"θ rule ({method.label}): leave {'it' if len(extra) == 1 else 'them'} out"
+        )
 
 
 def _say_snapping(config: ExperimentConfig) -> None:

@@ -128,11 +128,11 @@ def parameter_options(
 
 def _config_options(
     config: ExperimentConfig, data: str | Placeholder, column: str | None, id_column: str | None,
-    *, rho: bool = True,
+    *, rho: bool = True, method: str | None = None,
 ) -> list[Option]:
     """The data, the domain, the workload, ε, ρ (unless ``rho`` is False: a release refuses
     --rho where θ is not chosen by svt or recursive) and the parameters (the dashboard's
-    order)."""
+    order): those of ``method`` alone when given (a release refuses the others)."""
     n = script_number
     where: list[Option] = [("--data", data)]
     where += [("--column", column)] if column else []
@@ -141,7 +141,8 @@ def _config_options(
             ("--weights", config.weights), ("--workload", config.workload),
             ("--epsilon", n(config.epsilon)), *([("--rho", n(config.rho))] if rho else []),
             *([] if config.public_cap is None else [("--public-cap", n(config.public_cap))]),
-            *parameter_options(config.truncation_params)]  # fmt: skip
+            *[o for o in parameter_options(config.truncation_params)
+              if method is None or o[0] in {p.flag for p in truncation(method).params}]]  # fmt: skip
 
 
 def run_command(config: ExperimentConfig, *, path: str | Placeholder, column: str | None,
@@ -168,7 +169,8 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
     and so does the pasted command, where ``--ledger`` without ``--budget`` would release
     with no total)."""
     spends_rho = truncation(plan.truncation).spends_rho
-    options = [*_config_options(plan.config, path, column, id_column, rho=spends_rho),
+    options = [*_config_options(plan.config, path, column, id_column, rho=spends_rho,
+                                method=plan.truncation),
                *([("--one-row-per-person", None)] if one_row_per_person else []),
                ("--algorithm", plan.algorithm)]  # fmt: skip
     if plan.truncation:

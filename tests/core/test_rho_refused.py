@@ -108,3 +108,26 @@ def test_weights_and_delta_are_recorded_only_where_they_count(algorithm, truncat
     record = plan_release(config, algorithm=algorithm, truncation=truncation).record()
     assert (record["weights"], record["delta"]) == (weights, delta)
     assert ("--weights midpoint" in record_command(record, dataset="x.csv")) is (weights is not None)
+
+
+@pytest.mark.parametrize(("how", "flag"), [
+    (["--algorithm", "tamm", "--truncation", "svt", "--theta", "50000"], "--theta"),
+    (["--algorithm", "tamm", "--truncation", "recursive", "--svt-r", "0.99"], "--svt-r"),
+    (["--algorithm", "clampshells", "--rm-mu", "0.3"], "--rm-mu"),
+])  # fmt: skip
+def test_a_truncation_parameter_the_release_would_not_read_is_refused(tmp_path, capsys, how, flag):
+    """--theta with SVT or --svt-r with the recursive mechanism were ignored without a word,
+    while --rho and --public-cap were refused (author review)."""
+    code = main(["release", "--data", SMALL, *how, "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and f"{flag} is not read by this release's θ rule" in err[0]
+    assert not list(tmp_path.iterdir())  # nothing released
+
+
+def test_the_apps_release_command_carries_only_the_parameters_its_rule_reads():
+    """The explorer's SVT settings must not reach a recursive release's command (it would be
+    refused when pasted)."""
+    config = ExperimentConfig(epsilon=0.1, truncation_params={"svt_s": 20_000.0, "rm_mu": 0.3})
+    plan = plan_release(config, algorithm="tamm", truncation="recursive")
+    command = release_command(plan, path="x.csv", column=None, budget=1.0)
+    assert "--rm-mu 0.3" in command and "--svt-s" not in command
