@@ -177,6 +177,11 @@ if book.total is not None and total is not None and total > book.total:  # raise
     )  # fmt: skip
 shown_total = book.total if book.total is not None else total
 remaining = book.remaining(shown_total) if shown_total is not None else None
+if not book.releases:  # a reload or a new tab starts here: say it is a new budget
+    st.info("This session holds no ledger yet: its budget starts at ε = 0. If this dataset "
+            "was released before (here or with `dpsum release --ledger`), upload that ledger "
+            "above first, or the spend would not be counted against its total.",
+            icon=":material/info:")
 st.markdown(
     f"Spent so far: **ε = {decimal_text(book.spent)}** in {counted(len(book.releases), 'release')}"
     + (

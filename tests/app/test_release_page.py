@@ -522,3 +522,11 @@ def test_the_spend_confirmation_names_the_column_whose_sums_are_released(page):
     label = page.checkbox(key="release_confirm").label
     assert "on the sums of 'income', once, and cannot be undone" in label
     assert "ε = 0.01 of this dataset's budget" in label
+
+
+def test_a_session_without_a_ledger_says_its_budget_starts_at_zero(page):
+    """After a reload the page showed "ε = 0 in 0 releases" and allowed a release with nothing
+    saying a new budget had started (author review)."""
+    assert any("holds no ledger yet: its budget starts at ε = 0" in i.value for i in page.info)
+    _release(page)
+    assert not any("holds no ledger yet" in i.value for i in page.info)
