@@ -121,11 +121,12 @@ PLAIN_WORDS = {
     "tamm": "measures the counts of groups of bins chosen for the truncated workload (GreedyH, a "
     "greedy hierarchy) and combines them by least squares ({paper})",
     "rawsum": "measures the raw sums of the values in doubling ranges of bins and in a greedy "
-    "hierarchy, and leaves out the bins above a θ chosen afterwards (dpsum design note "
-    "RAWSUM.md)",
+    "hierarchy, and leaves out the bins above a θ chosen afterwards (dpsum's own design: its "
+    "privacy argument is in dpsum_core/mechanisms/rawsum.py, shipped with dpsum)",
     "clampshells": "spends a quarter of ε locating a clamp point θ* from noisy sums over "
     "doubling ranges of values, then measures sums clamped at θ* over those ranges and "
-    "interpolates inside them (dpsum design note CLAMPSHELLS.md)",
+    "interpolates inside them (dpsum's own design: its privacy argument is in "
+    "dpsum_core/mechanisms/clampshells.py, shipped with dpsum)",
 }
 
 
@@ -133,7 +134,8 @@ PLAIN_WORDS = {
 PUBLIC_CAP_WORDS = (
     "clamps at θ*, the first of its shell edges at or above the stated public cap (no ε spent "
     "locating it), then measures sums clamped at θ* over doubling ranges of values and "
-    "interpolates inside them (dpsum design note CLAMPSHELLS.md)"
+    "interpolates inside them (dpsum's own design: its privacy argument is in "
+    "dpsum_core/mechanisms/clampshells.py, shipped with dpsum)"
 )
 PUBLIC_CAP_TRUNCATION = "θ from the stated public cap, no ε spent locating it"
 PUBLIC_CAP_LABEL = "θ from the public cap"  # the same in tables: `dpsum run`, the app, the report
