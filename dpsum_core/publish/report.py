@@ -282,8 +282,9 @@ def headline(rel: Release, *, dataset: str) -> str:
         opened_too = not bounded.all()
         accuracy = (
             "; each interval holds its true answer with probability at least 95 % (about 1 in "
-            f"20 may miss), {'the two-sided ones ' if opened_too else ''}typically "
-            f"±{_shown(typical, _unit(typical, typical))}{share}"
+            f"20 may miss); {'the two-sided ones are ' if opened_too else 'they are '}"
+            f"typically ±{_shown(typical, _unit(typical, typical))} wide around the answer"
+            f"{share} (a bound: the answers are usually closer)"
         )
     opened = int((~bounded).sum())
     if opened:
