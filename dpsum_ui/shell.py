@@ -333,7 +333,7 @@ def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = Fa
     pending = state.domain_pending()
     if ctx.domain is not None:
         d = ctx.domain
-        u = f"U = {d.upper:,.6g}" + (f" (**not yet set for {plain(pending)}**)" if pending else "")
+        u = f"U = {number(d.upper)}" + (f" (**not yet set for {plain(pending)}**)" if pending else "")
         parts += [u, f"{d.bins:,} bins"]
         if pending:
             fixes[_DATA_PAGE] = "U"

@@ -13,7 +13,7 @@ import numpy as np
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.mechanisms.registry import REGISTRY
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import counted, escape_name
+from dpsum_core.text import counted, escape_name, number
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -87,7 +87,7 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 def domain_text(upper: float, bins: int) -> str:
     """The public domain in a subtitle: ``U = 800,000, 1,000 bins``."""
-    return f"U = {upper:,.6g}, {bins:,} bins"
+    return f"U = {number(float(f'{upper:.6g}'))}, {bins:,} bins"  # never "1e+06"
 
 
 def unit_text(id_column: str | None) -> str:
