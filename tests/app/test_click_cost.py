@@ -3,8 +3,7 @@ estimated from the settings before anything runs; a link only restores the setti
 
 from __future__ import annotations
 
-from app_helpers import errors, new_app
-from streamlit.testing.v1 import AppTest
+from app_helpers import errors, new_app, open_link
 
 from dpsum_core import limits
 from dpsum_core.simulate.config import ExperimentConfig
@@ -26,16 +25,6 @@ def _heavy_link() -> dict[str, str]:
     return params
 
 
-def _open(page: str, params: dict[str, str]) -> AppTest:
-    """A new session opened by a link to ``page`` (as tests/app/test_sharing.py does)."""
-    at = new_app()
-    at.run()
-    at.switch_page(page)
-    at.query_params.update(params)
-    at.session_state["_link_checked"] = False
-    return at.run()
-
-
 def test_the_hostile_link_is_estimated_far_above_the_click_budget() -> None:
     assert len(SWEEP) == 13
     cost = run_cost(HEAVY, runs=len(SWEEP))
@@ -44,7 +33,7 @@ def test_the_hostile_link_is_estimated_far_above_the_click_budget() -> None:
 
 
 def test_a_heavy_link_restores_its_settings_runs_nothing_and_run_is_refused() -> None:
-    at = _open("app_pages/compare.py", _heavy_link())
+    at = open_link("app_pages/compare.py", _heavy_link())
     assert not at.exception, [e.value for e in at.exception]
     assert not errors(at)
     notice = " ".join(i.value for i in at.info)
