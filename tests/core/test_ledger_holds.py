@@ -183,13 +183,15 @@ def test_fuzz_every_release_is_refused_before_the_charge_or_published(tmp_path, 
                 "--workload", str(rng.choice(["Q3", "every:7", "values:100,5000,799999", "Q1"]))]
         if (t := truncations[rng.integers(len(truncations))]) is not None:
             args += ["--truncation", t]
-        if rng.random() < 0.5:
+        # a method's parameters mostly with that method (a release refuses the others), and
+        # now and then with another
+        if rng.random() < (0.6 if t == "recursive" else 0.05):
             args += ["--rm-beta", f"{10 ** rng.uniform(-3, 2.1):.6g}"]
-        if rng.random() < 0.3:
+        if rng.random() < (0.8 if t == "fixed" else 0.05):
             args += ["--theta", f"{10 ** rng.uniform(-3, 7):.6g}"]
         if rng.random() < 0.3:
             args += ["--rho", f"{rng.uniform(0, 1):.3g}"]
-        if rng.random() < 0.2:
+        if rng.random() < (0.3 if t == "svt" else 0.03):
             args += ["--svt-c", f"{rng.uniform(0.9, 3):.3g}"]
         if rng.random() < 0.2:
             args += ["--upper", f"{10 ** rng.uniform(-7, 7):.6g}"]

@@ -30,7 +30,7 @@ def test_the_headlines_share_of_the_answer_keeps_its_digits(share, shown):
     half = (rel.intervals.upper - rel.intervals.lower) / 2
     assert np.all(rel.intervals.bias_bounded)
     rel = dataclasses.replace(rel, private_answers=half / share)  # each row's share: `share`
-    assert f"about {shown} of the answer." in headline(rel, dataset="d.csv")
+    assert f"about {shown} of the answer (a bound" in headline(rel, dataset="d.csv")
 
 
 def test_the_run_header_writes_u_without_an_exponent(tmp_path, capsys):
