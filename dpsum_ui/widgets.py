@@ -10,6 +10,7 @@ import html
 import math
 import re
 import secrets
+from collections.abc import Callable
 from functools import partial
 
 import plotly.graph_objects as go
@@ -349,47 +350,30 @@ def downloads(fig: go.Figure, name: str, stem: str, *,
         fig = with_note(fig, note)
         if chart_files:
             _html_button(fig, name, stem)
-        st.download_button(
-            "CSV",
-            data=lambda: tables.figure_table(fig).to_csv(index=False),
-            file_name=f"{stem}.csv",
-            mime="text/csv",
-            key=K.download_key(name, "csv"),
-            on_click="ignore",
-            icon=":material/download:",
-            type="tertiary",
-            help="The numbers drawn in the chart, as a table.",
-        )
+        _file_button("csv", lambda: tables.figure_table(fig).to_csv(index=False), "text/csv",
+                     name, stem, "The numbers drawn in the chart, as a table.")  # fmt: skip
         if chart_files and compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
-                st.download_button(
-                    fmt.upper(),
-                    data=partial(compute.image_bytes, fig, fmt),
-                    file_name=f"{stem}.{fmt}",
-                    mime=mime,
-                    key=K.download_key(name, fmt),
-                    on_click="ignore",
-                    icon=":material/download:",
-                    type="tertiary",
-                    help="Static image rendered on the server (takes a few seconds the first "
-                    "time).",
-                )
+                _file_button(fmt, partial(compute.image_bytes, fig, fmt), mime, name, stem,
+                             "Static image rendered on the server (takes a few seconds the "
+                             "first time).")  # fmt: skip
     return stem, fig
 
 
 def _html_button(fig: go.Figure, name: str, stem: str) -> None:
     """The HTML download button of :func:`downloads`."""
+    _file_button("html", lambda: to_html(fig), "text/html", name, stem,
+                 "Interactive, self-contained (works offline).")  # fmt: skip
+
+
+def _file_button(ext: str, data: Callable[[], str | bytes], mime: str, name: str, stem: str,
+                 help: str) -> None:
+    """One download button of :func:`downloads`: the file ``stem.ext``, made only when clicked."""
     st.download_button(
-        "HTML",
-        data=lambda: to_html(fig),
-        file_name=f"{stem}.html",
-        mime="text/html",
-        key=K.download_key(name, "html"),
-        on_click="ignore",
-        icon=":material/download:",
-        type="tertiary",
-        help="Interactive, self-contained (works offline).",
-    )
+        ext.upper(), data=data, file_name=f"{stem}.{ext}", mime=mime,
+        key=K.download_key(name, ext), on_click="ignore", icon=":material/download:",
+        type="tertiary", help=help,
+    )  # fmt: skip
 
 
 def upper_step(upper: float | None) -> float:
