@@ -15,7 +15,7 @@ import html
 import numpy as np
 
 WIDTH, HEIGHT = 720, 320
-LEFT, RIGHT, TOP, BOTTOM = 90, 20, 30, 62
+LEFT, RIGHT, TOP, BOTTOM = 90, 44, 30, 62  # RIGHT holds half the last x label
 BAND, OPEN, LINE = "#9ecae1", "#fdd0a2", "#08519c"  # blue band, orange where open above
 
 

@@ -212,3 +212,19 @@ def test_equal_answers_share_the_finest_unit_of_their_run():
     answers = np.array([1.0, 45_939.25, 45_939.25, 45_939.25, 90_000.0])
     assert _answer_units(answers, [1.0, 100.0, 1_000.0, 10.0, 1_000.0]) == [
         1.0, 10.0, 10.0, 10.0, 1_000.0]  # fmt: skip
+
+
+@pytest.mark.parametrize("upper", [200.0, 2_885.0, 250_000.0, 800_000.0, 10_000_000.0])
+def test_the_chart_labels_stay_inside_the_picture(upper):
+    # A tick label centred on x is about 0.6 em per character wide (digits and commas in a
+    # sans-serif face are narrower): the whole label must lie inside the SVG's width. The last
+    # x label ("800,000" at τ = U) was cut by the right edge.
+    from dpsum_core.publish.chart import WIDTH, interval_svg
+
+    t = np.linspace(upper / 1000, upper, 1000)
+    svg = interval_svg(t, t * 40, t * 30, t * 50, title="chart")
+    labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="middle">([^<]+)</text>', svg)
+    assert len(labels) >= 4
+    for x, text in labels:
+        half = 0.6 * 11 * len(text) / 2
+        assert float(x) - half >= 0 and float(x) + half <= WIDTH, (text, x)
