@@ -110,6 +110,7 @@ def _params(args: argparse.Namespace) -> TruncationParams:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from dpsum_core.plots.files import run_figures, write_figures
     from dpsum_core.simulate.results import headline_definition
 
     config = ExperimentConfig(
@@ -141,6 +142,8 @@ def _run(args: argparse.Namespace) -> int:
     write_csv(result.summary(), out / "summary.csv")
     _write_json(with_notice({**_run_info(result, args), **auto}), out / "run.json")
     _write_notice(out)
+    figures = write_figures(run_figures(result), out, title=f"dpsum run on {data.name}",
+                            images=not args.no_png)  # fmt: skip
     if auto:
         print(auto["auto"]["why"])
     print(
@@ -148,10 +151,11 @@ def _run(args: argparse.Namespace) -> int:
         f"{data.name} (workload {config.workload}: "
         f"{counted(result.workload.size, 'query', 'queries')}; ε = {config.epsilon:g}, "
         f"U = {number(config.upper)}, {counted(config.bins, 'bin')}, seed {config.seed}) "
-        f"in {result.seconds:.2f} s → {out}/"
+        f"in {result.seconds:.2f} s"
     )
     print(headline_definition())
     print(_overview_text(result, auto.get("auto", {}).get("algorithm")))
+    print(figures.sentence(["answers.csv", "summary.csv", "run.json", "NOTICE.txt"], out))
     print(NOT_FOR_PUBLICATION)
     return 0
 
@@ -454,8 +458,7 @@ def _check_unit(suspects: tuple[str, ...], *, release: bool) -> None:
 def _reproduce(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from dpsum_core.plots.export import browser_available, image_export, report_html, to_image
-    from dpsum_core.plots.results import isotonic_figure, small_multiples_figure
+    from dpsum_core.plots.files import paper_figures, write_figures
 
     out = _out_path(args.out)
     # The paper's protocol with the paper's constants (s = θ₀ = 50 000), plus RawSum and
@@ -486,45 +489,18 @@ def _reproduce(args: argparse.Namespace) -> int:
             frame.insert(0, "workload", workload)
             summaries.append(frame)
             runs.append({"workload": workload, "rho": rho, **_run_info(result, args)})
-            tag, file_tag = f"{workload}, ρ = {rho:g}", f"{workload}_rho{rho:g}"
-            figs += [
-                (
-                    f"Figure 2 — noisy answers, {tag}",
-                    f"fig2_answers_{file_tag}",
-                    small_multiples_figure(result, iso=True, kind="answers"),
-                ),
-                (
-                    f"Figure 3 — relative error, {tag}",
-                    f"fig3_relative_error_{file_tag}",
-                    small_multiples_figure(result, iso=True),
-                ),
-                (
-                    f"Figure 4 — isotonic regression (SVT), {tag}",
-                    f"fig4_isotonic_svt_{file_tag}",
-                    isotonic_figure(result, "svt"),
-                ),
-            ]
+            figs += paper_figures(result, workload, rho)
     engine_seconds = time.perf_counter() - start
     out.mkdir(parents=True, exist_ok=True)
     write_csv(pd.concat(summaries, ignore_index=True), out / "summary.csv")
     _write_json(with_notice({"engine_seconds": engine_seconds, "runs": runs}), out / "run.json")
     _write_notice(out)
-    (out / "figures.html").write_text(
-        report_html(
-            [(title, fig) for title, _, fig in figs], title=f"dpsum reproduction on {data.name}"
-        )
-    )
-    png = 0
-    if not args.no_png and browser_available():
-        with image_export():
-            for _, name, fig in figs:
-                (out / f"{name}.png").write_bytes(to_image(fig))
-                png += 1
+    figures = write_figures(figs, out, title=f"dpsum reproduction on {data.name}",
+                            images=not args.no_png)  # fmt: skip
     print(
         f"6 experiments (Q1–Q3 × ρ ∈ {{0.1, 0.5}}, the paper's 15 configurations + RawSum "
         f"and ClampShells each) in {engine_seconds:.1f} s; "
-        f"wrote summary.csv, run.json, figures.html and {png} PNG files to {out}/"
-        + ("" if png or args.no_png else " (no browser found: PNG export skipped)")
+        + figures.sentence(["summary.csv", "run.json", "NOTICE.txt"], out)
     )
     print(NOT_FOR_PUBLICATION)
     return 0

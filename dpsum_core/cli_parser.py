@@ -123,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", help="show the traceback of an unexpected error"
         )
 
+    def no_png(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--no-png", action="store_true",
+            help="skip the PNG and SVG figures even if a browser exists (figures.html is "
+            "always written)",
+        )  # fmt: skip
+
     def method(p: argparse.ArgumentParser) -> None:
         """Workload, ε, ρ and the public parameters of the threshold choice."""
         p.add_argument("--workload", default=c.workload, help=f"Q1|Q2|Q3|every:K|values:V1,V2,… (default {c.workload})")
@@ -150,7 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(param.flag, dest=param.name, default=param.default, help=param.help,
                            **kind)  # fmt: skip
 
-    run = sub.add_parser("run", help="run one experiment and write answers, summary and run.json")
+    run_words = (
+        "run one experiment and write answers.csv, summary.csv, run.json and its figures: noisy "
+        "answers with their 5–95 % bands and relative errors, one panel per truncation method, "
+        "each without and with isotonic regression, in figures.html (opens offline) and as PNG "
+        "and SVG files when a browser (Chromium) is installed"
+    )
+    run = sub.add_parser(
+        "run", description=run_words,
+        help="run one experiment and write answers, summary, run.json and its figures",
+    )  # fmt: skip
     common(run)
     method(run)
     run.add_argument(
@@ -178,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_number(int), default=c.seed,
         help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
     )  # fmt: skip
+    no_png(run)
 
     rel = sub.add_parser(
         "release",
@@ -240,7 +257,5 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_number(int), default=c.seed,
         help=f"seed of the simulated noise: the same seed, the same outputs (default {c.seed})",
     )  # fmt: skip
-    rep.add_argument(
-        "--no-png", action="store_true", help="skip PNG export even if a browser exists"
-    )
+    no_png(rep)
     return parser

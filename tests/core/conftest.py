@@ -1,4 +1,5 @@
-"""Fixtures shared by tests/core: one Spark session for the whole test run (TESTING.md)."""
+"""Fixtures shared by tests/core: one Spark session for the whole test run (TESTING.md), and
+no PNG/SVG export by the commands a test calls in its own process (:func:`no_images`)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,12 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_images(monkeypatch):
+    """``dpsum run`` and ``reproduce`` called in the test's process (``cli.main``) find no
+    browser, as on a machine without Chromium: their images cost about 5 s per command
+    (Chromium's start), and only the tests of the images need them. Those run the command in
+    a subprocess (tests/core/test_cli.py), which this does not reach."""
+    monkeypatch.setattr("dpsum_core.plots.files.browser_available", lambda: False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -159,7 +160,8 @@ def _hourly_csv(tmp_path, rows: int = 200):
 
 
 def test_default_upper_that_does_not_fit_the_data_is_warned_on_stderr(tmp_path):
-    args = ["run", "--data", str(_hourly_csv(tmp_path)), "--workload", "Q3", "--trials", "2"]
+    args = ["run", "--data", str(_hourly_csv(tmp_path)), "--workload", "Q3", "--trials", "2",
+            "--no-png"]
     proc = subprocess.run(
         [sys.executable, "-m", "dpsum_core", *args, "--out", str(tmp_path / "o")],
         capture_output=True, text=True, timeout=120,
@@ -206,7 +208,7 @@ def test_reproduce_warns_when_truncation_is_inactive_as_run_does(tmp_path, capsy
 def test_sample_data_on_the_default_domain_gives_no_warning(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "dpsum_core", "run", "--data", SMALL, "--workload", "Q3",
-         "--trials", "2", "--out", str(tmp_path / "o")],
+         "--trials", "2", "--no-png", "--out", str(tmp_path / "o")],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
@@ -230,8 +232,18 @@ def test_cli_defaults_are_the_engine_defaults():
     assert args.upper is None  # left at its default: resolved to ExperimentConfig().upper
 
 
-@pytest.mark.skipif(not browser_available(), reason="PNG export needs Chromium")
+def _need_browser() -> None:
+    """Skip a test of the PNG/SVG export without Chromium; with DPSUM_REQUIRE_BROWSER=1 (set by
+    CI, as for tests/e2e) a missing browser fails it: CI never passes by skipping it."""
+    if browser_available():
+        return
+    if os.environ.get("DPSUM_REQUIRE_BROWSER") == "1":
+        pytest.fail("browser tests are required (DPSUM_REQUIRE_BROWSER=1) but no Chromium found")
+    pytest.skip("PNG and SVG export need Chromium")
+
+
 def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(tmp_path):
+    _need_browser()
     proc = subprocess.run(
         [sys.executable, "-m", "dpsum_core", "reproduce", "--data", SMALL, "--trials", "2",
          "--out", str(tmp_path)],
@@ -241,6 +253,90 @@ def test_reproduce_names_its_images_after_what_they_show_and_keeps_stderr_clean(
     names = sorted(p.name for p in tmp_path.glob("*.png"))
     assert len(names) == 18
     assert "fig2_answers_Q1_rho0.1.png" in names and "fig4_isotonic_svt_Q3_rho0.5.png" in names
+    assert sorted(p.name for p in tmp_path.glob("*.svg")) == [n[:-3] + "svg" for n in names]
+    assert "figures.html, 18 PNG files and 18 SVG files to" in proc.stdout
+
+
+RUN_FIGURES = (
+    "Noisy answers, without isotonic regression",
+    "Noisy answers, with isotonic regression",
+    "Relative error, without isotonic regression",
+    "Relative error, with isotonic regression",
+)
+RUN_STEMS = ("answers", "answers_iso", "error", "error_iso")  # after dpsum_incomes_small_Q3_eps0.01_seed0_
+
+
+def _wrote(printed: str) -> str:
+    """The line of ``dpsum run``'s output that says which files it wrote (just before the
+    not-for-publication notice, which stays last, as in reproduce)."""
+    lines = printed.strip().splitlines()
+    assert lines[-1].startswith("NOT FOR PUBLICATION.") and lines[-2].startswith("wrote "), lines
+    return lines[-2]
+
+
+def test_run_writes_its_figures_marked_not_for_publication_and_no_png_writes_no_image(
+    tmp_path, capsys
+):
+    from dpsum_core.plots.export import NOT_FOR_PUBLICATION_MARK
+
+    out = tmp_path / "out"
+    code = main(["run", "--data", "sample:incomes_small.csv", "--workload", "Q3",
+                 "--truncation", "none,svt", "--trials", "3", "--no-png", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    html = (out / "figures.html").read_text(encoding="utf-8")
+    assert re.findall(r"<h2>(.*?)</h2>", html) == list(RUN_FIGURES)
+    # each figure is drawn (its own title inside), one panel per truncation method
+    for what in ("Noisy answers", "Relative error"):
+        for iso in ("without", "with"):
+            assert f"{what} ({iso} isotonic regression)" in html
+    assert html.count('"text":"no truncation"') == 4 and html.count('"text":"SVT"') == 4
+    assert NOT_FOR_PUBLICATION_MARK in html
+    # plotly.js inlined once, no script fetched: the page opens offline
+    assert html.count("* plotly.js v") == 1 and "<script src=" not in html
+    assert not list(out.glob("*.png")) and not list(out.glob("*.svg"))
+    line = _wrote(capsys.readouterr().out)
+    assert line == (
+        "wrote answers.csv, summary.csv, run.json, NOTICE.txt, figures.html "
+        f"(no PNG or SVG files: --no-png) to {out}/"
+    )
+    assert {p.name for p in out.iterdir()} == {
+        "answers.csv", "summary.csv", "run.json", "NOTICE.txt", "figures.html"}  # fmt: skip
+
+
+def test_run_without_a_browser_says_it_wrote_no_images(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("dpsum_core.plots.files.browser_available", lambda: False)
+    out = tmp_path / "out"
+    code = main(["run", "--data", "sample:incomes_small.csv", "--workload", "Q3",
+                 "--algorithms", "identity", "--trials", "2", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    assert _wrote(capsys.readouterr().out).endswith(
+        "figures.html (no PNG or SVG files: no browser found) to " f"{out}/"
+    )
+    assert (out / "figures.html").exists() and not list(out.glob("*.png"))
+
+
+def test_run_writes_a_marked_png_and_svg_of_each_figure(tmp_path):
+    _need_browser()
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpsum_core", "run", "--data", "sample:incomes_small.csv",
+         "--workload", "Q3", "--truncation", "none,svt", "--trials", "2",
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # no kaleido warnings
+    stems = [f"dpsum_incomes_small_Q3_eps0.01_seed0_{s}" for s in RUN_STEMS]
+    images = [f"{s}.{fmt}" for s in stems for fmt in ("png", "svg")]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".png", ".svg")) == sorted(
+        images
+    )
+    for stem in stems:
+        assert (tmp_path / f"{stem}.png").read_bytes().startswith(b"\x89PNG")
+        svg = (tmp_path / f"{stem}.svg").read_text(encoding="utf-8")
+        assert "Not for publication: drawn from the data without noise" in svg
+    assert _wrote(proc.stdout) == (
+        "wrote answers.csv, summary.csv, run.json, NOTICE.txt, figures.html, 4 PNG files and "
+        f"4 SVG files to {tmp_path}/"
+    )
 
 
 @pytest.mark.parametrize("command", ["run", "release"])
@@ -282,7 +378,7 @@ def test_a_sample_is_read_by_name_from_any_folder(tmp_path):
                               env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
 
     done = dpsum("run", "--data", "sample:incomes_small.csv", "--workload", "Q3",
-                 "--trials", "2", "--algorithms", "identity", "--out", "out")  # fmt: skip
+                 "--trials", "2", "--algorithms", "identity", "--no-png", "--out", "out")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "sample_data").exists()
     info = json.loads((tmp_path / "out" / "run.json").read_text())

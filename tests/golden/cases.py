@@ -115,16 +115,18 @@ class CliCase:
 
 
 # fmt: off
+# run and reproduce with --no-png: their images depend on a browser being installed (and cost
+# ≈5 s each); their figures.html is written either way.
 CLI_CASES: tuple[CliCase, ...] = (
     # every algorithm × every truncation method, Q1 on a small domain (16 bins)
     CliCase("run_q1_all", ("run", "--data", SMALL, "--workload", "Q1", "--bins", "16",
             "--algorithms", ALL_ALGORITHMS, "--truncation", ALL_TRUNCATIONS,
-            "--theta", "100000", "--trials", "4", "--seed", "7"), "run"),
+            "--theta", "100000", "--trials", "4", "--seed", "7", "--no-png"), "run"),
     # the same on the default 1000-bin domain, every:200 (5 queries), other ε and ρ
     CliCase("run_every200_all", ("run", "--data", FULL, "--workload", "every:200",
             "--algorithms", ALL_ALGORITHMS, "--truncation", ALL_TRUNCATIONS,
             "--theta", "50000", "--rho", "0.25", "--epsilon", "0.05", "--trials", "5",
-            "--seed", "3"), "run"),
+            "--seed", "3", "--no-png"), "run"),
     # values: workload, clipping by U, midpoint weights, every truncation parameter set
     CliCase("run_values_params", ("run", "--data", FULL,
             "--workload", "values:1000,50000,100001,590000", "--upper", "600000",
@@ -132,11 +134,11 @@ CLI_CASES: tuple[CliCase, ...] = (
             "--svt-r", "0.99", "--svt-c", "1.5", "--svt-s", "20000", "--rm-beta", "0.003",
             "--rm-theta0", "40000", "--rm-mu", "0.4", "--epsilon", "0.1", "--rho", "0.3",
             "--delta", "50", "--algorithms", ALL_ALGORITHMS, "--truncation", ALL_TRUNCATIONS,
-            "--theta", "250000", "--trials", "6", "--seed", "11"), "run"),
+            "--theta", "250000", "--trials", "6", "--seed", "11", "--no-png"), "run"),
     # the out-of-core engine (data summary, second pass) on Q3
     CliCase("run_duckdb_q3", ("run", "--data", SMALL, "--engine", "duckdb", "--workload", "Q3",
             "--algorithms", ALL_ALGORITHMS, "--truncation", "none,svt,recursive",
-            "--trials", "3", "--seed", "2"), "run"),
+            "--trials", "3", "--seed", "2", "--no-png"), "run"),
     CliCase("reproduce_small", ("reproduce", "--data", SMALL, "--bins", "100", "--trials", "2",
             "--seed", "4", "--no-png"), "reproduce"),
     # releases: only what does not depend on the (unseeded, by design) noise is compared
