@@ -143,8 +143,7 @@ def plain(value: float) -> str:
 
 def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     """The expected error before releasing, in the data's unit and in words: "typically ±X
-    …, about Y % of the answer, a root-mean-square error", and how it relates to the wider
-    95 % intervals published with the answers (one definition per number, stated).
+    …, about Y % of the answer, a root-mean-square error" (one definition per number, stated).
 
     Privacy
     -------
@@ -158,9 +157,10 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     return (
         f"**Expected error** (for you only: computed from the data, before any noise is "
         f"drawn): typically **±{plain(float(np.median(est.rmse)))}**{unit}{of_answer}, a "
-        "root-mean-square error (most answers land closer to the truth than this). This is "
-        f"the median over the {counted(est.rmse.size, 'query', 'queries')}, noise and the "
-        f"algorithm's bias together; the noise alone is ±{plain(float(np.median(est.noise_sd)))}. "
+        "root-mean-square error: the median over the "
+        f"{counted(est.rmse.size, 'query', 'queries')}, noise and the algorithm's bias together "
+        "(where the bias dominates, the answers all miss by about this much, on the same side); "
+        f"the noise alone has a standard deviation of {plain(float(np.median(est.noise_sd)))}. "
         "It is measured against the answers of the values clipped at U, so a U that clips many "
         "values makes it look small."
     )
@@ -202,9 +202,11 @@ def interval_words(plan: ReleasePlan) -> str:
     if how is None:
         return f"{start}, so they are wider than this error; the report states them."
     return (
-        f"{start}, so they are **several times wider**: they bound the bias of {name} without the "
-        f"data ({how}). On the sample file their half-width was {measured}; the report states "
-        "them."
+        f"{start}, so they are usually **several times wider**: they bound the bias of {name} "
+        f"without the data ({how}). On the sample file their half-width was {measured}; on "
+        "other data it differs, and where the bias is large (a θ far below the large values) "
+        "they can be narrower than this error, with the answers near one end. The report "
+        "states them."
     )
 
 
@@ -226,8 +228,8 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in est.thresholds],
-            "Typical error (±)": [plain(v) for v in est.rmse],
-            "Of which noise (±)": [plain(v) for v in est.noise_sd],
+            "Typical error (RMSE)": [plain(v) for v in est.rmse],
+            "Noise alone (sd)": [plain(v) for v in est.noise_sd],
             "Share of the answer": [
                 percent(v) if math.isfinite(v) else "—" for v in est.relative
             ],

@@ -272,19 +272,31 @@ def headline(rel: Release, *, dataset: str) -> str:
     if iv is None:
         return f"Released {what}."
     bounded = iv.bias_bounded
-    half = (iv.upper - iv.lower)[bounded] / 2
     answers = rel.private_answers[bounded]
     accuracy = ""
-    if half.size:
-        typical = float(np.median(half))
-        rel_share = half[answers > 0] / answers[answers > 0]
-        share = f", about {percent(float(np.median(rel_share)))} of the answer" if rel_share.size else ""
+    if answers.size:
+        # Each side on its own: where truncation or binning bias dominates, the answer sits at
+        # one end of its interval, and one "±" (half the width) understated the other side.
+        below = float(np.median(answers - iv.lower[bounded]))
+        above = float(np.median(iv.upper[bounded] - answers))
+        unit = _unit(max(below, above), max(below, above))
+        width = (iv.upper - iv.lower)[bounded]
+        rel_width = width[answers > 0] / answers[answers > 0]
+        share = (
+            f" (a width of about {percent(float(np.median(rel_width)))} of the answer)"
+            if rel_width.size else ""
+        )  # fmt: skip
         opened_too = not bounded.all()
         accuracy = (
             "; each interval holds its true answer with probability at least 95 % (about 1 in "
-            f"20 may miss); {'the two-sided ones are ' if opened_too else 'they are '}"
-            f"typically ±{_shown(typical, _unit(typical, typical))} wide around the answer"
-            f"{share} (a bound: the answers are usually closer)"
+            f"20 may miss); {'the two-sided ones ' if opened_too else 'they '}typically reach "
+            f"{_shown(below, unit)} below the answer and {_shown(above, unit)} above it{share}"
+            + (
+                ": the answers sit off centre, where the bias of truncation or binning can be "
+                "large, so read each query's lower and upper ends, not the answer ± a margin"
+                if max(below, above) > 2 * min(below, above)
+                else ""
+            )
         )
     opened = int((~bounded).sum())
     if opened:

@@ -104,7 +104,7 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path, mo
     lines = md.splitlines()
     assert lines[2].startswith("**Released 10 private sums of sample:incomes_small.csv (workload Q3, one "
                                "row per person), at ε = 0.4, with TaMM, θ chosen by the recursive")
-    assert "typically ±" in lines[2] and "of the answer" in lines[2]
+    assert "below the answer and" in lines[2] and "of the answer" in lines[2]
     # each interval covers on its own: the headline must not promise all of them at once
     assert "each interval holds its true answer with probability at least 95 % (about 1 in 20 " \
            "may miss)" in lines[2]
@@ -228,3 +228,29 @@ def test_the_chart_labels_stay_inside_the_picture(upper):
     for x, text in labels:
         half = 0.6 * 11 * len(text) / 2
         assert float(x) - half >= 0 and float(x) + half <= WIDTH, (text, x)
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "off_centre"),
+    [(["--algorithm", "tamm", "--truncation", "fixed", "--theta", "20000"], True),
+     (["--algorithm", "tamm", "--truncation", "svt"], False)],
+)  # fmt: skip
+def test_the_headline_states_each_side_of_the_intervals(tmp_path, capsys, algorithm, off_centre):
+    # A fixed θ far below the large values: the truncation bias dominates and every answer sits
+    # at the lower end of its interval. One "±" (half the width) said the answers were "usually
+    # closer" than it while 77 % of them were further (statistician's review): the headline now
+    # states the two sides, read from the published files.
+    out = tmp_path / "rel"
+    assert main(["release", "--data", "sample:incomes.csv", "--upper", "800000", "--epsilon",
+                 "0.1", *algorithm, "--out", str(out)]) == 0  # fmt: skip
+    line = release_file(out, "report.md").read_text().splitlines()[2]
+    answers = pd.read_csv(release_file(out, "answers.csv"))
+    below = float(np.median(answers.private_answer - answers.lower_95))
+    above = float(np.median(answers.upper_95 - answers.private_answer))
+    match = re.search(r"typically reach ([\d,]+) below the answer and ([\d,]+) above it", line)
+    assert match, line
+    said = [float(g.replace(",", "")) for g in match.groups()]
+    assert said[0] == pytest.approx(below, rel=0.05, abs=1e-9 + 0.05 * above)
+    assert said[1] == pytest.approx(above, rel=0.05, abs=0.05 * below)
+    assert ("off centre" in line) == off_centre
+    assert "usually closer" not in line and "typically ±" not in line
