@@ -425,7 +425,9 @@ def report_markdown(
         + ("" if rel.column is None else f", column {escape_name(rel.column, 'markdown')}") + ".",
         f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
-        f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ"
+        f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ, after "
+        "cleaning: values above U count as U (a public rule), so the query at τ = U is the "
+        "total with every value above U counted as U"
         + (f". Requested as {c['workload']}: {moved}." if moved else "."),
         f"- **Domain**: values in [0, U] with U = {number(float(c['upper']))}, in {int(c['bins']):,} "
         "bins" + (f" ({c['weights']} weights)" if c.get("weights") else "")
