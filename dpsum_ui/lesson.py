@@ -25,6 +25,8 @@ import plotly.io as pio
 import streamlit as st
 from streamlit.components.v1 import declare_component
 
+from dpsum_core.plots.export import PLOTLY_CONFIG
+
 PLOTLY_JS = Path(__file__).resolve().parent / "assets" / "plotly_basic" / "plotly-basic.min.js"
 MAX_LESSON_BYTES = 5_000_000  # a downloaded lesson, plotly.js (about 1.2 MB) included
 # plotly.js for the lesson frame in the app, served by this server from dpsum_ui/assets
@@ -113,6 +115,7 @@ body.standalone { margin: 16px 24px; }
 # Everything θ moves, by index into the arrays of the payload; no network, no server.
 _SCRIPT = """
 const L = JSON.parse(document.getElementById('lesson-data').textContent);
+const CONFIG = Object.assign({responsive: true}, PLOTLY_CONFIG);
 const slider = document.getElementById('theta');
 const out = document.getElementById('theta_value');
 const pick = (v, i) => (typeof v === 'string' ? v : v[i]);
@@ -265,13 +268,13 @@ function draw(i) {
   chart.style.height = fig.layout.height + 'px';
   // window.lessonDrawn: resolved once the chart is drawn and arranged (tests wait for it)
   window.lessonDrawn = Plotly.newPlot(chart, fig.data, fig.layout,
-                                      {displaylogo: false, responsive: true}).then(arrange);
+                                      CONFIG).then(arrange);
   if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
     const hl = L.histogram.layout;
     if (hl.shapes && hl.shapes.length) { hl.shapes[0].x0 = x; hl.shapes[0].x1 = x; }
     if (hl.annotations && hl.annotations.length) hl.annotations[0].x = x;
     Plotly.newPlot('histogram', L.histogram.data, L.histogram.layout,
-                   {displaylogo: false, responsive: true});
+                   CONFIG);
   }
 }
 // In the app: the downloads are made here, from the θ on screen (the server drew the page at
@@ -308,7 +311,7 @@ async function download(kind) {
     save(E.stem + '.html', '<!DOCTYPE html><html><head><meta charset="utf-8">' + js +
          '</head><body><div id="dpsum-figure" style="height:' + E.height + 'px"></div><script>' +
          'Plotly.newPlot("dpsum-figure", ' + safe(f.data) + ', ' + safe(f.layout) +
-         ', {displaylogo: false, responsive: true});<\\/script></body></html>', 'text/html');
+         ', ' + safe(CONFIG) + ');<\\/script></body></html>', 'text/html');
   } else {  // the lesson: this page on its own, opening at θ, plotly.js inline
     const payload = Object.assign({}, L, E.lesson.payload, {start: i});
     delete payload.export;
@@ -407,7 +410,7 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | Non
         f'<div id="cards">{cards}</div>{tools}{demos}{extra}</div>'
         f'<script type="application/json" id="lesson-data">'
         f"{_json(p) if data is None else data}</script>"
-        f"<script>{_SCRIPT}</script></body></html>"
+        f"<script>const PLOTLY_CONFIG = {_json(PLOTLY_CONFIG)};{_SCRIPT}</script></body></html>"
     )
 
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from dpsum_core import limits
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
-from dpsum_core.plots.export import to_html
+from dpsum_core.plots.export import PLOTLY_CONFIG, to_html
 from dpsum_core.truncation.method import START_FRACTION, Param
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import get as get_truncation
@@ -252,7 +252,7 @@ def chart(fig: go.Figure, name: str, *, stem: str | None = None) -> None:
         key=f"chart_{name}",
         theme=None,
         config={
-            "displaylogo": False,
+            **PLOTLY_CONFIG,
             "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2},
         },
     )

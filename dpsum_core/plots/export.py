@@ -47,11 +47,19 @@ def marked(fig: go.Figure) -> go.Figure:
     return out.update_layout(margin=dict(b=bottom))
 
 
+# plotly.js's mode bar in every page dpsum draws: no logo, and no "Share chart…" button
+# (plotly.js 4 shows it by default: one click and a confirmation upload the figure, true
+# answers included, to Plotly's cloud); with no server URL that button has nowhere to send.
+PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "plotlyServerURL": ""}
+
+
 def to_html(fig: go.Figure) -> str:
     """A self-contained HTML page (plotly.js inlined: works offline) of the :func:`marked`
     figure; the same figure gives the same bytes (a fixed div id: plotly draws a random one
     per call)."""
-    return marked(fig).to_html(include_plotlyjs=True, full_html=True, div_id="dpsum-figure")
+    return marked(fig).to_html(
+        include_plotlyjs=True, full_html=True, div_id="dpsum-figure", config=PLOTLY_CONFIG
+    )
 
 
 def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
@@ -60,7 +68,10 @@ def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
     (div ids numbered, not random)."""
     parts = [
         f"<h2>{escape_name(name, 'html')}</h2>"
-        + pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, div_id=f"dpsum-figure-{i}")
+        + pio.to_html(
+            fig, include_plotlyjs=i == 0, full_html=False, div_id=f"dpsum-figure-{i}",
+            config=PLOTLY_CONFIG,
+        )
         for i, (name, fig) in enumerate(figures)
     ]
     title = escape_name(title, "html")
