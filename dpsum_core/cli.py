@@ -48,7 +48,9 @@ def _check_domain(args: argparse.Namespace, data, domain) -> None:
     """
     default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
     for message in domain_warnings(data, domain):
-        print(f"dpsum: warning: {message}{default}", file=sys.stderr)
+        # exact counts, like the cleaning report: marked, for the operator only
+        print(f"dpsum: warning (not for publication, computed without noise): {message}{default}",
+              file=sys.stderr)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
