@@ -16,7 +16,7 @@ from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted, escape_name, large_epsilon
-from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
+from dpsum_ui import guide, identifiers, release, release_words, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
 
@@ -145,12 +145,12 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         "does not need it."
     )
 if estimated is not None:
-    st.markdown(f"{release.expected_words(estimated, ctx.column)} {release.interval_words(plan)}")
-if opened := release.open_warning(plan):  # said before releasing, as after it
+    st.markdown(f"{release_words.expected_words(estimated, ctx.column)} {release_words.interval_words(plan)}")
+if opened := release_words.open_warning(plan):  # said before releasing, as after it
     st.warning(opened)
 if estimated is not None:
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
-        st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
+        st.dataframe(release_words.estimate_table(estimated), hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
@@ -191,7 +191,7 @@ st.markdown(
     )
 )
 if book.releases:
-    st.dataframe(release.ledger_table(book), hide_index=True, width="stretch")
+    st.dataframe(release_words.ledger_table(book), hide_index=True, width="stretch")
 st.download_button(
     "Download the ledger (keep it: upload it next time)", release.ledger_json(book),
     file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
@@ -276,9 +276,9 @@ if rel is not None:
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
     )
-    if opened := release.open_words(rel):
+    if opened := release_words.open_words(rel):
         st.warning(opened)
-    st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
+    st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
         "Lower and upper end: an interval that holds its true answer with probability at "
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpsum_core.publish.release import ReleaseEstimate
-from dpsum_ui.release import estimate_table, expected_words
+from dpsum_ui.release_words import estimate_table, expected_words
 
 
 def test_the_sentence_and_the_table_write_the_share_alike():

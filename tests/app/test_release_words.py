@@ -15,7 +15,7 @@ from dpsum_core.publish.intervals import Intervals
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 from dpsum_core.publish.report import answer_cells
-from dpsum_ui import release
+from dpsum_ui import release, release_words
 from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
@@ -121,15 +121,15 @@ def _released(bounded: list[bool]) -> Release:
 
 
 def test_open_queries_are_named_in_words_with_why():
-    words = release.open_words(_released([True, True, False, False, False]))
+    words = release_words.open_words(_released([True, True, False, False, False]))
     assert words is not None
     assert "3 of 5 queries are open above" in words and "τ from 30 to 50" in words
     assert "SQM counted values above θ as θ" in words and "at least" in words
-    table = release.answers_table(_released([True, False]))
+    table = release_words.answers_table(_released([True, False]))
     assert list(table["Upper end (95 %)"]) == ["110", "open"]
     assert "Noise alone (±, 95 %)" not in table  # a ± without the bias is not published
     assert list(table["Bias bounded"]) == ["yes", "no"]
-    assert release.open_words(_released([True, True])) is None
+    assert release_words.open_words(_released([True, True])) is None
 
 
 def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
@@ -143,7 +143,7 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
         versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(3, 640.0),
         intervals=Intervals(answers - 640.0, answers + 764.76, np.ones(3, bool), "test"),
     )  # fmt: skip
-    table = release.answers_table(rel)
+    table = release_words.answers_table(rel)
     assert list(table["Upper end (95 %)"]) == ["6,470", "1,030,820", "1,036,770"]
     assert list(table["Private answer"]) == ["5,700", "1,030,050", "1,036,000"]
     assert not any("e+" in str(c) for c in table.to_numpy().ravel())
@@ -152,7 +152,7 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
 @pytest.mark.parametrize(("value", "shown"), [(123456.7, "120,000"), (0.01234, "0.012"),
                                               (9.96, "10"), (1.5e-7, "0.00000015"), (0.0, "0")])  # fmt: skip
 def test_numbers_are_plain_with_two_significant_digits(value, shown):
-    assert release.plain(value) == shown
+    assert release_words.plain(value) == shown
 
 
 # --------------------------------------------------------------------------------------------
