@@ -59,6 +59,7 @@ if (rec := state.recommended(ctx)) is not None:
 default = release.default_algorithm(ctx)
 release.restore(K.RELEASE_ALGORITHM)  # back from another page: the choice made here
 store.offer(K.RELEASE_ALGORITHM, default)
+release.take_carried(algorithms)  # once after Decide's "Use ε = … on the Release page"
 if store.live(K.RELEASE_ALGORITHM) not in algorithms:
     store.set_live(K.RELEASE_ALGORITHM, default)
 left, middle, right = st.columns(3)
@@ -121,6 +122,8 @@ st.markdown(
     + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
     + release.origin_words(ctx, algorithm, truncation)
 )
+if carried := release.carried_words(plan):
+    st.info(carried, icon=":material/target:")
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
     st.warning(f"{capped[0].upper()}{capped[1:]}.")
 if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is spent

@@ -60,7 +60,8 @@ TEXTS: dict[str, str] = {
         "does best on *this* data. These curves use the true answers: they are for people "
         "allowed to see the data, to understand the trade-off. Choosing from them is not "
         "covered by the privacy guarantee: for a release, let the ★ (auto) choose, from public "
-        "inputs only, or decide on public data."
+        "inputs only, or decide on public data. **Use ε = … on the Release page** hands the "
+        "first line's ε, rounded up, to the Release page."
     ),
     "release": (
         "**Step 6 · release.** This is the only page that publishes: one draw of noise, with "

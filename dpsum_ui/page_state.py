@@ -75,6 +75,18 @@ class DecideState:
 
 
 @dataclass(frozen=True)
+class Carried:
+    """What Decide's "Use ε = … on the Release page" button handed on: the ε (the smallest
+    meeting the target, rounded up), the configuration that meets it there and the target in
+    words."""
+
+    epsilon: float
+    algorithm: str
+    truncation: str
+    target: str
+
+
+@dataclass(frozen=True)
 class ReleaseState:
     """Release: this session's ledger, its last release, the last callback's message (shown
     once), the last release's success line (kept on screen across reruns, e.g. a download,
@@ -90,6 +102,8 @@ class ReleaseState:
     algorithm: str | None = None  # the algorithm, truncation and isotonic switch chosen here
     truncation: str | None = None
     isotonic: bool | None = None
+    carried: Carried | None = None  # the last ε and configuration Decide handed on
+    carried_new: bool = False  # not yet put in the page's choices (once, then the user's)
 
 
 def load(cls: type[S]) -> S:

@@ -33,6 +33,7 @@ from dpsum_core.publish.release import (
     release_plan,
 )
 from dpsum_core.simulate.cost import estimate_cost
+from dpsum_core.simulate.results import configuration_name
 from dpsum_core.text import counted, escape_name, noun
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
@@ -127,6 +128,33 @@ def restore(key: str) -> None:
     kept = getattr(load(ReleaseState), _KEPT[key])
     if kept is not None:
         store.seed_live(key, kept)
+
+
+def take_carried(algorithms: list[str]) -> None:
+    """Once after Decide's "Use ε = … on the Release page" button: start on the configuration
+    that met the target there (the ε is already the explorer's); then the choice is the
+    user's. Call after the algorithm's default is offered, before the widgets are drawn."""
+    carried = load(ReleaseState).carried
+    if take(ReleaseState, "carried_new") and carried and carried.algorithm in algorithms:
+        store.set_live(K.RELEASE_ALGORITHM, carried.algorithm)
+        store.set_live(K.RELEASE_TRUNCATION, carried.truncation)
+
+
+def carried_words(plan: ReleasePlan) -> str | None:
+    """Where this ε comes from when it is the one Decide handed on (None otherwise): the
+    configuration and target it was found for, and that it was read from the true answers."""
+    carried = load(ReleaseState).carried
+    if carried is None or carried.epsilon != plan.epsilon:
+        return None
+    name = configuration_name(carried.algorithm, carried.truncation)
+    same = (carried.algorithm, carried.truncation) == (plan.algorithm, plan.truncation)
+    return (
+        f"ε = {decimal_text(plan.epsilon)} is the one Decide gave: the smallest ε at which "
+        f"{name} met the target ({carried.target}), rounded up to two digits"
+        + ("" if same else f"; it was found for {name}, not for the algorithm chosen here")
+        + ". It was read from curves computed from the true answers: the choice of ε depends "
+        "on the data and is not covered by the privacy guarantee."
+    )
 
 
 def make_plan(
