@@ -265,7 +265,11 @@ st.button(
 # ---- The release -----------------------------------------------------------------------------
 rel = release.last()
 if rel is not None:
-    st.header("The release")
+    elsewhere = release.made_elsewhere(rel, data, ctx)
+    st.header("The release" if elsewhere is None else "The earlier release (other data)")
+    if elsewhere is not None:
+        st.warning(elsewhere, icon=":material/history:")
+    st.markdown(release.release_of(rel))
     c = rel.config
     theta = rel.theta
     shown_theta = (
@@ -277,7 +281,7 @@ if rel is not None:
         f"{cap_truncation(c, short=True) or release.truncation_label(c['truncation'])}, "
         f"workload {workload_used(c)[0]}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
-        f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
+        f"created {rel.created}"
     )
     if opened := release_words.open_words(rel):
         st.warning(opened)
@@ -292,13 +296,14 @@ if rel is not None:
         f"download holds them to {PUBLISHED_DIGITS} significant digits."
     )
     a, b, r1, r2 = st.columns(4)
-    page, text, stem = release.report_files(rel, data.name, ctx.source)
+    made, source = release.last_data()  # the release's own data, whatever is selected now
+    page, text, stem = release.report_files(rel, made, source)
     a.download_button(
         "answers.csv", release.answers_csv(rel), file_name=f"{stem}_answers.csv", mime="text/csv",
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
     )  # fmt: skip
     b.download_button(
-        "release.json", release.record_json(rel, ctx.source), file_name=f"{stem}_release.json",
+        "release.json", release.record_json(rel, source), file_name=f"{stem}_release.json",
         mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
     )  # fmt: skip
     r1.download_button(

@@ -102,6 +102,7 @@ class ReleaseState:
     algorithm: str | None = None  # the algorithm, truncation and isotonic switch chosen here
     truncation: str | None = None
     isotonic: bool | None = None
+    last_data: tuple[str, str] | None = None  # the last release's dataset name and source
     carried: Carried | None = None  # the last ε and configuration Decide handed on
     carried_new: bool = False  # not yet put in the page's choices (once, then the user's)
 

@@ -255,7 +255,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     if ctx.dataset is not None:
         try:
             book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
-                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
+                          legacy=lambda: source_fingerprint(ctx),
+                          column=ctx.dataset.column)  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             update(ReleaseState, done=None, message=(
@@ -294,7 +295,8 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
     book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
-                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
+                             legacy=lambda: source_fingerprint(ctx),
+                             column=data.column)  # fmt: skip
     total = store.live(K.RELEASE_TOTAL)
     raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
@@ -388,7 +390,7 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
         return
     book = book.with_release(plan.ledger_entry(data))
     store.set_live(K.RELEASE_RAISE, False)
-    update(ReleaseState, ledger=book, last=rel,
+    update(ReleaseState, ledger=book, last=rel, last_data=(data.name, ctx.source),
            done=released_message(decimal_text(plan.epsilon), book))  # fmt: skip
 
 
@@ -406,6 +408,41 @@ def released_message(epsilon: str, book: ledgers.Ledger) -> str:
 def last() -> Release | None:
     """The session's last release."""
     return load(ReleaseState).last
+
+
+def last_data() -> tuple[str, str]:
+    """The last release's dataset name and source (``sample``, ``upload``, ``server``)."""
+    return load(ReleaseState).last_data or ("", "")
+
+
+def release_of(rel: Release) -> str:
+    """What a release was made on, in words (Markdown): its dataset, its column and its unit of
+    privacy (public: names the user chose)."""
+    name, _ = last_data()
+    column = f", column **{escape_name(rel.column, 'markdown')}**" if rel.column else ""
+    return (
+        f"Made on **{escape_name(name, 'markdown')}**{column} · unit of privacy: "
+        f"{escape_name(rel.unit_of_privacy, 'markdown')}"
+    )
+
+
+def made_elsewhere(rel: Release, data: Statistics, ctx: state.DataContext) -> str | None:
+    """Said above a release made on other data than the release data selected now (another
+    column, identifier or file): which, and that the budget is kept per content; None when it
+    is the data selected now."""
+    name, _ = last_data()
+    if (name, rel.column, rel.id_column) == (data.name, data.column, ctx.id_column):
+        return None
+    col = f"column {escape_name(repr(rel.column), 'markdown')} of " if rel.column else ""
+    now = f"column {escape_name(repr(data.column), 'markdown')} of " if data.column else ""
+    return (
+        f"**This earlier release is of {col}{escape_name(name, 'markdown')}**, not of the data "
+        f"selected now ({now}{escape_name(data.name, 'markdown')}, "
+        f"{escape_name(ctx.unit_of_privacy, 'markdown')}): its answers and downloads are that "
+        "release's. The ledger counts ε per content of the cleaned (identifier, value) rows "
+        "(PRIVACY.md): another column is another dataset with its own ledger, even about the "
+        "same people, so count the ε spent on both yourself."
+    )
 
 
 def messages() -> list[tuple[str, str]]:

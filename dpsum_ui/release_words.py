@@ -25,7 +25,8 @@ from dpsum_core.text import counted, escape_name
 
 def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
     """The ledger's releases as the page shows them: algorithms and truncations by their
-    labels, never their internal ids (the ledger file keeps the ids)."""
+    labels, never their internal ids (the ledger file keeps the ids), with the data, column
+    and identifier each was made on."""
     rows = book.releases
     return pd.DataFrame(
         {
@@ -34,6 +35,8 @@ def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
             "Algorithm": [algorithm_label(str(r.get("algorithm"))) for r in rows],
             "Truncation": [truncation_label(str(r.get("truncation"))) for r in rows],
             "Data": [r.get("data") for r in rows],
+            "Column": [r.get("column") for r in rows],
+            "Identifier": [r.get("id_column") or "none: one row = one person" for r in rows],
         }
     )
 
