@@ -38,6 +38,7 @@ guide.box("release")
 for kind, note in release.messages():
     getattr(st, kind)(note)
 
+release.show_plan(None)  # until this run's plan is made: the sidebar names no settings
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
 if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
@@ -111,6 +112,7 @@ except DpsumError as exc:
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
     st.stop()
 
+release.show_plan(plan)  # the sidebar shows the settings this release uses
 config = plan.config
 used, moved = workload_used(config.to_dict())  # explicit thresholds moved to bin edges: said
 st.markdown(

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.publish.ledger import Ledger
-from dpsum_core.publish.release import Release
+from dpsum_core.publish.release import Release, ReleasePlan
 from dpsum_core.simulate.config import ExperimentConfig
 
 from . import store
@@ -102,6 +102,7 @@ class ReleaseState:
     algorithm: str | None = None  # the algorithm, truncation and isotonic switch chosen here
     truncation: str | None = None
     isotonic: bool | None = None
+    plan: ReleasePlan | None = None  # the plan the page shows now (the sidebar names its settings)
     last_data: tuple[str, str] | None = None  # the last release's dataset name and source
     carried: Carried | None = None  # the last ε and configuration Decide handed on
     carried_new: bool = False  # not yet put in the page's choices (once, then the user's)

@@ -157,6 +157,11 @@ def carried_words(plan: ReleasePlan) -> str | None:
     )
 
 
+def show_plan(plan: ReleasePlan | None) -> None:
+    """Keep the plan the page shows (``None``: none yet this run), for the sidebar."""
+    update(ReleaseState, plan=plan)
+
+
 def make_plan(
     ctx: state.DataContext, algorithm: str, truncation: str, iso: bool,
     public_cap: float | None = None,

@@ -21,6 +21,7 @@ from dpsum_core.publish import report as releases
 from dpsum_core.publish.release import PUBLISHED_DIGITS, Release, ReleaseEstimate, ReleasePlan
 from dpsum_core.simulate.results import percent
 from dpsum_core.text import counted, escape_name
+from dpsum_core.truncation.registry import PARAMETERS
 
 
 def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
@@ -181,3 +182,31 @@ def open_words(rel: Release) -> str | None:
         "be much larger than the private answer. Their interval has a lower end only: read "
         "those answers as *at least* the lower end, not as an answer give or take a margin."
     )
+
+
+def settings_caption(plan: ReleasePlan) -> str:
+    """The sidebar's settings on the Release page: those the release uses, by the rule of its
+    release.json and the command line (:meth:`~dpsum_core.publish.release.ReleasePlan.record`:
+    ρ only where the θ rule spends ρε, the θ rule's own parameters alone, δ for ClampShells),
+    never the explorer's trials, seed or other algorithms (Markdown)."""
+    record = plan.record()
+    lines = [
+        f"Workload {record['workload']}",
+        f"ε = {plan.epsilon:g} (ε_θ = {plan.epsilon_theta:g} + ε_m = {plan.epsilon_measure:g})",
+        f"{algorithm_label(plan.algorithm)} · {truncation_label(plan.truncation)}",
+    ]
+    if record.get("rho") is not None:
+        lines.append(f"ρ = {record['rho']:g} (the share of ε choosing θ)")
+    params = [
+        f"{PARAMETERS[name].label}: {value if isinstance(value, str) else f'{value:,.6g}'}"
+        for name, value in record["truncation_params"].items()
+        if value is not None
+    ]
+    if params:
+        lines.append(f"{truncation_label(plan.truncation)}'s parameters: " + " · ".join(params))
+    if record.get("public_cap") is not None:
+        lines.append(f"public cap {record['public_cap']:,.6g}")
+    if record.get("delta") is not None:
+        lines.append(f"δ = {record['delta']:g} (its onset gate)")
+    lines.append(f"isotonic regression {'on' if plan.isotonic else 'off'}")
+    return "  \n".join(lines)
