@@ -292,7 +292,7 @@ def reach_table(d: Decision) -> pd.DataFrame:
                 else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
                 for r in d.reaches
             ],
-            "Lowest error for ε ≤ 10": [percent(r.best) for r in d.reaches],
+            f"Lowest {headline_name()} for ε ≤ 10": [percent(r.best) for r in d.reaches],
         }
     )  # fmt: skip
 

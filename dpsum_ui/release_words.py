@@ -54,8 +54,10 @@ def plain(value: float) -> str:
 
 
 def expected_words(est: ReleaseEstimate, column: str | None) -> str:
-    """The expected error before releasing, in the data's unit and in words: "typically ±X
-    …, about Y % of the answer, a root-mean-square error" (one definition per number, stated).
+    """The expected error before releasing, in the data's unit and in words, each number named
+    by what it is: "a root-mean-square error (RMSE) of typically X …, about Y % of the answer
+    (RMSE as a share of the true answer)", the noise's standard deviation, and how this differs
+    from the explorer's and Decide's median relative error (never a bare "±").
 
     Privacy
     -------
@@ -64,17 +66,22 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     unit = f" (in the unit of {escape_name(column, 'markdown')})" if column else ""
     share = est.relative[np.isfinite(est.relative)]
     of_answer = (
-        f", about **{percent(float(np.median(share)))}** of the answer" if share.size else ""
-    )
+        f", about **{percent(float(np.median(share)))}** of the answer (RMSE as a share of "
+        "the true answer)" if share.size else ""
+    )  # fmt: skip
     return (
         f"**Expected error** (for you only: computed from the data, before any noise is "
-        f"drawn): typically **±{plain(float(np.median(est.rmse)))}**{unit}{of_answer}, a "
-        "root-mean-square error: the median over the "
+        f"drawn): a root-mean-square error (RMSE) of typically "
+        f"**{plain(float(np.median(est.rmse)))}**{unit}{of_answer}, the median over the "
         f"{counted(est.rmse.size, 'query', 'queries')}, noise and the algorithm's bias together "
         "(where the bias dominates, the answers all miss by about this much, on the same side); "
-        f"the noise alone has a standard deviation of {plain(float(np.median(est.noise_sd)))}. "
+        "the noise alone has a standard deviation (sd) of "
+        f"{plain(float(np.median(est.noise_sd)))}. "
         "It is measured against the answers of the values clipped at U, so a U that clips many "
-        "values makes it look small."
+        "values makes it look small. It is not the explorer's or Decide's *median relative "
+        "error* (the mean miss |ŷ − y| over draws as a share of the answer, median over the "
+        "queries), which is usually lower for the same settings: a root-mean-square weighs "
+        "large misses more."
     )
 
 
@@ -142,7 +149,7 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
             "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in est.thresholds],
             "Typical error (RMSE)": [plain(v) for v in est.rmse],
             "Noise alone (sd)": [plain(v) for v in est.noise_sd],
-            "Share of the answer": [
+            "RMSE as a share of the answer": [
                 percent(v) if math.isfinite(v) else "—" for v in est.relative
             ],
         }

@@ -47,9 +47,13 @@ def _words(text: str) -> set[str]:
 def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page):
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     text = _text(page)
-    match = re.search(r"typically \*\*±([\d,.]+)\*\* \(in the unit of income\), about "
-                      r"\*\*([\d,.]+) %\*\* of the answer, a root-mean-square error", text)  # fmt: skip
+    match = re.search(r"a root-mean-square error \(RMSE\) of typically \*\*([\d,.]+)\*\* "
+                      r"\(in the unit of income\), about \*\*([\d,.]+) %\*\* of the answer "
+                      r"\(RMSE as a share of the true answer\)", text)  # fmt: skip
     assert match, text
+    # each number says what it is, and none is a bare ± (reviews: res P3-3, stat P3-1/P3-2)
+    assert "standard deviation (sd) of" in text and "**±" not in text
+    assert "not the explorer's or Decide's *median relative error*" in text
     # one definition per number: the RMSE here, the 95 % intervals of the report said apart
     assert "95 % intervals published with the answers must hold the true answer" in text
     assert "so they are usually **several times wider**: they bound the bias of TaMM" in text
@@ -63,10 +67,10 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
     typical = float(match.group(1).replace(",", ""))
     assert typical == pytest.approx(_numbers(table["Typical error (RMSE)"]).median(), rel=0.1)
     share = float(match.group(2).replace(",", ""))
-    assert share == pytest.approx(_numbers(table["Share of the answer"]).median(), rel=0.1)
+    assert share == pytest.approx(_numbers(table["RMSE as a share of the answer"]).median(), rel=0.1)
     # the table's cells are formatted: two significant digits, percent, never e-notation
     cells = table.astype(str).to_numpy().ravel()
-    assert all(c.endswith(" %") for c in table["Share of the answer"])
+    assert all(c.endswith(" %") for c in table["RMSE as a share of the answer"])
     assert not any(re.search(r"\d[eE][+-]?\d", c) for c in cells)
     assert all(len(c.replace(",", "").replace(".", "").strip("0")) <= 2
                for c in table["Typical error (RMSE)"])  # fmt: skip
