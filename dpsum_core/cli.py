@@ -258,6 +258,7 @@ def _release(args: argparse.Namespace) -> int:
             book = book.bound_to(
                 content, data.name, args.id_column,
                 legacy=lambda: ledger.source_fingerprint(args.data, table=args.table),
+                column=data.column,
             )  # fmt: skip
             raises = len(book.total_changes)
             book = book.with_total(args.budget, raise_total=args.raise_budget)
