@@ -162,7 +162,7 @@ const narrow = () => chart.clientWidth < NARROW_PX;
 function wrapped(text, px) {
   const most = Math.max(12, Math.floor(px / CHAR_PX));
   return text.split('<br>').map((line) => {
-    const bold = /^<b>(.*)<\/b>$/.exec(line), rows = [];
+    const bold = /^<b>(.*)<\\/b>$/.exec(line), rows = [];
     for (const word of (bold ? bold[1] : line).split(' ')) {
       const last = rows.length - 1;
       if (last >= 0 && (rows[last] + ' ' + word).length <= most) rows[last] += ' ' + word;
