@@ -155,10 +155,15 @@ function thinned(ya, px) {
 }
 // A narrow chart (a phone): the readout's lines wrapped at spaces to the chart's width, θ's
 // axis title to the room either side of the plot's centre (twice the narrower side: the
-// chart's width less AXIS_PX, the y axis's labels less the right margin), 16 px text at most CHAR_PX a character (they ran off both sides at
-// 390 px); no mode bar (the downloads are buttons under the chart): it covered the title.
+// chart's width less AXIS_PX, the y axis's labels less the right margin), 16 px text at most
+// CHAR_PX a character (they ran off both sides at 390 px); no mode bar (the downloads are
+// buttons under the chart): it covered the title. Drawn anew when the window turns narrow
+// or wide (a phone turned).
 const CHAR_PX = 9.5, NARROW_PX = 600, AXIS_PX = 100;
 const narrow = () => chart.clientWidth < NARROW_PX;
+const xAxis = fig.layout.xaxis2 ? fig.layout.xaxis2 : fig.layout.xaxis;  // θ's, at the bottom
+const axisTitle = xAxis.title ? xAxis.title.text : null;
+let drawnNarrow = null;
 function wrapped(text, px) {
   const most = Math.max(12, Math.floor(px / CHAR_PX));
   return text.split('<br>').map((line) => {
@@ -284,17 +289,16 @@ function draw(i) {
   const x = L.thetas[i];
   fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
   fig.layout.annotations[0].text = fitted(L.readout[i]);
-  const axis = fig.layout.xaxis2 ? fig.layout.xaxis2 : fig.layout.xaxis;  // θ's, at the bottom
-  if (axis.title && axis.title.text) {
-    axis.title.text = fitted(axis.title.text, chart.clientWidth - AXIS_PX);
-  }
+  if (axisTitle) xAxis.title.text = fitted(axisTitle, chart.clientWidth - AXIS_PX);
+  drawnNarrow = narrow();
   fig.layout.height = fit();
   // The div is as tall as the figure: with responsive, plotly sizes its svg to 100% of the
   // div, and a grid cell left to its content is as tall as the θ column, not the figure (the
   // figure then overflowed onto the explanations under it).
   chart.style.height = fig.layout.height + 'px';
   // window.lessonDrawn: resolved once the chart is drawn and arranged (tests wait for it)
-  const config = narrow() ? Object.assign({}, CONFIG, {displayModeBar: false}) : CONFIG;
+  // said both ways: a chart drawn again keeps its context's last value otherwise
+  const config = Object.assign({}, CONFIG, {displayModeBar: narrow() ? false : 'hover'});
   window.lessonDrawn = Plotly.newPlot(chart, fig.data, fig.layout, config).then(arrange);
   if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
     const hl = L.histogram.layout;
@@ -360,12 +364,15 @@ try {
 } catch (e) { /* opened from disk */ }
 slider.addEventListener('input', () => show(Number(slider.value)));
 // A narrower window (the sidebar opened) can add legend rows: the rows are arranged again
-// once plotly has resized the chart (window.lessonDrawn: resolved when done).
+// once plotly has resized the chart (window.lessonDrawn: resolved when done); a chart turned
+// narrow or wide is drawn anew (its wrapped texts and mode bar).
 let resized = null;
 window.addEventListener('resize', () => {
   clearTimeout(resized);
   resized = setTimeout(() => {
-    if (chart._fullLayout) window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
+    if (!chart._fullLayout) return;
+    if (narrow() !== drawnNarrow) draw(Number(slider.value));
+    else window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
   }, 300);
 });
 show(start);

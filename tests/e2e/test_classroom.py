@@ -439,6 +439,11 @@ def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, serve
         geometry, phone = body.evaluate(_GEOMETRY), body.evaluate(_PHONE)
         page.screenshot(path=str(ARTIFACTS / "single_query_390x844.png"))
         assert_clean(page)
+        page.set_viewport_size({"width": 1280, "height": 800})  # wide again: drawn anew
+        page.wait_for_function(
+            "(sel) => !!document.querySelector(sel).contentDocument.querySelector('.modebar')",
+            arg=FRAME)
+        turned = body.evaluate(_GEOMETRY)
     finally:
         context.close()
     items, parts = dict(geometry["items"]), dict(geometry["parts"])
@@ -448,12 +453,14 @@ def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, serve
     assert phone["side"]["bottom"] <= chart["top"] + 1, (phone["side"], chart)  # stacked
     assert phone["body"] <= phone["frame"] and phone["page"][0] <= phone["page"][1], phone
     assert all(b["right"] <= phone["frame"] + 0.5 for b in phone["boxes"]), phone["boxes"]
-    wide = [n for n, r in parts.items() if r["left"] < -0.5 or r["right"] > phone["frame"] + 0.5]
-    assert not wide, [(n, parts[n]) for n in wide]  # ticks, legend, readout, axis title
+    out = [n for n, r in parts.items() if r["left"] < -0.5 or r["right"] > phone["frame"] + 0.5]
+    assert not out, [(n, parts[n]) for n in out]  # ticks, legend, readout, axis title
     assert parts["plot"]["bottom"] - parts["plot"]["top"] >= MIN_PLOT_PX - 0.5, parts["plot"]
     assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
     assert not phone["modebar"]
     assert not geometry["cut"] and not geometry["small"] and not geometry["chart_small"]
+    assert turned["x_title"] == "θ: where ClampShells would cut (it chooses its own θ)"  # 1 line
+    assert not _overlaps(turned["parts"]), _overlaps(turned["parts"])
 
 
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
