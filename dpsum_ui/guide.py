@@ -48,6 +48,8 @@ TEXTS: dict[str, str] = {
         "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
         "four numbers and the four boxes follow θ; the best θ on the chart was found by "
         "looking at the data, so a private method (SVT, Recursive) must choose θ instead. "
+        "The page opens on the **★** algorithm; RawSum and ClampShells choose their own θ "
+        "(θ then shows where they would cut), the others cut at the θ you move. "
         "Below the boxes: add one person with a huge value (without truncation the answer "
         "jumps by all of it, truncated by at most θ), and five noisy answers at this θ next "
         "to the true answer."

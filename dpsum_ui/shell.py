@@ -12,7 +12,7 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
-from dpsum_core.text import counted, number
+from dpsum_core.text import counted, number, unit_nouns
 
 from . import compute, guide, page_state, release_words, share, state
 from . import keys as K
@@ -248,10 +248,10 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
         st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
         if not publishing:
             report = ctx.dataset.report
-            st.caption(  # the records are people when an identifier groups the rows
+            st.caption(  # people when an identifier groups the rows (each one's total)
                 f"{counted(report.rows_kept, 'record')} after cleaning"
                 if report.people is None
-                else f"{counted(report.people, 'person', 'people')} (records) after cleaning, "
+                else f"{counted(report.people, *unit_nouns(True))} after cleaning, "
                 f"from {counted(report.rows_kept, 'row')}"
             )
     else:
