@@ -17,6 +17,7 @@ from dpsum_ui.identifiers import (
     unit_choices,
     unit_note,
     unit_option,
+    value_caution,
 )
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
@@ -226,6 +227,8 @@ with data_col:
     ctx = state.data_context()
     if (why := column_note(ctx)) is not None:
         st.caption(escape_name(why, "markdown"))
+    if (caution := value_caution(ctx)) is not None:  # chosen by hand too (review P2-6)
+        st.warning(caution, icon=":material/warning:")
     others = unit_choices(ctx, [c for c in ctx.all_columns if c != ctx.column])
     indexes = index_columns(ctx)  # an index or a count: offered last, saying so
     chosen = get(K.DATA_ID_COLUMN)
