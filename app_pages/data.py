@@ -21,7 +21,7 @@ from dpsum_ui.identifiers import (
 )
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
-from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES
+from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES, uploader_size
 
 st.title("Data")
 st.caption(
@@ -81,6 +81,7 @@ def release_data_section() -> None:
             "Upload the release file (CSV, TSV or Parquet)",
             type=UPLOAD_TYPES,
             key=K.RELEASE_DATA_UPLOAD,
+            max_upload_size=uploader_size(state.data_state().refused[1]),  # reset on refusal
             on_change=state.on_release_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             f"session's memory only. {UPLOAD_HELP_FORMATS}",
@@ -188,6 +189,7 @@ with data_col:
             "Upload a file (CSV, TSV or Parquet)",
             type=UPLOAD_TYPES,
             key=K.DATA_UPLOAD,
+            max_upload_size=uploader_size(state.data_state().refused[0]),  # reset on refusal
             on_change=state.on_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows. "
             f"{UPLOAD_HELP_FORMATS}",
