@@ -39,6 +39,8 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 .st-key-epsilon { padding-bottom: 1.6rem; }  /* room for the ends when they wrap */
 /* warmup.py: the chart library's import script, run at once, shown nowhere (no gap). */
 .st-key-chart_library_slot { display: none; }
+/* unsaved.py: the "Leave site?" warning's script, shown nowhere. */
+.st-key-unsaved_slot { display: none; }
 </style>
 """
 
