@@ -40,8 +40,8 @@ shell.restore_from_link(opened)
 with st.sidebar.container(key=warmup.SLOT):  # hidden (style.py), so always there: no shift
     if warmup.draws_chart_first(opened):
         warmup.preload_chart_library(eager=True)  # evaluated while the page is computed
+    unsaved.warn_before_leaving()  # a release or download of this run came in its callback
 sidebar = st.sidebar.container()
-unsaved.warn_before_leaving()  # a release or download of this run came in its callback: known
 guide.switch()  # below the summary, before the page reads it
 page.run()
 with sidebar:

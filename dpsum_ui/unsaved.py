@@ -26,7 +26,6 @@ from dpsum_core.publish.release import Release
 from . import keys as K
 from .page_state import ReleaseState, load
 
-SLOT = "unsaved_slot"  # the hidden sidebar container of the script (style.py hides it)
 _HELD = "_unsaved"  # session key of what the user holds (Held)
 # The Release page's downloads: of the ledger, and of the release (any one of its files)
 LEDGER_DOWNLOADS = (K.RELEASE_LEDGER_DOWNLOAD,)
@@ -95,7 +94,8 @@ def unsaved(held: Held, ledger: Ledger | None, release: Release | None) -> bool:
 def warn_before_leaving() -> None:
     """Arm or disarm the browser's warning before leaving, for what the session holds now.
     Call once per run, before the page (which may stop early): a release of this run was made
-    in its callback, and a download button clicked started this run."""
+    in its callback, and a download button clicked started this run. Draw it where nothing is
+    shown (app.py: warmup's hidden sidebar slot), as its script takes no room."""
     state = load(ReleaseState)
     held = step(
         st.session_state.get(_HELD, Held()), state.ledger, state.last,
@@ -103,9 +103,8 @@ def warn_before_leaving() -> None:
         release_downloaded=_clicked(RELEASE_DOWNLOADS),
     )  # fmt: skip
     st.session_state[_HELD] = held
-    with st.sidebar.container(key=SLOT):
-        armed = unsaved(held, state.ledger, state.last)
-        st.html(_SCRIPT % json.dumps(armed), unsafe_allow_javascript=True)
+    armed = unsaved(held, state.ledger, state.last)
+    st.html(_SCRIPT % json.dumps(armed), unsafe_allow_javascript=True)
 
 
 def _clicked(keys: tuple[str, ...]) -> bool:

@@ -48,6 +48,12 @@ def _release(page) -> None:
     assert_clean(page)
 
 
+def _flag(page, armed: bool) -> None:
+    """Wait until the page's script has set the warning as the last run decided (a download's
+    rerun ends a moment after the file is saved)."""
+    page.wait_for_function(f"() => window.__dpsumUnsaved === {'true' if armed else 'false'}")
+
+
 def _reload(page) -> None:
     page.reload()
     page.locator("h1").first.wait_for()
@@ -61,6 +67,7 @@ def test_a_reload_after_a_release_asks_first(page, server) -> None:
     goto_page(page, "Explorer")  # moving between the app's pages never asks
     goto_page(page, "Release")
     assert dialogs == []
+    _flag(page, armed=True)
     _reload(page)
     assert dialogs == ["beforeunload"]
     page.get_by_text("Spent so far: ε = 0 in 0 releases").wait_for()  # what the reload lost
@@ -72,8 +79,10 @@ def test_no_question_once_the_ledger_and_the_release_are_downloaded(page, server
     _release(page)
     download(page, "release_ledger_download")
     wait_idle(page)
+    _flag(page, armed=True)  # the release is still only here
     download(page, "release_answers_csv")
     wait_idle(page)
+    _flag(page, armed=False)
     _reload(page)
     assert dialogs == []
 
@@ -84,5 +93,6 @@ def test_no_question_when_nothing_was_released(page, server) -> None:
     goto_page(page, "Release")
     set_number(page, "release_total", 0.05)  # a gesture: the browser could ask
     wait_idle(page)
+    _flag(page, armed=False)
     _reload(page)
     assert dialogs == []
