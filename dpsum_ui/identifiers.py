@@ -152,7 +152,8 @@ def value_caution(ctx: DataContext) -> str | None:
     why = dict(up.head.skipped).get(column) if up is not None else None
     name = escape_name(repr(column), "markdown")
     if why is not None:
-        found = f"For you only (read off the file's first rows): {escape_name(why, 'markdown')}."
+        found = ("For you only (read off the file's first rows): the default value column "
+                 f"skips it — {escape_name(why, 'markdown')}.")  # fmt: skip
     elif named_like_identifier(column):
         found = "Its name is that of an identifier or a row number."
     else:
