@@ -58,8 +58,8 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
 SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)
 # What a link names besides the configuration: the data (``data=incomes.csv&column=income``
-# alone is a link too, the README's own form), its privacy identifier, the isotonic fit.
-SOURCE_QUERY_KEYS: tuple[str, ...] = ("data", "column", "id_column", "iso")
+# alone is a link too, the README's own form) and its privacy identifier.
+SOURCE_QUERY_KEYS: tuple[str, ...] = ("data", "column", "id_column")
 # What a page shows beyond the configuration: query name → (widget key, kind, allowed values),
 # declared by each page (dpsum_ui.page.Page.view).
 ViewParams = Mapping[str, tuple[str, str, tuple | None]]

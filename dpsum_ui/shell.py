@@ -156,7 +156,7 @@ def _run_once(
     restored = (
         "The link's settings were restored" if config is not None
         else f"{plain(ctx.label)} was opened from the link on the default settings (the link "
-        "names only its data)"
+        "carries none)"
     )  # fmt: skip
     if column is not None and ctx.columns and column not in ctx.columns:
         # Never show another column's figures under this link's name.
