@@ -371,11 +371,11 @@ def _read(
     args: argparse.Namespace, upper: float, *, content: bool = False, release: bool = False
 ):
     """The records in memory (a Dataset, ``--engine memory``) or the opened backend (duckdb,
-    spark), after the checks every command that reads data shares: the default value column
-    is said with why (:func:`~dpsum_core.data.identifiers.default_column_note`) and a release
-    refuses to guess it among several (:func:`_refuse_guess`), and a file
-    read as "one row = one person" beside a column that looks like codes of people is
-    refused by a release and warned about otherwise, unless ``--one-row-per-person``.
+    spark), after the checks every command that reads data shares: a release of several
+    columns names its value column and unit of privacy (:func:`_declared`); otherwise the
+    default value column is said with why
+    (:func:`~dpsum_core.data.identifiers.default_column_note`), and a file read as "one row =
+    one person" beside a column that looks like codes of people is warned about.
 
     Privacy
     -------
@@ -393,19 +393,20 @@ def _read(
     check_unit = args.id_column is None and not args.one_row_per_person
     source: Dataset | SQLBackend
     if args.engine == "memory":
+        if release:
+            _declared(args, [str(c) for c in head_rows(args.data, rows=1).columns])
         column, skipped, choices = args.column, {}, 1
         if column is None:
             head = inspect_table(args.data, id_column=args.id_column)
             column, skipped = head.default_column(args.id_column), dict(head.skipped)
             choices = len(head.candidates)
-            _refuse_guess(head.choices(args.id_column), release=release)
         source = load_column(
             args.data, upper=upper, column=column, id_column=args.id_column, content=content
         )
         suspects = identifier_columns(
             head_rows(args.data, rows=SAMPLE_ROWS), skip=(source.column,)
         ) if check_unit else ()  # fmt: skip
-        _check_unit(suspects, release=release)
+        _check_unit(suspects)
     else:
         source = cast(SQLBackend, open_backend(
             args.data,
@@ -416,43 +417,55 @@ def _read(
             spark_master=args.spark_master,
             table=args.table,
         ))  # duckdb, spark: SQL engines
+        if release:
+            _declared(args, list(source.columns()))
         skipped = source.skipped if args.column is None else {}
         choices = len(source.numeric_columns)
-        if args.column is None:
-            _refuse_guess(source.value_choices, release=release)
-        _check_unit(source.identifiers if check_unit else (), release=release)
+        _check_unit(source.identifiers if check_unit else ())
     if args.column is None and (choices > 1 or skipped):  # a choice was made: say which, why
         note = default_column_note(source.column, skipped, option="--column")
         print(f"dpsum: note: {note}" if release else note, file=sys.stderr if release else sys.stdout)
     return source
 
 
-def _refuse_guess(choices: tuple[str, ...], *, release: bool) -> None:
-    """Refuse a release without ``--column`` when more than one column could be the value
-    column (``choices``, :func:`~dpsum_core.data.identifiers.value_choices`): a wrong guess
-    would spend the budget on the wrong sums. ``run`` and ``reproduce`` guess, with a note."""
-    if release and len(choices) > 1:
-        names = ", ".join(repr(c) for c in choices)
+def _declared(args: argparse.Namespace, names: list[str]) -> None:
+    """A release of a table of several columns names its value column (``--column``, unless
+    the identifier leaves one) and its unit of privacy (``--id-column`` or
+    ``--one-row-per-person``): the header is public, but a
+    choice made from the rows (the default column, the unit check, both judged on the first
+    rows) made the released column, or a refusal, depend on one record (second privacy
+    audit: removing the first record changed the released column). ``run`` and ``reproduce``
+    still choose, with a note or a warning."""
+    if len(names) <= 1:
+        return
+    listed = ", ".join(repr(n) for n in names[:6]) + (", …" if len(names) > 6 else "")
+    if args.column is None and len([n for n in names if n != args.id_column]) > 1:
         raise ParameterError(
-            f"columns {names} could each be the value column, and a release does not guess: "
-            "pass --column NAME"
+            f"the data has {len(names)} columns ({listed}) and a release never chooses its "
+            "value column from the data: pass --column NAME"
+        )
+    if args.id_column is None and not args.one_row_per_person:
+        raise ParameterError(
+            f"the data has {len(names)} columns ({listed}): say what one person is before "
+            "releasing, --id-column NAME (every row with the same value is one person) or "
+            "--one-row-per-person (every row is a different person)"
         )
 
 
-def _check_unit(suspects: tuple[str, ...], *, release: bool) -> None:
-    """Refuse (a release) or warn (run, reproduce) when "one row = one person" was not chosen
-    explicitly and columns ``suspects`` look like codes of people with several rows."""
+def _check_unit(suspects: tuple[str, ...]) -> None:
+    """Warn (run, reproduce) when "one row = one person" was not chosen explicitly and columns
+    ``suspects`` look like codes of people with several rows (a release declares its unit:
+    :func:`_declared`)."""
     if not suspects:
         return
     names = ", ".join(repr(s) for s in suspects)
-    message = (
-        f"column {names} repeats values that look like codes of people (a person with several "
-        f"rows), so one row may not be one person: give --id-column {suspects[0]} to protect "
-        "each person, or --one-row-per-person if every row is a different person"
+    print(
+        f"dpsum: warning: column {names} repeats values that look like codes of people (a "
+        f"person with several rows), so one row may not be one person: give --id-column "
+        f"{suspects[0]} to protect each person, or --one-row-per-person if every row is a "
+        "different person",
+        file=sys.stderr,
     )
-    if release:
-        raise ParameterError(message)
-    print(f"dpsum: warning: {message}", file=sys.stderr)
 
 
 def _reproduce(args: argparse.Namespace) -> int:

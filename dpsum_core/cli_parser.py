@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--column",
             help="numeric column (default: the most numeric one that does not look like a row "
             "number, an identifier, an index or a count; the choice and why are printed). A "
-            "release refuses to guess when several columns could be the value",
+            "release of data with several columns requires it: it never chooses from the data",
         )
         p.add_argument(
             "--id-column",
@@ -104,9 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--one-row-per-person",
             action="store_true",
-            help="each row is a different person, even though another column repeats values "
-            "that look like codes of people (release refuses such a file without this flag or "
-            "--id-column; run warns)",
+            help="each row is a different person (a release of data with several columns "
+            "requires this or --id-column: it never judges the unit from the data; run warns "
+            "when another column repeats values that look like codes of people)",
         )
         # None = "left at its default": the data is then checked against the default domain
         p.add_argument(

@@ -241,7 +241,11 @@ def _parse_text(
             skipinitialspace=True,
             skip_blank_lines=False,  # a blank line in a one-column file is an empty cell
             low_memory=False,
-            dtype=dict.fromkeys(text, str),
+            # A ';' file is read as text throughout: pandas would type a column of "2.500"
+            # as numbers (2.5) unless one other cell is not a number, and then the per-cell
+            # rule reads it as 2,500 (decimal commas): one record changed how every other
+            # was read (privacy audit, 27 November). As text, every cell follows that rule.
+            dtype=str if sep == ";" else dict.fromkeys(text, str),
             nrows=nrows,
             usecols=usecols,
         )

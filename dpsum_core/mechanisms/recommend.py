@@ -21,8 +21,13 @@ columns seed 2024, never on sample_data):
   top-coded (1.04–1.41×) and rounded (1.01–1.09×).
 - ε > 3: RawSum. Tuning split, ε ∈ {5, 10}: RawSum's median is 1.06–1.34× below ClampShells'
   (depth 3 from ε ≈ 3.6) in every cell but one (measured up to ε = 10).
-- Fewer than 2·jmin bins: ClampShells' shells cannot place a clamp point below the top; the
-  paper's TaMM (SVT θ).
+- Few bins (``bench/ACCURACY.md``, "Few bins"; tuning columns seeds 7 and 8, Q1 and Q2, 50
+  trials): below 2·jmin = 16 bins ClampShells' shells cannot place a clamp point below the top,
+  and RawSum (its θ grid starts at the 10th bin edge; θ = ∞ below) was the best of all
+  algorithms in nearly every cell at 4–15 bins, where TaMM+SVT (this rule's old fallback) was
+  1.1–5,800× worse: RawSum. At 16–23 bins RawSum leads from ε = 0.1 (geometric mean over the
+  cells 1.05–1.28× the best against ClampShells' 1.19–1.37×); ClampShells below ε = 0.1 and
+  from 24 bins.
 
 The workload and U do not change the rule (the ranking was the same for Q1 and Q2 and every U
 of the suite); they are part of the signature so that a finer public rule needs no new callers.
@@ -32,7 +37,9 @@ of the suite); they are part of the signature so that a finer public rule needs 
 >>> recommend(epsilon=5.0, upper=800_000, bins=1000, workload="Q1").algorithm
 'rawsum'
 >>> recommend(epsilon=0.1, upper=800_000, bins=10, workload="Q1").algorithm
-'tamm'
+'rawsum'
+>>> recommend(epsilon=0.01, upper=800_000, bins=20, workload="Q1").algorithm
+'clampshells'
 """
 
 from __future__ import annotations
@@ -47,8 +54,8 @@ from dpsum_core.validation import check_epsilon, check_int, check_positive
 
 AUTO = "auto"  # the algorithm name that stands for the recommendation (resolved before any run)
 CLAMPSHELLS_UP_TO = 3.0  # ClampShells up to this ε, RawSum above (bench/accuracy.py --suite)
-FALLBACK = "tamm"  # the paper's recommended algorithm
-FALLBACK_TRUNCATION = "svt"  # with the engine's default θ choice
+FEW_BINS = 24  # below: RawSum from FEW_BINS_EPSILON (and always below 2·jmin bins)
+FEW_BINS_EPSILON = 0.1
 
 
 @dataclass(frozen=True)
@@ -81,9 +88,16 @@ def recommend(*, epsilon: float, upper: float, bins: int, workload: str) -> Reco
     del workload  # public, unused by the current rule (see above)
     if bins < 2 * MIN_CLAMP_BIN:
         return Recommendation(
-            FALLBACK, FALLBACK_TRUNCATION,
+            "rawsum", "posthoc",
             f"with {bins} bins (fewer than {2 * MIN_CLAMP_BIN}) ClampShells has no shell below the "
-            "top to clamp at, so the paper's TaMM with SVT",
+            "top to clamp at; RawSum's raw sums per bin were the best of all algorithms in nearly "
+            "every benchmark cell at 4–15 bins",
+        )
+    if bins < FEW_BINS and epsilon >= FEW_BINS_EPSILON:
+        return Recommendation(
+            "rawsum", "posthoc",
+            f"with {bins} bins (fewer than {FEW_BINS}) at ε ≥ {FEW_BINS_EPSILON:g} its raw sums per "
+            "bin gave a lower error than ClampShells' shells in the benchmark",
         )
     if epsilon > CLAMPSHELLS_UP_TO:
         return Recommendation(
@@ -136,9 +150,9 @@ def rule_in_words() -> str:
     """
     return (
         f"dpsum recommends **ClampShells** for ε up to {CLAMPSHELLS_UP_TO:g} and **RawSum** "
-        f"above whenever the domain has at least {2 * MIN_CLAMP_BIN} bins, and the paper's "
-        "**TaMM** otherwise; the rule reads only public inputs (ε, U, bins, workload), never "
-        "the data"
+        f"above, and RawSum with fewer than {2 * MIN_CLAMP_BIN} bins (or fewer than {FEW_BINS} "
+        f"from ε = {FEW_BINS_EPSILON:g}); the rule reads only public inputs (ε, U, bins, "
+        "workload), never the data"
     )
 
 

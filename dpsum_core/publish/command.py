@@ -161,8 +161,8 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
                     budget: float | None, out: str = "dpsum_release",
                     id_column: str | None = None, one_row_per_person: bool = False) -> str:  # fmt: skip
     """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed);
-    ``one_row_per_person``: one row = one person was chosen explicitly beside a column that
-    looks like codes of people (the CLI refuses such a file without the flag).
+    ``one_row_per_person``: the data has several columns and no identifier (a release of
+    several columns declares its unit of privacy: the CLI refuses it without the flag).
 
     ``budget`` is the dataset's total ε the dashboard releases against: always carried, as
     the placeholder :data:`NO_TOTAL` while none is set (the dashboard then refuses to release

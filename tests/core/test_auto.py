@@ -75,3 +75,22 @@ def test_auto_release_plan_takes_the_recommended_truncation():
     assert plan.truncation == rec.truncation
     named = plan_release(base, algorithm=rec.algorithm, truncation=rec.truncation)
     assert named.auto is None and "chosen_by_auto" not in named.record()
+
+
+@pytest.mark.parametrize(
+    ("bins", "epsilon", "expected"),
+    [(4, 0.01, "rawsum"), (10, 0.1, "rawsum"), (15, 1.0, "rawsum"), (16, 0.03, "clampshells"),
+     (20, 0.1, "rawsum"), (23, 3.0, "rawsum"), (24, 0.1, "clampshells"), (1000, 0.3, "clampshells")],
+)  # fmt: skip
+def test_few_bins_recommend_rawsum(bins, epsilon, expected):
+    # The statistician's review: below 16 bins the rule fell back to TaMM+SVT, the worst
+    # option measured there (1.1–5,800× RawSum's error on the tuning columns).
+    assert recommend(epsilon=epsilon, upper=1000.0, bins=bins, workload="Q1").algorithm == expected
+
+
+def test_auto_releases_at_ten_bins(tmp_path):
+    out = tmp_path / "r"
+    assert main(["release", "--data", "sample:incomes_small.csv", "--upper", "800000", "--bins",
+                 "10", "--epsilon", "0.5", "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
+    record = json.loads(release_file(out, "release.json").read_text())
+    assert record["config"]["algorithm"] == "rawsum"

@@ -322,3 +322,24 @@ def test_the_delimiter_comes_from_the_header_alone(header, delimiter):
     for rows in ([], ["1;2;3;4;5"] * 20, ["1,2,3,4"] * 20, ['"1,5"|2\t3'] * 3):
         head = "\n".join([header, *rows]).encode()
         assert text_delimiter(head, "f.csv") == expected, rows
+
+
+@pytest.mark.parametrize("sep", [";", ",", "\t"])
+def test_adding_one_record_to_a_file_never_changes_how_another_is_read(sep):
+    """The same per-record rule from the file's bytes: pandas typed a ';' file's column of
+    "2.500" as numbers (2.5) unless one other cell was not a number, and then the per-cell rule
+    read it as 2,500 (second privacy audit: an exact loss of 2·N·ε). Every cell of a column of
+    plain numbers, with any one record added."""
+    from dpsum_core.data.cleaning import decimal_comma_hint
+
+    def read(cells: list[str]) -> np.ndarray:
+        quoted = [f'"{c}"' if sep in c or '"' in c else c for c in cells]
+        raw = ("v" + sep + "k\n" + "".join(f"{c}{sep}1\n" for c in quoted)).encode()
+        df = read_table(io.BytesIO(raw), name="x.csv")
+        return to_numeric(df["v"], decimal_comma=decimal_comma_hint(df)).to_numpy()
+
+    for base in (["2.500", "12.345", "1.5", "7", "-3", "0.25", "1e3"], ["1.234", "2.500"] * 3):
+        before = read(base)
+        for extra in CELLS:
+            np.testing.assert_array_equal(read([*base, extra])[:-1], before,
+                                          err_msg=f"{sep!r} + {extra!r}")  # fmt: skip

@@ -116,7 +116,7 @@ def test_a_ledger_is_bound_to_one_unit_of_privacy(tmp_path, capsys):
     data.write_text("pid,income\n" + "".join(f"{i % 50},{1000 + 7 * i}\n" for i in range(400)))
     book = tmp_path / "ledger.json"
     per_row = "--one-row-per-person"  # chosen explicitly: 'pid' looks like codes of people
-    assert _release(tmp_path / "a", book, per_row, data=data) == 0
+    assert _release(tmp_path / "a", book, per_row, "--column", "income", data=data) == 0
     assert json.loads(book.read_text())["dataset"]["id_column"] is None
     before = book.read_text()
     capsys.readouterr()

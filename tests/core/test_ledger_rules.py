@@ -37,8 +37,8 @@ def test_a_version_1_ledger_refuses_a_release_by_person(tmp_path, jobs, capsys):
     line = _error(capsys.readouterr().err)
     assert "version 1" in line and "one row = one person" in line and "'pid'" in line
     assert book.read_text() == before and not (tmp_path / "a" / "answers.csv").exists()
-    # Per row (chosen explicitly: 'pid' looks like codes of people) it binds, as before.
-    assert _release(tmp_path / "b", book, "--one-row-per-person", data=jobs) == 0
+    # Per row (declared, with the value column: two columns) it binds, as before.
+    assert _release(tmp_path / "b", book, "--one-row-per-person", "--column", "income", data=jobs) == 0
     saved = json.loads(book.read_text())
     assert saved["dataset"]["id_column"] is None and len(saved["releases"]) == 2
 

@@ -36,7 +36,9 @@ def test_release_says_it_and_its_report_names_the_thresholds_used(tmp_path, caps
             "requested values:12345,50000,100000; one row per person)") in head  # fmt: skip
     (queries,) = [x for x in md.splitlines() if x.startswith("- **Queries**")]
     assert queries == (f"- **Queries**: workload values:12800,50400,100000, sums of the values ≤ "
-                       f"each threshold τ. Requested as {VALUES}: {MOVED}.")  # fmt: skip
+                       "each threshold τ, after cleaning: values above U count as U (a public "
+                       "rule), so the query at τ = U is the total with every value above U "
+                       f"counted as U. Requested as {VALUES}: {MOVED}.")  # fmt: skip
 
 
 def test_nothing_is_said_when_no_threshold_moved(tmp_path, capsys):

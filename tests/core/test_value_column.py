@@ -76,7 +76,7 @@ def test_a_lone_count_is_still_the_default(tmp_path):
     assert head.default_column() == "visits" and head.skipped == ()
 
 
-# -- P1-2: a release does not guess -------------------------------------------------------------
+# -- P1-2: a release does not guess; second audit: nor from the first rows -----------------------
 RELEASE = ["release", "--upper", "200000", "--bins", "16", "--workload", "Q1",
            "--algorithm", "tamm", "--truncation", "svt", "--one-row-per-person"]  # fmt: skip
 
@@ -88,7 +88,7 @@ def test_a_release_refuses_to_guess_among_several_value_columns(tmp_path, capsys
                  "--out", str(out)])  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err  # old: 0, a release of the sums of 'income'
-    assert "'income', 'children' could each be the value column" in err[0]
+    assert "never chooses its value column from the data" in err[0]
     assert err[0].endswith("pass --column NAME") and not out.exists()
 
 
@@ -106,17 +106,45 @@ def test_a_release_with_column_and_a_run_without_it_go_on(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("engine", ["memory", "duckdb"])
-def test_a_release_by_person_takes_the_one_possible_value_column(tmp_path, capsys, engine):
+def test_one_record_never_changes_which_column_a_release_reads(tmp_path, capsys, engine):
+    """Second privacy audit (P1-2): the default value column was judged on the first 1,000
+    rows, so removing the first record changed the released column ('b' → 'a'), and the unit
+    check's refusal flipped the same way. A release of several columns now names its column
+    and its unit, and a file and its neighbour give the same outcome."""
+    rng = np.random.default_rng(5)
+    rows = pd.DataFrame({"a": rng.integers(0, 50_000, 1_500), "b": rng.integers(0, 50_000, 1_500)})
+    full, less = tmp_path / "d.csv", tmp_path / "d_minus_one.csv"
+    rows.to_csv(full, index=False)
+    rows.iloc[1:].to_csv(less, index=False)
+    base = ["release", "--upper", "50000", "--bins", "16", "--workload", "Q1", "--algorithm",
+            "tamm", "--truncation", "svt", "--engine", engine]  # fmt: skip
+    outcomes = []
+    for path in (full, less):
+        for extra in ([], ["--one-row-per-person"], ["--column", "b"]):
+            code = main([*base, *extra, "--data", str(path), "--out", str(tmp_path / "x")])
+            outcomes.append((code, capsys.readouterr().err.strip()))
+    assert outcomes[:3] == outcomes[3:]
+    assert [code for code, _ in outcomes[:3]] == [2, 2, 2]
+    assert "pass --column NAME" in outcomes[1][1]
+    assert "--id-column NAME" in outcomes[2][1] and "--one-row-per-person" in outcomes[2][1]
+    for path in (full, less):
+        out = tmp_path / path.stem
+        code = main([*base, "--column", "b", "--one-row-per-person", "--data", str(path),
+                     "--out", str(out)])  # fmt: skip
+        assert code == 0
+        assert json.loads(release_file(out, "release.json").read_text())["column"] == "b"
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_a_release_by_person_names_its_value_column(tmp_path, capsys, engine):
+    common = ["release", "--data", str(survey(tmp_path)), "--id-column", "person_id",
+              "--engine", engine, "--upper", "200", "--bins", "20", "--workload", "Q1",
+              "--algorithm", "tamm", "--truncation", "svt"]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "no")]) == 2
+    assert "pass --column NAME" in capsys.readouterr().err
     out = tmp_path / "out"
-    code = main(["release", "--data", str(survey(tmp_path)), "--id-column", "person_id",
-                 "--engine", engine,
-                 "--upper", "200", "--bins", "20", "--workload", "Q1", "--algorithm", "tamm",
-                 "--truncation", "svt", "--out", str(out)])  # fmt: skip
-    err = capsys.readouterr().err
-    assert code == 0, err
+    assert main([*common, "--column", "hourly_wage", "--out", str(out)]) == 0
     assert json.loads(release_file(out, "release.json").read_text())["column"] == "hourly_wage"
-    assert "dpsum: note: value column 'hourly_wage' chosen by default" in err  # old: job_no
-    assert "skipped 'job_no'" in err
 
 
 # -- P2-4: a few words in a column of numbers are not codes ---------------------------------------
