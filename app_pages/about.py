@@ -34,7 +34,7 @@ per-bin sums and chooses θ after measuring (post-processing, nothing spent on �
 **ClampShells**, which locates a clamp point from noisy shell sums with a quarter of ε.
 
 **Which algorithm to use.** One rule, the same on every page (the ★ in the Explorer, Decide's
-headline, the Release page's default): {rule_in_words()}.
+headline, the Release page's default, the algorithm Single query opens on): {rule_in_words()}.
 
 Everything you see is computed by the `dpsum_core` engine, which the command line
 (`dpsum run …`) uses too.

@@ -5,7 +5,7 @@ the data."""
 import streamlit as st
 
 from dpsum_core.errors import DpsumError
-from dpsum_core.simulate.results import headline_definition, headline_name
+from dpsum_core.simulate.results import configuration_name, headline_definition, headline_name
 from dpsum_ui import decide, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
@@ -92,6 +92,15 @@ def decide_page() -> None:
         if view.caveat is not None:
             st.markdown(view.caveat)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
+        if (offer := decide.release_offer(view)) is not None and st.button(
+            f"Use ε = {offer.epsilon:g} on the Release page", key=K.DECIDE_TO_RELEASE,
+            icon=":material/publish:", on_click=decide.carry_to_release, args=(offer,),
+            help=f"Sets the explorer's ε to {offer.epsilon:g} (the smallest ε meeting the "
+            "target, rounded up to two digits) and opens the Release page on "
+            f"{configuration_name(offer.algorithm, offer.truncation)}. Nothing is spent until "
+            "you confirm there. Chosen from the true answers: see the note above.",
+        ):  # fmt: skip
+            st.switch_page("app_pages/release.py")
         st.caption(decide.MODEL_NOTE)
     with chart:
         fig = decide.figure(data, plan, view, target, float(above), sim)

@@ -16,7 +16,7 @@ from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted, escape_name, large_epsilon
-from dpsum_ui import guide, identifiers, release, reproduce, shell, state, store
+from dpsum_ui import guide, identifiers, release, release_words, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
 
@@ -38,6 +38,7 @@ guide.box("release")
 for kind, note in release.messages():
     getattr(st, kind)(note)
 
+release.show_plan(None)  # until this run's plan is made: the sidebar names no settings
 ctx = state.data_context("release")  # the release dataset: this page alone reads it
 shell.recap(ctx, algorithms=True)
 if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
@@ -59,6 +60,7 @@ if (rec := state.recommended(ctx)) is not None:
 default = release.default_algorithm(ctx)
 release.restore(K.RELEASE_ALGORITHM)  # back from another page: the choice made here
 store.offer(K.RELEASE_ALGORITHM, default)
+release.take_carried(algorithms)  # once after Decide's "Use ε = … on the Release page"
 if store.live(K.RELEASE_ALGORITHM) not in algorithms:
     store.set_live(K.RELEASE_ALGORITHM, default)
 left, middle, right = st.columns(3)
@@ -110,6 +112,7 @@ except DpsumError as exc:
     st.page_link("app_pages/explorer.py", label="Workload explorer", icon=":material/insights:")
     st.stop()
 
+release.show_plan(plan)  # the sidebar shows the settings this release uses
 config = plan.config
 used, moved = workload_used(config.to_dict())  # explicit thresholds moved to bin edges: said
 st.markdown(
@@ -121,6 +124,8 @@ st.markdown(
     + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
     + release.origin_words(ctx, algorithm, truncation)
 )
+if carried := release.carried_words(plan):
+    st.info(carried, icon=":material/target:")
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
     st.warning(f"{capped[0].upper()}{capped[1:]}.")
 if large := large_epsilon(plan.epsilon):  # the explorer's warning, where ε is spent
@@ -145,12 +150,12 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
         "does not need it."
     )
 if estimated is not None:
-    st.markdown(f"{release.expected_words(estimated, ctx.column)} {release.interval_words(plan)}")
-if opened := release.open_warning(plan):  # said before releasing, as after it
+    st.markdown(f"{release_words.expected_words(estimated, ctx.column)} {release_words.interval_words(plan)}")
+if opened := release_words.open_warning(plan):  # said before releasing, as after it
     st.warning(opened)
 if estimated is not None:
     with st.expander("Expected error per query (for you only: it is computed from the data)"):
-        st.dataframe(release.estimate_table(estimated), hide_index=True, width="stretch")
+        st.dataframe(release_words.estimate_table(estimated), hide_index=True, width="stretch")
 
 # ---- 2. The budget ---------------------------------------------------------------------------
 st.header("2. The dataset's budget")
@@ -191,7 +196,7 @@ st.markdown(
     )
 )
 if book.releases:
-    st.dataframe(release.ledger_table(book), hide_index=True, width="stretch")
+    st.dataframe(release_words.ledger_table(book), hide_index=True, width="stretch")
 st.download_button(
     "Download the ledger (keep it: upload it next time)", release.ledger_json(book),
     file_name="dpsum_ledger.json", mime="application/json", key=K.RELEASE_LEDGER_DOWNLOAD,
@@ -263,7 +268,11 @@ st.button(
 # ---- The release -----------------------------------------------------------------------------
 rel = release.last()
 if rel is not None:
-    st.header("The release")
+    elsewhere = release.made_elsewhere(rel, data, ctx)
+    st.header("The release" if elsewhere is None else "The earlier release (other data)")
+    if elsewhere is not None:
+        st.warning(elsewhere, icon=":material/history:")
+    st.markdown(release.release_of(rel))
     c = rel.config
     theta = rel.theta
     shown_theta = (
@@ -275,11 +284,11 @@ if rel is not None:
         f"{cap_truncation(c, short=True) or release.truncation_label(c['truncation'])}, "
         f"workload {workload_used(c)[0]}, "
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
-        f"created {rel.created} · unit of privacy: {rel.unit_of_privacy}"
+        f"created {rel.created}"
     )
-    if opened := release.open_words(rel):
+    if opened := release_words.open_words(rel):
         st.warning(opened)
-    st.dataframe(release.answers_table(rel), hide_index=True, width="stretch")
+    st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
         "Lower and upper end: an interval that holds its true answer with probability at "
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
@@ -290,13 +299,14 @@ if rel is not None:
         f"download holds them to {PUBLISHED_DIGITS} significant digits."
     )
     a, b, r1, r2 = st.columns(4)
-    page, text, stem = release.report_files(rel, data.name, ctx.source)
+    made, source = release.last_data()  # the release's own data, whatever is selected now
+    page, text, stem = release.report_files(rel, made, source)
     a.download_button(
         "answers.csv", release.answers_csv(rel), file_name=f"{stem}_answers.csv", mime="text/csv",
         key=K.RELEASE_ANSWERS_CSV, icon=":material/download:",
     )  # fmt: skip
     b.download_button(
-        "release.json", release.record_json(rel, ctx.source), file_name=f"{stem}_release.json",
+        "release.json", release.record_json(rel, source), file_name=f"{stem}_release.json",
         mime="application/json", key=K.RELEASE_RECORD_JSON, icon=":material/download:",
     )  # fmt: skip
     r1.download_button(

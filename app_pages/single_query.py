@@ -26,12 +26,13 @@ st.caption(
 
 
 def controls(ctx: state.DataContext, plan: state.Ready) -> None:
-    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`)
-    and query τ. θ is moved in the lesson frame, in the browser; the θ of a link or of the
-    settings is where the frame starts."""
+    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`;
+    the page opens on it unless a link names another) and query τ. θ is moved in the lesson
+    frame, in the browser; the θ of a link or of the settings is where the frame starts."""
     domain, workload = plan.config.domain, plan.workload
     rec = state.recommended(ctx)
     best = rec.algorithm if rec is not None else None
+    state.ensure_option(K.TEACH_ALGORITHM, ALGORITHMS, fallback=best)  # none chosen yet: the ★
     algorithm, query = st.columns([1.25, 1], gap="medium")
     with algorithm:
         widget(
@@ -43,8 +44,10 @@ def controls(ctx: state.DataContext, plan: state.Ready) -> None:
             required=True,
             wrap=True,
             help="★ marks the recommended one, from public inputs only (the same rule on every "
-            "page): " + (rec.why if rec is not None else "set valid ε, U and bins to see it")
-            + ".",
+            "page), and the page opens on it: "
+            + (rec.why if rec is not None else "set valid ε, U and bins to see it")
+            + ". SQM, Identity, Workload, TiMM and TaMM cut at the θ you move; RawSum and "
+            "ClampShells choose their own θ (θ then shows where they would cut).",
         )
     taus = [float(t) for t in workload.thresholds]
     # a link's τ and θ: the nearest the page offers, said in the link's notice if not as given

@@ -48,7 +48,9 @@ def _check_domain(args: argparse.Namespace, data, domain) -> None:
     """
     default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
     for message in domain_warnings(data, domain):
-        print(f"dpsum: warning: {message}{default}", file=sys.stderr)
+        # exact counts, like the cleaning report: marked, for the operator only
+        print(f"dpsum: warning (not for publication, computed without noise): {message}{default}",
+              file=sys.stderr)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,6 +258,7 @@ def _release(args: argparse.Namespace) -> int:
             book = book.bound_to(
                 content, data.name, args.id_column,
                 legacy=lambda: ledger.source_fingerprint(args.data, table=args.table),
+                column=data.column,
             )  # fmt: skip
             raises = len(book.total_changes)
             book = book.with_total(args.budget, raise_total=args.raise_budget)

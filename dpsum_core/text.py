@@ -111,6 +111,18 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {noun(n, word, plural)}"
 
 
+def unit_nouns(by_person: bool) -> tuple[str, str]:
+    """What the data's counts count, singular and plural: people when an identifier column
+    makes a person (all their rows) the unit of privacy, records otherwise (one row each).
+
+    >>> unit_nouns(True), unit_nouns(False)
+    (('person', 'people'), ('record', 'records'))
+    >>> counted(5843, *unit_nouns(True))
+    '5,843 people'
+    """
+    return ("person", "people") if by_person else ("record", "records")
+
+
 def number(value: float) -> str:
     """A public number (U, a threshold, a bin width) as the shortest decimal that reads back as
     it, with thousands separators, never an exponent.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ from dpsum_core.text import escape_name
 from . import compute, figs, present, share, state
 from . import keys as K
 from .page import Link
-from .page_state import DecideState, take, update
+from .page_state import Carried, DecideState, ReleaseState, take, update
 from .state import Ready
 
 # What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
@@ -194,6 +195,40 @@ def recommendation_caveat(
     )
 
 
+def rounded_up(epsilon: float) -> float:
+    """``epsilon`` rounded up to two significant digits (``0.01187`` → ``0.012``, ``0.0121`` →
+    ``0.013``): a number to type and read, never below the ε that meets the target."""
+    step = 10.0 ** (math.floor(math.log10(epsilon)) - 1)
+    return float(f"{math.ceil(round(epsilon / step, 9)) * step:.2g}")
+
+
+def release_offer(d: Decision) -> Carried | None:
+    """What the "Use ε = … on the Release page" button hands on: the configuration that meets
+    the target at the smallest ε, at that ε rounded up (:func:`rounded_up`); None when none
+    meets it in the range.
+
+    Privacy
+    -------
+    Read from the curves, computed from the true answers: an ε chosen this way depends on the
+    data (the page's note says so, and the Release page repeats it).
+    """
+    first = d.reaches[0] if d.reaches else None
+    if first is None or first.epsilon is None:
+        return None
+    target = d.target_text.removeprefix("Target: ").split(" (")[0]  # without the query count
+    return Carried(rounded_up(first.epsilon), first.algorithm, first.truncation, target)
+
+
+def carry_to_release(carried: Carried) -> None:
+    """Callback of the button: ε becomes the explorer's ε (the one setting the Release page
+    reads), and the Release page starts on the configuration that meets the target there."""
+    state.put(K.EPSILON, carried.epsilon)
+    update(
+        ReleaseState, carried=carried, carried_new=True,
+        algorithm=carried.algorithm, truncation=carried.truncation,
+    )  # fmt: skip
+
+
 def simulate_epsilons() -> np.ndarray:
     """The ε values the simulation check runs (every DECIDE_SIMULATE_EVERY-th of the grid)."""
     return epsilon_grid()[:: limits.DECIDE_SIMULATE_EVERY]
@@ -257,7 +292,7 @@ def reach_table(d: Decision) -> pd.DataFrame:
                 else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
                 for r in d.reaches
             ],
-            "Lowest error for ε ≤ 10": [percent(r.best) for r in d.reaches],
+            f"Lowest {headline_name()} for ε ≤ 10": [percent(r.best) for r in d.reaches],
         }
     )  # fmt: skip
 

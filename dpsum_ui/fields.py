@@ -95,7 +95,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K.RM_BETA: 2 * _CONFIG.rho * _CONFIG.epsilon / 5,  # β's first value when not automatic
     K.ISO: True,
     K.TEACH_QUERY: None,
-    K.TEACH_ALGORITHM: "identity",
+    K.TEACH_ALGORITHM: None,  # the ★ of the page's settings, unless a link names one
     K.TEACH_THETA: None,
     K.TEACH_PRIVATE: True,
     K.COMPARE_TRUNCATIONS: ["none", "svt", "recursive"],

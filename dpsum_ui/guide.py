@@ -18,7 +18,9 @@ PARAM = "guide"  # query field of a link made with the guide on: guide=1
 
 TEXTS: dict[str, str] = {
     "data": (
-        "**Step 1 · your data.** Pick one numeric column, one row per person. **U**, the upper "
+        "**Step 1 · your data.** Pick one numeric column and say who a person is: one row "
+        "per person, or the column that identifies a person when people have several rows "
+        "(the page suggests one when a column looks like it). **U**, the upper "
         "end of the domain [0, U], must be **public** — known before you look at the data (a "
         "legal maximum, a published range). If it came from the data, the largest value itself "
         "would leak. **Cleaning** drops values that are not numbers and clips every value "
@@ -29,8 +31,11 @@ TEXTS: dict[str, str] = {
         "**Step 2 · the explorer** (the app opens here, on a sample dataset; yours comes "
         "from step 1, the Data page). Press **Run**: each algorithm answers every query many "
         "times with fresh noise (ε, the privacy budget, sets how much). In *Answers*, the "
-        "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): narrow "
-        "means dependable. The **relative error** is the "
+        "**band** is where 90 % of the noisy answers fell (5th to 95th percentile): its width "
+        "is the spread of the noise, not how close the answers are to the truth. A narrow band "
+        "away from the true line is **bias** (truncation or binning), and it can miss the "
+        "truth in most queries: the *Relative error* tab counts bias and noise together. "
+        "The **relative error** is the "
         "miss as a share of the true answer, |noisy − true| / true (0.05 = off by 5 %; a "
         "small floor δ stands in for tiny true answers). "
         "Look first at the algorithm marked **★**, the one every page recommends: "
@@ -43,6 +48,8 @@ TEXTS: dict[str, str] = {
         "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
         "four numbers and the four boxes follow θ; the best θ on the chart was found by "
         "looking at the data, so a private method (SVT, Recursive) must choose θ instead. "
+        "The page opens on the **★** algorithm; RawSum and ClampShells choose their own θ "
+        "(θ then shows where they would cut), the others cut at the θ you move. "
         "Below the boxes: add one person with a huge value (without truncation the answer "
         "jumps by all of it, truncated by at most θ), and five noisy answers at this θ next "
         "to the true answer."
@@ -60,13 +67,15 @@ TEXTS: dict[str, str] = {
         "does best on *this* data. These curves use the true answers: they are for people "
         "allowed to see the data, to understand the trade-off. Choosing from them is not "
         "covered by the privacy guarantee: for a release, let the ★ (auto) choose, from public "
-        "inputs only, or decide on public data."
+        "inputs only, or decide on public data. **Use ε = … on the Release page** hands the "
+        "first line's ε, rounded up, to the Release page."
     ),
     "release": (
         "**Step 6 · release.** This is the only page that publishes: one draw of noise, with "
         "no seed, so nobody can redo it. The **ledger** adds up the ε spent on this dataset: "
         "each release of the same people spends budget again, and the ledger refuses a release "
-        "that would go over the total you set. What is **published**: the noisy answers, the "
+        "that would go over the total you set. What is **published**: the noisy answers, "
+        "their 95 % intervals (lower and upper end, and whether the bias is bounded), the "
         "truncation threshold θ used, and ε — never the true answers or the data."
     ),
 }

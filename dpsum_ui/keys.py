@@ -228,6 +228,7 @@ DECIDE_SHARE = "decide_share"
 DECIDE_TABLE = "decide_table"
 DECIDE_CSV = "decide_csv"
 DECIDE_COMPUTE = "decide_compute"  # compute curves estimated above a link's budget
+DECIDE_TO_RELEASE = "decide_to_release"  # "Use ε = … on the Release page"
 
 
 def download_key(figure: str, fmt: str) -> str:

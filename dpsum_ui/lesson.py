@@ -69,6 +69,7 @@ body.standalone { margin: 16px 24px; }
 .theta output { font-size: 22px; font-weight: 600; margin-left: 6px; }
 .theta input { width: 100%; height: 28px; accent-color: #0072B2; margin: 2px 0 0 0; }
 .hint { font-size: 16px; color: #555; }
+#unnoised { margin: 0; }
 #numbers { display: grid; grid-template-columns: 1fr; gap: 4px; }
 .metric { min-width: 0; }
 .metric .label { font-size: 16px; color: #333; line-height: 1.2; }
@@ -86,7 +87,7 @@ body.standalone { margin: 16px 24px; }
 .card details[open] .more { display: none; }
 .card details p { margin-top: 4px; }
 #demos { grid-column: 1 / -1; display: grid; gap: 10px;
-         grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); }
+         grid-template-columns: repeat(auto-fit, minmax(min(320px, 100%), 1fr)); }
 .panel { border: 1px solid #D0D7DE; border-radius: 6px; padding: 6px 10px; min-width: 0; }
 .panel h2 { font-size: 16px; margin: 0 0 4px 0; }
 .panel p { margin: 2px 0; font-size: 16px; }
@@ -108,6 +109,9 @@ body.standalone { margin: 16px 24px; }
                 border-radius: 6px; padding: 2px 10px; cursor: pointer; }
 #tools button:hover { background: #F3F6F9; }
 .extra { grid-column: 1 / -1; }
+/* A phone (below 600 px): the chart under θ and the numbers, at full width (beside them it
+   was squeezed to 70 px at 390×844). */
+@media (max-width: 600px) { .lesson { grid-template-columns: minmax(0, 1fr); } }
 .extra h2 { font-size: 20px; }
 .settings { font-size: 16px; }
 """
@@ -149,6 +153,30 @@ function thinned(ya, px) {
   return {'yaxis.tickvals': yTicks.vals.filter((_, k) => k % step === 0),
           'yaxis.ticktext': yTicks.text.filter((_, k) => k % step === 0)};
 }
+// A narrow chart (a phone): the readout's lines wrapped at spaces to the chart's width, θ's
+// axis title to the room either side of the plot's centre (twice the narrower side: the
+// chart's width less AXIS_PX, the y axis's labels less the right margin), 16 px text at most
+// CHAR_PX a character (they ran off both sides at 390 px); no mode bar (the downloads are
+// buttons under the chart): it covered the title. Drawn anew when the window turns narrow
+// or wide (a phone turned).
+const CHAR_PX = 9.5, NARROW_PX = 600, AXIS_PX = 100;
+const narrow = () => chart.clientWidth < NARROW_PX;
+const xAxis = fig.layout.xaxis2 ? fig.layout.xaxis2 : fig.layout.xaxis;  // θ's, at the bottom
+const axisTitle = xAxis.title ? xAxis.title.text : null;
+let drawnNarrow = null;
+function wrapped(text, px) {
+  const most = Math.max(12, Math.floor(px / CHAR_PX));
+  return text.split('<br>').map((line) => {
+    const bold = /^<b>(.*)<\\/b>$/.exec(line), rows = [];
+    for (const word of (bold ? bold[1] : line).split(' ')) {
+      const last = rows.length - 1;
+      if (last >= 0 && (rows[last] + ' ' + word).length <= most) rows[last] += ' ' + word;
+      else rows.push(word);
+    }
+    return rows.map((r) => (bold ? '<b>' + r + '</b>' : r)).join('<br>');
+  }).join('<br>');
+}
+const fitted = (text, px = chart.clientWidth - 16) => (narrow() ? wrapped(text, px) : text);
 function arrange() {
   // After the first drawing (its margins are then known: legend rows, tick labels): the rows'
   // (window.lessonArranged counts the arrangements: tests wait for one after a resize)
@@ -239,7 +267,7 @@ function drawAnswers(i) {
 let pending = null;
 function moveMarker() {
   const x = L.thetas[pending];
-  const text = L.readout[pending];
+  const text = fitted(L.readout[pending]);
   pending = null;
   Plotly.relayout(chart, {'shapes[0].x0': x, 'shapes[0].x1': x, 'annotations[0].text': text});
 }
@@ -260,15 +288,18 @@ function remember(i) {
 function draw(i) {
   const x = L.thetas[i];
   fig.layout.shapes[0].x0 = x; fig.layout.shapes[0].x1 = x;
-  fig.layout.annotations[0].text = L.readout[i];
+  fig.layout.annotations[0].text = fitted(L.readout[i]);
+  if (axisTitle) xAxis.title.text = fitted(axisTitle, chart.clientWidth - AXIS_PX);
+  drawnNarrow = narrow();
   fig.layout.height = fit();
   // The div is as tall as the figure: with responsive, plotly sizes its svg to 100% of the
   // div, and a grid cell left to its content is as tall as the θ column, not the figure (the
   // figure then overflowed onto the explanations under it).
   chart.style.height = fig.layout.height + 'px';
   // window.lessonDrawn: resolved once the chart is drawn and arranged (tests wait for it)
-  window.lessonDrawn = Plotly.newPlot(chart, fig.data, fig.layout,
-                                      CONFIG).then(arrange);
+  // said both ways: a chart drawn again keeps its context's last value otherwise
+  const config = Object.assign({}, CONFIG, {displayModeBar: narrow() ? false : 'hover'});
+  window.lessonDrawn = Plotly.newPlot(chart, fig.data, fig.layout, config).then(arrange);
   if (L.histogram) {  // its θ line (shapes[0], labelled by annotations[0]) at θ too
     const hl = L.histogram.layout;
     if (hl.shapes && hl.shapes.length) { hl.shapes[0].x0 = x; hl.shapes[0].x1 = x; }
@@ -333,12 +364,15 @@ try {
 } catch (e) { /* opened from disk */ }
 slider.addEventListener('input', () => show(Number(slider.value)));
 // A narrower window (the sidebar opened) can add legend rows: the rows are arranged again
-// once plotly has resized the chart (window.lessonDrawn: resolved when done).
+// once plotly has resized the chart (window.lessonDrawn: resolved when done); a chart turned
+// narrow or wide is drawn anew (its wrapped texts and mode bar).
 let resized = null;
 window.addEventListener('resize', () => {
   clearTimeout(resized);
   resized = setTimeout(() => {
-    if (chart._fullLayout) window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
+    if (!chart._fullLayout) return;
+    if (narrow() !== drawnNarrow) draw(Number(slider.value));
+    else window.lessonDrawn = Promise.resolve(window.lessonDrawn).then(arrange);
   }, 300);
 });
 show(start);
@@ -398,6 +432,8 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | Non
     )
     body_class = ' class="standalone"' if heading else ""
     slider = html.escape(p.get("slider_label", "Truncation threshold θ"))
+    # the numbers are exact (true answer, counts): said beside them, on a projector too
+    unnoised = f'<p class="hint" id="unnoised">{html.escape(p["unnoised"])}</p>'
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(p['title'])}</title><style>{_STYLE}</style>{script}</head>"
@@ -406,7 +442,7 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | Non
         f'<label for="theta">{slider}</label><output id="theta_value"></output>'
         f'<input type="range" id="theta" min="0" max="{len(p["thetas"]) - 1}" step="1" '
         f'aria-label="{slider}"></div>'
-        f'<div id="numbers">{numbers}</div></div><div id="chart"></div>'
+        f'<div id="numbers">{numbers}</div>{unnoised}</div><div id="chart"></div>'
         f'<div id="cards">{cards}</div>{tools}{demos}{extra}</div>'
         f'<script type="application/json" id="lesson-data">'
         f"{_json(p) if data is None else data}</script>"

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.publish.ledger import Ledger
-from dpsum_core.publish.release import Release
+from dpsum_core.publish.release import Release, ReleasePlan
 from dpsum_core.simulate.config import ExperimentConfig
 
 from . import store
@@ -75,6 +75,18 @@ class DecideState:
 
 
 @dataclass(frozen=True)
+class Carried:
+    """What Decide's "Use ε = … on the Release page" button handed on: the ε (the smallest
+    meeting the target, rounded up), the configuration that meets it there and the target in
+    words."""
+
+    epsilon: float
+    algorithm: str
+    truncation: str
+    target: str
+
+
+@dataclass(frozen=True)
 class ReleaseState:
     """Release: this session's ledger, its last release, the last callback's message (shown
     once), the last release's success line (kept on screen across reruns, e.g. a download,
@@ -90,6 +102,10 @@ class ReleaseState:
     algorithm: str | None = None  # the algorithm, truncation and isotonic switch chosen here
     truncation: str | None = None
     isotonic: bool | None = None
+    plan: ReleasePlan | None = None  # the plan the page shows now (the sidebar names its settings)
+    last_data: tuple[str, str] | None = None  # the last release's dataset name and source
+    carried: Carried | None = None  # the last ε and configuration Decide handed on
+    carried_new: bool = False  # not yet put in the page's choices (once, then the user's)
 
 
 def load(cls: type[S]) -> S:

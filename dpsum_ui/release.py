@@ -10,10 +10,6 @@ last release and the last callback's message. The release itself is
 from __future__ import annotations
 
 import json
-import math
-
-import numpy as np
-import pandas as pd
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError, ParameterError
@@ -28,7 +24,6 @@ from dpsum_core.publish.command import data_argument
 from dpsum_core.publish.release import (
     ESTIMATE_POINTS,
     ESTIMATE_TRIALS,
-    PUBLISHED_DIGITS,
     Release,
     ReleaseEstimate,
     ReleasePlan,
@@ -38,7 +33,7 @@ from dpsum_core.publish.release import (
     release_plan,
 )
 from dpsum_core.simulate.cost import estimate_cost
-from dpsum_core.simulate.results import percent
+from dpsum_core.simulate.results import configuration_name
 from dpsum_core.text import counted, escape_name, noun
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
@@ -115,163 +110,6 @@ def truncation_label(name: str) -> str:
     return registry_truncation_label(name)
 
 
-def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
-    """The ledger's releases as the page shows them: algorithms and truncations by their
-    labels, never their internal ids (the ledger file keeps the ids)."""
-    rows = book.releases
-    return pd.DataFrame(
-        {
-            "Created (UTC)": [r.get("created") for r in rows],
-            "ε": [r.get("epsilon") for r in rows],
-            "Algorithm": [algorithm_label(str(r.get("algorithm"))) for r in rows],
-            "Truncation": [truncation_label(str(r.get("truncation"))) for r in rows],
-            "Data": [r.get("data") for r in rows],
-        }
-    )
-
-
-def plain(value: float) -> str:
-    """``value`` with two significant digits and thousands separators, never in e-notation
-    (``123456.7`` → ``"120,000"``, ``0.01234`` → ``"0.012"``)."""
-    value = float(f"{value:.2g}")
-    if not math.isfinite(value) or value == 0:
-        return "0"
-    unit = 10.0 ** (math.floor(math.log10(abs(value))) - 1)
-    places = max(0, -round(math.log10(unit)))
-    return f"{round(value / unit) * unit:,.{places}f}"
-
-
-def expected_words(est: ReleaseEstimate, column: str | None) -> str:
-    """The expected error before releasing, in the data's unit and in words: "typically ±X
-    …, about Y % of the answer, a root-mean-square error" (one definition per number, stated).
-
-    Privacy
-    -------
-    From the private data without noise (:func:`estimate`): for the custodian only.
-    """
-    unit = f" (in the unit of {escape_name(column, 'markdown')})" if column else ""
-    share = est.relative[np.isfinite(est.relative)]
-    of_answer = (
-        f", about **{percent(float(np.median(share)))}** of the answer" if share.size else ""
-    )
-    return (
-        f"**Expected error** (for you only: computed from the data, before any noise is "
-        f"drawn): typically **±{plain(float(np.median(est.rmse)))}**{unit}{of_answer}, a "
-        "root-mean-square error: the median over the "
-        f"{counted(est.rmse.size, 'query', 'queries')}, noise and the algorithm's bias together "
-        "(where the bias dominates, the answers all miss by about this much, on the same side); "
-        f"the noise alone has a standard deviation of {plain(float(np.median(est.noise_sd)))}. "
-        "It is measured against the answers of the values clipped at U, so a U that clips many "
-        "values makes it look small."
-    )
-
-
-# How the chosen algorithm's 95 % intervals bound its bias without the data, and how much wider
-# than the expected error they were on the sample file (incomes.csv, Q3, U = 800,000: the median
-# half-width of five releases at each of ε = 0.01, 0.1 and 1 over the median expected error).
-_COUNTS = (
-    "each value anywhere between its bin's edges, a value above θ up to its bin's upper edge",
-    "3–7× this error at ε = 0.01, 10–20× at ε = 0.1 and about 35× at ε = 1 (the bound on "
-    "the binning stays while the noise shrinks)",
-)
-_WIDER = {
-    "clampshells": (
-        "at small ε, the whole shell of bins around a threshold",
-        "2–3× this error at ε ≥ 0.1 and up to 12× at ε = 0.01",
-    ),
-    "rawsum": ("its estimate of the whole prefix, whatever θ* dropped", "2–3× this error"),
-    "identity": _COUNTS, "workload": _COUNTS, "timm": _COUNTS, "tamm": _COUNTS,
-}  # fmt: skip
-
-
-def interval_words(plan: ReleasePlan) -> str:
-    """The 95 % intervals published with ``plan``'s answers, against the expected error: how
-    the chosen algorithm bounds its bias without the data, and how much wider they were on the
-    sample file (public: measured once, on the sample)."""
-    name = algorithm_label(plan.algorithm)
-    start = (
-        "The 95 % intervals published with the answers must hold the true answer with "
-        "probability at least 95 % using only what the release measured"
-    )
-    if releases.open_above(plan) is not None:
-        return (
-            f"{start}: where {name} truncated nothing below a threshold they bound the noise, "
-            "elsewhere they are **open above** (see below); the report states them."
-        )
-    how, measured = _WIDER.get(plan.algorithm, (None, None))
-    if how is None:
-        return f"{start}, so they are wider than this error; the report states them."
-    return (
-        f"{start}, so they are usually **several times wider**: they bound the bias of {name} "
-        f"without the data ({how}). On the sample file their half-width was {measured}; on "
-        "other data it differs, and where the bias is large (a θ far below the large values) "
-        "they can be narrower than this error, with the answers near one end. The report "
-        "states them."
-    )
-
-
-def open_warning(plan: ReleasePlan) -> str | None:
-    """Said before releasing when some upper ends may be open (unbounded), and why; None
-    otherwise."""
-    why = releases.open_above(plan)
-    if why is None:
-        return None
-    return (
-        f"**Some upper ends may be open (unbounded)**: {why}. Read such an answer as *at least* "
-        "its lower end, not as an answer give or take a margin. On the sample file about half "
-        "of the queries were open above at ε = 1 and 90 % at ε ≤ 0.1 (SVT's θ)."
-    )
-
-
-def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
-    """The expected error per query, with labels for column names (for the custodian only)."""
-    return pd.DataFrame(
-        {
-            "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in est.thresholds],
-            "Typical error (RMSE)": [plain(v) for v in est.rmse],
-            "Noise alone (sd)": [plain(v) for v in est.noise_sd],
-            "Share of the answer": [
-                percent(v) if math.isfinite(v) else "—" for v in est.relative
-            ],
-        }
-    )
-
-
-def answers_table(rel: Release) -> pd.DataFrame:
-    """The release's answers with labels for column names: the interval's lower and upper
-    ends ("open" where the bias is not bounded), whether the bias is bounded. The numbers are
-    answers.csv's rounded as the report rounds them
-    (:func:`dpsum_core.publish.report.answer_cells`); never in e-notation."""
-    frame = rel.answers_frame()
-    if rel.intervals is not None:
-        cells = releases.answer_cells(rel)
-        table = pd.DataFrame(cells, columns=["Threshold τ", "Private answer", "Lower end (95 %)",
-                                             "Upper end (95 %)"])  # fmt: skip
-        table["Bias bounded"] = np.where(rel.intervals.bias_bounded, "yes", "no")
-    else:
-        table = pd.DataFrame({
-            "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in frame.threshold],
-            "Private answer": [f"{a:,.2f}" for a in frame.private_answer],
-        })  # fmt: skip
-    return table
-
-
-def open_words(rel: Release) -> str | None:
-    """Which queries are open above and why, in words (None: every interval is two-sided)."""
-    iv = rel.intervals
-    if iv is None or bool(iv.bias_bounded.all()):
-        return None
-    opened = rel.thresholds[~iv.bias_bounded]
-    alg = get(rel.config["algorithm"])
-    return (
-        f"**{opened.size:,} of {iv.bias_bounded.size:,} queries are open above** (τ from "
-        f"{opened.min():,.6g} to {opened.max():,.6g}): {alg.label} counted values above θ as θ "
-        "there and released nothing that bounds how much lies above θ, so the true answer may "
-        "be much larger than the private answer. Their interval has a lower end only: read "
-        "those answers as *at least* the lower end, not as an answer give or take a margin."
-    )
-
-
 # The page's choices and the fields of ReleaseState that keep them across other pages.
 _KEPT = {K.RELEASE_ALGORITHM: "algorithm", K.RELEASE_TRUNCATION: "truncation",
          K.RELEASE_ISO: "isotonic", K.RELEASE_PUBLIC_CAP: "public_cap"}  # fmt: skip
@@ -290,6 +128,38 @@ def restore(key: str) -> None:
     kept = getattr(load(ReleaseState), _KEPT[key])
     if kept is not None:
         store.seed_live(key, kept)
+
+
+def take_carried(algorithms: list[str]) -> None:
+    """Once after Decide's "Use ε = … on the Release page" button: start on the configuration
+    that met the target there (the ε is already the explorer's); then the choice is the
+    user's. Call after the algorithm's default is offered, before the widgets are drawn."""
+    carried = load(ReleaseState).carried
+    if take(ReleaseState, "carried_new") and carried and carried.algorithm in algorithms:
+        store.set_live(K.RELEASE_ALGORITHM, carried.algorithm)
+        store.set_live(K.RELEASE_TRUNCATION, carried.truncation)
+
+
+def carried_words(plan: ReleasePlan) -> str | None:
+    """Where this ε comes from when it is the one Decide handed on (None otherwise): the
+    configuration and target it was found for, and that it was read from the true answers."""
+    carried = load(ReleaseState).carried
+    if carried is None or carried.epsilon != plan.epsilon:
+        return None
+    name = configuration_name(carried.algorithm, carried.truncation)
+    same = (carried.algorithm, carried.truncation) == (plan.algorithm, plan.truncation)
+    return (
+        f"ε = {decimal_text(plan.epsilon)} is the one Decide gave: the smallest ε at which "
+        f"{name} met the target ({carried.target}), rounded up to two digits"
+        + ("" if same else f"; it was found for {name}, not for the algorithm chosen here")
+        + ". It was read from curves computed from the true answers: the choice of ε depends "
+        "on the data and is not covered by the privacy guarantee."
+    )
+
+
+def show_plan(plan: ReleasePlan | None) -> None:
+    """Keep the plan the page shows (``None``: none yet this run), for the sidebar."""
+    update(ReleaseState, plan=plan)
 
 
 def make_plan(
@@ -390,7 +260,8 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     if ctx.dataset is not None:
         try:
             book.bound_to(release_content(ctx), ctx.dataset.name, ctx.id_column,
-                          legacy=lambda: source_fingerprint(ctx))  # fmt: skip
+                          legacy=lambda: source_fingerprint(ctx),
+                          column=ctx.dataset.column)  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
             update(ReleaseState, done=None, message=(
@@ -429,7 +300,8 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     DpsumError otherwise, in the page's words (the tick box, never the command line's
     ``--raise-budget``)."""
     book = ledger().bound_to(release_content(ctx), data.name, ctx.id_column,
-                             legacy=lambda: source_fingerprint(ctx))  # fmt: skip
+                             legacy=lambda: source_fingerprint(ctx),
+                             column=data.column)  # fmt: skip
     total = store.live(K.RELEASE_TOTAL)
     raising = bool(store.live(K.RELEASE_RAISE))
     if book.total is not None and total is not None and total != book.total:
@@ -523,7 +395,7 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
         return
     book = book.with_release(plan.ledger_entry(data))
     store.set_live(K.RELEASE_RAISE, False)
-    update(ReleaseState, ledger=book, last=rel,
+    update(ReleaseState, ledger=book, last=rel, last_data=(data.name, ctx.source),
            done=released_message(decimal_text(plan.epsilon), book))  # fmt: skip
 
 
@@ -541,6 +413,41 @@ def released_message(epsilon: str, book: ledgers.Ledger) -> str:
 def last() -> Release | None:
     """The session's last release."""
     return load(ReleaseState).last
+
+
+def last_data() -> tuple[str, str]:
+    """The last release's dataset name and source (``sample``, ``upload``, ``server``)."""
+    return load(ReleaseState).last_data or ("", "")
+
+
+def release_of(rel: Release) -> str:
+    """What a release was made on, in words (Markdown): its dataset, its column and its unit of
+    privacy (public: names the user chose)."""
+    name, _ = last_data()
+    column = f", column **{escape_name(rel.column, 'markdown')}**" if rel.column else ""
+    return (
+        f"Made on **{escape_name(name, 'markdown')}**{column} · unit of privacy: "
+        f"{escape_name(rel.unit_of_privacy, 'markdown')}"
+    )
+
+
+def made_elsewhere(rel: Release, data: Statistics, ctx: state.DataContext) -> str | None:
+    """Said above a release made on other data than the release data selected now (another
+    column, identifier or file): which, and that the budget is kept per content; None when it
+    is the data selected now."""
+    name, _ = last_data()
+    if (name, rel.column, rel.id_column) == (data.name, data.column, ctx.id_column):
+        return None
+    col = f"column {escape_name(repr(rel.column), 'markdown')} of " if rel.column else ""
+    now = f"column {escape_name(repr(data.column), 'markdown')} of " if data.column else ""
+    return (
+        f"**This earlier release is of {col}{escape_name(name, 'markdown')}**, not of the data "
+        f"selected now ({now}{escape_name(data.name, 'markdown')}, "
+        f"{escape_name(ctx.unit_of_privacy, 'markdown')}): its answers and downloads are that "
+        "release's. The ledger counts ε per content of the cleaned (identifier, value) rows "
+        "(PRIVACY.md): another column is another dataset with its own ledger, even about the "
+        "same people, so count the ε spent on both yourself."
+    )
 
 
 def messages() -> list[tuple[str, str]]:

@@ -12,9 +12,9 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label, truncation_label
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import duration
-from dpsum_core.text import counted, number
+from dpsum_core.text import counted, number, unit_nouns
 
-from . import compute, guide, page_state, share, state
+from . import compute, guide, page_state, release_words, share, state
 from . import keys as K
 from .page import Link, Page
 from .store import LINK_CHECKED, first_time, take_notice
@@ -274,10 +274,10 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
         st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
         if not publishing:
             report = ctx.dataset.report
-            st.caption(  # the records are people when an identifier groups the rows
+            st.caption(  # people when an identifier groups the rows (each one's total)
                 f"{counted(report.rows_kept, 'record')} after cleaning"
                 if report.people is None
-                else f"{counted(report.people, 'person', 'people')} (records) after cleaning, "
+                else f"{counted(report.people, *unit_nouns(True))} after cleaning, "
                 f"from {counted(report.rows_kept, 'row')}"
             )
     else:
@@ -304,6 +304,14 @@ def sidebar_summary(*, publishing: bool = False) -> None:
                    f"{number(float(f'{d.width:.6g}'))}")  # 6 digits, never an exponent
     st.page_link("app_pages/data.py", label="Change data or domain", icon=":material/tune:")
 
+    if publishing:  # the release's own settings, never the explorer's (ρ, trials, seed…)
+        plan = page_state.load(page_state.ReleaseState).plan
+        st.markdown("**Release settings**")
+        st.caption(
+            release_words.settings_caption(plan) if plan is not None
+            else "Shown once the release's plan is valid."
+        )  # fmt: skip
+        return
     st.markdown("**Settings**")
     algorithms = ", ".join(label(a) for a in state.get(K.ALGORITHMS) or []) or "none"
     truncation = truncation_label(state.get(K.TRUNCATION) or "?")

@@ -25,7 +25,7 @@ from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
-from dpsum_core.text import counted, escape_name
+from dpsum_core.text import counted, escape_name, unit_nouns
 
 from . import compute, figs, memo, present, state
 from . import keys as K
@@ -42,6 +42,9 @@ VIEW: ViewParams = {
     "algorithm": (K.TEACH_ALGORITHM, "text", ALGORITHMS),
     "private": (K.TEACH_PRIVATE, "flag", None),
 }
+
+# Under the lesson's numbers (the true answer, the count between θ and τ: exact, from the data).
+UNNOISED = "Computed from the data without noise: for teaching, not for publication."
 
 
 def redraws(link: Link) -> str | None:
@@ -167,7 +170,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     tau = float(state.get(K.TEACH_QUERY))
     query = taus.index(tau)
     theta = float(state.get(K.TEACH_THETA))
-    algorithm = state.get(K.TEACH_ALGORITHM) or "identity"
+    algorithm = str(state.get(K.TEACH_ALGORITHM))  # set by the page (the ★ unless chosen)
     grid = np.asarray(present.theta_grid(domain), dtype=float)
     curves = compute.curves(data, config, query=query, thetas=grid, private=private)
     if curves is None:
@@ -245,7 +248,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             table, texts, noise, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
             budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
-            theta_by=rule,
+            theta_by=rule, units=unit_nouns(data.report.id_column is not None),
         )
         answers = None if drawn is None else drawn[0]
         own = label(algorithm) if alg.runs_once else None
@@ -410,10 +413,12 @@ def lesson_payload(
     budget: tuple[float, float, float],
     exact: tuple[bool, Domain],
     theta_by: str,
+    units: tuple[str, str],
 ) -> dict:
     """What the page shows at every grid θ (one row of ``table``, one entry of ``texts`` and
     ``scales`` per θ: this answer's Laplace scale, None where it combines several noisy
-    measurements), as plain strings for :func:`dpsum_ui.lesson.lesson_html`."""
+    measurements), as plain strings for :func:`dpsum_ui.lesson.lesson_html`; ``units``: what
+    the data counts (:func:`~dpsum_core.text.unit_nouns`: people under an identifier column)."""
     money = present.money
     rows = list(table.itertuples(index=False))
     epsilon, eps_theta, eps_m = budget
@@ -439,6 +444,7 @@ def lesson_payload(
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
         "start": int(start),
+        "unnoised": UNNOISED,
         "number_labels": {"truncation": "Truncation bias", "binning": second.capitalize(),
                           "rmse": "Expected error (RMSE)", "truth": "True answer q_τ"},
         "numbers": {
@@ -451,7 +457,7 @@ def lesson_payload(
             # the records that drive this bias: in (θ, τ], or the algorithm's own cut
             "truncation": f"as if {label(algorithm)} cut at θ"
             if theta_by in OWN_THETA else
-            [f"{counted(int(n), 'record')} between θ and τ" for n in above],
+            [f"{counted(int(n), *units)} between θ and τ" for n in above],
         },
         "readout": [readout(table.iloc[i], scales[i], second) for i in range(len(rows))],
         "card_titles": {"truncation": "Truncation bias", "binning": second.capitalize(),

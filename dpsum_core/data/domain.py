@@ -15,7 +15,7 @@ from dpsum_core import limits
 from dpsum_core.data.cleaning import WeightRule
 from dpsum_core.data.dataset import Dataset, Statistics
 from dpsum_core.data.exact import differences, point_sums
-from dpsum_core.text import counted, number
+from dpsum_core.text import counted, number, unit_nouns
 from dpsum_core.validation import check_choice, check_int, check_upper
 
 WEIGHT_RULES: tuple[str, ...] = ("upper", "midpoint")
@@ -138,7 +138,7 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
     report = dataset.report
     by_person = report.id_column is not None
     units = (report.people or 0) if by_person else report.rows_kept
-    one, noun = ("person", "people") if by_person else ("record", "records")
+    one, noun = unit_nouns(by_person)
     clipped = report.clipped_above_upper
     too_small = clipped > limits.DOMAIN_CLIPPED_SHARE * max(units, 1)
     per_bin = histogram(dataset, domain)

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain, histogram
 from dpsum_core.plots.style import _LAYOUT, IN_UNIT, domain_text, log_ticks, unit_text
-from dpsum_core.text import escape_name
+from dpsum_core.text import escape_name, unit_nouns
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -24,6 +24,7 @@ def data_histogram_figure(
 ) -> go.Figure:
     """Histogram of the cleaned data on the domain's bins (log counts), with θ values marked."""
     counts = histogram(data, domain)
+    units = unit_nouns(data.report.id_column is not None)[1]  # people, when a person is the unit
     lower = domain.edges - domain.width
     fig = go.Figure(
         go.Bar(
@@ -31,8 +32,8 @@ def data_histogram_figure(
             y=np.where(counts > 0, counts, np.nan),
             width=domain.width,
             marker_color="#56B4E9",
-            name="records per bin",
-            hovertemplate="bin (%{customdata[0]:,.0f}, %{customdata[1]:,.0f}]: %{y:,} records<extra></extra>",
+            name=f"{units} per bin",
+            hovertemplate="bin (%{customdata[0]:,.0f}, %{customdata[1]:,.0f}]: %{y:,} " + units + "<extra></extra>",
             customdata=np.column_stack([lower, domain.edges]),
         )
     )
@@ -50,7 +51,7 @@ def data_histogram_figure(
     name, column = escape_name(data.name, "plotly"), escape_name(data.column, "plotly")
     fig.update_layout(
         title=f"{name}: {column}<br><sup>{domain_text(domain.upper, domain.bins)} "
-        f"(width {domain.width:,.6g}){unit_text(data.report.id_column)} · records per bin, "
+        f"(width {domain.width:,.6g}){unit_text(data.report.id_column)} · {units} per bin, "
         "log scale</sup>",
         bargap=0,
         **_LAYOUT,
@@ -64,6 +65,6 @@ def data_histogram_figure(
     # whole counts (a tiny file's axis read "0.1, 2, 5, 1, 2, 5, 10"), from just under 1
     shown = counts[counts > 0]
     top = np.log10(shown.max() * 1.5) if shown.size else 1.0
-    fig.update_yaxes(title="records (log scale)", type="log", range=[np.log10(0.7), top],
+    fig.update_yaxes(title=f"{units} (log scale)", type="log", range=[np.log10(0.7), top],
                      **log_ticks(shown, amounts=True))  # fmt: skip
     return fig

@@ -205,9 +205,11 @@ class Ledger:
         id_column: str | None = None,
         *,
         legacy: Callable[[], str] | None = None,
+        column: str | None = None,
     ) -> Ledger:
-        """This ledger bound to the dataset of ``content`` (named ``name``) and the unit of
-        privacy ``id_column`` (``None``: one row = one person).
+        """This ledger bound to the dataset of ``content`` (named ``name``, its value column
+        ``column`` when known) and the unit of privacy ``id_column`` (``None``: one row = one
+        person).
 
         An unbound ledger (new, or version 1) is bound now, with a new random salt; a ledger
         bound to another dataset or another unit raises ParameterError naming both. A
@@ -240,10 +242,17 @@ class Ledger:
                 "not bound the other, so each unit keeps its own ledger; nothing was drawn"
             )
         if self.fingerprint != content.digest(self.salt or ""):
+            mine = {str(r["column"]) for r in self.releases if r.get("column") is not None}
+            was = f", column {mine.pop()!r}" if len(mine) == 1 else ""
+            now = f", column {column!r}" if column is not None else ""
+            if id_column is not None:
+                now += f" (both identifying people by {id_column!r})"
             raise ParameterError(
-                f"release refused: this ledger belongs to the dataset {self.dataset!r}, not to "
-                f"{name!r}: their cleaned (identifier, value) rows differ (each dataset keeps "
-                "its own ledger); nothing was drawn"
+                f"release refused: this ledger belongs to the dataset {self.dataset!r}{was}, "
+                f"not to {name!r}{now}: their cleaned (identifier, value) rows differ. A ledger "
+                "counts ε per content of those rows (PRIVACY.md): another column or another "
+                "file is another dataset with its own ledger, even about the same people, whose "
+                "ε it cannot add up; nothing was drawn"
             )
         return self
 

@@ -296,7 +296,7 @@ def decision_summary(reaches: Sequence[Reach], target: float, epsilons: np.ndarr
 
     >>> decision_summary([Reach("tamm", "svt", 0.4, 0.01), Reach("identity", "svt", 0.9, 0.02)],
     ...                  0.05, np.array([0.001, 10.0]))
-    ['TaMM with SVT reaches 5 % at ε ≈ 0.4.', 'Identity with SVT needs ε ≈ 0.9.']
+    ['TaMM with SVT reaches a median relative error of 5 % at ε ≈ 0.4.', 'Identity with SVT needs ε ≈ 0.9.']
     """
     low, high = float(np.min(epsilons)), float(np.max(epsilons))
     lines = []
@@ -306,14 +306,17 @@ def decision_summary(reaches: Sequence[Reach], target: float, epsilons: np.ndarr
         if r.epsilon is None:
             lines.append(
                 f"{who} does not reach {percent(target)} for ε up to {high:g} (its lowest "
-                f"error is {percent(r.best)})."
+                f"{headline_name()} is {percent(r.best)})."
             )
         elif r.from_start:
             lines.append(
-                f"{who} meets {percent(target)} already at ε = {low:g}, the smallest ε shown."
+                f"{who} meets a {headline_name()} of {percent(target)} already at ε = {low:g}, "
+                "the smallest ε shown."
             )
         elif first:
-            lines.append(f"{who} reaches {percent(target)} at ε ≈ {r.epsilon:.2g}.")
+            lines.append(
+                f"{who} reaches a {headline_name()} of {percent(target)} at ε ≈ {r.epsilon:.2g}."
+            )
         else:
             lines.append(f"{who} needs ε ≈ {r.epsilon:.2g}.")
         first = first and r.epsilon is None

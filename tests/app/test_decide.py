@@ -214,4 +214,4 @@ def test_the_page_says_when_its_curves_show_the_pick_missing_the_target() -> Non
     assert f" for 0.3 %; {raw} reaches it at ε ≈ " in caveat
     # the same numbers as the list below it
     first = shown[at_rec + 2].splitlines()[0]
-    assert first == f"- {raw} reaches 0.3 % at ε ≈ {caveat.rsplit('≈ ', 1)[1].rstrip('.')}."
+    assert first == f"- {raw} reaches a median relative error of 0.3 % at ε ≈ {caveat.rsplit('≈ ', 1)[1].rstrip('.')}."

@@ -52,6 +52,17 @@ def test_guide_texts_say_what_the_issue_asks() -> None:
 
     assert "public" in TEXTS["data"] and "Cleaning" in TEXTS["data"]
     assert "band" in TEXTS["explorer"] and "relative error" in TEXTS["explorer"]
+    # a narrow band is not dependable: fixed θ = 1000 gave TaMM a band 2.3 % wide with the
+    # truth outside it in 85 % of queries (statistician's review P2-2)
+    assert "dependable" not in TEXTS["explorer"]
+    assert "spread of the noise" in TEXTS["explorer"] and "**bias**" in TEXTS["explorer"]
+    # the unit of privacy: not always one row per person (researcher's review P3-1)
+    assert "numeric column, one row per person" not in TEXTS["data"]
+    assert "say who a person is" in TEXTS["data"]
+    assert "the column that identifies a person" in TEXTS["data"]
+    # the intervals are published too (statistician's review P3-5)
+    published = TEXTS["release"].split("**published**")[1]
+    assert "95 % intervals" in published and "noisy answers" in published
     assert "Look first at" in TEXTS["explorer"]
     assert "target" in TEXTS["decide"]
     assert "ledger" in TEXTS["release"] and "published" in TEXTS["release"]

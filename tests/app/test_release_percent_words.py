@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpsum_core.publish.release import ReleaseEstimate
-from dpsum_ui.release import estimate_table, expected_words
+from dpsum_ui.release_words import estimate_table, expected_words
 
 
 def test_the_sentence_and_the_table_write_the_share_alike():
@@ -14,6 +14,6 @@ def test_the_sentence_and_the_table_write_the_share_alike():
                           noise_sd=np.array([5.0, 5.0, 5.0]),
                           relative=np.array([0.00999, 0.00999, 0.00999]))  # fmt: skip
     assert "about **0.999 %** of the answer" in expected_words(est, "income")
-    assert list(estimate_table(est)["Share of the answer"]) == ["0.999 %"] * 3
+    assert list(estimate_table(est)["RMSE as a share of the answer"]) == ["0.999 %"] * 3
     tiny = ReleaseEstimate(est.thresholds, est.rmse, est.noise_sd, np.full(3, 0.00045))
     assert "about **0.045 %** of the answer" in expected_words(tiny, None)

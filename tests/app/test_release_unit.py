@@ -129,5 +129,5 @@ def test_the_sidebar_counts_people_when_an_identifier_groups_the_rows():
     at = _planning_by_person_then_release_file()
     at.switch_page("app_pages/explorer.py").run()
     captions = " ".join(c.value for c in at.sidebar.caption)
-    assert "people (records) after cleaning, from 600 rows" in captions, captions
-    assert "600 records" not in captions
+    assert "people after cleaning, from 600 rows" in captions, captions
+    assert "600 records" not in captions and "(records)" not in captions  # researcher P3-2

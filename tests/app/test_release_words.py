@@ -15,7 +15,7 @@ from dpsum_core.publish.intervals import Intervals
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 from dpsum_core.publish.report import answer_cells
-from dpsum_ui import release
+from dpsum_ui import release, release_words
 from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
@@ -47,9 +47,13 @@ def _words(text: str) -> set[str]:
 def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page):
     page.selectbox(key="release_algorithm").set_value("tamm").run()
     text = _text(page)
-    match = re.search(r"typically \*\*±([\d,.]+)\*\* \(in the unit of income\), about "
-                      r"\*\*([\d,.]+) %\*\* of the answer, a root-mean-square error", text)  # fmt: skip
+    match = re.search(r"a root-mean-square error \(RMSE\) of typically \*\*([\d,.]+)\*\* "
+                      r"\(in the unit of income\), about \*\*([\d,.]+) %\*\* of the answer "
+                      r"\(RMSE as a share of the true answer\)", text)  # fmt: skip
     assert match, text
+    # each number says what it is, and none is a bare ± (reviews: res P3-3, stat P3-1/P3-2)
+    assert "standard deviation (sd) of" in text and "**±" not in text
+    assert "not the explorer's or Decide's *median relative error*" in text
     # one definition per number: the RMSE here, the 95 % intervals of the report said apart
     assert "95 % intervals published with the answers must hold the true answer" in text
     assert "so they are usually **several times wider**: they bound the bias of TaMM" in text
@@ -63,10 +67,10 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
     typical = float(match.group(1).replace(",", ""))
     assert typical == pytest.approx(_numbers(table["Typical error (RMSE)"]).median(), rel=0.1)
     share = float(match.group(2).replace(",", ""))
-    assert share == pytest.approx(_numbers(table["Share of the answer"]).median(), rel=0.1)
+    assert share == pytest.approx(_numbers(table["RMSE as a share of the answer"]).median(), rel=0.1)
     # the table's cells are formatted: two significant digits, percent, never e-notation
     cells = table.astype(str).to_numpy().ravel()
-    assert all(c.endswith(" %") for c in table["Share of the answer"])
+    assert all(c.endswith(" %") for c in table["RMSE as a share of the answer"])
     assert not any(re.search(r"\d[eE][+-]?\d", c) for c in cells)
     assert all(len(c.replace(",", "").replace(".", "").strip("0")) <= 2
                for c in table["Typical error (RMSE)"])  # fmt: skip
@@ -121,15 +125,15 @@ def _released(bounded: list[bool]) -> Release:
 
 
 def test_open_queries_are_named_in_words_with_why():
-    words = release.open_words(_released([True, True, False, False, False]))
+    words = release_words.open_words(_released([True, True, False, False, False]))
     assert words is not None
     assert "3 of 5 queries are open above" in words and "τ from 30 to 50" in words
     assert "SQM counted values above θ as θ" in words and "at least" in words
-    table = release.answers_table(_released([True, False]))
+    table = release_words.answers_table(_released([True, False]))
     assert list(table["Upper end (95 %)"]) == ["110", "open"]
     assert "Noise alone (±, 95 %)" not in table  # a ± without the bias is not published
     assert list(table["Bias bounded"]) == ["yes", "no"]
-    assert release.open_words(_released([True, True])) is None
+    assert release_words.open_words(_released([True, True])) is None
 
 
 def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
@@ -143,7 +147,7 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
         versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(3, 640.0),
         intervals=Intervals(answers - 640.0, answers + 764.76, np.ones(3, bool), "test"),
     )  # fmt: skip
-    table = release.answers_table(rel)
+    table = release_words.answers_table(rel)
     assert list(table["Upper end (95 %)"]) == ["6,470", "1,030,820", "1,036,770"]
     assert list(table["Private answer"]) == ["5,700", "1,030,050", "1,036,000"]
     assert not any("e+" in str(c) for c in table.to_numpy().ravel())
@@ -152,7 +156,7 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
 @pytest.mark.parametrize(("value", "shown"), [(123456.7, "120,000"), (0.01234, "0.012"),
                                               (9.96, "10"), (1.5e-7, "0.00000015"), (0.0, "0")])  # fmt: skip
 def test_numbers_are_plain_with_two_significant_digits(value, shown):
-    assert release.plain(value) == shown
+    assert release_words.plain(value) == shown
 
 
 # --------------------------------------------------------------------------------------------

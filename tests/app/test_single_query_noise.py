@@ -84,11 +84,12 @@ def test_sqm_on_the_default_page_shows_the_scale_of_the_workloads_split() -> Non
 
 
 def test_the_truncation_note_counts_the_records_between_theta_and_tau() -> None:
-    """Default page (τ = 100,000): at θ = 800 the records in (800, 100,000] (zeros are not
-    above θ), at θ ≥ τ none; the note says which records it counts."""
+    """Default page (τ = 100,000), Identity: at θ = 800 the records in (800, 100,000] (zeros
+    are not above θ), at θ ≥ τ none; the note says which records it counts."""
     at = new_app()
     at.run()
     at.switch_page("app_pages/single_query.py").run()
+    at.button_group(key="teach_algorithm").set_value("identity").run()
     assert_clean(at)
     payload = lesson(at)
     tau = float(np.asarray(at.select_slider(key="teach_query").value))
@@ -101,7 +102,7 @@ def test_the_truncation_note_counts_the_records_between_theta_and_tau() -> None:
         assert note == f"{want:,} records between θ and τ" or (
             want == 1 and note == "1 record between θ and τ"), (theta, note)
     assert notes[0] == "37,625 records between θ and τ"  # θ = 800
-    assert get("identity").binned  # the default algorithm's note is about the slider's cut
+    assert get("identity").binned  # Identity's note is about the slider's cut
 
 
 def test_an_algorithm_with_its_own_cut_does_not_count_records_at_the_sliders_theta() -> None:

@@ -12,7 +12,8 @@ def test_every_chart_of_the_lesson_writes_its_text_at_16_px_or_more() -> None:
     P2-4), and θ's axis titled in each (the app's had no title). The browser test
     tests/e2e/test_classroom.py measures the app's chart as drawn."""
     at = open_link("app_pages/single_query.py",
-                   {"data": "incomes.csv", "workload": "Q1", "private": "1"})
+                   {"data": "incomes.csv", "workload": "Q1", "private": "1",
+                    "algorithm": "identity"})
     assert_clean(at)
     payload = lesson(at)
     figures = {"app": payload["figure"], "files": payload["export"]["figure"],

@@ -74,6 +74,7 @@ def test_single_query_says_where_svt_starts_its_search() -> None:
     at = new_app()
     at.run()
     at.switch_page("app_pages/single_query.py").run()
+    at.button_group(key="teach_algorithm").set_value("identity").run()  # SVT marks: not the ★'s
     assert_clean(at)
     (caption,) = [str(c.value) for c in at.caption if "SVT starts its search" in str(c.value)]
     c = ExperimentConfig().truncation_params.svt_c
@@ -97,6 +98,7 @@ def test_the_noisy_answers_centre_is_called_expected_and_their_mean_is_given() -
     at = new_app()
     at.run()
     at.switch_page("app_pages/single_query.py").run()
+    at.button_group(key="teach_algorithm").set_value("identity").run()  # the ★ draws none
     draws = lesson(at)["draws"]
     for centre, answers, text in zip(draws["centre"], draws["answers"], draws["centre_text"],
                                      strict=True):

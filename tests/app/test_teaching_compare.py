@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def teach(app: AppTest) -> AppTest:
     app.selectbox(key="workload_kind").select("Q3").run()
     app.switch_page("app_pages/single_query.py").run()
+    app.button_group(key="teach_algorithm").set_value("identity").run()  # not the ★: θ cuts
     assert_clean(app)
     return app
 

@@ -19,16 +19,16 @@ from dpsum_ui.teaching import DRAWS
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def single_query(seed: int = 0, algorithm: str | None = None) -> AppTest:
-    """A new session on Single query (Q3 on incomes.csv) with ``seed``."""
+def single_query(seed: int = 0, algorithm: str = "identity") -> AppTest:
+    """A new session on Single query (Q3 on incomes.csv) with ``seed``, showing ``algorithm``
+    (the page opens on the ★, which draws no noisy answers at the slider's θ)."""
     at = new_app()
     at.run()
     at.selectbox(key="workload_kind").select("Q3")
     at.number_input(key="seed").set_value(seed)
     at.run()
     at.switch_page("app_pages/single_query.py").run()
-    if algorithm is not None:
-        at.button_group(key="teach_algorithm").set_value(algorithm).run()
+    at.button_group(key="teach_algorithm").set_value(algorithm).run()
     assert_clean(at)
     return at
 
@@ -136,6 +136,7 @@ def test_draws_are_shared_on_a_sample_and_an_uploads_stay_in_its_session() -> No
     upload.selectbox(key="workload_kind").select("Q3")
     upload.run()
     upload.switch_page("app_pages/single_query.py").run()
+    upload.button_group(key="teach_algorithm").set_value("identity").run()
     assert_clean(upload)
     draws = lesson(upload)["draws"]
     assert "Illustrations on mine.csv" in draws["note"] and len(draws["answers"][0]) == DRAWS

@@ -167,7 +167,7 @@ def test_default_upper_that_does_not_fit_the_data_is_warned_on_stderr(tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "dpsum: warning:" in proc.stderr and "U = 800,000 looks far too large" in proc.stderr
+    assert "dpsum: warning (not for publication, computed without noise):" in proc.stderr and "U = 800,000 looks far too large" in proc.stderr
     assert "--upper was left at its default" in proc.stderr
     assert "warning" not in proc.stdout  # the outputs stay clean
     # an explicit --upper that is far too large is warned too (as the Data page does) ...

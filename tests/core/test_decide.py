@@ -207,17 +207,19 @@ def test_summary_wording() -> None:
     reaches = smallest_epsilon(_synthetic(), 0.05)
     lines = decision_summary(reaches, 0.05, np.geomspace(0.1, 100, 7))
     assert lines == [
-        "RawSum (θ after measuring) meets 5 % already at ε = 0.1, the smallest ε shown.",
+        "RawSum (θ after measuring) meets a median relative error of 5 % already at ε = 0.1, "
+        "the smallest ε shown.",
         "TaMM with SVT needs ε ≈ 20.",
         "Identity with SVT needs ε ≈ 80.",
-        "SQM with SVT does not reach 5 % for ε up to 100 (its lowest error is 20 %).",
+        "SQM with SVT does not reach 5 % for ε up to 100 (its lowest median relative error is "
+        "20 %).",
     ]
     first = decision_summary(
         [Reach("tamm", "svt", 0.4, 0.01), Reach("identity", "none", 0.9, 0.01)], 0.05,
         epsilon_grid(),
     )  # fmt: skip
     assert first == [
-        "TaMM with SVT reaches 5 % at ε ≈ 0.4.",
+        "TaMM with SVT reaches a median relative error of 5 % at ε ≈ 0.4.",
         "Identity with no truncation needs ε ≈ 0.9.",
     ]
     assert target_sentence(0.05, 10, 901, 1000) == (

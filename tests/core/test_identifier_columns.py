@@ -87,7 +87,8 @@ def test_a_release_by_person_warns_of_clipped_people_on_stderr_only(tmp_path, ca
                  "--algorithm", "tamm", "--truncation", "svt", "--out", str(out)])  # fmt: skip
     printed = capsys.readouterr()
     assert code == 0
-    assert "dpsum: warning: 3 people (3.0%) had a total" in printed.err  # old: no warning
+    assert ("dpsum: warning (not for publication, computed without noise): 3 people (3.0%) had "
+            "a total") in printed.err  # old: no warning; then unmarked (statistician's review)
     published = " ".join(p.read_text() for p in out.iterdir())
     assert "people (" not in printed.out + published  # the counts stay private
 

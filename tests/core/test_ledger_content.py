@@ -81,6 +81,9 @@ def test_other_rows_are_another_dataset(tmp_path, people, capsys):
     assert _release(tmp_path / "b", book, changed) == 2
     line = _error(capsys.readouterr().err)
     assert "belongs to the dataset 'people.csv'" in line and "people_fixed.csv" in line
+    # each named with its column, and the rule said (review P2-4)
+    assert "'people.csv', column 'income', not to 'people_fixed.csv', column 'income'" in line
+    assert "per content of those rows (PRIVACY.md)" in line
     assert book.read_text() == before and not (tmp_path / "b").exists()
 
 

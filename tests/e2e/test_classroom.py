@@ -266,7 +266,8 @@ def _overlaps(parts: list) -> list[tuple[str, str]]:
      (1400, 900, "open", "identity", "page"), (1600, 900, "open", "identity", "page"),
      (1920, 1080, "open", "identity", "page"), (1280, 800, "open", "rawsum", "page"),
      (1280, 800, "open", "clampshells", "page"), (1280, 800, "open", "identity", "link"),
-     (1280, 800, "open", "identity", "guide")],
+     (1280, 800, "open", "identity", "guide"), (1280, 720, "open", "clampshells", "page"),
+     (1366, 768, "open", "clampshells", "page")],
 )
 def test_single_query_fits_the_room(browser, server, width, height, sidebar, algorithm, opened):
     """Issue 25.3: on a projector (1920×1080) the chart, θ, the four numbers (with their units)
@@ -281,7 +282,10 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     plot area never overprint each other, and both rugs are labelled; screenshots in
     tests/e2e/artifacts. The chart as drawn (its svg) meets no explanation card nor
     demonstration panel, and nothing covers a line of their text (the review saw the chart
-    drawn over the cards at 1400, 1600 and 1920 px wide, where it is taller than its column)."""
+    drawn over the cards at 1400, 1600 and 1920 px wide, where it is taller than its column).
+    The page opens on the ★ (ClampShells here, no SVT / Recursive row): its θ axis, ticks and
+    title, on the first screen too, at 1280×720 with the sidebar open (researcher's review
+    P3-5 saw them below it, on Identity)."""
     url = f"{server.url}/single-query"
     if opened == "link":  # the address bar of a visit is a shared link
         context, page = open_single_query(browser, url, width, height)
@@ -297,7 +301,7 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
         if opened == "guide":
             page.get_by_text("Guide: Step").wait_for()
         name = {"identity": "Identity", "rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
-        if algorithm != "identity":
+        if algorithm != "clampshells":  # the page opens on the ★: ClampShells here
             page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
             page.wait_for_function(
                 "([sel, name]) => { const c = document.querySelector(sel)?.contentDocument"
@@ -346,7 +350,11 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     assert geometry["metrics"] == 4 and geometry["cards"] == 4
     parts = dict(geometry["parts"])
     assert parts["plot"]["bottom"] - parts["plot"]["top"] >= MIN_PLOT_PX - 0.5, parts["plot"]
-    first = [(n, r) for n, r in geometry["items"] + [("plot", parts["plot"])]
+    # no SVT / Recursive row (RawSum, ClampShells): θ's axis, its ticks and title, too
+    axis = [(n, r) for n, r in geometry["parts"] if n.startswith(("x tick", "x title"))
+            and algorithm in ("rawsum", "clampshells")]  # fmt: skip
+    assert len(axis) > 1 or algorithm not in ("rawsum", "clampshells"), geometry["parts"]
+    first = [(n, r) for n, r in geometry["items"] + [("plot", parts["plot"])] + axis
              if (width, height) in EVERYTHING_FIRST or not n.startswith(("card ", "chart"))]
     below = [(name, round(box["y"] + r["bottom"])) for name, r in first
              if box["y"] + r["bottom"] > height]  # fmt: skip
@@ -409,6 +417,52 @@ def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server
     assert after >= MIN_PLOT_PX - 0.5, after
 
 
+_PHONE = """async () => { await window.lessonDrawn;
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const main = window.parent.document.querySelector('[data-testid="stMain"]');
+  return {frame: document.documentElement.clientWidth, body: document.body.scrollWidth,
+          page: [main.scrollWidth, main.clientWidth], modebar: !!document.querySelector('.modebar'),
+          side: rect(document.querySelector('.side')),
+          boxes: [...document.querySelectorAll('.card, .panel, #tools')].map(rect)}; }"""
+
+
+def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, server):
+    """Researcher's review P2-1 (390×844): the chart was squeezed to about 70 px beside the
+    numbers, its mode bar over the title, tick labels, legend and the "Add one person" box cut
+    at the right. Now: the chart under θ and the numbers, as wide as the frame (≥ 300 px), its
+    plot ≥ MIN_PLOT_PX tall; nothing wider than the window; the chart's parts within it and
+    apart (readout and θ's axis title wrapped); no mode bar; no text cut or under 16 px."""
+    context, page = open_single_query(browser, f"{server.url}/single-query", 390, 844)
+    try:
+        body = lesson_frame(page).locator("body")
+        geometry, phone = body.evaluate(_GEOMETRY), body.evaluate(_PHONE)
+        page.screenshot(path=str(ARTIFACTS / "single_query_390x844.png"))
+        assert_clean(page)
+        page.set_viewport_size({"width": 1280, "height": 800})  # wide again: drawn anew
+        page.wait_for_function(
+            "(sel) => !!document.querySelector(sel).contentDocument.querySelector('.modebar')",
+            arg=FRAME)
+        turned = body.evaluate(_GEOMETRY)
+    finally:
+        context.close()
+    items, parts = dict(geometry["items"]), dict(geometry["parts"])
+    chart = items["chart"]
+    assert chart["right"] - chart["left"] >= 300, chart  # was ≈ 70 px
+    assert not overlapping({"side": phone["side"], "chart": chart}, [("side", "chart")])
+    assert phone["side"]["bottom"] <= chart["top"] + 1, (phone["side"], chart)  # stacked
+    assert phone["body"] <= phone["frame"] and phone["page"][0] <= phone["page"][1], phone
+    assert all(b["right"] <= phone["frame"] + 0.5 for b in phone["boxes"]), phone["boxes"]
+    out = [n for n, r in parts.items() if r["left"] < -0.5 or r["right"] > phone["frame"] + 0.5]
+    assert not out, [(n, parts[n]) for n in out]  # ticks, legend, readout, axis title
+    assert parts["plot"]["bottom"] - parts["plot"]["top"] >= MIN_PLOT_PX - 0.5, parts["plot"]
+    assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
+    assert not phone["modebar"]
+    assert not geometry["cut"] and not geometry["small"] and not geometry["chart_small"]
+    assert turned["x_title"] == "θ: where ClampShells would cut (it chooses its own θ)"  # 1 line
+    assert not _overlaps(turned["parts"]), _overlaps(turned["parts"])
+
+
 # The two demonstrations' texts (one person with a huge value, the noisy answers), as θ sets them.
 _DEMOS = """() => ['demo_truncated', 'draws_answers', 'draws_centre']
   .map((id) => document.getElementById(id).textContent)"""
@@ -428,7 +482,8 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
     """Issue 25.4: one HTML file ≤ 5 MB (plotly.js inline) that opens from disk with every
     network request refused: chart, θ slider, numbers, explanations, histogram, settings;
     neither figure drawn over the explanations, demonstrations or settings under it."""
-    context, page = open_single_query(browser, f"{server.url}/single-query")
+    # Identity: its noisy answers are drawn at the slider's θ (the ★, ClampShells, draws none)
+    context, page = open_single_query(browser, f"{server.url}/single-query?algorithm=identity")
     try:
         state = frame_state(lesson_frame(page))
         state_demo = lesson_frame(page).locator("html").evaluate(_DEMOS)

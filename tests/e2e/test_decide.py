@@ -46,7 +46,7 @@ def test_decide_page_summary_and_link_in_a_new_browser_context(page, server, bro
     wait_rendered(page)
     assert_clean(page)
     lines = summary_lines(page)
-    assert any("reaches 3 % at ε ≈" in line for line in lines), lines
+    assert any("reaches a median relative error of 3 % at ε ≈" in line for line in lines), lines
     page.wait_for_function("() => location.search.includes('target=3')")
     link = page.url
     assert "/decide?" in link and "workload=Q3" in link

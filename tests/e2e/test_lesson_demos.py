@@ -10,7 +10,7 @@ from tests.e2e.test_classroom import lesson_frame, open_single_query
 
 pytestmark = pytest.mark.e2e
 
-LINK = "/single-query?data=incomes.csv&workload=Q3&tau=240000&theta=80000"
+LINK = "/single-query?data=incomes.csv&workload=Q3&tau=240000&theta=80000&algorithm=identity"
 
 _DEMO = """async () => {
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

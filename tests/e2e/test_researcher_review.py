@@ -176,7 +176,7 @@ def test_the_single_query_charts_titles_and_y_labels_are_clear_at_1280(page, ser
     crammed (1 billion … 1 million 30 px apart, 19 px tall). The title block of "All
     algorithms" now clears its plot and y labels, and the Identity chart's y labels are at
     least a label's height apart."""
-    page.goto(f"{server.url}/single-query?teach_algorithm=identity")
+    page.goto(f"{server.url}/single-query?algorithm=identity")
     frame = page.frame_locator(".st-key-teach_lesson iframe")
     frame.locator("#chart .main-svg").first.wait_for(timeout=90_000)
     wait_idle(page, 90_000)

@@ -20,7 +20,7 @@ def _number(text: str) -> float:
 
 def test_share_and_downloads_carry_the_theta_moved_with_the_keyboard(browser, server,
                                                                        tmp_path):
-    context, page = open_single_query(browser, f"{server.url}/single-query")
+    context, page = open_single_query(browser, f"{server.url}/single-query?algorithm=identity")
     try:
         frame = lesson_frame(page)
         start = _number(frame_state(frame)["theta"])
