@@ -134,11 +134,12 @@ def column_note(ctx: DataContext) -> str | None:
     return note[0].upper() + note[1:]
 
 
-def value_caution(ctx: DataContext) -> str | None:
+def value_caution(ctx: DataContext, *, choose_in: str = "in the box above") -> str | None:
     """A caution while the value column is one the default skips, whoever chose it: it looks
     like a row number, an identifier, an index or a count (the rule of the default,
     :func:`dpsum_core.data.identifiers.judge_columns`, on an upload's first rows), or it is
-    named like an identifier (``id``, ``user_id``, ``row``); else None. Markdown.
+    named like an identifier (``id``, ``user_id``, ``row``); else None. Markdown, saying where
+    another column is chosen (``choose_in``).
 
     Privacy
     -------
@@ -160,8 +161,8 @@ def value_caution(ctx: DataContext) -> str | None:
         return None
     return (
         f"**{name} may not be a value to sum.** {found} Its sums are then probably "
-        f"meaningless, and a release would spend ε on them. Choose the column of amounts in "
-        f"the box above, unless {name} is what you mean to release."
+        f"meaningless, and a release would spend ε on them. Choose the column of amounts "
+        f"{choose_in}, unless {name} is what you mean to release."
     )
 
 

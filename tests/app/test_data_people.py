@@ -134,3 +134,17 @@ def test_a_value_column_named_like_an_identifier_keeps_a_caution() -> None:
     (caution,) = _cautions(at)
     assert "'user_id'" in caution and "name is that of an identifier" in caution, caution
     assert "For you only" not in caution
+
+
+def test_the_release_page_repeats_the_caution_before_spending() -> None:
+    """Release offered to spend ε 'on the sums of job' without a word (review P2-6)."""
+    at = _upload("jobs.csv", _jobs())
+    at.selectbox(key="data_column").set_value("job").run()
+    at.switch_page("app_pages/release.py").run()
+    assert not at.exception
+    (caution,) = _cautions(at)
+    assert "'job'" in caution and "Choose the column of amounts on the Data page" in caution
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    at.switch_page("app_pages/release.py").run()
+    assert not _cautions(at)
