@@ -10,7 +10,7 @@ page file on its own, without this frame, until some session has run this script
 
 import streamlit as st
 
-from dpsum_ui import codeversion, guide, shell, style, warmup
+from dpsum_ui import codeversion, guide, shell, style, unsaved, warmup
 from dpsum_ui.pages import PAGES
 from dpsum_ui.uploads import keep_uploads_in_memory
 
@@ -40,6 +40,7 @@ shell.restore_from_link(opened)
 with st.sidebar.container(key=warmup.SLOT):  # hidden (style.py), so always there: no shift
     if warmup.draws_chart_first(opened):
         warmup.preload_chart_library(eager=True)  # evaluated while the page is computed
+    unsaved.warn_before_leaving()  # a release or download of this run came in its callback
 sidebar = st.sidebar.container()
 guide.switch()  # below the summary, before the page reads it
 page.run()

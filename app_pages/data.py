@@ -17,10 +17,11 @@ from dpsum_ui.identifiers import (
     unit_choices,
     unit_note,
     unit_option,
+    value_caution,
 )
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
-from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES
+from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES, uploader_size
 
 st.title("Data")
 st.caption(
@@ -80,6 +81,7 @@ def release_data_section() -> None:
             "Upload the release file (CSV, TSV or Parquet)",
             type=UPLOAD_TYPES,
             key=K.RELEASE_DATA_UPLOAD,
+            max_upload_size=uploader_size(state.data_state().refused[1]),  # reset on refusal
             on_change=state.on_release_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             f"session's memory only. {UPLOAD_HELP_FORMATS}",
@@ -187,6 +189,7 @@ with data_col:
             "Upload a file (CSV, TSV or Parquet)",
             type=UPLOAD_TYPES,
             key=K.DATA_UPLOAD,
+            max_upload_size=uploader_size(state.data_state().refused[0]),  # reset on refusal
             on_change=state.on_upload,
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows. "
             f"{UPLOAD_HELP_FORMATS}",
@@ -226,6 +229,8 @@ with data_col:
     ctx = state.data_context()
     if (why := column_note(ctx)) is not None:
         st.caption(escape_name(why, "markdown"))
+    if (caution := value_caution(ctx)) is not None:  # chosen by hand too (review P2-6)
+        st.warning(caution, icon=":material/warning:")
     others = unit_choices(ctx, [c for c in ctx.all_columns if c != ctx.column])
     indexes = index_columns(ctx)  # an index or a count: offered last, saying so
     chosen = get(K.DATA_ID_COLUMN)

@@ -139,7 +139,9 @@ def release_unit() -> str | None:
 def on_release_upload() -> None:
     """Callback of the release dataset's uploader (the planning data is left as it is)."""
     up, error = _read_upload(K.RELEASE_DATA_UPLOAD)
-    kept = replace(data_state(), release_upload_error=error)
+    planning, release = data_state().refused
+    kept = replace(data_state(), release_upload_error=error,
+                   refused=(planning, release + (error is not None)))  # fmt: skip
     if up is None:
         put_data(kept)
         return
@@ -177,7 +179,9 @@ def release_separate() -> bool:
 def on_upload() -> None:
     """Callback of the data uploader: read the file; on failure keep the current data."""
     up, error = _read_upload(K.DATA_UPLOAD)
-    kept = replace(data_state(), upload_error=error)
+    planning, release = data_state().refused
+    kept = replace(data_state(), upload_error=error,
+                   refused=(planning + (error is not None), release))  # fmt: skip
     if up is None:
         put_data(kept)
         return

@@ -7,7 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dpsum_core.data.cleaning import unit_of_privacy
-from dpsum_core.data.identifiers import default_column_note, looks_like_identifier
+from dpsum_core.data.identifiers import (
+    default_column_note,
+    looks_like_identifier,
+    named_like_identifier,
+)
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
 from dpsum_core.text import escape_name, noun
@@ -128,6 +132,38 @@ def column_note(ctx: DataContext) -> str | None:
         return None
     note = default_column_note(ctx.column, dict(up.head.skipped), option="the box above")
     return note[0].upper() + note[1:]
+
+
+def value_caution(ctx: DataContext, *, choose_in: str = "in the box above") -> str | None:
+    """A caution while the value column is one the default skips, whoever chose it: it looks
+    like a row number, an identifier, an index or a count (the rule of the default,
+    :func:`dpsum_core.data.identifiers.judge_columns`, on an upload's first rows), or it is
+    named like an identifier (``id``, ``user_id``, ``row``); else None. Markdown, saying where
+    another column is chosen (``choose_in``).
+
+    Privacy
+    -------
+    The first rule reads the private file: its caution says "for you only". The second
+    reads the column's name alone. Neither changes what is released: a caution, not a choice.
+    """
+    column = ctx.column
+    if column is None:
+        return None
+    up = upload_of(ctx)
+    why = dict(up.head.skipped).get(column) if up is not None else None
+    name = escape_name(repr(column), "markdown")
+    if why is not None:
+        found = ("For you only (read off the file's first rows): the default value column "
+                 f"skips it — {escape_name(why, 'markdown')}.")  # fmt: skip
+    elif named_like_identifier(column):
+        found = "Its name is that of an identifier or a row number."
+    else:
+        return None
+    return (
+        f"**{name} may not be a value to sum.** {found} Its sums are then probably "
+        f"meaningless, and a release would spend ε on them. Choose the column of amounts "
+        f"{choose_in}, unless {name} is what you mean to release."
+    )
 
 
 def _identity(ctx: DataContext) -> tuple:

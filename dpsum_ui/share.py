@@ -17,7 +17,7 @@ What a link or a config file says about the data, by source:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -57,14 +57,29 @@ CONFIG_QUERY_KEYS: tuple[str, ...] = (
 
 GRID_PARAM = "view"  # on a Compare link: the grid was shown (and is run once when opened)
 SIMULATE_PARAM = "simulate"  # on a Decide link: the simulation was shown (run once when opened)
+# What a link names besides the configuration: the data (``data=incomes.csv&column=income``
+# alone is a link too, the README's own form) and its privacy identifier.
+SOURCE_QUERY_KEYS: tuple[str, ...] = ("data", "column", "id_column")
 # What a page shows beyond the configuration: query name → (widget key, kind, allowed values),
 # declared by each page (dpsum_ui.page.Page.view).
 ViewParams = Mapping[str, tuple[str, str, tuple | None]]
+
+
+class LinkProblems(ParameterError):
+    """Every value of a link that cannot be used, each said once and naming its parameter
+    (``problems``): one notice lists them all, not only the first found."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems: tuple[str, ...] = tuple(dict.fromkeys(problems))
+        super().__init__("; ".join(self.problems))
+
+
 @dataclass(frozen=True)
 class SharedSettings:
-    """What a link or a config file restores."""
+    """What a link or a config file restores (``config`` None: a link naming only its data,
+    which keeps the current settings)."""
 
-    config: ExperimentConfig
+    config: ExperimentConfig | None
     sample: str | None = None  # sample dataset to load (None: keep the current data)
     uploaded: bool = False  # made with an uploaded file, which is never carried
     column: str | None = None
@@ -160,40 +175,79 @@ def config_to_query(
     return out
 
 
-def has_config(params: Mapping[str, object]) -> bool:
-    """Whether a query string carries a configuration (any config key)."""
-    return any(k in params for k in CONFIG_QUERY_KEYS)
+def has_settings(params: Mapping[str, object]) -> bool:
+    """Whether a query string carries settings: a config key, or which data it shows."""
+    return any(k in params for k in (*CONFIG_QUERY_KEYS, *SOURCE_QUERY_KEYS))
+
+
+def read_link(
+    params: Mapping[str, str | list[str]], view: ViewParams, *, samples: tuple[str, ...]
+) -> tuple[SharedSettings | None, dict[str, object]]:
+    """A link's settings (:func:`query_to_settings`) and the view of the page it opens
+    (:func:`query_to_view`).
+
+    Raises
+    ------
+    LinkProblems
+        Every value of either that cannot be used (``?tau=abc&theta=-5``: both).
+    """
+    problems: list[str] = []
+    shared: SharedSettings | None = None
+    shown: dict[str, object] = {}
+    try:
+        shared = query_to_settings(params, samples=samples)
+    except ParameterError as exc:
+        problems.extend(_problems(exc))
+    try:
+        shown = query_to_view(view, params)
+    except ParameterError as exc:
+        problems.extend(_problems(exc))
+    if problems:
+        raise LinkProblems(problems)
+    return shared, shown
 
 
 def query_to_settings(
     params: Mapping[str, str | list[str]], *, samples: tuple[str, ...]
 ) -> SharedSettings | None:
-    """Parse a link's query string; ``None`` if it carries no configuration.
+    """Parse a link's query string; ``None`` if it carries no settings (:func:`has_settings`).
+
+    A link naming only its data (``data=incomes.csv&column=income``) gives settings whose
+    ``config`` is None: the current settings stay.
 
     Raises
     ------
-    ParameterError
-        A value is not a number, a key is malformed, or the config is invalid; the message
-        names the parameter.
+    LinkProblems
+        Every value that is not a number, malformed, out of its range or naming unknown data;
+        each message names the parameter.
     """
-    last = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
-    flat = {k: str(v) for k, v in last.items() if v is not None}
-    if not has_config(flat):
+    flat = _flat(params)
+    if not has_settings(flat):
         return None
-    data: dict = {}
-    for name, kind in _CONFIG_KINDS.items():
-        q = _QUERY_NAMES.get(name, name)
-        if q in flat:
-            data[name] = _parse(flat[q], kind, name)
-    tp = {
-        name: _parse(flat[name], kind, name)
-        for name, kind in _PARAM_KINDS.items()
-        if name in flat and flat[name] != ""
-    }
-    if tp:
-        data["truncation_params"] = tp
-    config = _checked(ExperimentConfig.from_dict(data))
-    sample, server, uploaded = _dataset(flat.get("data"), samples)
+    problems: list[str] = []
+    data = _parsed(flat, {_QUERY_NAMES.get(n, n): (n, k) for n, k in _CONFIG_KINDS.items()},
+                   problems)  # fmt: skip
+    tp = _parsed({k: v for k, v in flat.items() if v != ""},
+                 {n: (n, k) for n, k in _PARAM_KINDS.items()}, problems)  # fmt: skip
+    config = None
+    if data or tp:
+        try:
+            config = _config(data, tp)
+        except LinkProblems as exc:
+            problems.extend(exc.problems)
+    sample, server, uploaded = None, None, False
+    try:
+        sample, server, uploaded = _dataset(flat.get("data"), samples)
+    except ParameterError as exc:
+        problems.append(str(exc))
+    if "data" not in flat:
+        problems.extend(
+            f"{name}={flat[name]!r} in the link names no dataset: add data=, e.g. "
+            f"data=incomes.csv&column=income"
+            for name in ("column", "id_column") if flat.get(name)
+        )  # fmt: skip
+    if problems:
+        raise LinkProblems(problems)
     iso = None
     if "iso" in flat:
         iso = flat["iso"].strip().lower() not in ("0", "false", "no", "off")
@@ -201,6 +255,70 @@ def query_to_settings(
         config, sample, uploaded, flat.get("column") or None, iso, server,
         flat.get("id_column") or None,
     )  # fmt: skip
+
+
+def _flat(params: Mapping[str, str | list[str]]) -> dict[str, str]:
+    """A query string's values as text, the last one of a repeated key."""
+    last = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
+    return {k: str(v) for k, v in last.items() if v is not None}
+
+
+def _problems(exc: ParameterError) -> tuple[str, ...]:
+    return exc.problems if isinstance(exc, LinkProblems) else (str(exc),)
+
+
+def _parsed(
+    flat: Mapping[str, str], names: Mapping[str, tuple[str, str]], problems: list[str]
+) -> dict[str, Any]:
+    """The values of ``flat`` named in ``names`` (query name → (field, kind)), parsed; what
+    cannot be parsed is added to ``problems``."""
+    out = {}
+    for q, (name, kind) in names.items():
+        if q in flat:
+            try:
+                out[name] = _parse(flat[q], kind, q)
+            except ParameterError as exc:
+                problems.append(str(exc))
+    return out
+
+
+def _config(data: Mapping[str, Any], tp: Mapping[str, Any]) -> ExperimentConfig:
+    """The configuration of a link's parsed values (``tp``: the truncation parameters).
+
+    Raises
+    ------
+    LinkProblems
+        Each value that is wrong by itself, with the link's other good values (a θ above the
+        default U but below the link's own U is not wrong); when none is, what is wrong in
+        their combination.
+    """
+    values = {("", k): v for k, v in data.items()} | {("tp", k): v for k, v in tp.items()}
+
+    def problem(keys: Sequence[tuple[str, str]]) -> str | None:
+        fields_ = {k: values[(s, k)] for s, k in keys if not s}
+        params = {k: values[(s, k)] for s, k in keys if s}
+        try:
+            _checked(ExperimentConfig.from_dict(
+                {**fields_, "truncation_params": params} if params else fields_
+            ))  # fmt: skip
+        except ParameterError as exc:
+            return str(exc)
+        return None
+
+    try:
+        return _checked(ExperimentConfig.from_dict(
+            {**data, "truncation_params": dict(tp)} if tp else dict(data)
+        ))  # fmt: skip
+    except ParameterError as whole:
+        good = [key for key in values if problem([key]) is None]
+        problems = []
+        for key in (k for k in values if k not in good):
+            message = problem([*good, key])
+            if message is None:
+                good.append(key)
+            else:
+                problems.append(message)
+        raise LinkProblems(problems or [str(whole)]) from None
 
 
 def settings_to_json(
@@ -344,32 +462,41 @@ def query_to_view(view: ViewParams, params: Mapping[str, str | list[str]]) -> di
 
     Raises
     ------
-    ParameterError
-        A value is not a number or not one of the allowed choices; the message names it.
+    LinkProblems
+        Every value that is not a number or not one of the allowed choices, each named.
     """
-    flat = {k: (v[-1] if isinstance(v, list) and v else v) for k, v in params.items()}
+    flat = _flat(params)
     out: dict[str, object] = {}
+    problems = []
     for name, (key, kind, allowed) in view.items():
-        if name not in flat or flat[name] is None:
-            continue
-        text = str(flat[name])
-        value: object
-        bad: list[object]
-        if kind == "numbers":
-            value = [_number(t, name, "in the link") for t in text.split(",") if t.strip()]
-            bad = [v for v in value if allowed is not None and v not in allowed]
-        elif kind == "number":
-            value, bad = _number(text, name, "in the link"), []
-        elif kind == "flag":
-            value, bad = text.strip().lower() not in ("0", "false", "no", "off"), []
-        else:
-            value = text
-            bad = [] if allowed is None or text in allowed else [text]
-        if bad and allowed is not None:  # only a list of allowed values can refuse one
-            choices = ", ".join(number_text(a) if not isinstance(a, str) else a for a in allowed)
-            raise ParameterError(f"{name}={text!r} in the link: choose from {choices}")
-        out[key] = value
+        if name in flat:
+            try:
+                out[key] = _view_value(name, flat[name], kind, allowed)
+            except ParameterError as exc:
+                problems.append(str(exc))
+    if problems:
+        raise LinkProblems(problems)
     return out
+
+
+def _view_value(name: str, text: str, kind: str, allowed: tuple | None) -> object:
+    """One view parameter's widget value, from its text in a link."""
+    value: object
+    bad: list[object]
+    if kind == "numbers":
+        value = [_number(t, name, "in the link") for t in text.split(",") if t.strip()]
+        bad = [v for v in value if allowed is not None and v not in allowed]
+    elif kind == "number":
+        value, bad = _number(text, name, "in the link"), []
+    elif kind == "flag":
+        value, bad = text.strip().lower() not in ("0", "false", "no", "off"), []
+    else:
+        value = text
+        bad = [] if allowed is None or text in allowed else [text]
+    if bad and allowed is not None:  # only a list of allowed values can refuse one
+        choices = ", ".join(number_text(a) if not isinstance(a, str) else a for a in allowed)
+        raise ParameterError(f"{name}={text!r} in the link: choose from {choices}")
+    return value
 
 
 def _number(text: str, name: str, where: str) -> float:

@@ -54,14 +54,9 @@ def restore_from_link(page: Page) -> None:
     params = st.query_params.to_dict()
     guide.restore(params)
     try:
-        shared = share.query_to_settings(params, samples=state.SAMPLE_NAMES)
-        view = share.query_to_view(page.view, params)
-    except DpsumError as exc:
-        state.notice(
-            "error",
-            f"The settings in this link could not be used: {plain(exc)}. "
-            "The default settings are shown instead; fix the link or choose settings below.",
-        )
+        shared, view = share.read_link(params, page.view, samples=state.SAMPLE_NAMES)
+    except share.LinkProblems as exc:
+        state.notice("error", refused(exc.problems))
         st.query_params.clear()
         return
     if shared is None:  # a link with a view only (``?algorithm=clampshells``): shown as asked
@@ -78,25 +73,28 @@ def restore_from_link(page: Page) -> None:
         shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,
         id_column=shared.id_column,
     )  # fmt: skip
-    state.upper_from("link")  # credited as the link's if another dataset asks for U
-    if page.truncations_key is not None:
-        state.put(page.truncations_key, list(shared.config.truncations))
+    if shared.config is not None:
+        state.upper_from("link")  # credited as the link's if another dataset asks for U
+        if page.truncations_key is not None:
+            state.put(page.truncations_key, list(shared.config.truncations))
     for key, value in view.items():
         state.put(key, value)
     state.remember_link_view(view)
+    configured = shared.config is not None  # False: a link naming only its data
     if shared.uploaded:
         state.put(K.DATA_SOURCE, "upload")  # the uploader is the Data page's next step
         state.notice(
             "warning",
             "This link was made with an uploaded file. Links never carry uploaded data, so "
-            "the settings were restored but not the data: upload the same file on the Data "
-            "page"
+            + ("the settings were restored but not the data" if configured
+               else "the data was not restored")
+            + ": upload the same file on the Data page"
             + (f" (column “{plain(shared.column)}”)" if shared.column else "")
             + ", then press Run.",
         )
         return
     if shared.server is not None and not open_server(
-        shared.server, shared.column, "link", shared.id_column
+        shared.server, shared.column, "link", shared.id_column, configured=configured
     ):
         return
     link = Link(
@@ -107,9 +105,26 @@ def restore_from_link(page: Page) -> None:
     _run_once(page, link, shared.config, column=shared.column)
 
 
-def open_server(name: str, column: str | None, where: str, id_column: str | None = None) -> bool:
+def refused(problems: tuple[str, ...]) -> str:
+    """The one notice of a link whose values cannot be used: every one of them (Markdown)."""
+    said = [plain(p) for p in problems]
+    listed = f" {said[0]}." if len(said) == 1 else "".join(f"\n- {p}" for p in said) + "\n\n"
+    return (
+        "The settings in this link could not be used:" + listed + " The default settings are "
+        "shown instead; fix the link or choose settings below."
+    )
+
+
+def open_server(
+    name: str,
+    column: str | None,
+    where: str,
+    id_column: str | None = None,
+    *,
+    configured: bool = True,
+) -> bool:
     """Select the server dataset ``name``, its ``column`` and privacy identifier, named by a
-    link or a settings file (``where``).
+    link or a settings file (``where``) that also carried settings, unless not ``configured``.
 
     On refusal (no data directory configured; a name that is absolute, holds ``..``, leads
     outside or does not exist) the sample data stays in use, a notice says what was wrong and
@@ -121,8 +136,10 @@ def open_server(name: str, column: str | None, where: str, id_column: str | None
         state.put(K.DATA_SOURCE, "sample")
         state.notice(
             "warning",
-            f"This {where} names a server dataset that cannot be opened here: {plain(exc)}. Its "
-            "settings were restored on the sample data and nothing was run: open the "
+            f"This {where} names a server dataset that cannot be opened here: {plain(exc)}. "
+            + ("Its settings were restored on the sample data" if configured
+               else "The sample data is shown")
+            + " and nothing was run: open the "
             f"{where} on the server it was made on, or choose data on the Data page and "
             "press Run.",
         )
@@ -130,27 +147,36 @@ def open_server(name: str, column: str | None, where: str, id_column: str | None
     return True
 
 
-def _run_once(page: Page, link: Link, config: ExperimentConfig, *, column: str | None) -> None:
-    """Queue the link's run for its page, or say once why it cannot run."""
+def _run_once(
+    page: Page, link: Link, config: ExperimentConfig | None, *, column: str | None
+) -> None:
+    """Queue the link's run for its page, or say once why it cannot run (``config`` None: a
+    link naming only its data, opened on the current settings)."""
     ctx = state.data_context()
+    restored = (
+        "The link's settings were restored" if config is not None
+        else f"{plain(ctx.label)} was opened from the link on the default settings (the link "
+        "carries none)"
+    )  # fmt: skip
     if column is not None and ctx.columns and column not in ctx.columns:
         # Never show another column's figures under this link's name.
         state.notice(
             "error",
-            f"The link's settings were restored, but nothing was run: its column “{plain(column)}” is "
+            f"{restored}, but nothing was run: its column “{plain(column)}” is "
             f"not a numeric column of {plain(ctx.label)}. Choose a column on the Data page, then "
             "press Run.",
         )
         return
     what = page.redraws(link)
     if what is not None:
-        state.notice("info", f"Settings restored from the link: the same {what}.")
+        state.notice("info", f"Settings restored from the link: the same {what}."
+                     if config is not None else f"{restored}.")  # fmt: skip
         return
-    plan = state.plan(ctx, truncations=config.truncations)
+    plan = state.plan(ctx) if config is None else state.plan(ctx, truncations=config.truncations)
     if not isinstance(plan, state.Ready) or ctx.dataset is None:
         state.notice(
             "error",
-            "The link's settings were restored, but nothing was run: "
+            f"{restored}, but nothing was run: "
             f"{plain(plan.error or ctx.error)} Fix the setting below, then press Run.",
         )
         return
@@ -158,16 +184,16 @@ def _run_once(page: Page, link: Link, config: ExperimentConfig, *, column: str |
     if seconds > limits.MAX_LINK_SECONDS:
         state.notice(
             "info",
-            "Settings restored from the link, but not run: it would take about "
-            f"{duration(seconds)} of computation, and a link starts a run by itself only "
-            f"below {duration(limits.MAX_LINK_SECONDS)}. Press Run to compute it.",
+            f"{'Settings restored from the link' if config is not None else restored}, but not run: it "
+            f"would take about {duration(seconds)} of computation, and a link starts a run by "
+            f"itself only below {duration(limits.MAX_LINK_SECONDS)}. Press Run to compute it.",
         )
         return
     page.queue_run(link)
     state.notice(
         "info",
         "Settings restored from the link and run once with the same seed, so these are "
-        "the same figures.",
+        "the same figures." if config is not None else f"{restored}, and run once.",
     )
 
 

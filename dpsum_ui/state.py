@@ -187,20 +187,22 @@ def result_key(dataset: Statistics, config: ExperimentConfig) -> tuple:
 
 
 def apply_config(
-    config: ExperimentConfig,
+    config: ExperimentConfig | None,
     *,
     sample: str | None = None,
     column: str | None = None,
     iso: bool | None = None,
     id_column: str | None = None,
 ) -> None:
-    """Write a configuration into the settings (from a link or a config file); with a named
-    sample, its column and privacy identifier (``None``: one row per person).
+    """Write a configuration into the settings (from a link or a config file; ``None``: a link
+    naming only its data, the settings stay); with a named sample, its column and privacy
+    identifier (``None``: one row per person).
 
     Call from a callback or before any widget is drawn in this run.
     """
-    for key, value in fields.values_from_config(config).items():
-        put(key, value)
+    if config is not None:
+        for key, value in fields.values_from_config(config).items():
+            put(key, value)
     if sample is not None:
         put(K.DATA_SOURCE, "sample")
         put(K.DATA_SAMPLE, sample)

@@ -235,6 +235,9 @@ class DataState:
         fingerprint) or ("sample", its name)): another file asks again.
     one_row_sure_for
         The (file, column) for which "one row is one person" was ticked explicitly.
+    refused
+        How many files the planning and the release uploader refused: each refusal resets
+        that uploader (:func:`dpsum_ui.uploads.uploader_size`), which lists the file no more.
 
     Privacy
     -------
@@ -252,6 +255,7 @@ class DataState:
     u_set_for: str | None = None
     release_unit_for: tuple[str, str] | None = None
     one_row_sure_for: tuple[str, str | None] | None = None
+    refused: tuple[int, int] = (0, 0)
 
 
 def data_state() -> DataState:

@@ -37,8 +37,9 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
    keep them shown (Streamlit shows a slider's end labels only on hover or focus). */
 .st-key-epsilon [data-testid="stSliderTickBar"] { opacity: 1 !important; }
 .st-key-epsilon { padding-bottom: 1.6rem; }  /* room for the ends when they wrap */
-/* warmup.py: the chart library's import script, run at once, shown nowhere (no gap). */
-.st-key-chart_library_slot { display: none; }
+/* warmup.py: the chart library's import script, and unsaved.py's "Leave site?" script, run
+   at once, shown nowhere: the slot and its wrapper (else the sidebar's gap shows). */
+.st-key-chart_library_slot, div:has(> .st-key-chart_library_slot) { display: none; }
 </style>
 """
 

@@ -20,6 +20,15 @@ UPLOAD_TYPES = ["csv", "tsv", "tab", "txt", "parquet", "pq"]
 UPLOAD_HELP_FORMATS = "Excel workbooks are not read: save the sheet as CSV first."
 
 
+def uploader_size(refused: int) -> int | None:
+    """``max_upload_size`` of an uploader that refused ``refused`` files: the server's limit
+    (None), and the same limit given explicitly after an odd number of refusals. Streamlit
+    resets an uploader whose ``max_upload_size`` changes (its key stays), so a file the app
+    refused is not left listed in the box as if it were loaded; the error under the box says
+    why it was refused."""
+    return None if refused % 2 == 0 else limits.MAX_UPLOAD_MB
+
+
 def keep_uploads_in_memory() -> None:
     """Raise Starlette's multipart spool threshold to the upload limit.
 

@@ -101,3 +101,50 @@ def test_a_category_column_is_not_flagged_on_the_data_page() -> None:
     at = _upload("states.csv", _jobs(state=True))
     at.selectbox(key="data_column").set_value("income").run()
     assert _people_warnings(at) == []
+
+
+def _cautions(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if "may not be a value to sum" in w.value]
+
+
+def test_an_index_chosen_by_hand_as_the_value_keeps_a_caution() -> None:
+    """Researcher's review P2-6: choosing 'job' by hand removed the default's note and said
+    nothing; the caution stays, says why, and is labelled as read off the data."""
+    at = _upload("jobs.csv", _jobs())
+    assert not _cautions(at)  # the default, hourly_wage: an amount
+    at.selectbox(key="data_column").set_value("job").run()
+    assert_clean(at)
+    (caution,) = _cautions(at)
+    assert "'job'" in caution and "For you only (read off the file's first rows)" in caution
+    assert "an index, not a value" in caution or "a count, an index" in caution, caution
+    assert "probably meaningless" in caution and "spend ε" in caution
+    at.selectbox(key="data_column").set_value("worker").run()
+    (caution,) = _cautions(at)
+    assert "'worker'" in caution and "a row number or an identifier" in caution, caution
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    assert not _cautions(at)
+
+
+def test_a_value_column_named_like_an_identifier_keeps_a_caution() -> None:
+    """The public rule (the column's name) needs no data: said without 'for you only'."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"amount": rng.uniform(0, 9e4, 300), "user_id": rng.uniform(0, 1e6, 300)})
+    at = _upload("ids.csv", frame.to_csv(index=False).encode())
+    at.selectbox(key="data_column").set_value("user_id").run()
+    (caution,) = _cautions(at)
+    assert "'user_id'" in caution and "name is that of an identifier" in caution, caution
+    assert "For you only" not in caution
+
+
+def test_the_release_page_repeats_the_caution_before_spending() -> None:
+    """Release offered to spend ε 'on the sums of job' without a word (review P2-6)."""
+    at = _upload("jobs.csv", _jobs())
+    at.selectbox(key="data_column").set_value("job").run()
+    at.switch_page("app_pages/release.py").run()
+    assert not at.exception
+    (caution,) = _cautions(at)
+    assert "'job'" in caution and "Choose the column of amounts on the Data page" in caution
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    at.switch_page("app_pages/release.py").run()
+    assert not _cautions(at)
