@@ -113,6 +113,7 @@ Decide (app_pages/decide.py)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
     ``decide_compute``       button: compute curves estimated above a link's budget
+    ``decide_to_release``    button: use the ε that meets the target on the Release page
     ``decide_share``         popover: link to this view
     ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
                              built only when open

@@ -27,10 +27,10 @@ def test_the_headlines_share_of_the_answer_keeps_its_digits(share, shown):
     plan = plan_release(ExperimentConfig(workload="Q3", epsilon=2.0), algorithm="clampshells",
                         truncation=None)  # fmt: skip
     rel = release(data, plan.config, algorithm="clampshells", truncation=None)
-    half = (rel.intervals.upper - rel.intervals.lower) / 2
+    width = rel.intervals.upper - rel.intervals.lower
     assert np.all(rel.intervals.bias_bounded)
-    rel = dataclasses.replace(rel, private_answers=half / share)  # each row's share: `share`
-    assert f"about {shown} of the answer (a bound" in headline(rel, dataset="d.csv")
+    rel = dataclasses.replace(rel, private_answers=width / share)  # each row's share: `share`
+    assert f"(a width of about {shown} of the answer)" in headline(rel, dataset="d.csv")
 
 
 def test_the_run_header_writes_u_without_an_exponent(tmp_path, capsys):
