@@ -16,7 +16,7 @@ does not leave the page, so it never asks then.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import streamlit as st
 
@@ -24,9 +24,9 @@ from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import Release
 
 from . import keys as K
+from . import store
 from .page_state import ReleaseState, load
 
-_HELD = "_unsaved"  # session key of what the user holds (Held)
 # The Release page's downloads: of the ledger, and of the release (any one of its files)
 LEDGER_DOWNLOADS = (K.RELEASE_LEDGER_DOWNLOAD,)
 RELEASE_DOWNLOADS = (
@@ -97,16 +97,19 @@ def warn_before_leaving() -> None:
     in its callback, and a download button clicked started this run. Draw it where nothing is
     shown (app.py: warmup's hidden sidebar slot), as its script takes no room."""
     state = load(ReleaseState)
+    before = store.page_state(Held)
     held = step(
-        st.session_state.get(_HELD, Held()), state.ledger, state.last,
+        before, state.ledger, state.last,
         ledger_downloaded=_clicked(LEDGER_DOWNLOADS),
         release_downloaded=_clicked(RELEASE_DOWNLOADS),
     )  # fmt: skip
-    st.session_state[_HELD] = held
+    # by identity, as unsaved() compares; a session that holds nothing keeps nothing
+    if any(getattr(held, f.name) is not getattr(before, f.name) for f in fields(Held)):
+        store.save_page_state(held)
     armed = unsaved(held, state.ledger, state.last)
     st.html(_SCRIPT % json.dumps(armed), unsafe_allow_javascript=True)
 
 
 def _clicked(keys: tuple[str, ...]) -> bool:
     """Whether one of the download buttons ``keys`` was clicked (it started this run)."""
-    return any(st.session_state.get(k) is True for k in keys)
+    return any(store.live(k) is True for k in keys)
