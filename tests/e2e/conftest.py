@@ -209,6 +209,20 @@ def set_number(page, name: str, value: float | int) -> None:
     field.press("Enter")
 
 
+def release_now(page, total: float) -> None:
+    """On the Release page, with the explorer's settings: set the dataset's total ε, tick the
+    unit of privacy and the confirmation, and press Release (the caller waits for its text)."""
+    goto_page(page, "Release")
+    page.get_by_text("Expected error").first.wait_for()
+    set_number(page, "release_total", total)
+    wait_idle(page)
+    page.locator(f"{key('release_unit_confirm')} label").click()
+    wait_idle(page)
+    page.locator(f"{key('release_confirm')} label").click()
+    wait_idle(page)
+    button(page, "release_go").click()
+
+
 def upload_data(page, file) -> None:
     """Data page, first upload of a session: choose "an uploaded file", wait for the app to
     ask for one, then upload ``file`` (a path or a Playwright payload dict)."""

@@ -12,10 +12,8 @@ from tests.e2e.conftest import (
     assert_clean,
     button,
     choose,
-    goto_page,
-    key,
     open_app,
-    set_number,
+    release_now,
     sidebar_has,
     wait_idle,
 )
@@ -29,15 +27,7 @@ def test_release_from_the_explorers_settings(page, server):
     choose(page, "workload_kind", "Q3")
     sidebar_has(page, "Workload Q3")  # applied before leaving (else Q1 was released at times)
     wait_idle(page)
-    goto_page(page, "Release")
-    page.get_by_text("Expected error").first.wait_for()
-    set_number(page, "release_total", 0.05)
-    wait_idle(page)
-    page.locator(f"{key('release_unit_confirm')} label").click()
-    wait_idle(page)
-    page.locator(f"{key('release_confirm')} label").click()
-    wait_idle(page)
-    button(page, "release_go").click()
+    release_now(page, 0.05)
     page.get_by_text("Released: ε = 0.01 spent, 0.04 of 0.05 left.").wait_for(timeout=60_000)
     wait_idle(page)
     assert_clean(page)

@@ -9,10 +9,9 @@ import pytest
 
 from tests.e2e.conftest import (
     assert_clean,
-    button,
     goto_page,
-    key,
     open_app,
+    release_now,
     set_number,
     wait_idle,
 )
@@ -34,15 +33,7 @@ def _dialogs(page) -> list[str]:
 
 
 def _release(page) -> None:
-    goto_page(page, "Release")
-    page.get_by_text("Expected error").first.wait_for()
-    set_number(page, "release_total", 0.05)
-    wait_idle(page)
-    page.locator(f"{key('release_unit_confirm')} label").click()
-    wait_idle(page)
-    page.locator(f"{key('release_confirm')} label").click()
-    wait_idle(page)
-    button(page, "release_go").click()
+    release_now(page, 0.05)
     page.get_by_text("Released: ε = 0.01 spent").wait_for(timeout=60_000)
     wait_idle(page)
     assert_clean(page)
