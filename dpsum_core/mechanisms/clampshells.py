@@ -78,6 +78,15 @@ from dpsum_core.mechanisms.clampshells_locate import (
     combine_stage1,
     locate_measured,
     public_clamp_bin,
+    stage1_scale,
+)
+from dpsum_core.mechanisms.clampshells_partition import (
+    Cuts,
+    combine_partition,
+    measure_partition,
+    partitioned,
+    segment_cuts,
+    stage2_design,
 )
 from dpsum_core.mechanisms.measurement import Inputs, Measurement
 from dpsum_core.mechanisms.workloads import Workload
@@ -111,6 +120,14 @@ def measure_clamped(
     :meth:`ClampShellsDesign.loss_per_bin` computes the exact sum from the scales drawn,
     returned as the ε spent.
     """
+    z, loss = _measure_clamped(stats, d, j_star, epsilon=epsilon, rng=rng)
+    return z, float(loss[: int(j_star.max())].max()) if j_star.size else 0.0
+
+
+def _measure_clamped(
+    stats: EdgeStatistics, d: ClampShellsDesign, j_star: np.ndarray, *, epsilon: float, rng: Noise
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`measure_clamped` with the exact loss of a record at each bin's top (n,)."""
     trials, N = j_star.size, d.node_scale.size
     active = d.node_shell[None, :] < d.shells_below(j_star)[:, None]
     exact = np.zeros((trials, N))
@@ -123,8 +140,53 @@ def measure_clamped(
     scale = d.node_scale / epsilon  # the one array the draw and the ε reported both read
     z = np.zeros((trials, N))
     z[active] = rng.add_laplace(exact[active], scale[cols])
-    spent = float(d.loss_per_bin(scale)[: int(j_star.max())].max()) if trials else 0.0
-    return z, spent
+    return z, d.loss_per_bin(scale)
+
+
+def _partitioned(
+    inputs: Inputs, stats: EdgeStatistics, d: ClampShellsDesign, j_star: np.ndarray,
+    z1: np.ndarray, *, epsilon: float, rng: Noise,
+) -> tuple[np.ndarray, float]:  # fmt: skip
+    """From tree depth 1 without a public cap: for each J*, the partition, its cuts, stage 2 on
+    the refined tree, the estimate from the tree, the partition and stage 1, the answers
+    (trials × m, before isotonic regression); and the exact loss of the worst record
+    (stage 1 + partition + stage 2, from the scales drawn).
+
+    Privacy
+    -------
+    :mod:`dpsum_core.mechanisms.clampshells_partition`: a record at e_j (j < J*) loses exactly
+    its bin's slack to the partition, so at most ε in all; a clamped one pε + (1−p)ε.
+    """
+    counts = inputs.workload.counts
+    answers = np.zeros((j_star.size, counts.size))
+    worst = 0.0
+    s1 = stage1_scale(d, epsilon)
+    for j in np.unique(j_star).tolist():
+        checkpoint()
+        rows = np.flatnonzero(j_star == j)
+        d_j = stage2_design(d, j, ())
+        y, scale = measure_partition(stats, d_j, j, rows.size, epsilon=epsilon, rng=rng)
+        groups: dict[Cuts, list[int]] = {}
+        for r, cuts in enumerate(segment_cuts(d_j, y, scale, j, counts, epsilon)):
+            groups.setdefault(cuts, []).append(r)
+        e = d.domain.edges[:j]
+        k_of = np.searchsorted(d.shells, np.arange(1, j + 1), side="left") - 1
+        for cuts, members in groups.items():
+            sub = np.array(members)
+            rows_g, jj = rows[sub], j_star[rows[sub]]
+            d_g = stage2_design(d, j, cuts)
+            z, tree_loss = _measure_clamped(stats, d_g, jj, epsilon=epsilon, rng=rng)
+            loss = e / s1[k_of] + e / scale + tree_loss[:j]  # e/∞ = 0: a bin not measured
+            clamped = float((d.shell_top / s1).max() + tree_loss[j - 1])  # a record above θ*
+            worst = max(worst, float(loss.max()), clamped)
+            leaves = np.asarray(d_g.reconstruct @ z.T).T
+            leaves = combine_partition(d_g, leaves, y[sub], scale, j, epsilon)
+            leaves = combine_stage1(d_g, leaves, z1[rows_g], jj)
+            kept = tail_scan(d_g, leaves, jj, epsilon)
+            sd = answer_sd(d_g, counts, jj, epsilon, stage1=True)
+            a = answers_from_cells(d_g, kept, jj, counts)
+            answers[rows_g] = onset_gate(a, sd, inputs.delta, onset_next_z(d.levels, aligned=d.aligned))
+    return answers, worst
 
 
 def stage2_epsilon(epsilon: float, cap: float | None) -> float:
@@ -173,6 +235,10 @@ def clampshells(
         j_star, z1, spent_locate = locate_measured(stats, d, trials, epsilon=epsilon, rng=noise)
     else:  # a public cap: θ* without stage 1 (nothing measured, nothing spent)
         j_star, z1, spent_locate = np.full(trials, public_clamp_bin(d, cap), np.int64), None, 0.0
+    theta_star = inputs.domain.edges[j_star - 1]
+    if partitioned(d, cap):
+        answers, worst = _partitioned(inputs, stats, d, j_star, z1, epsilon=epsilon, rng=noise)
+        return Measurement(answers, worst - spent_locate, theta_star, epsilon_theta=spent_locate)
     eps2 = stage2_epsilon(epsilon, cap)
     z, spent_measure = measure_clamped(stats, d, j_star, epsilon=eps2, rng=noise)
     # Least squares inside each shell (block-diagonal, public): the 1/ε of the scales cancels.
@@ -184,7 +250,6 @@ def clampshells(
     sd = answer_sd(d, counts, j_star, eps2, stage1=z1 is not None)
     answers = answers_from_cells(d, kept, j_star, counts)
     answers = onset_gate(answers, sd, inputs.delta, onset_next_z(d.levels, aligned=d.aligned))
-    theta_star = inputs.domain.edges[j_star - 1]
     return Measurement(answers, spent_measure, theta_star, epsilon_theta=spent_locate)
 
 
