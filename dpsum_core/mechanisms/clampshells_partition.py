@@ -95,6 +95,13 @@ def slack(d_j: ClampShellsDesign, j_star: int, epsilon: float) -> np.ndarray:
     return np.where(beta >= BETA_MIN * epsilon, beta, 0.0)
 
 
+def partition_scale(d_j: ClampShellsDesign, j_star: int, epsilon: float) -> np.ndarray:
+    """The partition's Laplace scale of bins 1..J*, e_j/β_j (∞: not measured). Public given J*."""
+    beta = slack(d_j, j_star, epsilon)
+    with np.errstate(divide="ignore"):
+        return np.where(beta > 0, d_j.domain.edges[:j_star] / np.where(beta > 0, beta, 1.0), np.inf)
+
+
 def measure_partition(
     stats: EdgeStatistics, d_j: ClampShellsDesign, j_star: int, trials: int, *, epsilon: float,
     rng: Noise,
@@ -106,10 +113,8 @@ def measure_partition(
     -------
     Bin j gets Lap(e_j/β_j) (:func:`slack`): a record moves one bin by at most e_j.
     """
-    beta = slack(d_j, j_star, epsilon)
-    measured = np.flatnonzero(beta > 0)
-    scale = np.full(j_star, np.inf)
-    scale[measured] = d_j.domain.edges[measured] / beta[measured]
+    scale = partition_scale(d_j, j_star, epsilon)
+    measured = np.flatnonzero(np.isfinite(scale))
     y = np.zeros((trials, j_star))
     if measured.size:
         exact = stats.clamped_sums(measured, measured + 1, d_j.domain, j_star)
@@ -194,6 +199,27 @@ def stage2_design(d: ClampShellsDesign, j_star: int, cuts: Cuts) -> ClampShellsD
     return refined_design(d, dropped_parts(d, j_star), cuts)
 
 
+def released_design(
+    d: ClampShellsDesign, j_star: int, partition: np.ndarray, counts: np.ndarray, epsilon: float
+) -> ClampShellsDesign:
+    """The design a release's stage 2 was measured on, from its partition's noisy values as
+    drawn (the measured bins', in order): the same cuts the mechanism chose.
+
+    Privacy
+    -------
+    Post-processing of the released partition and public inputs.
+    """
+    d_j = stage2_design(d, j_star, ())
+    scale = partition_scale(d_j, j_star, epsilon)
+    measured = np.flatnonzero(np.isfinite(scale))
+    values = np.asarray(partition, float).ravel()
+    if values.size != measured.size:
+        raise ValueError(f"the partition holds {values.size} values, its design {measured.size}")
+    y = np.zeros((1, j_star))
+    y[0, measured] = values
+    return stage2_design(d, j_star, segment_cuts(d_j, y, scale, j_star, counts, epsilon)[0])
+
+
 def combine_partition(
     d: ClampShellsDesign, leaves: np.ndarray, y: np.ndarray, scale: np.ndarray, j_star: int,
     epsilon: float,
@@ -211,7 +237,7 @@ def combine_partition(
     cum_y = np.concatenate((np.zeros((y.shape[0], 1)), np.cumsum(y, axis=1)), axis=1)
     cum_v, missing = _cumulative_var(scale)
     col = 0
-    for k, V in enumerate(d.leaf_cov):
+    for V in d.leaf_cov:
         idx = np.arange(col, col + V.shape[0])
         col += V.shape[0]
         lo, hi = d.cells[idx], d.cells[idx + 1]
