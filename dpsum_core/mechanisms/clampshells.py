@@ -20,6 +20,15 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    workload is public, so the tree is; :mod:`dpsum_core.mechanisms.clampshells_design`);
    the record lies in one node per level and moves it by c ≤ g_node: with
    Lap(g_node·λ/((1−p)ε)), λ the part's own level count, the loss is ≤ λ·(1−p)ε/λ = (1−p)ε.
+2b. *The partition, from tree depth 1 without a public cap* (issue 26;
+   :mod:`dpsum_core.mechanisms.clampshells_partition`): between the two stages, every bin j
+   below J* gets its clamped sum plus Lap(e_j/β_j), β_j the budget a record at e_j leaves
+   unspent by stage 1 (pε·(1 − e_j/g_k)) and by stage 2 (scales are set by node tops); 0 at
+   J* and at every part's top, which are never measured. A record at t ≤ e_j then loses
+   (t/e_j)·ε at most, a clamped one pε + (1−p)ε. The cuts (binary segmentation of the noisy
+   bin sums at query edges, below the top active part) and the dropped single-bin level
+   (a function of J*) refine stage 2's tree without changing any record's loss (a cut leaf's
+   pieces keep its scale): stage 2 is still a fixed Laplace mechanism given J* and the cuts.
 3. *A public cap* (a top code the user states as public knowledge, ``Inputs.public_cap``,
    never read from the data): J* is the lowest shell edge whose θ* covers the cap's bin, a
    constant, so there is no stage 1 and stage 2 is one fixed Laplace mechanism with all of ε
@@ -27,7 +36,9 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
 4. Adaptive sequential composition: ε. Least squares inside each part, the GLS update of the
    parts below the top active one with stage 1's noisy sums of the same shells (no record is
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
-   larger, variances), the tail scan, cumulative sums, interpolation (quadratic inside a leaf
+   larger, variances), from depth 1 the GLS with the partition's sums of the leaves (the
+   cuts were chosen from the same sums: a selection effect, measured), the tail scan,
+   cumulative sums, interpolation (quadratic inside a leaf
    at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
    before the first one above z noise sds, or before a positive one whose next answer is
    above ten (five at depth ≥ 2) of its sds, are 0: the sds come from the public design and
@@ -283,6 +294,12 @@ def _mean_at(
     return coef @ sums, coef, nc
 
 
+def _uncut(d: ClampShellsDesign, j_star: int, inputs: Inputs) -> ClampShellsDesign:
+    """The design stage 2 measures at J* before any cut of the partition (its dropped levels
+    are public given J*); the analytic error leaves the cuts out (they depend on the noise)."""
+    return stage2_design(d, j_star, ()) if partitioned(d, inputs.public_cap) else d
+
+
 def _clamp_bins(d: ClampShellsDesign, domain: Domain, theta: np.ndarray) -> np.ndarray:
     """J* for each θ: the bin whose upper edge is the smallest ≥ θ (∞ → n), at least the
     design's lowest clamp bin."""
@@ -319,7 +336,10 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     θ is mapped to J* = the bin whose upper edge is the smallest ≥ θ (∞ → n). The tail scan is
     left out (documented approximation): it only drops cells whose tail mass is within one
     noise sd of zero, so it changes the error where the top cells are nearly empty; the
-    Monte Carlo test bounds the effect. Unlike the paper's algorithms the bias depends on ε (the
+    Monte Carlo test bounds the effect. From tree depth 1 the partition's cuts and its
+    generalised least squares are left out too (they depend on the noise): the bias is the
+    uncut leaves' (a cut is made where the noisy sums show that bias, and removes most of it)
+    and the variance the tree's alone. Unlike the paper's algorithms the bias depends on ε (the
     sub-cells do), so callers must not rescale a variance computed at another ε.
 
     Privacy
@@ -335,7 +355,7 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     for jj in j.tolist():
         if jj not in cache:
             checkpoint()
-            cache[jj] = _components_at(stats, d, int(jj), inputs, epsilon)
+            cache[jj] = _components_at(stats, _uncut(d, int(jj), inputs), int(jj), inputs, epsilon)
         out_b.append(cache[jj][0])
         out_v.append(cache[jj][1])
     m = inputs.workload.size
@@ -367,7 +387,7 @@ def clampshells_bias_parts(
     clamp, shell = [], []
     for jj in _clamp_bins(d, inputs.domain, np.asarray(theta, float)).tolist():
         checkpoint()
-        mean, _, _ = _mean_at(stats, d, int(jj), counts)
+        mean, _, _ = _mean_at(stats, _uncut(d, int(jj), inputs), int(jj), counts)
         exact = np.where(counts >= jj, mean, truth)  # no interpolation at or above θ*
         clamp.append(exact - truth)
         shell.append(mean - exact)
