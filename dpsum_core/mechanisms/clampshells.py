@@ -38,8 +38,8 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
    larger, variances), from depth 1 the GLS with the partition's sums of the leaves (the
    cuts were chosen from the same sums: a selection effect, measured), the tail scan,
-   cumulative sums, interpolation (quadratic inside a leaf
-   at depth 0, with public weights), the clamped total above θ*, the onset gate (answers
+   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
+   the clamped total above θ*, the onset gate (answers
    before the first one above z noise sds, or before a positive one whose next answer is
    above ten (five at depth ≥ 2) of its sds, are 0: the sds come from the public design and
    J*, z from them and the public δ of the error metric;
@@ -53,10 +53,10 @@ reporting split, columns seed 2024, never on sample_data; bench/ACCURACY.md has 
 TaMM+SVT (s = U/40) / ClampShells on the median over queries is 3.8–9.0× at ε = 0.01 (5.7× on
 the 5 000-row annual column, 8.2–8.4× on the top-coded one);
 with the leaves on the workload's query edges (issue 26 item 3; bench/ACCURACY.md, round 2)
-ClampShells is within 10 % of the best of all algorithms on the median in 90 of 90 cells and on
-the mean over queries in 86 of 90 on both held-out sets; the misses are the hourly column's Q1
-mean at ε ∈ {0.1, 0.3, 1} (1.16–1.76×: heaps at whole dollars inside the leaves, every bin a
-query) and its Q2 mean at ε = 0.3 (1.13–1.16×), all behind RawSum.
+and the partition (rounds 5 and 6) ClampShells is within 10 % of the best of all algorithms on
+the median in 90 of 90 cells on both held-out sets, and on the mean over queries in 89 of 90
+(columns seed 2024) and 90 of 90 (seed 2025); the miss is the hourly column's Q1 mean at
+ε = 1 on seed 2024 (1.10× RawSum's: heaps at whole dollars, every bin a query).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it
