@@ -202,8 +202,11 @@ with g2:
 - **RawSum**: measures noisy sums of the raw values per bin, reconstructs them by least
   squares, and chooses θ after measuring (post-processing: no ε spent on θ).
 - **ClampShells**: spends a quarter of ε locating a clamp point θ* from noisy shell sums,
-  then measures the shells of values clamped at θ* (the ★ for ε up to 3 with 16 bins or
-  more; RawSum above ε = 3).
+  then measures the shells of values clamped at θ*. From ε ≈ 0.06 it also measures every
+  bin below θ* with the budget no other step uses (a value low in its shell pays less than
+  the shell's top value would) and cuts its cells where those sums show a heap (values piled
+  on round numbers, like whole-dollar wages), so that small queries stop interpolating across
+  it. The ★ in most settings (the rule is above).
 - **Seed**: fixes every random draw, so a link or a config file reproduces the same figures.
 """
     )

@@ -39,6 +39,9 @@ class IntervalInputs:
         The noisy answers before isotonic regression (unrounded).
     draw
         The noisy values of the measurement's draw (RawSum's rows, ClampShells' stage 2).
+    earlier
+        The noisy values of the release's draws before ``draw``, in order (ClampShells: stage
+        1, then its partition, which says where stage 2's leaves were cut).
     """
 
     domain: Domain
@@ -48,6 +51,7 @@ class IntervalInputs:
     epsilon_measure: float
     raw: np.ndarray
     draw: np.ndarray
+    earlier: tuple[np.ndarray, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -3,7 +3,8 @@ prices): the interpolation and the records clamped to θ* bounded from the relea
 
 Privacy
 -------
-Post-processing of the stage-2 draw and public inputs.
+Post-processing of the stage-2 draw, the partition's draw (where the leaves were cut, from tree
+depth 1) and public inputs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from dpsum_core.mechanisms import clampshells as cs
 from dpsum_core.mechanisms.bounds import IntervalInputs, IntervalRule, Linear, block_sd
 from dpsum_core.mechanisms.clampshells_answers import query_cells
+from dpsum_core.mechanisms.clampshells_partition import partitioned, released_design
 
 
 def clampshells_bounds(inputs: IntervalInputs) -> Linear:
@@ -34,6 +36,10 @@ def clampshells_bounds(inputs: IntervalInputs) -> Linear:
     d = cs.design_for(domain, epsilon, workload)
     e = domain.edges
     j_star = int(np.argmin(np.abs(e - float(theta)))) + 1
+    if partitioned(d, None if not capped else theta):  # the leaves as cut by the partition
+        if len(inputs.earlier) < 2:
+            raise ValueError("ClampShells' interval needs its partition's draw (from tree depth 1)")
+        d = released_design(d, j_star, inputs.earlier[-1], workload.counts, epsilon)
     active = d.node_shell < d.shells_below(j_star)
     z = np.zeros(d.node_scale.size)
     z[active] = np.asarray(draw, float).ravel()

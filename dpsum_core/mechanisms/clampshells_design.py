@@ -89,7 +89,7 @@ class ClampShellsDesign:
 
     domain: Domain
     levels: int
-    aligned: bool  # leaves on the workload's query edges (not Q1's every bin): see above
+    aligned_on: np.ndarray | None  # the workload's query edges the leaves align on: see above
     shells: np.ndarray  # (K + 1,) stage 1's bin-index edges
     shell_top: np.ndarray  # g_k (K,), stage 1
     parts: np.ndarray  # stage 2's bin-index edges: ``shells`` with bin n on its own (n − 1 added)
@@ -101,6 +101,11 @@ class ClampShellsDesign:
     cell_shell: np.ndarray  # (C,)
     reconstruct: sparse.csr_matrix  # (C × N): least-squares leaves from the nodes of each shell
     leaf_cov: tuple[np.ndarray, ...]  # per shell, Cov of its leaf estimates at ε = 1
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the leaves lie on the workload's query edges (not Q1's every bin)."""
+        return self.aligned_on is not None
 
     @property
     def min_clamp_bin(self) -> int:
@@ -203,12 +208,83 @@ def _shell_tree(a: int, b: int, levels: int, branch: int, cuts: np.ndarray | Non
     return [np.array([a + round(i * w / m) for i in range(m + 1)], dtype=np.int64) for m in parts]
 
 
+def part_tree(
+    levels: int, branch: int, counts: np.ndarray | None, k: int, parts: np.ndarray
+) -> list[np.ndarray]:
+    """The public tree of stage-2 part ``k`` (bins parts[k]+1..parts[k+1]): :func:`_shell_tree`
+    with the workload's query edges inside the part, or equal splits."""
+    a, b = int(parts[k]), int(parts[k + 1])
+    cuts = None if counts is None else counts[(counts > a) & (counts < b)]
+    return _shell_tree(a, b, levels, branch, cuts)
+
+
+@dataclass(frozen=True, eq=False)
+class _Part:
+    """One part's nodes, leaves, least-squares block and leaf covariance (at ε = 1)."""
+
+    node_lo: np.ndarray
+    node_hi: np.ndarray
+    node_scale: np.ndarray
+    leaves: np.ndarray
+    block: np.ndarray  # (leaves × nodes) least squares
+    cov: np.ndarray  # Cov of the leaf estimates
+
+
+def _part(edges: np.ndarray, tree: list[np.ndarray], tops: np.ndarray | None = None) -> _Part:
+    """A part measured by ``tree`` (λ = len(tree) nested levels): every node gets
+    Lap(g·λ/((1−p)ε)), g the top value of the node, or with ``tops`` (bin-index edges the
+    finest level refines) the top of the ``tops`` interval holding the node — so a leaf cut in
+    pieces keeps its scale, and a record's loss is what it was before the cut."""
+    leaves = tree[-1]
+    n_lo = np.concatenate([t[:-1] for t in tree])
+    n_hi = np.concatenate([t[1:] for t in tree])
+    top = n_hi if tops is None else tops[np.searchsorted(tops, n_hi, side="left")]
+    b1 = edges[top - 1] * len(tree) / (1.0 - LOCATE_SHARE)
+    # Weighted least squares: node i sums the leaves first[i]..end[i]−1 (leaves nest in every
+    # node), so the normal matrix AᵀWA adds w_i on that square block: built from a 2-D
+    # difference array, and (AᵀWA)⁻¹AᵀW from cumulative sums of the inverse's columns —
+    # no dense product (small BLAS products stall on threads under load).
+    L = leaves.size - 1
+    first, end = np.searchsorted(leaves, n_lo), np.searchsorted(leaves, n_hi)
+    w = 1.0 / (2.0 * b1**2)
+    diff = np.zeros((L + 1, L + 1))
+    for r, c, sign in ((first, first, 1.0), (first, end, -1.0), (end, first, -1.0), (end, end, 1.0)):
+        np.add.at(diff, (r, c), sign * w)
+    inverse = np.linalg.inv(diff.cumsum(axis=0).cumsum(axis=1)[:L, :L])
+    cols = np.concatenate((np.zeros((L, 1)), inverse.cumsum(axis=1)), axis=1)
+    # Cov(x̂) = (AᵀΣ⁻¹A)⁻¹ with Σ = diag(2b²)
+    return _Part(n_lo, n_hi, b1, leaves, (cols[:, end] - cols[:, first]) * w[None, :], inverse)
+
+
+def _assemble(
+    domain: Domain, levels: int, aligned_on: np.ndarray | None, shells: np.ndarray,
+    parts: np.ndarray, pieces: list[_Part],
+) -> ClampShellsDesign:  # fmt: skip
+    """The :class:`ClampShellsDesign` of the parts ``pieces``, in order."""
+    node_lo, node_hi, node_scale = (
+        np.concatenate([getattr(p, f) for p in pieces]) for f in ("node_lo", "node_hi", "node_scale")
+    )
+    node_shell = np.concatenate([np.full(p.node_lo.size, k) for k, p in enumerate(pieces)])
+    cell_arr = np.concatenate([[0], *(p.leaves[1:] for p in pieces)]).astype(np.int64)
+    cell_shell = np.concatenate([np.full(p.leaves.size - 1, k) for k, p in enumerate(pieces)])
+    for arr in (shells, parts, cell_arr, node_lo, node_hi, node_shell, node_scale):
+        arr.setflags(write=False)
+    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
+    op = sparse.csr_matrix(sparse.block_diag([p.block for p in pieces], format="csr"))
+    op.sort_indices()
+    e = domain.edges
+    return ClampShellsDesign(
+        domain, levels, aligned_on, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell,
+        node_scale, cell_arr, cell_shell, op, tuple(p.cov for p in pieces),
+    )  # fmt: skip
+
+
 def _build_design(
     domain: Domain, levels: int, branch: int = 2, counts: np.ndarray | None = None
 ) -> ClampShellsDesign:
     """The :class:`ClampShellsDesign` of (U, n, tree depth L, branching B, the query edges
     ``counts`` the leaves align on, or None): public inputs only."""
-    e = domain.edges
     shells = shell_edges(domain.bins)
     n = domain.bins
     # Stage 2 measures bin n on its own: cleaning clips every value above U to U, so a point mass
@@ -216,40 +292,11 @@ def _build_design(
     # does it cost any query below U noise (a record lies in one part either way).
     point = levels <= SHAPE_MAX_LEVELS and n - 1 > shells[-2]
     parts = np.insert(shells, -1, n - 1) if point else shells
-    lo, hi, shell_of, scale, cells, cell_shell = [], [], [], [], [0], []
-    blocks, covs = [], []
-    for k, (a, b) in enumerate(pairwise(parts.tolist())):
-        cuts = None if counts is None else counts[(counts > a) & (counts < b)]
-        tree = _shell_tree(a, b, levels, branch, cuts)
-        leaves = tree[-1]
-        n_lo = np.concatenate([t[:-1] for t in tree])
-        n_hi = np.concatenate([t[1:] for t in tree])
-        b1 = e[n_hi - 1] * len(tree) / (1.0 - LOCATE_SHARE)
-        # node × leaf incidence (leaves nest in every node), weighted least squares
-        A = ((n_lo[:, None] <= leaves[None, :-1]) & (leaves[None, 1:] <= n_hi[:, None])).astype(float)
-        Wt = 1.0 / (2.0 * b1**2)
-        normal = A.T @ (A * Wt[:, None])
-        inverse = np.linalg.inv(normal)
-        blocks.append(inverse @ (A.T * Wt[None, :]))
-        covs.append(inverse)  # Cov(x̂) = (AᵀΣ⁻¹A)⁻¹ with Σ = diag(2b²)
-        lo.append(n_lo)
-        hi.append(n_hi)
-        shell_of.append(np.full(n_lo.size, k))
-        scale.append(b1)
-        cells.extend(leaves[1:].tolist())
-        cell_shell.append(np.full(leaves.size - 1, k))
-    node_lo, node_hi, node_shell, node_scale = (np.concatenate(x) for x in (lo, hi, shell_of, scale))
-    cell_arr = np.array(cells, dtype=np.int64)
-    for arr in (shells, parts, cell_arr, node_lo, node_hi, node_shell, node_scale):
-        arr.setflags(write=False)
-    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
-
-    op = sparse.csr_matrix(sparse.block_diag(blocks, format="csr"))
-    op.sort_indices()
-    return ClampShellsDesign(
-        domain, levels, counts is not None, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell, node_scale, cell_arr,
-        np.concatenate(cell_shell), op, tuple(covs),
-    )
+    pieces = [
+        _part(domain.edges, part_tree(levels, branch, counts, k, parts))
+        for k in range(parts.size - 1)
+    ]
+    return _assemble(domain, levels, counts, shells, parts, pieces)
 
 
 def design_bytes(d: ClampShellsDesign) -> int:
@@ -272,6 +319,63 @@ def design(
     anyone's data."""
     key = (domain, levels, branch, None if counts is None else counts.tobytes())
     return _DESIGNS.get(key, lambda: _build_design(domain, levels, branch, counts))
+
+
+def _part_bytes(p: _Part) -> int:
+    return sum(a.nbytes for a in (p.node_lo, p.node_hi, p.node_scale, p.leaves, p.block, p.cov))
+
+
+# Parts of refined designs (a part's dropped level and cuts: public given stage 1's output and
+# the partition's noisy sums), and refined designs, process-wide and bounded in bytes.
+_PARTS: LRU[_Part] = LRU(2048, limits.MAX_CLAMPSHELLS_CACHE_BYTES // 4, _part_bytes)
+_REFINED: LRU[ClampShellsDesign] = LRU(64, limits.MAX_CLAMPSHELLS_CACHE_BYTES // 4, design_bytes)
+
+
+def refined_design(
+    base: ClampShellsDesign, drop: tuple[int, ...], cuts: tuple[tuple[int, tuple[int, ...]], ...]
+) -> ClampShellsDesign:
+    """``base`` with the finest level of the parts ``drop`` left out (λ − 1 levels, every
+    node's scale g·(λ−1)/((1−p)ε)) and the finest level of part k cut at the bin-index edges
+    ``cuts[k]`` (each piece keeps the Laplace scale of the leaf it was cut from, λ unchanged).
+
+    A record lies in one node per level either way, so its stage-2 loss is at most what it was
+    in ``base``: a cut keeps the scales, and dropping the finest level (the nodes whose tops
+    are the closest above the record, the largest terms e_j/g of the loss) leaves the mean of
+    the smaller terms (:mod:`dpsum_core.mechanisms.clampshells_partition`).
+
+    Privacy
+    -------
+    Public given its arguments: ``drop`` is a function of J*, ``cuts`` of the partition's noisy
+    sums; the cache holds designs, never data.
+    """
+    if not drop and not cuts:
+        return base
+    counts = base.aligned_on
+    key = (base.domain, base.levels, None if counts is None else counts.tobytes(), drop, cuts)
+    return _REFINED.get(key, lambda: _refine(base, counts, drop, dict(cuts)))
+
+
+def _refine(
+    base: ClampShellsDesign, counts: np.ndarray | None, drop: tuple[int, ...],
+    cuts: dict[int, tuple[int, ...]],
+) -> ClampShellsDesign:  # fmt: skip
+    """:func:`refined_design`, uncached (each refined part cached on its own)."""
+    pieces = []
+    for k in range(base.parts.size - 1):
+        def build(k: int = k) -> _Part:
+            tree = part_tree(base.levels, TREE_BRANCH, counts, k, base.parts)
+            if k in drop:
+                tree = tree[:-1]
+            if k not in cuts:
+                return _part(base.domain.edges, tree)
+            tops = tree[-1]
+            finest = np.union1d(tops, np.asarray(cuts[k], np.int64)).astype(np.int64)
+            return _part(base.domain.edges, [*tree[:-1], finest], tops)
+
+        ckey = (base.domain, base.levels, None if counts is None else counts.tobytes(), k,
+                k in drop, cuts.get(k, ()))  # fmt: skip
+        pieces.append(_PARTS.get(ckey, build))
+    return _assemble(base.domain, base.levels, counts, base.shells, base.parts, pieces)
 
 
 def aligned_counts(domain: Domain, levels: int, workload: Workload | None) -> np.ndarray | None:

@@ -39,7 +39,7 @@ def locate_measured(
     pε: one Lap(g_k/(pε)) per shell on the raw shell sums; a record moves one shell by t ≤ g_k.
     """
     exact = stats.interval_sums(d.shells)
-    scale = d.shell_top / (LOCATE_SHARE * epsilon)
+    scale = stage1_scale(d, epsilon)
     z = rng.add_laplace(np.broadcast_to(exact, (trials, exact.size)), scale[None, :])
     significant = z > LOCATE_Z * math.sqrt(2.0) * scale[None, :]
     K = exact.size
@@ -49,6 +49,11 @@ def locate_measured(
         significant.any(axis=1), np.maximum(d.shells[k_hat + 1], d.min_clamp_bin), d.domain.bins
     )
     return j_star.astype(np.int64), z, float(np.max(d.shell_top / scale))
+
+
+def stage1_scale(d: ClampShellsDesign, epsilon: float) -> np.ndarray:
+    """Stage 1's Laplace scale per shell, g_k/(pε) at total budget ``epsilon`` (public)."""
+    return d.shell_top / (LOCATE_SHARE * epsilon)
 
 
 def public_clamp_bin(d: ClampShellsDesign, cap: float) -> int:
@@ -130,7 +135,7 @@ def clamp_law(stats: EdgeStatistics, d: ClampShellsDesign, epsilon: float) -> tu
     J* = n.
     """
     s = stats.interval_sums(d.shells)
-    b = d.shell_top / (LOCATE_SHARE * epsilon)
+    b = stage1_scale(d, epsilon)
     x = LOCATE_Z * math.sqrt(2.0) - s / b
     p, log_q = _laplace_sf(x), _laplace_log_cdf(x)  # significant, and not (in logs)
     none_above = np.exp(np.concatenate((np.cumsum(log_q[::-1])[::-1][1:], [0.0])))

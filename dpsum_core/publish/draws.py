@@ -52,9 +52,9 @@ class DrawOnce:
                 f"the release used {self._next} of its {len(self._kept)} draws (a bug)"
             )
 
-    def last_output(self) -> np.ndarray:
-        """The noisy values of the last draw (the measurement's: public once drawn)."""
-        return self._kept[-1][2].copy()
+    def outputs(self) -> tuple[np.ndarray, ...]:
+        """The noisy values of every draw, in order (public once drawn)."""
+        return tuple(out.copy() for _, _, out in self._kept)
 
     def add_laplace(self, values: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
         values = np.asarray(values, float)

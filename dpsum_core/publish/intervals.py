@@ -103,7 +103,7 @@ def release_intervals(
     epsilon_measure: float,
     raw: np.ndarray,
     published: np.ndarray,
-    draw: np.ndarray,
+    draws: tuple[np.ndarray, ...],
 ) -> Intervals:
     """The interval of every query of one release.
 
@@ -122,8 +122,9 @@ def release_intervals(
         The noisy answers before isotonic regression (unrounded).
     published
         The published answers (the interval is widened to hold them).
-    draw
-        The noisy values of the measurement's draw (RawSum's rows, ClampShells' stage 2).
+    draws
+        The noisy values of every draw of the release, in order; the last is the
+        measurement's (RawSum's rows, ClampShells' stage 2).
 
     Privacy
     -------
@@ -133,6 +134,7 @@ def release_intervals(
     if rule is None:
         raise ValueError(f"no interval rule for {algorithm!r}")
     inputs = IntervalInputs(
-        domain, workload, theta, epsilon, epsilon_measure, np.asarray(raw, float), draw
+        domain, workload, theta, epsilon, epsilon_measure, np.asarray(raw, float), draws[-1],
+        tuple(draws[:-1]),
     )
     return finish(rule.bounds(inputs), np.asarray(published, float), rule.method)

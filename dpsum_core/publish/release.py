@@ -526,7 +526,7 @@ def release_plan(
     bounds = release_intervals(
         plan.algorithm, config.domain, make_workload(config.workload, config.domain),
         theta=theta, epsilon=plan.epsilon, epsilon_measure=plan.epsilon_measure,
-        raw=run.answers[0], published=shown, draw=source.last_output(),
+        raw=run.answers[0], published=shown, draws=source.outputs(),
     )  # fmt: skip
     return Release(
         thresholds=make_workload(plan.config.workload, plan.config.domain).thresholds.copy(),

@@ -159,8 +159,13 @@ def test_capped_release_interval_uses_the_noise_of_all_of_epsilon():
     theta = float(domain.edges[511])  # J* = 512, a shell edge
     draw = np.ones(int(np.sum(d.node_shell < d.shells_below(512))))
     raw = np.zeros(workload.thresholds.size)
+    # uncapped, the partition's draw says where the leaves were cut: all zeros, no cut
+    from dpsum_core.mechanisms.clampshells_partition import partition_scale, stage2_design
+
+    measured = int(np.isfinite(partition_scale(stage2_design(d, 512, ()), 512, 0.1)).sum())
+    earlier = (np.zeros(d.shells.size - 1), np.zeros(measured))
     plain = clampshells_bounds(IntervalInputs(domain, workload, theta, 0.1,
-                                              (1 - cs.LOCATE_SHARE) * 0.1, raw, draw))
+                                              (1 - cs.LOCATE_SHARE) * 0.1, raw, draw, earlier))
     capped = clampshells_bounds(IntervalInputs(domain, workload, theta, 0.1, 0.1, raw, draw))
     np.testing.assert_allclose(capped.lo_sd, (1 - cs.LOCATE_SHARE) * plain.lo_sd, rtol=1e-12)
     np.testing.assert_allclose(capped.hi, plain.hi, rtol=1e-12)

@@ -36,9 +36,10 @@ SMALL = ROOT / "sample_data" / "incomes_small.csv"
 CONFIG = ExperimentConfig(workload="Q3", epsilon=0.5, truncation_params=TruncationParams(theta=150_000.0))
 # Draws of the threshold step (SVT: the noisy threshold and the noisy queries; recursive: the
 # noisy crossover; none, fixed, posthoc: none) and of the measurement (one Laplace vector;
-# ClampShells two: its inside θ stage and the measurement).
+# ClampShells three at ε = 0.5: its inside θ stage, the partition (from tree depth 1) and the
+# measurement).
 THETA_DRAWS = {"none": 0, "fixed": 0, "svt": 2, "recursive": 1, "posthoc": 0, "inside": 0}
-MEASURE_DRAWS = {"clampshells": 2}
+MEASURE_DRAWS = {"clampshells": 3}
 CASES = [
     (alg, trunc)
     for alg in ALGORITHMS
