@@ -247,7 +247,7 @@ def clampshells(
     else:  # a public cap: θ* without stage 1 (nothing measured, nothing spent)
         j_star, z1, spent_locate = np.full(trials, public_clamp_bin(d, cap), np.int64), None, 0.0
     theta_star = inputs.domain.edges[j_star - 1]
-    if partitioned(d, cap):
+    if z1 is not None and partitioned(d, cap):  # (no stage 1 with a public cap)
         answers, worst = _partitioned(inputs, stats, d, j_star, z1, epsilon=epsilon, rng=noise)
         return Measurement(answers, worst - spent_locate, theta_star, epsilon_theta=spent_locate)
     eps2 = stage2_epsilon(epsilon, cap)
