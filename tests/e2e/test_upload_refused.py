@@ -45,3 +45,35 @@ def test_a_refused_file_is_not_left_in_the_box(page, server) -> None:
     wait_idle(page)
     assert box.locator(CHIP).count() == 1 and page.locator(ERROR).count() == 0
     assert_clean(page)
+
+
+def test_a_file_above_the_upload_limit_is_said_and_not_left_in_the_box(page, server,
+                                                                       tmp_path) -> None:
+    """The browser refuses a file above server.maxUploadSize by itself (the app was never
+    told): the red "File must be 200.0MB or smaller" file stayed in the box with no error
+    saying what to do. Now the error under the box says it, the box is reset, and the data in
+    use stays. Twice, so that the second reset (the uploader's limit given back) works too."""
+    big = tmp_path / "big.csv"
+    with big.open("wb") as f:
+        f.truncate(201 * 2**20)  # sparse: 201 MB long, no disk used, never read
+    open_app(page, server.url)
+    goto_page(page, "Data")
+    upload_data(page, upload_payload("good.csv", GOOD))
+    page.get_by_text("Set U for good.csv").wait_for()
+    wait_idle(page)
+    box = page.locator(key("data_upload"))
+    for _ in range(2):
+        box.locator("input[type=file]").set_input_files(str(big))
+        error = page.locator(ERROR, has_text="larger than the 200 MB upload limit")
+        error.wait_for()
+        wait_idle(page)
+        assert box.locator(CHIP).count() == 0, box.inner_text()  # old: the red file stayed
+        assert "dpsum run --engine duckdb" in error.inner_text()  # what to do
+        page.get_by_text("In use: good.csv").wait_for()
+        page.get_by_text("Your previous data is still loaded.").wait_for()
+        assert page.locator(key("data_upload_too_big")).is_hidden()  # the script's button
+    box.locator("input[type=file]").set_input_files(upload_payload("good2.csv", GOOD))
+    page.get_by_text("Set U for good2.csv").wait_for()
+    wait_idle(page)
+    assert box.locator(CHIP).count() == 1 and page.locator(ERROR).count() == 0
+    assert_clean(page)
