@@ -267,9 +267,10 @@ with data_col:
             "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
             "are set to U; a '$' sign, '_' and spaces are removed from numbers written as text "
-            "($1,234.50 is read as 1234.5), and numbers written with a decimal comma or "
-            "thousands separators are read in one format per column. This is a fixed public rule applied to each record on its "
-            "own, so it costs no privacy — and nothing is changed silently. With a column "
+            "($1,234.50 is read as 1234.5), and a number written with a decimal comma or "
+            "thousands separators is read from its own cell (where both formats could read it, "
+            "from the file's delimiter: ';' files write decimal commas). This is a fixed public "
+            "rule applied to each record on its own, so it costs no privacy — and nothing is changed silently. With a column "
             "identifying people, the usable rows of each person are summed first, and the "
             "person's total is what is clipped: rows without an identifier are dropped."
         )
