@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from dpsum_core.data.backends.dialect import Dialect
 from dpsum_core.data.cleaning import _EU_INTEGER, _EU_INTEGER_ONLY
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataStatisticError
 from dpsum_core.text import counted
 
 
@@ -45,7 +45,7 @@ def refuse_number_formats(query: Callable[[str], list], relation: str, col: str,
         found.append(f"{counted(int(dotted), 'number')} written with dots between thousands "
                      f"({example})")  # fmt: skip
     if found:
-        raise DataError(
+        raise DataStatisticError(
             f"column {column!r} of {name} has {' and '.join(found)}: the duckdb and spark "
             "engines read plain numbers only. Export the column with '.' decimals and no "
             "separators, or use --engine memory, which reads and reports these forms."

@@ -33,7 +33,7 @@ from dpsum_core.data.exact import to_units
 from dpsum_core.data.identifiers import SAMPLE_ROWS, Judged, judge_columns, value_choices
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
-from dpsum_core.errors import DataError, ParameterError
+from dpsum_core.errors import DataError, DataStatisticError, ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -455,7 +455,7 @@ class SQLBackend:
         if report.rows_read == 0:
             raise DataError(f"{self.name} has a header but no rows of data.")
         if report.rows_kept == 0:
-            raise DataError(
+            raise DataStatisticError(
                 "no numeric values left after cleaning "
                 f"({report.rows_read:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
                 f"{report.dropped_missing:,} empty): choose a column that holds numbers."
