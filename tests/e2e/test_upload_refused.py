@@ -22,6 +22,11 @@ pytestmark = pytest.mark.e2e
 
 GOOD = b"amount\n" + b"".join(f"{10 + i % 90}\n".encode() for i in range(200))
 CHIP = '[data-testid="stFileChip"]'  # a file listed in the box
+RED = '.st-key-data_upload [data-testid="stFileChip"][aria-invalid="true"]'  # refused there
+# Notes that a red file appeared in the planning uploader, however briefly.
+_SEE_RED = f"""() => new MutationObserver(() => {{
+  if (document.querySelector('{RED}')) window.__dpsumSawRed = true;
+}}).observe(document.body, {{childList: true, subtree: true}})"""
 
 
 def test_a_refused_file_is_not_left_in_the_box(page, server) -> None:
@@ -62,8 +67,12 @@ def test_a_file_above_the_upload_limit_is_said_and_not_left_in_the_box(page, ser
     page.get_by_text("Set U for good.csv").wait_for()
     wait_idle(page)
     box = page.locator(key("data_upload"))
+    page.evaluate(_SEE_RED)
     for _ in range(2):
+        page.evaluate("window.__dpsumSawRed = false")
         box.locator("input[type=file]").set_input_files(str(big))
+        # the red file came and went (the first refusal's error is still shown meanwhile)
+        page.wait_for_function(f"() => window.__dpsumSawRed && !document.querySelector('{RED}')")
         error = page.locator(ERROR, has_text="larger than the 200 MB upload limit")
         error.wait_for()
         wait_idle(page)
