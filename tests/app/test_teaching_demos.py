@@ -107,7 +107,8 @@ def test_repeated_noisy_answers_come_from_the_seed_and_spread_as_the_noise_says(
 
 def test_the_star_shows_its_noisy_answers_from_the_first_view() -> None:
     """Reviewers saw the demonstration empty until another algorithm was picked: the ★
-    (ClampShells on the first view) chooses its own θ, and its answers were not drawn at all.
+    (ClampShells on the first view; RawSum for some settings) chooses its own θ, and its
+    answers were not drawn at all.
     They are drawn as a run draws them, at its own θ: the same five at every slider θ."""
     at = new_app()
     at.run()
@@ -127,12 +128,12 @@ def test_the_star_shows_its_noisy_answers_from_the_first_view() -> None:
     # The answers are the algorithm's run at its whole ε, from the page's seed stream.
     config = ExperimentConfig(workload=str(at.session_state["workload_kind"]),
                               epsilon=float(at.session_state["epsilon"]), bins=1000,
-                              upper=800_000.0, algorithms=("clampshells",))  # fmt: skip
+                              upper=800_000.0, algorithms=(control.value,))  # fmt: skip
     query = [float(t) for t in make_workload(config.workload, config.domain).thresholds].index(
         float(np.asarray(at.select_slider(key="teach_query").value)))
     values = pd.read_csv(ROOT / "sample_data" / "incomes.csv")["income"]
     data = make_dataset(values, upper=800_000.0, name="incomes.csv", column="income")
-    direct = noisy_answers(data, config, query=query, algorithm="clampshells",
+    direct = noisy_answers(data, config, query=query, algorithm=control.value,
                            grid=np.asarray(thetas), eps_m=config.epsilon)  # fmt: skip
     assert direct.answers.tolist() == draws["answers"]
     assert direct.cuts is not None and direct.typical is not None
