@@ -8,7 +8,7 @@ from dpsum_core import limits
 from dpsum_core.errors import DataError
 from dpsum_core.plots.style import file_stem
 from dpsum_core.text import escape_name
-from dpsum_ui import compute, explorer, guide, present, server_data, state, widgets
+from dpsum_ui import compute, explorer, guide, oversize, present, server_data, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.identifiers import (
     column_note,
@@ -86,6 +86,7 @@ def release_data_section() -> None:
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows; kept in this "
             f"session's memory only. {UPLOAD_HELP_FORMATS}",
         )
+        oversize.watch(K.RELEASE_DATA_UPLOAD, "release")  # refused by the browser: said
         kept_file("release", K.RELEASE_DATA_UPLOAD, K.RELEASE_DATA_UPLOAD_REMOVE)
         if message := state.upload_error("release"):
             st.error(message)
@@ -194,6 +195,7 @@ with data_col:
             help=f"Up to {limits.MAX_UPLOAD_MB} MB and {limits.MAX_ROWS:,} rows. "
             f"{UPLOAD_HELP_FORMATS}",
         )
+        oversize.watch(K.DATA_UPLOAD, "planning")  # a file the browser refused: said below
         kept_file("planning", K.DATA_UPLOAD, K.DATA_UPLOAD_REMOVE)
         st.caption(
             "🔒 An uploaded file stays in this session's memory only: it is not saved to disk "
@@ -265,9 +267,10 @@ with data_col:
             "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "
             "are set to U; a '$' sign, '_' and spaces are removed from numbers written as text "
-            "($1,234.50 is read as 1234.5), and numbers written with a decimal comma or "
-            "thousands separators are read in one format per column. This is a fixed public rule applied to each record on its "
-            "own, so it costs no privacy — and nothing is changed silently. With a column "
+            "($1,234.50 is read as 1234.5), and a number written with a decimal comma or "
+            "thousands separators is read from its own cell (where both formats could read it, "
+            "from the file's delimiter: ';' files write decimal commas). This is a fixed public "
+            "rule applied to each record on its own, so it costs no privacy — and nothing is changed silently. With a column "
             "identifying people, the usable rows of each person are summed first, and the "
             "person's total is what is clipped: rows without an identifier are dropped."
         )

@@ -19,11 +19,11 @@ from dpsum_core.cli_parser import EXIT_USAGE, build_parser
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
-from dpsum_core.errors import DpsumError, ParameterError
+from dpsum_core.errors import DataStatisticError, DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_label
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, with_notice
+from dpsum_core.simulate.notice import NOT_FOR_PUBLICATION, UNNOISED, with_notice
 from dpsum_core.text import counted, large_epsilon, number
 from dpsum_core.truncation.params import PAPER, PARAMETERS, TruncationParams
 
@@ -47,10 +47,8 @@ def _check_domain(args: argparse.Namespace, data, domain) -> None:
     the outputs.
     """
     default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
-    for message in domain_warnings(data, domain):
-        # exact counts, like the cleaning report: marked, for the operator only
-        print(f"dpsum: warning (not for publication, computed without noise): {message}{default}",
-              file=sys.stderr)  # fmt: skip
+    for message in domain_warnings(data, domain):  # exact counts: marked, as the cleaning report
+        print(f"dpsum: warning {UNNOISED}: {message}{default}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,16 +63,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "release":
             return _release(args)
         return _reproduce(args)
-    except DpsumError as exc:
-        print(f"dpsum: error: {exc}", file=sys.stderr)
+    except DpsumError as exc:  # a refusal stating an exact count of the data is marked
+        mark = f" {UNNOISED}" if isinstance(exc, DataStatisticError) else ""
+        print(f"dpsum: error{mark}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(
-            f"dpsum: error: cannot write output ({exc.strerror or exc}): {exc.filename or ''}".rstrip(
-                ": "
-            ),
-            file=sys.stderr,
-        )
+        where = f"cannot write output ({exc.strerror or exc}): {exc.filename or ''}".rstrip(": ")
+        print(f"dpsum: error: {where}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         if args.debug:
@@ -191,8 +186,9 @@ def _release(args: argparse.Namespace) -> int:
 
     Privacy
     -------
-    stdout and the output folder get only what may be published; the cleaning report and
-    domain warnings (computed from the data without noise) go to stderr, marked. Under the
+    stdout and the output folder get only what may be published; every line stating the data
+    (the cleaning report, domain warnings, the default column's note, a refusal's counts:
+    computed without noise) goes to stderr, marked. Under the
     ledger's lock: bind to the data's content (cleaned (identifier, value) rows, hashed by the
     engine in the scan that reads them; an older ledger bound to the file's bytes is checked by
     ledger.source_fingerprint, then upgraded), settle the total,
@@ -426,8 +422,9 @@ def _read(
         choices = len(source.numeric_columns)
         _check_unit(source.identifiers if check_unit else ())
     if args.column is None and (choices > 1 or skipped):  # a choice was made: say which, why
-        note = default_column_note(source.column, skipped, option="--column")
-        print(f"dpsum: note: {note}" if release else note, file=sys.stderr if release else sys.stdout)
+        note = default_column_note(source.column, skipped, option="--column")  # judged on rows
+        print(f"dpsum: note {UNNOISED}: {note}" if release else note,
+              file=sys.stderr if release else sys.stdout)  # fmt: skip
     return source
 
 

@@ -11,5 +11,11 @@ class DataError(DpsumError):
     """The data could not be read or holds nothing usable."""
 
 
+class DataStatisticError(DataError):
+    """A :class:`DataError` whose message states an exact statistic of the data (a number of
+    rows, of cells, of records): the CLI marks it "not for publication, computed without
+    noise", as it marks the cleaning report."""
+
+
 class ParameterError(DpsumError, ValueError):
     """A parameter is outside its allowed range or malformed."""

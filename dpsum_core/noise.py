@@ -1,10 +1,11 @@
-"""Where Laplace noise comes from: numpy for simulation, or any hardened source for a release.
+"""Where Laplace noise comes from: numpy for simulation, OpenDP's sampler for a release.
 
 Every mechanism and threshold choice adds noise through one operation, ``add_laplace(values,
 scale)``: the noisy values ``values + Lap(scale)`` element-wise. Simulation draws it from a
-seeded numpy ``Generator``; a release passes a source whose samplers are hardened against
-floating-point attacks (Mironov 2012), which needs the *exact* value inside the sampler — hence
-"add noise to these values", never "give me noise to add".
+seeded numpy ``Generator``; a release draws from :class:`OpenDPNoise` only (the library
+refuses any other source: :func:`dpsum_core.publish.draws.hardened`), whose sampler is
+hardened against floating-point attacks (Mironov 2012), which needs the *exact* value inside
+the sampler — hence "add noise to these values", never "give me noise to add".
 """
 
 from __future__ import annotations

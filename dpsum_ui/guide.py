@@ -51,8 +51,8 @@ TEXTS: dict[str, str] = {
         "The page opens on the **★** algorithm; RawSum and ClampShells choose their own θ "
         "(θ then shows where they would cut), the others cut at the θ you move. "
         "Below the boxes: add one person with a huge value (without truncation the answer "
-        "jumps by all of it, truncated by at most θ), and five noisy answers at this θ next "
-        "to the true answer."
+        "jumps by all of it, truncated by at most θ), and five noisy answers next to the true "
+        "answer (at this θ; for RawSum and ClampShells at the θ each chose)."
     ),
     "compare": (
         "**Step 4 · compare.** The paper's grid: every algorithm with every way of choosing θ, "

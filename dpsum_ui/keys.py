@@ -14,6 +14,8 @@ Data page (app_pages/data.py)
     ``data_upload``        file_uploader: CSV / TSV / Parquet
     ``data_upload_remove`` button: stop using the uploaded file (shown while the uploader box
                            is empty and a file is in use, e.g. after visiting another page)
+    ``data_upload_too_big``  button, hidden: pressed by dpsum_ui.oversize's script when the
+                           browser refuses a file above the upload limit (the page says so)
     ``data_server``        selectbox: a file or folder in the data directory (server datasets)
     ``data_server_path``   text_input: or a relative path inside the data directory
     ``data_column``        selectbox: numeric column of the current table
@@ -25,6 +27,7 @@ Data page (app_pages/data.py)
     ``release_data_upload``  file_uploader: the release dataset's file (CSV / TSV / Parquet)
     ``release_data_upload_remove``  button: stop using the uploaded release file (as
                            ``data_upload_remove``)
+    ``release_data_upload_too_big``  button, hidden: as ``data_upload_too_big``
     ``release_data_column``  selectbox: the release dataset's numeric column
     ``release_id_column``  selectbox: the release dataset's own unit of privacy, ``None`` until
                            chosen, :data:`~dpsum_ui.datasets.ONE_ROW` or the identifier column
@@ -141,6 +144,7 @@ DATA_SOURCE = "data_source"
 DATA_SAMPLE = "data_sample"
 DATA_UPLOAD = "data_upload"
 DATA_UPLOAD_REMOVE = "data_upload_remove"
+DATA_UPLOAD_TOO_BIG = "data_upload_too_big"
 DATA_COLUMN = "data_column"
 DATA_ID_COLUMN = "data_id_column"
 DATA_SERVER = "data_server"
@@ -149,6 +153,7 @@ RELEASE_DATA = "release_data"
 RELEASE_DATA_SAMPLE = "release_data_sample"
 RELEASE_DATA_UPLOAD = "release_data_upload"
 RELEASE_DATA_UPLOAD_REMOVE = "release_data_upload_remove"
+RELEASE_DATA_UPLOAD_TOO_BIG = "release_data_upload_too_big"
 RELEASE_DATA_COLUMN = "release_data_column"
 RELEASE_ID_COLUMN = "release_id_column"
 DOMAIN_UPPER = "domain_upper"

@@ -40,6 +40,9 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 /* warmup.py: the chart library's import script, and unsaved.py's "Leave site?" script, run
    at once, shown nowhere: the slot and its wrapper (else the sidebar's gap shows). */
 .st-key-chart_library_slot, div:has(> .st-key-chart_library_slot) { display: none; }
+/* oversize.py: the hidden buttons its script presses when the browser refuses a file above
+   the upload limit, shown nowhere. */
+[class*="_too_big_slot"], div:has(> [class*="_too_big_slot"]) { display: none; }
 </style>
 """
 

@@ -14,7 +14,6 @@ import plotly.graph_objects as go
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms.matrix import tamm_public_grid
 from dpsum_core.mechanisms.registry import ALGORITHMS, OWN_THETA, get, label
 from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.sqm import sqm_scale
@@ -24,13 +23,13 @@ from dpsum_core.plots.export import IMAGE_SIZE, marked
 from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.experiment import inputs_for
 from dpsum_core.text import counted, escape_name, unit_nouns
 
 from . import compute, figs, memo, present, state
 from . import keys as K
+from .draws import draws_payload, noisy_answers
 from .lesson import figure_json, lesson_html, lesson_shell, markdown_html, plotly_url
-from .noise_record import Recorder, answer_scale, one_draw_scale
+from .noise_record import answer_scale
 from .page import Link
 from .passes import with_passes
 from .share import ViewParams
@@ -192,9 +191,12 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     single = make_workload(f"values:{tau!r}", domain)
     scales = sqm_scale(single, grid[:, None], epsilon_measure=eps_m)[:, 0]
     at = int(np.argmin(np.abs(grid - theta)))
-    drawn = noisy_answers(data, config, query=query, algorithm=algorithm, grid=grid, eps_m=eps_m)
+    drawn = _memo(data, (*state.result_key(data, config), "draws", query, algorithm, eps_m,
+                         tuple(float(t) for t in grid)),
+                  lambda: with_passes(data, lambda d: noisy_answers(
+                      d, config, query=query, algorithm=algorithm, grid=grid, eps_m=eps_m)))
     # this answer's Laplace scale at each θ, as the algorithm's noise has it (None: combined)
-    laplace = answer_scale(None if drawn is None else drawn[1], table["variance"].to_numpy())
+    laplace = answer_scale(drawn.scale, table["variance"].to_numpy())
     noise: list[float | None] = ([float(b) for b in laplace] if laplace is not None
                                  else [None] * len(grid))  # fmt: skip
     # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
@@ -250,11 +252,10 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
             theta_by=rule, units=unit_nouns(data.report.id_column is not None),
         )
-        answers = None if drawn is None else drawn[0]
         own = label(algorithm) if alg.runs_once else None
         return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
                                                    truth=truth, own=own),
-                "draws": draws_payload(table, answers, truth=truth, algorithm=algorithm,
+                "draws": draws_payload(table, drawn, truth=truth, algorithm=algorithm,
                                        name=data.name, seed=config.seed)}
 
     # Built once per view, and once for every session on public data (dpsum_ui.memo).
@@ -271,53 +272,6 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
 def _memo(data: Statistics, key: tuple, build: Callable[[], T]) -> T:
     """``build()`` once per key in this session, and once for every session on public data."""
     return state.memo("figure", key, lambda: memo.shared(data, ("figure", key), build))
-
-
-DRAWS = 5  # noisy answers drawn at each grid θ (the lesson's spread)
-# The teaching draws' own stream purpose (dpsum_core.simulate.streams: a run's purposes are the
-# algorithms' stream ids, below 100), so that they never repeat a run's noise.
-_DRAWS_STREAM = 100
-
-
-Draws = tuple[np.ndarray, np.ndarray | None]  # answers (θ × draws), one draw's scale per θ
-
-
-def noisy_answers(data: Statistics, config: ExperimentConfig, *, query: int,
-                  algorithm: str, grid: np.ndarray, eps_m: float) -> Draws | None:
-    """:data:`DRAWS` noisy answers of query ``query`` by ``algorithm`` at each θ of ``grid``
-    (shape: θ × draws), measured as a run measures, at a fixed θ with budget ``eps_m``, and
-    the Laplace scale the algorithm gave this answer at each θ if it added one draw per answer
-    (:func:`dpsum_ui.noise_record.one_draw_scale`, else None); None for an algorithm that
-    chooses its own θ (RawSum, ClampShells: the slider's θ is not theirs).
-
-    Every draw comes from the configured seed: one numpy stream per (seed, algorithm), the
-    stream purpose :data:`_DRAWS_STREAM` (the same seed draws the same answers).
-
-    Privacy
-    -------
-    A simulation for the people allowed to see the data (numpy's sampler, seeded): on an upload
-    it shows that user noisy answers of their own data; shared between sessions only on public
-    data (:mod:`dpsum_ui.memo`). Never a release.
-    """  # fmt: skip
-    alg = get(algorithm)
-    if alg.runs_once:
-        return None
-    thetas = np.repeat(np.asarray(grid, dtype=float), DRAWS)
-    key = (*state.result_key(data, config), "draws", query, algorithm, eps_m,
-           tuple(float(t) for t in grid))  # fmt: skip
-
-    def draw(d: Statistics) -> Draws:
-        inputs = inputs_for(d, config)
-        theta = thetas[:, None] * np.ones(inputs.workload.size) if alg.per_query else thetas
-        noise = Recorder(np.random.default_rng(
-            np.random.SeedSequence(config.seed, spawn_key=(_DRAWS_STREAM, alg.stream_id))))
-        with tamm_public_grid(inputs.workload, config.domain, np.asarray(grid, dtype=float)):
-            measured = alg.run(inputs, theta, epsilon=eps_m, rng=noise)
-        scale = one_draw_scale(noise.calls, measured.answers.shape, query)
-        answers = np.asarray(measured.answers[:, query], dtype=float).reshape(len(grid), DRAWS)
-        return answers, None if scale is None else scale[::DRAWS]
-
-    return _memo(data, key, lambda: with_passes(data, draw))
 
 
 def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float,
@@ -357,33 +311,6 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
         "outro": "The noise must cover the largest move one person can cause: τ without "
         "truncation (U for the whole sum), min(θ, τ) with it. So truncating at θ lets the noise "
         "be scaled to θ instead of τ.",
-    }
-
-
-def draws_payload(table: pd.DataFrame, answers: np.ndarray | None, *, truth: float,
-                  algorithm: str, name: str, seed: int) -> dict:
-    """The repeated noisy answers at every grid θ next to the true answer, in words and as
-    positions on a line (what the lesson frame draws)."""
-    money = present.money
-    if answers is None:
-        return {"title": "Repeated noisy answers",
-                "note": f"{label(algorithm)} chooses its own θ, so the slider's θ is not "
-                "its θ: pick another algorithm to see noisy answers at this θ."}  # fmt: skip
-    centre = (truth + table["truncation_bias"] + table["binning_bias"]).to_numpy(dtype=float)
-    return {
-        "title": f"{DRAWS} noisy answers at this θ",
-        "note": f"Illustrations on {name}: {label(algorithm)} answered q_τ {DRAWS} times with "
-        f"fresh noise at each θ, drawn with seed {seed} (the same seed draws the same answers). "
-        "A release draws once, with no seed.",
-        "truth": truth,
-        "truth_text": f"true answer {money(truth)}",
-        "centre": [float(c) for c in centre],
-        # the expected centre, not these draws' mean (five draws scatter around it)
-        "centre_text": [f"expected centre {money(c)} (true answer + biases); these {DRAWS} "
-                        f"average {money(float(np.mean(row)))}"
-                        for c, row in zip(centre, answers, strict=True)],
-        "answers": [[float(a) for a in row] for row in answers],
-        "answers_text": [", ".join(money(float(a)) for a in row) for row in answers],
     }
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpsum_core import limits
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataError, DataStatisticError
 
 SAMPLE_CELLS = 200_000
 """Cells of a table's first rows parsed to list its columns (20 to 1,000 rows, by its width)."""
@@ -37,7 +37,7 @@ def check_present(columns: list[str], names: list[str], name: str) -> None:
 def check_shape(rows: int, columns: int, name: str) -> None:
     """Refuse a table of more than ``limits.MAX_ROWS`` rows or ``MAX_COLUMNS`` columns."""
     if rows > limits.MAX_ROWS:
-        raise DataError(
+        raise DataStatisticError(
             f"{name} has {rows:,} rows, more than the {limits.MAX_ROWS:,} this tool "
             "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
         )
@@ -51,7 +51,7 @@ def check_shape(rows: int, columns: int, name: str) -> None:
 def check_decoded(nbytes: int, name: str) -> None:
     """Refuse a decode estimated above ``limits.MAX_DECODED_MB``."""
     if nbytes > limits.MAX_DECODED_MB * 2**20:
-        raise DataError(
+        raise DataStatisticError(
             f"{name} decodes to about {nbytes / 2**20:,.0f} MB, more than the "
             f"{limits.MAX_DECODED_MB:,} MB this tool decodes: keep only the column you need "
             "(or sample the rows), or use the DuckDB engine (--engine duckdb)."

@@ -17,7 +17,7 @@ from dpsum_core import limits
 from dpsum_core.checkpoint import checkpoint
 from dpsum_core.data.content import Content, content_of
 from dpsum_core.data.identifiers import Judged, judge_columns, named_like_identifier
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataStatisticError
 from dpsum_core.text import counted
 from dpsum_core.validation import check_upper
 
@@ -403,7 +403,7 @@ def clean(
     series = pd.Series(raw) if not isinstance(raw, pd.Series) else raw
     rows = len(series)
     if rows > limits.MAX_ROWS:
-        raise DataError(
+        raise DataStatisticError(
             f"{rows:,} rows is more than the {limits.MAX_ROWS:,} this tool handles: sample the data."
         )
     missing = series.isna().to_numpy()
@@ -451,7 +451,7 @@ def clean(
         negative_rows=int((parsed[used] < 0).sum()) if ids is not None else 0,
     )
     if values.size == 0:
-        raise DataError(
+        raise DataStatisticError(
             "no numeric values left after cleaning "
             f"({rows:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
             f"{report.dropped_missing:,} empty): choose a column that holds numbers."

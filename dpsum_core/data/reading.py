@@ -30,7 +30,7 @@ from dpsum_core.data.cleaning import DELIMITER, column_ranking, decimal_comma_hi
 from dpsum_core.data.dataset import Dataset, make_dataset
 from dpsum_core.data.identifiers import SAMPLE_ROWS, judge_columns, value_choices
 from dpsum_core.data.parquet import parquet_head, parquet_rows, read_parquet
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataError, DataStatisticError
 
 _DELIMITERS = ",;\t|"
 Source = str | os.PathLike | IO[bytes] | bytes
@@ -395,7 +395,7 @@ def text_delimiter(head: bytes, name: str) -> str:
 
 def _check_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if len(df) > limits.MAX_ROWS:
-        raise DataError(
+        raise DataStatisticError(
             f"{base_name(label)} has {len(df):,} rows, more than the {limits.MAX_ROWS:,} this tool "
             "handles in memory: sample the rows first, or use the DuckDB engine (--engine duckdb)."
         )

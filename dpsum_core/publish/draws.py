@@ -1,10 +1,35 @@
-"""A noise source that draws each quantity of a release once (:class:`DrawOnce`)."""
+"""Where a release's draws come from: dpsum's own OpenDP source only (:func:`hardened`), each
+quantity drawn once (:class:`DrawOnce`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from dpsum_core.noise import Noise
+from dpsum_core.errors import ParameterError
+from dpsum_core.noise import Noise, OpenDPNoise
+
+
+def hardened(noise: object = None) -> Noise:
+    """The noise source of a release: dpsum's own OpenDP source, and nothing else.
+
+    Raises
+    ------
+    ParameterError
+        For anything but ``None`` (a new :class:`~dpsum_core.noise.OpenDPNoise`) or an
+        ``OpenDPNoise`` itself (not a subclass: its sampler could be anything): a numpy
+        Generator, :class:`~dpsum_core.noise.SimulatedNoise` or any other object with an
+        ``add_laplace``, since a seeded or home-made source would make the noise reproducible
+        (two releases with one seed are identical) or unhardened. A ``ValueError``.
+    """
+    if noise is None:
+        return OpenDPNoise()
+    if type(noise) is OpenDPNoise:
+        return noise
+    raise ParameterError(
+        f"a release takes no seed and no noise source but dpsum's own (got "
+        f"{type(noise).__name__}): its noise comes from OpenDP's samplers and the operating "
+        "system's entropy, so leave noise out (seeded simulations are for run)"
+    )
 
 
 class DrawOnce:

@@ -45,8 +45,8 @@ from dpsum_core.mechanisms.recommend import resolve_for_release
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.workloads import make_workload
-from dpsum_core.noise import Noise, OpenDPNoise, SimulatedNoise
-from dpsum_core.publish.draws import DrawOnce
+from dpsum_core.noise import Noise, OpenDPNoise
+from dpsum_core.publish.draws import DrawOnce, hardened
 from dpsum_core.publish.intervals import Intervals, release_intervals
 from dpsum_core.simulate.budget import theta_fraction
 from dpsum_core.simulate.config import ExperimentConfig
@@ -411,25 +411,6 @@ class Release:
         }
 
 
-def hardened(noise: Noise | None = None) -> Noise:
-    """The noise source of a release: OpenDP's by default, never numpy's.
-
-    Raises
-    ------
-    ParameterError
-        For a numpy Generator or :class:`~dpsum_core.noise.SimulatedNoise`: a release takes no
-        seed and does not use numpy's (unhardened, reproducible) sampler.
-    """
-    if noise is None:
-        return OpenDPNoise()
-    if isinstance(noise, (np.random.Generator, SimulatedNoise)) or not isinstance(noise, Noise):
-        raise ParameterError(
-            "a release takes no seed and no numpy generator: its noise comes from OpenDP's "
-            "samplers and the operating system's entropy (seeded simulations are for run)"
-        )
-    return noise
-
-
 def release(
     data: Statistics,
     config: ExperimentConfig,
@@ -437,7 +418,7 @@ def release(
     algorithm: str,
     truncation: str | None,
     isotonic: bool = True,
-    noise: Noise | None = None,
+    noise: OpenDPNoise | None = None,
     extend: Extend | None = None,
 ) -> Release:
     """Release the workload of ``config`` once, with one algorithm and one truncation method.
@@ -452,8 +433,9 @@ def release(
     algorithm, truncation, isotonic
         See :func:`plan_release`.
     noise
-        The noise source, :class:`~dpsum_core.noise.OpenDPNoise` by default (tests pass a
-        wrapper around it); seeded numpy noise is refused (:func:`hardened`).
+        Leave it out: a new :class:`~dpsum_core.noise.OpenDPNoise`. Any other source (a
+        seeded numpy generator, a wrapper with an ``add_laplace``) is refused
+        (:func:`~dpsum_core.publish.draws.hardened`): a release takes no seed.
     extend
         With a data summary: the backend's second pass (``backend.extend``).
 
@@ -490,20 +472,28 @@ def release_plan(
     data: Statistics,
     plan: ReleasePlan,
     *,
-    noise: Noise | None = None,
+    noise: OpenDPNoise | None = None,
     extend: Extend | None = None,
 ) -> Release:
     """:func:`release` of an already validated plan (the app confirms a plan, then releases it).
 
     ``data`` is a :class:`~dpsum_core.data.dataset.Dataset` or a
     :class:`~dpsum_core.data.summary.DataSummary` with ``extend`` the backend's second pass
-    (``backend.extend``; see :func:`summary_for`).
+    (``backend.extend``; see :func:`summary_for`); ``noise``: as in :func:`release`.
 
     Privacy
     -------
     See :func:`release`; a second pass never redraws anything (:class:`DrawOnce`).
     """
-    source = DrawOnce(hardened(noise))
+    return _release_with(data, plan, hardened(noise), extend)
+
+
+def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
+                  extend: Extend | None) -> Release:
+    """:func:`release_plan` drawing from ``noise`` as it is, unchecked: private, for the
+    tests' spies and fixed sources (exact loss, interval coverage); every caller of the
+    library goes through :func:`~dpsum_core.publish.draws.hardened`."""
+    source = DrawOnce(noise)
     for _ in range(limits.SUMMARY_MAX_PASSES):
         source.rewind()
         try:

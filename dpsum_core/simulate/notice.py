@@ -17,6 +17,11 @@ NOT_FOR_PUBLICATION = (
 )
 
 
+# The mark of a line on stderr that states exact statistics of the data (the cleaning report,
+# the domain warnings, a refusal's counts): for the operator, never published.
+UNNOISED = "(not for publication, computed without noise)"
+
+
 def with_notice(info: dict) -> dict:
     """``info`` (a run record for JSON) with the not-for-publication notice as its first key."""
     return {"notice": NOT_FOR_PUBLICATION, **info}

@@ -98,7 +98,7 @@ def test_the_noisy_answers_centre_is_called_expected_and_their_mean_is_given() -
     at = new_app()
     at.run()
     at.switch_page("app_pages/single_query.py").run()
-    at.button_group(key="teach_algorithm").set_value("identity").run()  # the ★ draws none
+    at.button_group(key="teach_algorithm").set_value("identity").run()  # at the slider's θ
     draws = lesson(at)["draws"]
     for centre, answers, text in zip(draws["centre"], draws["answers"], draws["centre_text"],
                                      strict=True):

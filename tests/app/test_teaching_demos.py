@@ -12,16 +12,20 @@ from app_helpers import array, assert_clean, lesson, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.dataset import make_dataset
+from dpsum_core.mechanisms.registry import get, label
+from dpsum_core.mechanisms.workloads import make_workload
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui import present
+from dpsum_ui.draws import DRAWS, noisy_answers
 from dpsum_ui.memo import SHARED
-from dpsum_ui.teaching import DRAWS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def single_query(seed: int = 0, algorithm: str = "identity") -> AppTest:
     """A new session on Single query (Q3 on incomes.csv) with ``seed``, showing ``algorithm``
-    (the page opens on the ★, which draws no noisy answers at the slider's θ)."""
+    (the page opens on the ★, ClampShells, whose noisy answers are at its own θ, not the
+    slider's)."""
     at = new_app()
     at.run()
     at.selectbox(key="workload_kind").select("Q3")
@@ -101,10 +105,53 @@ def test_repeated_noisy_answers_come_from_the_seed_and_spread_as_the_noise_says(
     assert present.money(draws["truth"]) == first["numbers"]["truth"]
 
 
-def test_an_algorithm_that_chooses_its_own_theta_says_so_instead_of_drawing() -> None:
-    draws = lesson(single_query(algorithm="clampshells"))["draws"]
-    assert "answers" not in draws
-    assert "chooses its own θ" in draws["note"]
+def test_the_star_shows_its_noisy_answers_from_the_first_view() -> None:
+    """Reviewers saw the demonstration empty until another algorithm was picked: the ★
+    (ClampShells on the first view; RawSum for some settings) chooses its own θ, and its
+    answers were not drawn at all.
+    They are drawn as a run draws them, at its own θ: the same five at every slider θ."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/single_query.py").run()
+    assert_clean(at)
+    control = at.button_group(key="teach_algorithm")
+    (starred,) = [o.content for o in control.proto.options if o.content.startswith("★")]
+    assert starred == f"★ {label(control.value)}" and get(control.value).runs_once
+    payload = lesson(at)
+    draws, thetas = payload["draws"], payload["thetas"]
+    answers = np.asarray(draws["answers"])
+    assert answers.shape == (len(thetas), DRAWS)
+    assert (answers == answers[0]).all()  # its own θ: the slider does not move them
+    assert "chose its own θ each time" in draws["note"] and "seed 0" in draws["note"]
+    (frame,) = [f.proto.srcdoc for f in at.get("iframe") if "lesson-data" in f.proto.srcdoc]
+    assert frame.count('<span class="dot">') == DRAWS  # the frame draws the five dots
+    # The answers are the algorithm's run at its whole ε, from the page's seed stream.
+    config = ExperimentConfig(workload=str(at.session_state["workload_kind"]),
+                              epsilon=float(at.session_state["epsilon"]), bins=1000,
+                              upper=800_000.0, algorithms=(control.value,))  # fmt: skip
+    query = [float(t) for t in make_workload(config.workload, config.domain).thresholds].index(
+        float(np.asarray(at.select_slider(key="teach_query").value)))
+    values = pd.read_csv(ROOT / "sample_data" / "incomes.csv")["income"]
+    data = make_dataset(values, upper=800_000.0, name="incomes.csv", column="income")
+    direct = noisy_answers(data, config, query=query, algorithm=control.value,
+                           grid=np.asarray(thetas), eps_m=config.epsilon)  # fmt: skip
+    assert direct.answers.tolist() == draws["answers"]
+    assert direct.cuts is not None and direct.typical is not None
+    # Around the truth plus the biases where it most often cuts, within its noise there.
+    assert len(set(draws["centre"])) == 1
+    assert f"cuts near θ = {present.money(direct.typical)}" in draws["centre_text"][0]
+    (noise,) = [t for t in payload["figure"]["data"] if t.get("name") == "noise (SD)"]
+    sd = np.asarray(array(noise["y"]), dtype=float)
+    near = int(np.argmin(np.abs(np.asarray(thetas) - direct.typical)))
+    z = (answers[0] - draws["centre"][0]) / sd[near]
+    assert float(np.mean(z**2)) < 6.0, z  # five draws; a wrong ε or query is far off
+
+
+def test_rawsum_draws_at_its_own_theta_too() -> None:
+    draws = lesson(single_query(algorithm="rawsum"))["draws"]
+    answers = np.asarray(draws["answers"])
+    assert (answers == answers[0]).all() and "chose its own θ each time" in draws["note"]
+    assert all("where it most often cuts" in t for t in draws["centre_text"])
 
 
 def test_the_lessons_plotly_bundle_is_the_plotly_packages_version() -> None:
@@ -122,9 +169,9 @@ def test_the_lessons_plotly_bundle_is_the_plotly_packages_version() -> None:
 def test_draws_are_shared_on_a_sample_and_an_uploads_stay_in_its_session() -> None:
     """The noisy answers on a sample are computed once for every session (dpsum_ui.memo); on an
     upload they are drawn for that session only and never enter the shared memo."""
-    lesson(single_query(seed=2))
+    lesson(single_query(seed=2))  # opened on the ★ (ClampShells), then on Identity
     drawn = [k for k in SHARED if "draws" in repr(k)]
-    assert len(drawn) == 1 and "incomes.csv" in repr(drawn[0])
+    assert len(drawn) == 2 and all("incomes.csv" in repr(k) for k in drawn)
     upload = new_app()
     upload.run()
     upload.switch_page("app_pages/data.py").run()

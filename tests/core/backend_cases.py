@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BAD = ROOT / "tests" / "data" / "bad"
 MANIFEST = json.loads((BAD / "manifest.json").read_text())
 _COMMAS = ("thousands_separator", "decimal_comma")
-# Files whose numbers are written with commas: memory reads and reports them; DuckDB and Spark
-# refuse them (they read plain numbers only, and never change a value silently).
+# Files whose numbers are written with commas (or dots between thousands): memory reads and
+# reports them cell by cell; DuckDB and Spark refuse them (they read plain numbers only, and
+# never read a cell otherwise than memory: dpsum_core/data/backends/formats.py).
 BAD_COMMAS = sorted(
     k for k, v in MANIFEST.items()
     if isinstance(v, dict) and any(v.get("ok", {}).get(c) for c in _COMMAS)

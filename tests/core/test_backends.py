@@ -61,8 +61,40 @@ def test_bad_corpus_files_that_load_agree(name):
 @pytest.mark.parametrize("name", BAD_COMMAS)
 def test_numbers_written_with_commas_are_refused_not_misread(name):
     column = MANIFEST[name].get("column")
-    with pytest.raises(DataError, match=r"numbers written with commas .* --engine memory"):
+    with pytest.raises(DataError, match=r"numbers? written with commas .* --engine memory"):
         duck(BAD / name, column).summarize(CUTS)
+
+
+@pytest.mark.parametrize(
+    ("body", "memory_total", "found"),
+    [
+        # any file: the memory engine reads "1.234.567" as 1,234,567 (dots between thousands)
+        ("x,y\n2.500,a\n1.234.567,b\n12,c\n", 2.5 + 1_234_567 + 12, "(1.234.567)"),
+        # a ';' file writes decimal commas: "2.500" is 2,500 to the memory engine
+        ("x;y\n2.500;a\n12;b\n3.5;c\n", 2_500 + 12 + 3.5, "2.500 in a ';' file"),
+    ],
+)  # fmt: skip
+def test_numbers_with_dots_between_thousands_are_refused_not_misread(tmp_path, body,
+                                                                      memory_total, found):
+    """DuckDB (and Spark: the same SQL) read "1.234.567" as no number and, in a ';' file,
+    "2.500" as 2.5, where the memory engine reads each cell on its own as 1,234,567 and 2,500:
+    a total 1,000 times smaller, or a record dropped. They refuse such a column now."""
+    path = tmp_path / "dots.csv"
+    path.write_text(body)
+    mem = MemoryBackend(path, upper=2e6, column="x").summarize(CUTS)
+    assert mem.records == 3 and mem.total == pytest.approx(memory_total, rel=1e-12)
+    with pytest.raises(DataError, match=r"1 number written with dots between thousands") as e:
+        DuckDBBackend(path, upper=2e6, column="x").summarize(CUTS)
+    assert found in str(e.value) and "--engine memory" in str(e.value)
+
+
+@pytest.mark.parametrize("body", ["x;y\n2.5;a\n12;b\n", "x,y\n2.500,a\n12,b\n$7,c\n"])
+def test_plain_numbers_are_read_as_in_memory(tmp_path, body):
+    """What DuckDB still reads (a plain "2.5" in a ';' file, three decimals in a ',' file)
+    it reads as the memory engine does, to the bit."""
+    path = tmp_path / "plain.csv"
+    path.write_text(body)
+    _agree_or_both_refuse(path)
 
 
 @pytest.mark.parametrize("name", BAD_ERROR)

@@ -20,7 +20,7 @@ from dpsum_core.data.domain import Domain
 from dpsum_core.mechanisms.bounds import bin_ratios
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.publish.intervals import KAPPA
-from dpsum_core.publish.release import release
+from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.publish.report import answers_csv
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
@@ -57,7 +57,8 @@ def test_the_interval_holds_the_truth_when_the_noise_is_zero(biased, algorithm, 
     config = ExperimentConfig(workload=workload, epsilon=0.5, upper=UPPER,
                               truncation_params={"theta": 20_000.0})  # fmt: skip
     truth = inputs_for(biased, config).true_answers
-    rel = release(biased, config, algorithm=algorithm, truncation=truncation, noise=NoNoise())
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+    rel = _release_with(biased, plan, NoNoise(), None)
     iv = rel.intervals
     assert iv is not None
     assert np.all(iv.lower <= truth * (1 + 1e-9))
@@ -72,7 +73,8 @@ def test_the_interval_holds_the_truth_when_the_noise_is_zero(biased, algorithm, 
 def test_the_issues_first_bin_is_covered_where_the_noise_plus_minus_was_not(biased):
     config = ExperimentConfig(workload="Q1", epsilon=0.5, upper=UPPER)
     truth = inputs_for(biased, config).true_answers
-    rel = release(biased, config, algorithm="tamm", truncation="none", noise=NoNoise())
+    plan = plan_release(config, algorithm="tamm", truncation="none")
+    rel = _release_with(biased, plan, NoNoise(), None)
     # the old ± (noise only) excludes the truth: 1,246 × 250 of binning bias at τ = 250
     old_lo = rel.private_answers - rel.noise_halfwidth
     assert truth[0] == 0.0 and old_lo[0] > 300_000
@@ -84,7 +86,8 @@ def test_the_issues_first_bin_is_covered_where_the_noise_plus_minus_was_not(bias
 def test_sqm_is_open_above_where_it_truncated(biased):
     config = ExperimentConfig(workload="Q2", epsilon=0.5, upper=UPPER,
                               truncation_params={"theta": 20_000.0})  # fmt: skip
-    rel = release(biased, config, algorithm="sqm", truncation="fixed", noise=NoNoise())
+    plan = plan_release(config, algorithm="sqm", truncation="fixed")
+    rel = _release_with(biased, plan, NoNoise(), None)
     tau = rel.thresholds
     assert np.array_equal(rel.intervals.bias_bounded, tau <= 20_000.0)
     frame = pd.read_csv(io.StringIO(answers_csv(rel)), keep_default_na=False, dtype=str)
@@ -121,6 +124,7 @@ def test_midpoint_weights_are_bounded_on_both_sides(biased, algorithm, truncatio
     config = ExperimentConfig(workload="Q2", epsilon=0.5, upper=UPPER, weights="midpoint",
                               truncation_params={"theta": 20_000.0})  # fmt: skip
     truth = inputs_for(biased, config).true_answers
-    rel = release(biased, config, algorithm=algorithm, truncation=truncation, noise=NoNoise())
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+    rel = _release_with(biased, plan, NoNoise(), None)
     assert rel.intervals.bias_bounded.all()
     assert np.all((rel.intervals.lower <= truth) & (truth <= rel.intervals.upper))

@@ -20,9 +20,9 @@ from dpsum_core.cli import main
 from dpsum_core.data.domain import histogram
 from dpsum_core.data.reading import load_column
 from dpsum_core.errors import DataError, ParameterError
-from dpsum_core.noise import SimulatedNoise
+from dpsum_core.noise import OpenDPNoise, SimulatedNoise
 from dpsum_core.publish import ledger
-from dpsum_core.publish.release import expected_error, plan_release, release
+from dpsum_core.publish.release import expected_error, plan_release, release, release_plan
 from dpsum_core.publish.report import (
     RELEASE_FILES,
     headline,
@@ -301,11 +301,37 @@ def test_seed_refused_by_the_installed_command_line(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+class _SeededWrapper:
+    """Any object with an ``add_laplace``: here seeded, so two releases with it would be
+    identical (second privacy audit, P3-2: the library accepted it)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def add_laplace(self, values, scale):
+        return np.asarray(values, float) + self.rng.laplace(0.0, 1.0, np.shape(values)) * scale
+
+
+class _OpenDPSubclass(OpenDPNoise):
+    """dpsum's source in name only: a subclass may draw from anything."""
+
+
 def test_library_refuses_seeded_numpy_noise(data):
     config = ExperimentConfig(workload="Q3")
-    for seeded in (np.random.default_rng(0), SimulatedNoise(np.random.default_rng(0))):
-        with pytest.raises(ParameterError, match="takes no seed"):
+    plan = plan_release(config, algorithm="identity", truncation="none")
+    for seeded in (np.random.default_rng(0), SimulatedNoise(np.random.default_rng(0)),
+                   _SeededWrapper(0), _OpenDPSubclass(), OpenDPNoise):  # fmt: skip
+        with pytest.raises(ParameterError, match="takes no seed and no noise source but") as e:
             release(data, config, algorithm="identity", truncation="none", noise=seeded)
+        assert "leave noise out" in str(e.value) and isinstance(e.value, ValueError)
+        with pytest.raises(ParameterError, match="takes no seed"):
+            release_plan(data, plan, noise=seeded)
+    # dpsum's own source, left out or given, draws fresh noise each time (raw answers at
+    # ε = 0.5: at Q3's ε = 0.01 isotonic regression can take every answer to 0)
+    config = ExperimentConfig(workload="Q2", epsilon=0.5)
+    first, second = (release(data, config, algorithm="identity", truncation="none",
+                             isotonic=False, noise=n) for n in (None, OpenDPNoise()))  # fmt: skip
+    assert not np.array_equal(first.private_answers, second.private_answers)
 
 
 def test_releases_into_one_folder_get_names_of_their_own(tmp_path, capsys):

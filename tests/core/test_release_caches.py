@@ -13,7 +13,7 @@ from dpsum_core.mechanisms import greedy_h, rawsum
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import OpenDPNoise, _opendp_space
-from dpsum_core.publish.release import release
+from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 
@@ -61,10 +61,12 @@ def test_a_warm_release_equals_a_cold_one_for_the_same_draws(data, algorithm, tr
         truncation_params=TruncationParams(theta=UPPER / 8),
     )  # fmt: skip
     _cold()
-    cold = release(data, config, algorithm=algorithm, truncation=truncation, noise=SeededNoise(7))
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+    cold = _release_with(data, plan, SeededNoise(7), None)
     hits = greedy_h.SHARED.hits + rawsum._DESIGNS.hits + clampshells._DESIGNS.hits
     sessions = greedy_h.process_cache().hits
-    warm = release(data, config, algorithm=algorithm, truncation=truncation, noise=SeededNoise(7))
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+    warm = _release_with(data, plan, SeededNoise(7), None)
     if algorithm in ("timm", "tamm", "rawsum", "clampshells"):  # the warm release used a cache
         after = greedy_h.SHARED.hits + rawsum._DESIGNS.hits + clampshells._DESIGNS.hits
         assert after + greedy_h.process_cache().hits > hits + sessions

@@ -26,7 +26,7 @@ from dpsum_core.data.reading import load_column
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.publish import ledger
 from dpsum_core.publish.draws import DrawOnce
-from dpsum_core.publish.release import plan_release, release_plan, summary_for
+from dpsum_core.publish.release import _release_with, plan_release, summary_for
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 from tests.core.release_files import release_endings, release_file
@@ -63,7 +63,7 @@ class CountingNoise:
 
 def _release(data, plan, extend=None):
     noise = CountingNoise()
-    return release_plan(data, plan, noise=noise, extend=extend), noise.draws
+    return _release_with(data, plan, noise, extend), noise.draws
 
 
 def _engines(spark_session=None):

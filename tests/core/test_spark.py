@@ -76,6 +76,21 @@ def test_spark_csv_reader_skips_blank_lines_the_only_known_difference(spark):
     assert (got.sums == mem.sums).all() and (got.top == mem.top).all()
 
 
+@pytest.mark.parametrize(("body", "found"), [("x,y\n2.500,a\n1.234.567,b\n", "(1.234.567)"),
+                                           ("x;y\n2.500;a\n12;b\n", "2.500 in a ';' file")])
+def test_numbers_with_dots_between_thousands_are_refused_not_misread(spark, tmp_path, body,
+                                                                      found):
+    """As DuckDB (tests/core/test_backends.py): Spark read "1.234.567" as no number and "2.500"
+    in a ';' file as 2.5, where the memory engine reads 1,234,567 and 2,500."""
+    from dpsum_core.errors import DataError
+
+    path = tmp_path / "dots.csv"
+    path.write_text(body)
+    with pytest.raises(DataError, match="1 number written with dots between thousands") as e:
+        backend(spark, path, "x").summarize(CUTS)
+    assert found in str(e.value)
+
+
 def test_a_refused_file_is_refused(spark):
     check_error_agrees(lambda p: backend(spark, p), BAD / "all_text.csv")
 

@@ -482,7 +482,7 @@ def test_the_downloaded_lesson_works_from_disk_with_the_network_blocked(browser,
     """Issue 25.4: one HTML file ≤ 5 MB (plotly.js inline) that opens from disk with every
     network request refused: chart, θ slider, numbers, explanations, histogram, settings;
     neither figure drawn over the explanations, demonstrations or settings under it."""
-    # Identity: its noisy answers are drawn at the slider's θ (the ★, ClampShells, draws none)
+    # Identity: its noisy answers move with the slider's θ (the ★, ClampShells', are at its own θ)
     context, page = open_single_query(browser, f"{server.url}/single-query?algorithm=identity")
     try:
         state = frame_state(lesson_frame(page))

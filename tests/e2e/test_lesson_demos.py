@@ -74,3 +74,24 @@ def test_the_noisy_answers_are_the_seeds_in_every_browser(browser, server):
     assert states[0]["answers"] == states[1]["answers"] and "seed 5" in states[0]["note"]
     assert states[2]["answers"] != states[0]["answers"] and "seed 6" in states[2]["note"]
     assert states[2]["truncated"] == states[0]["truncated"]  # the demo does not depend on it
+
+
+def test_the_star_draws_its_noisy_answers_on_the_first_view(browser, server):
+    """Reviewers saw the demonstration empty until another algorithm was picked: the page opens
+    on the ★ (ClampShells), which chooses its own θ. Its five answers are drawn on the first
+    view, and stay put when θ moves (they are at its own θ)."""
+    context, page = open_single_query(browser, server.url + "/single-query")
+    try:
+        frame = lesson_frame(page)
+        before = demo_state(frame)
+        for _ in range(4):
+            frame.locator("#theta").press("ArrowLeft")
+        after = demo_state(frame)
+    finally:
+        context.close()
+    assert len(before["dots"]) == 5 and all(d.endswith("%") for d in before["dots"])
+    assert before["answers"].count(",") >= 4  # five answers, in words
+    assert "ClampShells answered q_τ 5 times" in before["note"]
+    assert "chose its own θ each time" in before["note"]
+    assert after["answers"] == before["answers"] and after["dots"] == before["dots"]
+    assert after["truncated"] != before["truncated"]  # the other demonstration follows θ

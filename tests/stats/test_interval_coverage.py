@@ -23,7 +23,7 @@ import pytest
 from scipy.stats import binom
 
 from dpsum_core.data.dataset import make_dataset
-from dpsum_core.publish.release import release
+from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
 from dpsum_core.truncation.params import TruncationParams
@@ -73,7 +73,8 @@ def _misses(data, algorithm, truncation, epsilon, *, old: bool = False) -> np.nd
     noise = SeededLaplace(zlib.crc32(f"{algorithm}/{truncation}/{epsilon}".encode()))
     misses = np.zeros(truth.size, int)
     for _ in range(R):
-        rel = release(data, config, algorithm=algorithm, truncation=truncation, noise=noise)
+        plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+        rel = _release_with(data, plan, noise, None)
         if old:
             lo = rel.private_answers - rel.noise_halfwidth
             hi = rel.private_answers + rel.noise_halfwidth

@@ -34,12 +34,12 @@ class Spy:
     """A noise source that passes every call to OpenDP and keeps (exact, scale, noisy)."""
 
     def __init__(self) -> None:
-        self.inner = OpenDPNoise()
+        self.draw = OpenDPNoise().add_laplace  # bound now: OpenDP's even if the class is patched
         self.calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def add_laplace(self, values, scale):
         values = np.asarray(values, float)
-        noisy = self.inner.add_laplace(values, scale)
+        noisy = self.draw(values, scale)
         scales = np.broadcast_to(np.asarray(scale, float), values.shape)
         self.calls.append((values.copy(), scales.copy(), noisy))
         return noisy
@@ -157,8 +157,8 @@ def test_rawsum_rows(small):
      ("workload", "none"), ("rawsum", None)],
 )  # fmt: skip
 def test_a_release_draws_only_from_its_noise_source(small, monkeypatch, algorithm, truncation):
-    """No seeded stream and no numpy sampler is touched; the spy sees θ's and the
-    measurement's draws."""
+    """No seeded stream and no numpy sampler is touched; the spy, put inside OpenDP's own
+    source (the only one a release accepts), sees θ's and the measurement's draws."""
     data, config = small
 
     def forbidden(*args, **kwargs):
@@ -167,8 +167,10 @@ def test_a_release_draws_only_from_its_noise_source(small, monkeypatch, algorith
     monkeypatch.setattr(experiment, "stream", forbidden)
     monkeypatch.setattr(SimulatedNoise, "add_laplace", forbidden)
     spy = Spy()
+    monkeypatch.setattr(OpenDPNoise, "add_laplace", lambda _, values, scale:
+                        spy.add_laplace(values, scale))  # fmt: skip
     config = config.with_(truncation_params=TruncationParams(theta=3000.0))
-    rel = release(data, config, algorithm=algorithm, truncation=truncation, noise=spy)
+    rel = release(data, config, algorithm=algorithm, truncation=truncation)
     expected_calls = {"svt": 3, "recursive": 2}.get(truncation, 1)
     assert len(spy.calls) == expected_calls
     measured = spy.calls[-1]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dpsum_core.errors import DataError
+from dpsum_core.errors import DataStatisticError
 
 HALF = "CAST(67108864 AS DOUBLE)"  # 2²⁶: limbs are summed in halves (see sql.keyed)
 _HALF_BITS = 26
@@ -58,7 +58,7 @@ class Dialect:
         if self.wide_sums:
             return (v[0], v[1], v[2])
         if n >= _MAX_GROUP:
-            raise DataError(
+            raise DataStatisticError(
                 f"{n:,} records fall in one interval: more than exact 64-bit sums allow "
                 f"({_MAX_GROUP:,}); use more bins or split the dataset"
             )

@@ -172,7 +172,8 @@ class DuckDBBackend(SQLBackend):
                 self._source += ", encoding = 'latin-1')"
         label = name or (self.files[0].name if len(self.files) == 1 else str(source))
         self.query(f"CREATE VIEW records AS SELECT * FROM {self._source}")
-        super().__init__(upper=upper, column=column, id_column=id_column, name=label, csv=not parquet)
+        super().__init__(upper=upper, column=column, id_column=id_column, name=label,
+                         csv=not parquet, decimal_comma=delim == ";")  # fmt: skip
 
     def relation(self) -> str:
         return "records"

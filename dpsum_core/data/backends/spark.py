@@ -130,7 +130,8 @@ class SparkBackend(SQLBackend):
                     )
                 )
         frame.createOrReplaceTempView(self.view)
-        super().__init__(upper=upper, column=column, id_column=id_column, name=label, csv=csv)
+        super().__init__(upper=upper, column=column, id_column=id_column, name=label, csv=csv,
+                         decimal_comma=csv and delim == ";")  # fmt: skip
 
     def _guard(self, fn):
         try:

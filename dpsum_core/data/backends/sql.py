@@ -25,6 +25,7 @@ from pandas._libs.parsers import STR_NA_VALUES
 from dpsum_core import limits
 from dpsum_core.data.backends.content_sql import LANES, hashed, lane_sums
 from dpsum_core.data.backends.dialect import DUCKDB, Dialect
+from dpsum_core.data.backends.formats import refuse_number_formats
 from dpsum_core.data.cleaning import SPACE_RANGES, CleaningReport, rank_columns
 from dpsum_core.data.content import EMPTY, Content
 from dpsum_core.data.domain import Domain
@@ -32,7 +33,7 @@ from dpsum_core.data.exact import to_units
 from dpsum_core.data.identifiers import SAMPLE_ROWS, Judged, judge_columns, value_choices
 from dpsum_core.data.reading import check_id_column
 from dpsum_core.data.summary import CutPoints, DataSummary, MissingStatistics, from_intervals
-from dpsum_core.errors import DataError, ParameterError
+from dpsum_core.errors import DataError, DataStatisticError, ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,7 +62,9 @@ def parse_column(
     """(missing, parsed) SQL for one raw column; ``kind`` is ``text``, ``number`` or ``other``.
 
     ``commas``: also strip commas — only to rank columns by how many numbers they hold (as
-    data.numeric_columns does); a chosen column with commas is refused, never read this way.
+    data.numeric_columns does); a chosen column with commas, or with dots between thousands,
+    is refused (:func:`~dpsum_core.data.backends.formats.refuse_number_formats`), never read
+    this way.
     """
     if kind == "number":
         return f"({col} IS NULL OR isnan(CAST({col} AS DOUBLE)))", f"CAST({col} AS DOUBLE)"
@@ -198,7 +201,8 @@ class SQLBackend:
     dialect: Dialect = DUCKDB
 
     def __init__(
-        self, *, upper: float, column: str | None, name: str, csv: bool, id_column: str | None = None
+        self, *, upper: float, column: str | None, name: str, csv: bool, id_column: str | None = None,
+        decimal_comma: bool = False,  # a ';' text file (public, its delimiter): decimal commas
     ):
         self.upper = float(upper)
         self.name = name
@@ -226,8 +230,10 @@ class SQLBackend:
         self._text = kinds[column] == "text"  # "$", "_" and white space are removed from it
         self._id_kind = None if id_column is None else kinds[id_column]
         self.domain = Domain(self.upper, 1)  # set by summarize()
-        if kinds[column] == "text":
-            self._refuse_commas(column)
+        if kinds[column] == "text":  # no number format read otherwise than in memory
+            refuse_number_formats(self.query, self.relation(), self.quote(column), column=column,
+                                  name=name, dialect=self.dialect, space=SPACE,
+                                  decimal_comma=decimal_comma)  # fmt: skip
         # The key pass reads the column under an internal name, so that a column called "p"
         # or "key" cannot collide with the names of the intermediate columns.
         self._raw = f"SELECT {self.quote(column)} AS raw FROM {self.relation()}"
@@ -331,20 +337,6 @@ class SQLBackend:
         return q + name.replace(q, q + q) + q
 
     # -- passes -------------------------------------------------------------------------------
-    def _refuse_commas(self, column: str) -> None:
-        """Refuse a text column with commas in its cells: whether '1,234' is a thousands
-        separator or a decimal comma depends on the whole column (data.clean reads and reports
-        both); these engines read plain numbers only, and never change a value silently."""
-        col = self.quote(column)
-        (n,) = self.query(f"SELECT count(*) FROM {self.relation()} WHERE {col} LIKE '%,%'")[0]
-        if n:
-            raise DataError(
-                f"column {column!r} of {self.name} has {int(n):,} numbers written with commas "
-                "(thousands separators or decimal commas): the duckdb and spark engines read "
-                "plain numbers only. Export the column with '.' decimals and no separators, or "
-                "use --engine memory, which reads and reports both forms."
-            )
-
     @cached_property
     def numeric_columns(self) -> list[str]:
         """Columns holding at least one finite number, most numeric first (one scan, kept), in
@@ -463,7 +455,7 @@ class SQLBackend:
         if report.rows_read == 0:
             raise DataError(f"{self.name} has a header but no rows of data.")
         if report.rows_kept == 0:
-            raise DataError(
+            raise DataStatisticError(
                 "no numeric values left after cleaning "
                 f"({report.rows_read:,} rows read, {report.dropped_non_numeric:,} non-numeric, "
                 f"{report.dropped_missing:,} empty): choose a column that holds numbers."
