@@ -15,7 +15,7 @@ from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import counted, escape_name, large_epsilon
+from dpsum_core.text import counted, escape_name, large_epsilon, query_words
 from dpsum_ui import guide, identifiers, release, release_words, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -124,6 +124,7 @@ st.markdown(
     + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
     + release.origin_words(ctx, algorithm, truncation)
 )
+st.caption(f"Queries: {query_words(ctx.id_column is not None)}.")  # per row or per person
 if carried := release.carried_words(plan):
     st.info(carried, icon=":material/target:")
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
@@ -288,6 +289,7 @@ if rel is not None:
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created}"
     )
+    st.caption(f"Queries: {query_words(rel.id_column is not None)}.")  # what each answer sums
     if opened := release_words.open_words(rel):
         st.warning(opened)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")

@@ -33,7 +33,15 @@ from dpsum_core.publish.release import (
     decimal_text,
 )
 from dpsum_core.simulate.results import percent
-from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, number, visible
+from dpsum_core.text import (
+    CLIPPED_AT_U,
+    NO_THETA,
+    counted,
+    escape_name,
+    number,
+    query_words,
+    visible,
+)
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -101,8 +109,11 @@ def answers_csv(rel: Release) -> str:
 
 
 def record_json(rel: Release, *, engine: str = "memory") -> str:
-    """release.json's text (the release's record and the engine that computed its summary)."""
-    return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
+    """release.json's text: the release's record, what its queries sum (per row or per person:
+    :func:`~dpsum_core.text.query_words`) and the engine that computed its summary."""
+    queries = {"queries": query_words(rel.id_column is not None)}  # what each answer sums
+    return json.dumps({**rel.record(), **queries, "engine": engine}, indent=2,
+                      allow_nan=False) + "\n"  # fmt: skip
 
 
 # Each algorithm in plain words, with the paper or design note it comes from.
@@ -425,9 +436,7 @@ def report_markdown(
         + ("" if rel.column is None else f", column {escape_name(rel.column, 'markdown')}") + ".",
         f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
-        f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ, after "
-        "cleaning: values above U count as U (a public rule), so the query at τ = U is the "
-        "total with every value above U counted as U"
+        f"- **Queries**: workload {used}, {query_words(rel.id_column is not None)}"
         + (f". Requested as {c['workload']}: {moved}." if moved else "."),
         f"- **Domain**: values in [0, U] with U = {number(float(c['upper']))}, in {int(c['bins']):,} "
         "bins" + (f" ({c['weights']} weights)" if c.get("weights") else "")
