@@ -242,6 +242,28 @@ def cap_words(plan: ReleasePlan) -> str | None:
     )
 
 
+def open_span(thresholds: np.ndarray, bounded: np.ndarray, digits: int = PUBLISHED_DIGITS) -> str:
+    """Which queries are open above, exactly: the τ range they span and, when queries inside
+    that range are bounded, how many (a range alone reads as if all of them were open).
+
+    >>> open_span(np.array([1.0, 2, 3, 4]), np.array([True, False, True, False]))
+    'τ from 2 to 4 except 1 bounded query in that range; the rows marked no are the open ones'
+    >>> open_span(np.array([1.0, 2, 3]), np.array([True, False, False]))
+    'every query with τ from 2 to 3'
+    """
+    tau = thresholds[~bounded]
+    lo, hi = f"{tau.min():,.{digits}g}", f"{tau.max():,.{digits}g}"
+    if tau.size == 1:
+        return f"τ = {lo}"
+    inside = int((bounded & (thresholds >= tau.min()) & (thresholds <= tau.max())).sum())
+    if not inside:
+        return f"every query with τ from {lo} to {hi}"
+    return (
+        f"τ from {lo} to {hi} except {counted(inside, 'bounded query', 'bounded queries')} in "
+        "that range; the rows marked no are the open ones"
+    )
+
+
 def open_above(plan: ReleasePlan) -> str | None:
     """Why some of ``plan``'s intervals may be open above, in words, from its algorithm's
     interval rule (SQM's: truncated below a threshold), or None when every interval is
@@ -400,7 +422,6 @@ def report_markdown(
             f"{'no' if hi == 'open' else 'yes'} |"
             for t, a, lo, hi in answer_cells(rel)
         )
-        opened = rel.thresholds[~iv.bias_bounded]
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",
             "",
@@ -415,10 +436,11 @@ def report_markdown(
             f"{PUBLISHED_DIGITS} significant digits.",
             "",
         ]
-        if opened.size:
+        if not iv.bias_bounded.all():
             lines += [
-                f"**Open above** ({counted(opened.size, 'query', 'queries')}, τ from {opened.min():,.{PUBLISHED_DIGITS}g} "
-                f"to {opened.max():,.{PUBLISHED_DIGITS}g}): {alg.label} truncated values above θ "
+                f"**Open above** ({counted(int((~iv.bias_bounded).sum()), 'query', 'queries')}: "
+                f"{open_span(rel.thresholds, iv.bias_bounded)}): "
+                f"{alg.label} truncated values above θ "
                 "there and measured nothing that bounds how much lies above θ, so the true "
                 "answer may be much larger than the interval's lower end.",
                 "",
