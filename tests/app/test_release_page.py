@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
 from dpsum_core.publish.ledger import Ledger
-from dpsum_core.publish.report import answer_cells
+from dpsum_core.publish.report import answer_cells, isotonic_words
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
 from dpsum_core.text import query_words
@@ -154,6 +154,8 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     assert not np.any(np.isclose(numbers[:, None], truth[None, :], rtol=1e-9))
     text = " ".join(m.value for m in page.markdown) + " ".join(c.value for c in page.caption)
     assert f"{data.size:,}" not in text and str(data.size) not in text
+    # which answers the intervals are for, beside the table (third audit P3-1)
+    assert last.config["isotonic"] is True and f"Isotonic regression: {isotonic_words(True)}" in text
 
 
 def test_over_budget_is_refused_and_the_ledger_is_unchanged(page):
