@@ -126,8 +126,8 @@ def unit_nouns(by_person: bool) -> tuple[str, str]:
 def summed(by_person: bool) -> str:
     """What a query q_τ adds up, for the unit of privacy: each row's value, or each person's
     total (all their rows summed, then clipped to [0, U]) when an identifier column makes a
-    person the unit. The one wording of every place that defines the query (the report,
-    release.json, the Release page, the explorer's axes, the workload's help).
+    person the unit. The one wording of every place that defines the query (the report, the
+    Release page, the explorer's axes, the workload's help; release.json names the unit).
 
     >>> summed(False), summed(True)
     ('values', "people's totals")

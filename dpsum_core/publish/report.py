@@ -109,11 +109,8 @@ def answers_csv(rel: Release) -> str:
 
 
 def record_json(rel: Release, *, engine: str = "memory") -> str:
-    """release.json's text: the release's record, what its queries sum (per row or per person:
-    :func:`~dpsum_core.text.query_words`) and the engine that computed its summary."""
-    queries = {"queries": query_words(rel.id_column is not None)}  # what each answer sums
-    return json.dumps({**rel.record(), **queries, "engine": engine}, indent=2,
-                      allow_nan=False) + "\n"  # fmt: skip
+    """release.json's text (the release's record and the engine that computed its summary)."""
+    return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
 
 
 # Each algorithm in plain words, with the paper or design note it comes from.
