@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpsum_core.cli import main
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.plots.results import answers_figure
 from dpsum_core.publish.release import release
@@ -77,3 +78,12 @@ def test_the_explorers_answers_figure_names_what_is_summed(released):
     what = "people's totals" if by_person else "values"
     assert fig.layout.xaxis.title.text.startswith(f"threshold τ (query sums {what} ≤ τ)")
     assert fig.layout.yaxis.title.text.startswith(f"sum of {what} ≤ τ")
+
+
+@pytest.mark.parametrize("command", ["run", "release"])
+def test_the_id_column_help_says_what_each_query_then_sums(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    said = " ".join(capsys.readouterr().out.split())  # argparse wraps the help's lines
+    assert "(each query then sums the people's totals ≤ τ)" in said
