@@ -57,7 +57,8 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
     if answers.open:
         with answers:
             st.caption(
-                "Mean noisy answer per query, its 5–95 % band, and the true answer (Fig. 2)."
+                "Mean noisy answer per query, its 5–95 % band, and the true answer (Fig. 2). "
+                f"The true answer is {explorer.UNNOISED}."
             )
             shown = explorer.focus(item)
             fig = explorer.figure(

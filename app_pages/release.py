@@ -13,9 +13,15 @@ from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
-from dpsum_core.publish.report import cap_truncation, cap_words, theta_words, workload_used
+from dpsum_core.publish.report import (
+    cap_truncation,
+    cap_words,
+    isotonic_words,
+    theta_words,
+    workload_used,
+)
 from dpsum_core.simulate.cost import TooHeavy
-from dpsum_core.text import counted, escape_name, large_epsilon
+from dpsum_core.text import counted, escape_name, large_epsilon, query_words
 from dpsum_ui import guide, identifiers, release, release_words, reproduce, shell, state, store
 from dpsum_ui import keys as K
 
@@ -87,7 +93,9 @@ with middle:
 with right:
     release.restore(K.RELEASE_ISO)
     store.seed_live(K.RELEASE_ISO, bool(state.get(K.ISO)))
-    iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO, help="Post-processing: free.")
+    iso = st.toggle("Isotonic regression", key=K.RELEASE_ISO,
+                    help="Post-processing: free. The 95 % intervals are built from the answers "
+                    "before it (widened to hold the published ones).")  # fmt: skip
 release.keep(K.RELEASE_ALGORITHM, K.RELEASE_TRUNCATION, K.RELEASE_ISO)  # what is shown now
 
 public_cap = None
@@ -124,6 +132,7 @@ st.markdown(
     + ". " + (f"{moved[0].upper()}{moved[1:]}. " if moved else "")
     + release.origin_words(ctx, algorithm, truncation)
 )
+st.caption(f"Queries: {query_words(ctx.id_column is not None)}.")  # per row or per person
 if carried := release.carried_words(plan):
     st.info(carried, icon=":material/target:")
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
@@ -288,6 +297,7 @@ if rel is not None:
         f"ε = {decimal_text(rel.budget['total'])} · released θ: {shown_theta} · "
         f"created {rel.created}"
     )
+    st.caption(f"Queries: {query_words(rel.id_column is not None)}.")  # what each answer sums
     if opened := release_words.open_words(rel):
         st.warning(opened)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
@@ -299,6 +309,7 @@ if rel is not None:
         "biased answer it would read as an interval that can miss the truth. Rounded as in "
         "the report (two significant digits of each interval's half-width); the answers.csv "
         f"download holds them to {PUBLISHED_DIGITS} significant digits."
+        + (f" Isotonic regression: {isotonic_words(True)}" if c["isotonic"] else "")
     )
     a, b, r1, r2 = st.columns(4)
     made, source = release.last_data()  # the release's own data, whatever is selected now

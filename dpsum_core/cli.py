@@ -575,8 +575,8 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
     return state["summary"], run
 
 
-def _print_cleaning(data) -> None:
-    print(f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()))
+def _print_cleaning(data) -> None:  # exact counts, marked as release marks them (on stdout: a refusal stays one stderr line)
+    print(f"cleaning report (NOT FOR PUBLICATION, computed without noise): {data.name}, column {data.column!r}: " + " ".join(data.report.lines()))
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

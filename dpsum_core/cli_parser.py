@@ -13,6 +13,7 @@ from dpsum_core.errors import DataError
 from dpsum_core.mechanisms.recommend import AUTO
 from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.text import summed
 from dpsum_core.truncation.params import PARAMETERS
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
@@ -98,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--id-column",
             help="privacy identifier: rows with the same value in this column are one person, "
-            "whose values are summed before clipping to [0, U], and the guarantee protects that "
-            "whole person (default: one row is one person)",
+            f"whose values are summed before clipping to [0, U] (each query then sums the "
+            f"{summed(True)} ≤ τ), and the guarantee protects that whole person (default: one "
+            "row is one person)",
         )
         p.add_argument(
             "--one-row-per-person",

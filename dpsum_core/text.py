@@ -123,6 +123,41 @@ def unit_nouns(by_person: bool) -> tuple[str, str]:
     return ("person", "people") if by_person else ("record", "records")
 
 
+def summed(by_person: bool) -> str:
+    """What a query q_τ adds up, for the unit of privacy: each row's value, or each person's
+    total (all their rows summed, then clipped to [0, U]) when an identifier column makes a
+    person the unit. The one wording of every place that defines the query (the report, the
+    Release page, the explorer's axes, the workload's help; release.json names the unit).
+
+    >>> summed(False), summed(True)
+    ('values', "people's totals")
+    """
+    return "people's totals" if by_person else "values"
+
+
+def query_words(by_person: bool) -> str:
+    """The definition of a release's queries (after "workload Q1, "): what is summed up to
+    each threshold τ and how cleaning caps it at U, per row or per person (:func:`summed`).
+
+    >>> query_words(False)[:46]
+    'sums of the values ≤ each threshold τ, after c'
+    >>> query_words(True)[:63]
+    "sums of people's totals ≤ each threshold τ, a person's total be"
+    """
+    if not by_person:
+        return (
+            "sums of the values ≤ each threshold τ, after cleaning: values above U count as U "
+            "(a public rule), so the query at τ = U is the total with every value above U "
+            "counted as U"
+        )
+    return (
+        f"sums of {summed(True)} ≤ each threshold τ, a person's total being all their rows "
+        "summed, then clipped to [0, U] (a public rule: a total above U counts as U, one below 0 "
+        "as 0), so the query at τ = U is the sum of every person's total with every total above "
+        "U counted as U; a person's single rows are never compared with τ"
+    )
+
+
 def number(value: float) -> str:
     """A public number (U, a threshold, a bin width) as the shortest decimal that reads back as
     it, with thousands separators, never an exponent.

@@ -232,6 +232,11 @@ def data_preview(ctx: state.DataContext) -> None:
 THETA_LEGEND_WIDTH = 380  # px: half of the page at 1280 px, less the y axis
 
 
+# Said under the explorer's figures of the data without noise (the true answers, the exact
+# counts per bin), where they are shown: a screenshot keeps no bottom line of another tab.
+UNNOISED = "computed from the data without noise: for choosing settings, not for publication"
+
+
 def theta_tab(item: Shown) -> None:
     """θ chosen in each trial next to the data histogram with θ marked."""
     result = item.result
@@ -249,7 +254,7 @@ def theta_tab(item: Shown) -> None:
         else:
             st.info("Only SQM ran: it chooses its own θ for every query and trial.")
     with right:
-        st.caption("The data on the domain's bins (log counts) with θ marked.")
+        st.caption(f"The data on the domain's bins (log counts) with θ marked: exact counts, {UNNOISED}.")
         marks = present.theta_marks(result, result.config)
         fig = figure(
             item,

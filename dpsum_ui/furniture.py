@@ -87,7 +87,7 @@ def settings_panel(
                 lead()
         workload, rho = first[1 if lead else 0], first[-1]
         with workload:
-            widgets.workload_controls()
+            widgets.workload_controls(by_person=ctx.id_column is not None)
         if epsilon:
             with first[-2]:
                 widgets.epsilon_control()

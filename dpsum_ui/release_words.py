@@ -180,11 +180,12 @@ def open_words(rel: Release) -> str | None:
     iv = rel.intervals
     if iv is None or bool(iv.bias_bounded.all()):
         return None
-    opened = rel.thresholds[~iv.bias_bounded]
+    opened = int((~iv.bias_bounded).sum())
     alg = get(rel.config["algorithm"])
+    span = releases.open_span(rel.thresholds, iv.bias_bounded, digits=6)
     return (
-        f"**{opened.size:,} of {iv.bias_bounded.size:,} queries are open above** (τ from "
-        f"{opened.min():,.6g} to {opened.max():,.6g}): {alg.label} counted values above θ as θ "
+        f"**{opened:,} of {iv.bias_bounded.size:,} queries are open above** ({span}): "
+        f"{alg.label} counted values above θ as θ "
         "there and released nothing that bounds how much lies above θ, so the true answer may "
         "be much larger than the private answer. Their interval has a lower end only: read "
         "those answers as *at least* the lower end, not as an answer give or take a margin."

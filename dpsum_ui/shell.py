@@ -275,11 +275,12 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
         if not publishing:
             report = ctx.dataset.report
             st.caption(  # people when an identifier groups the rows (each one's total)
-                f"{counted(report.rows_kept, 'record')} after cleaning"
-                if report.people is None
-                else f"{counted(report.people, *unit_nouns(True))} after cleaning, "
-                f"from {counted(report.rows_kept, 'row')}"
-            )
+                (f"{counted(report.rows_kept, 'record')} after cleaning"
+                 if report.people is None
+                 else f"{counted(report.people, *unit_nouns(True))} after cleaning, "
+                 f"from {counted(report.rows_kept, 'row')}")
+                + " (exact, without noise: not for publication)"
+            )  # fmt: skip
     else:
         st.caption("⚠️ The data or the domain needs fixing (see the Data page).")
     if ctx.separate:

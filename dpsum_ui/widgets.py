@@ -19,6 +19,7 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.plots.export import PLOTLY_CONFIG, to_html
+from dpsum_core.text import summed
 from dpsum_core.truncation.method import START_FRACTION, Param
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import get as get_truncation
@@ -47,15 +48,16 @@ def eps_label(value: float) -> str:
 # --------------------------------------------------------------------------------------------
 # Experiment settings
 # --------------------------------------------------------------------------------------------
-def workload_controls() -> None:
-    """Workload kind, plus K or the explicit thresholds when those are chosen."""
+def workload_controls(*, by_person: bool = False) -> None:
+    """Workload kind, plus K or the explicit thresholds when those are chosen; its help says
+    what a query sums (``by_person``: people's totals, with an identifier column)."""
     widget(
         st.selectbox,
         K.WORKLOAD_KIND,
         "Workload",
         options=list(WORKLOAD_LABELS),
         format_func=WORKLOAD_LABELS.get,
-        help="Query q_τ sums the values ≤ τ. Q1/Q2/Q3 are the paper's workloads.",
+        help=f"Query q_τ sums the {summed(by_person)} ≤ τ. Q1/Q2/Q3 are the paper's workloads.",
     )
     kind = get(K.WORKLOAD_KIND)
     if kind == "every":

@@ -34,7 +34,7 @@ from dpsum_core.simulate.results import (
     headline_name,
     percent,
 )
-from dpsum_core.text import counted
+from dpsum_core.text import counted, summed
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -133,9 +133,10 @@ def answers_figure(
     title = f"Noisy answers, {truncation_label(truncation)}"
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
-    fig.update_xaxes(title=f"threshold τ (query sums values ≤ τ){IN_UNIT}", type="log",
+    what = summed(result.cleaning.get("id_column") is not None)  # per row or per person
+    fig.update_xaxes(title=f"threshold τ (query sums {what} ≤ τ){IN_UNIT}", type="log",
                      **log_ticks(x, amounts=True))  # fmt: skip
-    fig.update_yaxes(title=f"sum of values ≤ τ{IN_UNIT}")
+    fig.update_yaxes(title=f"sum of {what} ≤ τ{IN_UNIT}")
     _answers_axis(fig, result.true_answers, shown)
     return fig
 

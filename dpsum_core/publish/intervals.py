@@ -18,7 +18,8 @@ no released quantity bounds the bias from above (SQM truncated below τ: nothing
 says how much lies above θ), the interval is open above: ``upper`` is NaN, ``bias_bounded``
 false. The truth is ≥ 0, so lower bounds are clipped at 0, and each interval is widened to hold
 the published answer (isotonic regression and RawSum's drop move answers, never the interval's
-guarantee: a wider interval covers at least as often).
+guarantee: a wider interval covers at least as often) and to reach at least the upper noise
+margin above its lower end (never [0, 0] after a large negative draw; see :func:`finish`).
 
 Conditioning on θ is valid where θ comes from separate draws (SVT, recursive, ClampShells'
 stage 1: the measurement's noise is independent of them). RawSum chooses θ* from the same
@@ -84,13 +85,25 @@ class Intervals:
 
 
 def finish(bounds: Linear, published: np.ndarray, method: str) -> Intervals:
-    """The interval from the linear bounds: noise margins (κ·sd), clip at 0, hull the answer."""
+    """The interval from the linear bounds: noise margins (κ·sd), clip at 0, hull the answer,
+    and an upper end at least its own noise margin κ·sd(hi(η)) above the lower end.
+
+    The last step widens only (coverage can only rise; no ε: public inputs and the bounds'
+    noise laws). Without it, a large negative draw that puts hi(m̂) + κ·sd below 0, a miss
+    anyone can see (the truth is ≥ 0), was published as [0, 0] around an answer clipped to 0:
+    the most certain statement possible, at the moment the release knows it failed. Without a
+    clip or a hull the width is hi − lo + κ·(sd_lo + sd_hi), below κ·sd_hi only when the noise
+    put hi(m̂) below lo(m̂) − κ·sd_lo; with the clip at 0, only when hi(m̂) < 0 (the hull
+    only widens). So the floor changes nothing else, and an interval has zero width only where
+    its upper bound has no noise (sd_hi = 0): the truth is then at most the upper end for
+    certain, not by a lucky draw.
+    """
     lower = np.maximum(bounds.lo - KAPPA * bounds.lo_sd, 0.0)
     upper = bounds.hi + KAPPA * bounds.hi_sd
     bounded = np.isfinite(upper)
     lower = np.minimum(lower, published)
-    upper = np.where(bounded, np.maximum(upper, published), np.nan)
-    return Intervals(lower, upper, bounded, method)
+    upper = np.maximum(np.maximum(upper, published), lower + KAPPA * bounds.hi_sd)
+    return Intervals(lower, np.where(bounded, upper, np.nan), bounded, method)
 
 
 def release_intervals(

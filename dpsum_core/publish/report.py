@@ -33,7 +33,15 @@ from dpsum_core.publish.release import (
     decimal_text,
 )
 from dpsum_core.simulate.results import percent
-from dpsum_core.text import CLIPPED_AT_U, NO_THETA, counted, escape_name, number, visible
+from dpsum_core.text import (
+    CLIPPED_AT_U,
+    NO_THETA,
+    counted,
+    escape_name,
+    number,
+    query_words,
+    visible,
+)
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
 
@@ -231,6 +239,48 @@ def cap_words(plan: ReleasePlan) -> str | None:
     )
 
 
+def isotonic_words(isotonic: bool) -> str:
+    """Whether isotonic regression was applied and, if so, which answers the 95 % intervals are
+    for: they are built from the answers before it (each widened to hold its published answer),
+    so they keep their coverage but do not narrow with it. A sentence (or two).
+
+    Tightening them with the monotone truth instead (each lower end raised to the largest lower
+    end before it) would hold only where every earlier interval holds: per query, the misses
+    would add up over the queries below it, so the stated 95 % would be false.
+    """
+    if not isotonic:
+        return "no."
+    return (
+        "yes (post-processing: answers made non-decreasing). The 95 % intervals are built from "
+        "the answers before it, each widened to hold its published answer: they keep their "
+        "coverage but do not narrow with it, so where it removes much of the noise (independent "
+        "noise per query, as Workload's and SQM's) the published answers typically lie much "
+        "closer to the truth than the intervals' width suggests."
+    )
+
+
+def open_span(thresholds: np.ndarray, bounded: np.ndarray, digits: int = PUBLISHED_DIGITS) -> str:
+    """Which queries are open above, exactly: the τ range they span and, when queries inside
+    that range are bounded, how many (a range alone reads as if all of them were open).
+
+    >>> open_span(np.array([1.0, 2, 3, 4]), np.array([True, False, True, False]))
+    'τ from 2 to 4 except 1 bounded query in that range; the rows marked no are the open ones'
+    >>> open_span(np.array([1.0, 2, 3]), np.array([True, False, False]))
+    'every query with τ from 2 to 3'
+    """
+    tau = thresholds[~bounded]
+    lo, hi = f"{tau.min():,.{digits}g}", f"{tau.max():,.{digits}g}"
+    if tau.size == 1:
+        return f"τ = {lo}"
+    inside = int((bounded & (thresholds >= tau.min()) & (thresholds <= tau.max())).sum())
+    if not inside:
+        return f"every query with τ from {lo} to {hi}"
+    return (
+        f"τ from {lo} to {hi} except {counted(inside, 'bounded query', 'bounded queries')} in "
+        "that range; the rows marked no are the open ones"
+    )
+
+
 def open_above(plan: ReleasePlan) -> str | None:
     """Why some of ``plan``'s intervals may be open above, in words, from its algorithm's
     interval rule (SQM's: truncated below a threshold), or None when every interval is
@@ -389,7 +439,6 @@ def report_markdown(
             f"{'no' if hi == 'open' else 'yes'} |"
             for t, a, lo, hi in answer_cells(rel)
         )
-        opened = rel.thresholds[~iv.bias_bounded]
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",
             "",
@@ -404,10 +453,11 @@ def report_markdown(
             f"{PUBLISHED_DIGITS} significant digits.",
             "",
         ]
-        if opened.size:
+        if not iv.bias_bounded.all():
             lines += [
-                f"**Open above** ({counted(opened.size, 'query', 'queries')}, τ from {opened.min():,.{PUBLISHED_DIGITS}g} "
-                f"to {opened.max():,.{PUBLISHED_DIGITS}g}): {alg.label} truncated values above θ "
+                f"**Open above** ({counted(int((~iv.bias_bounded).sum()), 'query', 'queries')}: "
+                f"{open_span(rel.thresholds, iv.bias_bounded)}): "
+                f"{alg.label} truncated values above θ "
                 "there and measured nothing that bounds how much lies above θ, so the true "
                 "answer may be much larger than the interval's lower end.",
                 "",
@@ -425,9 +475,7 @@ def report_markdown(
         + ("" if rel.column is None else f", column {escape_name(rel.column, 'markdown')}") + ".",
         f"- **Unit of privacy**: {unit}: the guarantee covers adding or "
         + ("removing one row." if rel.id_column is None else "removing one person (all their rows)."),
-        f"- **Queries**: workload {used}, sums of the values ≤ each threshold τ, after "
-        "cleaning: values above U count as U (a public rule), so the query at τ = U is the "
-        "total with every value above U counted as U"
+        f"- **Queries**: workload {used}, {query_words(rel.id_column is not None)}"
         + (f". Requested as {c['workload']}: {moved}." if moved else "."),
         f"- **Domain**: values in [0, U] with U = {number(float(c['upper']))}, in {int(c['bins']):,} "
         "bins" + (f" ({c['weights']} weights)" if c.get("weights") else "")
@@ -441,8 +489,7 @@ def report_markdown(
         f"- **Truncation**: {cap_truncation(c) or get_truncation(c['truncation']).description}.",
         f"- **Released θ**: {theta_words(rel.theta, float(c['upper']))}.",
         *_cap_line(c),
-        "- **Isotonic regression**: "
-        + ("yes (post-processing: answers made non-decreasing)." if c["isotonic"] else "no."),
+        f"- **Isotonic regression**: {isotonic_words(bool(c['isotonic']))}",
         "",
         "## Record",
         "",

@@ -11,9 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
 from dpsum_core.publish.ledger import Ledger
-from dpsum_core.publish.report import answer_cells
+from dpsum_core.publish.report import answer_cells, isotonic_words
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from dpsum_core.text import query_words
 from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
@@ -125,6 +126,12 @@ def test_rawsum_has_only_the_posthoc_truncation(page):
     assert_clean(page)
 
 
+def test_the_queries_are_defined_per_row_without_an_identifier(page):
+    queries = [c.value for c in page.caption if c.value.startswith("Queries: ")]
+    assert queries == [f"Queries: {query_words(False)}."]
+    assert "sums of the values ≤ each threshold τ" in queries[0]
+
+
 def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     _release(page)
     assert_clean(page)
@@ -147,6 +154,8 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     assert not np.any(np.isclose(numbers[:, None], truth[None, :], rtol=1e-9))
     text = " ".join(m.value for m in page.markdown) + " ".join(c.value for c in page.caption)
     assert f"{data.size:,}" not in text and str(data.size) not in text
+    # which answers the intervals are for, beside the table (third audit P3-1)
+    assert last.config["isotonic"] is True and f"Isotonic regression: {isotonic_words(True)}" in text
 
 
 def test_over_budget_is_refused_and_the_ledger_is_unchanged(page):
@@ -237,6 +246,9 @@ def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "Unit of privacy: one person = all rows with the same 'person'" in text
+    # what each query sums, for this unit: people's totals, never "the values" (audit6 P1-1)
+    queries = [c.value for c in at.caption if c.value.startswith("Queries: ")]
+    assert queries == [f"Queries: {query_words(True)}."]
     _release(at)
     assert_clean(at)
     rel = kept(at, ReleaseState).last
@@ -244,6 +256,9 @@ def test_the_unit_of_privacy_is_chosen_on_the_data_page_and_shown_on_the_release
     assert "unit of privacy: one person = all rows with the same 'person'" in " ".join(
         m.value for m in at.markdown
     )
+    queries = [c.value for c in at.caption if c.value.startswith("Queries: ")]
+    assert queries == [f"Queries: {query_words(True)}."] * 2  # the plan's and the release's
+    assert all("sums of the values" not in q for q in queries)
 
 
 

@@ -134,6 +134,10 @@ def test_open_queries_are_named_in_words_with_why():
     assert "Noise alone (±, 95 %)" not in table  # a ± without the bias is not published
     assert list(table["Bias bounded"]) == ["yes", "no"]
     assert release_words.open_words(_released([True, True])) is None
+    # a bounded query inside the open range is said, never implied open (third audit P3-2)
+    mixed = release_words.open_words(_released([True, False, True, False, False]))
+    assert mixed is not None and "3 of 5 queries are open above" in mixed
+    assert "(τ from 20 to 50 except 1 bounded query in that range; the rows marked no" in mixed
 
 
 def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():

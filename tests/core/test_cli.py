@@ -434,3 +434,15 @@ def test_the_run_summary_marks_the_row_auto_chose(tmp_path, capsys):
                  "--out", str(tmp_path)]) == 0  # fmt: skip
     rows = [ln for ln in capsys.readouterr().out.splitlines() if "★" in ln]
     assert len(rows) == 1 and "ClampShells" in rows[0]
+
+
+def test_run_marks_its_exact_cleaning_counts_as_release_does(tmp_path, capsys):
+    """Third audit P3-3: run printed "5,000 rows read, 5,000 kept. … 5 values above U set to
+    U." on stdout without the marker release puts on the same line."""
+    assert main(["run", "--data", SMALL, "--workload", "Q3", "--trials", "2", "--algorithms",
+                 "tamm", "--truncation", "none", "--no-png", "--out", str(tmp_path)]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    counted = [line for line in lines if "rows read" in line]
+    assert counted == [lines[0]]
+    assert lines[0].startswith("cleaning report (NOT FOR PUBLICATION, computed without noise): "
+                               "incomes_small.csv, column 'income': 5,000 rows read")  # fmt: skip

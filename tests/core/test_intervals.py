@@ -17,9 +17,9 @@ import pytest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.data.domain import Domain
-from dpsum_core.mechanisms.bounds import bin_ratios
+from dpsum_core.mechanisms.bounds import Linear, bin_ratios
 from dpsum_core.mechanisms.workloads import make_workload
-from dpsum_core.publish.intervals import KAPPA
+from dpsum_core.publish.intervals import KAPPA, finish
 from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.publish.report import answers_csv
 from dpsum_core.simulate.config import ExperimentConfig
@@ -128,3 +128,68 @@ def test_midpoint_weights_are_bounded_on_both_sides(biased, algorithm, truncatio
     rel = _release_with(biased, plan, NoNoise(), None)
     assert rel.intervals.bias_bounded.all()
     assert np.all((rel.intervals.lower <= truth) & (truth <= rel.intervals.upper))
+
+
+class FarBelow:
+    """A noise source whose every draw is 40 scales below zero (the far tail of a Laplace draw,
+    as one noise draw in millions falls): every upper bound hi(m̂) + κ·sd lies below 0."""
+
+    def add_laplace(self, values, scale):
+        return np.asarray(values, float) - 40.0 * np.asarray(scale, float)
+
+
+def _old_finish(bounds, published):
+    """finish() before audit6 P2-1: margins, clip at 0, hull the answer; nothing else."""
+    lower = np.minimum(np.maximum(bounds.lo - KAPPA * bounds.lo_sd, 0.0), published)
+    upper = bounds.hi + KAPPA * bounds.hi_sd
+    return lower, np.where(np.isfinite(upper), np.maximum(upper, published), np.nan)
+
+
+def test_a_negative_draw_below_zero_is_not_published_as_the_point_zero():
+    # hi(m̂) + κ·sd = −40 + 21.2 < 0 ≤ the truth: a visible miss, once hulled to [0, 0]
+    bounds = Linear(lo=np.array([-50.0]), lo_sd=np.array([10.0]), hi=np.array([-40.0]),
+                    hi_sd=np.array([10.0]))  # fmt: skip
+    published = np.array([0.0])
+    assert [float(x[0]) for x in _old_finish(bounds, published)] == [0.0, 0.0]
+    iv = finish(bounds, published, "test")
+    assert iv.lower[0] == 0.0 and np.isclose(iv.upper[0], KAPPA * 10.0, rtol=1e-12)
+
+
+def test_the_floor_only_widens_and_only_where_the_upper_bound_fell_below_the_lower_end():
+    rng = np.random.default_rng(3)
+    n = 20_000
+    lo = rng.normal(0.0, 100.0, n)
+    hi = lo + rng.normal(20.0, 60.0, n)  # hi(m̂) < lo(m̂) in some rows: the noise crossed them
+    lo_sd, hi_sd = rng.uniform(0.0, 30.0, n), rng.uniform(0.0, 30.0, n)
+    hi[::7] = np.nan  # open above
+    bounds = Linear(lo=lo, lo_sd=lo_sd, hi=hi, hi_sd=hi_sd)
+    published = np.maximum(lo + rng.normal(10.0, 40.0, n), 0.0)
+    old_lower, old_upper = _old_finish(bounds, published)
+    iv = finish(bounds, published, "test")
+    bounded = np.isfinite(hi)
+    assert np.array_equal(iv.bias_bounded, bounded) and np.all(np.isnan(iv.upper[~bounded]))
+    assert np.array_equal(iv.lower, old_lower)  # the lower end is never moved
+    assert np.all(iv.upper[bounded] >= old_upper[bounded])  # widening only: coverage can only rise
+    width = (iv.upper - iv.lower)[bounded]
+    assert np.all(width >= KAPPA * hi_sd[bounded] * (1 - 1e-12))
+    # zero width only where the upper bound has no noise (here: never)
+    assert np.all(width > 0)
+    # changed only where the noise visibly crossed: hi(m̂) below lo(m̂) − κ·sd_lo, or below 0
+    moved = bounded & (iv.upper != old_upper)
+    crossed = (hi < lo - KAPPA * lo_sd) | (hi < 0)
+    assert moved.any() and np.all(crossed[moved])
+
+
+@pytest.mark.parametrize(("algorithm", "truncation"), [("identity", "fixed"), ("clampshells", None),
+                                                       ("rawsum", None), ("workload", "fixed")])
+def test_a_release_after_a_far_negative_draw_has_no_zero_width_interval(biased, algorithm,
+                                                                        truncation):
+    config = ExperimentConfig(workload="Q2", epsilon=0.5, upper=UPPER,
+                              truncation_params={"theta": 20_000.0})  # fmt: skip
+    plan = plan_release(config, algorithm=algorithm, truncation=truncation)
+    rel = _release_with(biased, plan, FarBelow(), None)  # a fixed source: the private path
+    assert np.all(rel.private_answers == 0.0)  # clipped at 0: the case that published [0, 0]
+    frame = pd.read_csv(io.StringIO(answers_csv(rel)))
+    bounded = frame.bias_bounded.astype(bool)
+    assert bounded.all()
+    assert (frame.upper_95 > frame.lower_95).all()
