@@ -8,10 +8,10 @@ never from the mechanism, so the modules form no cycle)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from dpsum_core.mechanisms.lru import LRU
 from dpsum_core.mechanisms.rawsum import shell_edges
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scipy import sparse
 
     from dpsum_core.mechanisms.workloads import Workload
@@ -142,7 +144,7 @@ class ClampShellsDesign:
         """:attr:`leaf_moments` after the GLS update with stage 1 (:attr:`stage1_gls`), and the
         shells' variances (the fourth entry is the per-shell variance here, not the suffix)."""
         before, cov, var, _ = _moments(self.stage1_gls[1])
-        return before, cov, var, np.array([c.sum() for c in self.stage1_gls[1]])
+        return before, cov, var, np.array([_memo(c, "sum", c.sum) for c in self.stage1_gls[1]])
 
     @cached_property
     def stage1_gls(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
@@ -157,10 +159,10 @@ class ClampShellsDesign:
         K = self.shells.size - 1
         for k, V in enumerate(self.leaf_cov):
             if k < K and self.parts[k + 1] == self.shells[k + 1]:
-                v1 = V.sum(axis=1)
-                denom = v1.sum() + 2.0 * (self.shell_top[k] / LOCATE_SHARE) ** 2
-                gains.append(v1 / denom)
-                combined.append(V - np.outer(v1, v1) / denom)
+                top = float(self.shell_top[k])
+                gain, after = _memo(V, top, partial(_stage1_update, V, top))
+                gains.append(gain)
+                combined.append(after)
             else:
                 gains.append(np.zeros(V.shape[0]))
                 combined.append(V)
@@ -178,19 +180,50 @@ class ClampShellsDesign:
         return np.cumsum(inv)[:n] * self.domain.edges
 
 
+# Per-part results keyed by the identity of the part's leaf covariance: parts are cached
+# (_PARTS), so the designs refined per trial share their unchanged parts' arrays and these
+# results. The array itself is kept and checked, so a reused id cannot alias; bounded in entries.
+_BY_COV: dict[tuple[int, object], tuple[np.ndarray, Any]] = {}
+_BY_COV_MAX = 512
+
+
+def _memo(V: np.ndarray, tag: object, build: Callable[[], Any]) -> Any:
+    """``build()`` for the part of covariance ``V`` (a pure function of V and ``tag``), cached."""
+    key = (id(V), tag)
+    hit = _BY_COV.get(key)
+    if hit is None or hit[0] is not V:
+        if len(_BY_COV) >= _BY_COV_MAX:
+            _BY_COV.clear()
+        hit = (V, build())
+        _BY_COV[key] = hit
+    return hit[1]
+
+
+def _stage1_update(V: np.ndarray, top: float) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`ClampShellsDesign.stage1_gls` of one part: the gain and the covariance after."""
+    v1 = V.sum(axis=1)
+    denom = v1.sum() + 2.0 * (top / LOCATE_SHARE) ** 2
+    return v1 / denom, V - np.outer(v1, v1) / denom
+
+
+def _part_moments(V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_moments` of one part."""
+    P = np.cumsum(np.cumsum(V, axis=0), axis=1)
+    r = V.shape[0]
+    S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
+    return (
+        np.concatenate(([0.0], np.diagonal(P)[:-1])),
+        np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])),
+        np.diagonal(V).copy(),
+        np.diagonal(S)[::-1].copy(),
+    )
+
+
 def _moments(covs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per leaf c of parts with leaf covariances ``covs``: Var(Σ of the earlier leaves of its
     part), Cov(that sum, x̂_c), Var(x̂_c) and Var(Σ of the leaves of its part from c on)."""
-    before, cov, var, suffix = [], [], [], []
-    for V in covs:
-        P = np.cumsum(np.cumsum(V, axis=0), axis=1)
-        r = V.shape[0]
-        before.append(np.concatenate(([0.0], np.diagonal(P)[:-1])))
-        cov.append(np.concatenate(([0.0], np.cumsum(V, axis=0)[np.arange(r - 1), np.arange(1, r)])))
-        var.append(np.diagonal(V).copy())
-        S = np.cumsum(np.cumsum(V[::-1, ::-1], axis=0), axis=1)
-        suffix.append(np.diagonal(S)[::-1].copy())
-    return tuple(np.concatenate(a) for a in (before, cov, var, suffix))  # type: ignore[return-value]
+    per = [_memo(V, "moments", partial(_part_moments, V)) for V in covs]
+    return tuple(np.concatenate([p[i] for p in per]) for i in range(4))  # type: ignore[return-value]
 
 
 def _shell_tree(a: int, b: int, levels: int, branch: int, cuts: np.ndarray | None = None) -> list[np.ndarray]:
@@ -269,15 +302,30 @@ def _assemble(
     cell_shell = np.concatenate([np.full(p.leaves.size - 1, k) for k, p in enumerate(pieces)])
     for arr in (shells, parts, cell_arr, node_lo, node_hi, node_shell, node_scale):
         arr.setflags(write=False)
-    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
-
-    op = sparse.csr_matrix(sparse.block_diag([p.block for p in pieces], format="csr"))
-    op.sort_indices()
+    op = _block_diagonal([p.block for p in pieces])
     e = domain.edges
     return ClampShellsDesign(
         domain, levels, aligned_on, shells, e[shells[1:] - 1], parts, node_lo, node_hi, node_shell,
         node_scale, cell_arr, cell_shell, op, tuple(p.cov for p in pieces),
     )  # fmt: skip
+
+
+def _block_diagonal(blocks: list[np.ndarray]) -> sparse.csr_matrix:
+    """The block-diagonal CSR matrix of dense ``blocks``, written directly (scipy's
+    ``block_diag`` goes through COO and costs more than the blocks at a design per trial)."""
+    from scipy import sparse  # here, not at import: `dpsum --help` starts without scipy
+
+    data, indices, counts = [], [], []
+    col = 0
+    for b in blocks:
+        r, c = b.shape
+        data.append(b.ravel())
+        indices.append(np.tile(np.arange(col, col + c, dtype=np.int64), r))
+        counts.append(np.full(r, c, dtype=np.int64))
+        col += c
+    indptr = np.concatenate(([0], np.cumsum(np.concatenate(counts))))
+    shape = (int(sum(b.shape[0] for b in blocks)), col)
+    return sparse.csr_matrix((np.concatenate(data), np.concatenate(indices), indptr), shape=shape)
 
 
 def _build_design(
@@ -404,6 +452,9 @@ class EdgeStatistics:
 
     units: list[int]
     counts: np.ndarray
+    # clamped sums already rounded, by (lo, hi, J*): the refined designs of one call share most
+    # nodes, and each exact sum costs a big-integer conversion
+    _sums: dict[tuple[int, int, int], float] = field(default_factory=dict, repr=False)
 
     def interval_sums(self, edges: np.ndarray) -> np.ndarray:
         """Correctly rounded exact sums of the records in bins (edges[i], edges[i+1]]."""
@@ -417,13 +468,14 @@ class EdgeStatistics:
         interval ends at J* (clamped records sit at θ*, the top of bin J*)."""
         above = int(self.counts[-1] - self.counts[j_star])
         extra = value_units(np.array([float(domain.edges[j_star - 1])]))[0] * above
-        u = self.units
-        return np.array(
-            [
-                units_to_float(u[b] - u[a] + (extra if b == j_star else 0))
-                for a, b in zip(np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True)
-            ]
-        )
+        u, memo = self.units, self._sums
+        out = []
+        for a, b in zip(np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True):
+            key = (a, b, j_star)
+            if key not in memo:
+                memo[key] = units_to_float(u[b] - u[a] + (extra if b == j_star else 0))
+            out.append(memo[key])
+        return np.array(out)
 
 
 def edge_statistics(data: Statistics, domain: Domain) -> EdgeStatistics:
