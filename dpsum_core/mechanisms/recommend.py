@@ -129,7 +129,7 @@ def recommend(*, epsilon: float, upper: float, bins: int, workload: str) -> Reco
             "bin gave a lower error than ClampShells' shells in the benchmark",
         )
     step = next(((b, e) for b, e in EVERY_EDGE_STEPS if bins <= b and epsilon >= e), None)
-    if step is not None and epsilon <= CLAMPSHELLS_UP_TO and asks_every_edge(workload):
+    if step is not None and asks_every_edge(workload):
         return Recommendation(
             "rawsum", "posthoc",
             f"with every bin edge queried, {bins} bins (at most {step[0]}) and ε ≥ {step[1]:g} its "
