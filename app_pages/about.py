@@ -5,6 +5,7 @@ import streamlit as st
 
 from dpsum_core import __version__
 from dpsum_core.mechanisms.recommend import rule_in_words
+from dpsum_core.text import summed
 
 BIBTEX = """@misc{{wu_summation_queries_dp,
   title  = {{Answering Summation Queries for Numerical Attributes
@@ -170,8 +171,10 @@ st.header("Glossary")
 g1, g2 = st.columns(2, gap="large")
 with g1:
     st.markdown(
-        """
-- **Prefix-sum query q_τ**: the total of all values ≤ τ. A **workload** is a list of them
+        f"""
+- **Prefix-sum query q_τ**: the total of all {summed(False)} ≤ τ; when an identifier column makes a
+  person (all their rows) the unit of privacy, the total of the {summed(True)} ≤ τ, a person's total
+  being all their rows summed, then clipped to [0, U]. A **workload** is a list of them
   (Q1: every bin edge, Q2: every 10th, Q3: every 100th).
 - **ε (epsilon)**: the privacy budget. Smaller ε = stronger privacy = more noise.
 - **ρ (rho)**: the share of ε spent on choosing θ: ε_θ = ρ·ε, and the answers get

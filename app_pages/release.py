@@ -22,7 +22,17 @@ from dpsum_core.publish.report import (
 )
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted, escape_name, large_epsilon, query_words
-from dpsum_ui import guide, identifiers, release, release_words, reproduce, shell, state, store
+from dpsum_ui import (
+    guide,
+    identifiers,
+    oversize,
+    release,
+    release_words,
+    reproduce,
+    shell,
+    state,
+    store,
+)
 from dpsum_ui import keys as K
 
 
@@ -182,7 +192,9 @@ with upload:
     st.file_uploader(
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
         on_change=release.on_ledger_upload, args=(ctx,),
+        max_upload_size=release.ledger_box_size(),  # reset when the browser refused a file
     )  # fmt: skip
+    oversize.watch_file(K.RELEASE_LEDGER_UPLOAD, release.on_ledger_too_big)  # browser-refused
 if book.total is not None and total is not None and total > book.total:  # raised, never lowered
     st.checkbox(
         f"{release.RAISE_BOX} from ε = {decimal_text(book.total)} to "

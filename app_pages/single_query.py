@@ -11,7 +11,7 @@ import streamlit as st
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.mechanisms.registry import get as registry_get
-from dpsum_core.text import number
+from dpsum_core.text import number, summed
 from dpsum_core.truncation.params import START_FRACTION
 from dpsum_core.truncation.svt import SVT_S
 from dpsum_ui import guide, lesson, present, share, shell, state, teaching, widgets
@@ -19,10 +19,16 @@ from dpsum_ui import keys as K
 from dpsum_ui.state import get, widget
 
 st.title("Single query: truncation in five minutes")
-st.caption(
-    "q_τ = the total of the values ≤ τ. Move θ (mouse or arrow keys): everything below follows "
-    "at once. Errors are in the data's unit."
-)
+
+
+def definition(by_person: bool) -> str:
+    """The page's first line: what q_τ sums, for the unit of privacy (a person's total with an
+    identifier column: :func:`dpsum_core.text.summed`), and that everything follows θ."""
+    whose = " (a person's total: all their rows summed, then clipped to [0, U])"
+    return (
+        f"q_τ = the total of the {summed(by_person)} ≤ τ{whose if by_person else ''}. Move θ "
+        "(mouse or arrow keys): everything below follows at once. Errors are in the data's unit."
+    )
 
 
 def controls(ctx: state.DataContext, plan: state.Ready) -> None:
@@ -91,8 +97,9 @@ def written(value: float) -> str:
     return "infinity" if value > 0 else "minus infinity" if value < 0 else "not a number"
 
 
-def budget_controls() -> bool:
-    """ε, whether θ is chosen privately (then ρ), and the workload the query comes from."""
+def budget_controls(*, by_person: bool) -> bool:
+    """ε, whether θ is chosen privately (then ρ), and the workload the query comes from (its
+    help says what a query sums: ``by_person``, people's totals)."""
     widgets.epsilon_control()
     private = widget(
         st.toggle,
@@ -102,7 +109,7 @@ def budget_controls() -> bool:
         "Off: a fixed, public θ; the answer gets all of ε.",
     )
     widgets.rho_control(disabled=not private)
-    widgets.workload_controls()
+    widgets.workload_controls(by_person=by_person)
     return bool(private)
 
 
@@ -116,15 +123,18 @@ def link(ctx: state.DataContext, plan: state.Ready) -> dict[str, str]:
 def single_query_page() -> None:
     """The whole page; its notice (a link's) at the top, shown once the page has fitted the
     link's τ and θ to its options (:func:`controls` adds what it used instead)."""
+    ctx = state.data_context()
+    st.caption(definition(ctx.id_column is not None))
     slot = st.container()
-    lesson_page()
+    lesson_page(ctx)
     with slot:
         shell.show_notice(compact=True)  # an information as a toast: the first screen is full
 
 
-def lesson_page() -> None:
-    """Everything but the notice; returns early when the data or the settings are not usable."""
-    ctx = state.data_context()
+def lesson_page(ctx: state.DataContext) -> None:
+    """Everything but the first line and the notice; returns early when the data or the
+    settings are not usable."""
+    by_person = ctx.id_column is not None  # q_τ then sums people's totals
     shell.recap(ctx)
     if shell.needs_data(ctx) or ctx.dataset is None:  # no dataset comes with an error
         return
@@ -137,9 +147,9 @@ def lesson_page() -> None:
     # tests/e2e/test_classroom.py).
     top, budget = st.container(key="teach_panel").columns([3, 1], vertical_alignment="bottom")
     with budget:  # beside the controls, opening over the page: the lesson stays in view
-        guide.box("single-query", folded=True)
+        guide.box("single-query", folded=True, by_person=by_person)
     with budget.popover("ε, θ mode, workload", icon=":material/tune:"):
-        private = budget_controls()
+        private = budget_controls(by_person=by_person)
     with top:
         plan = state.plan(ctx, truncations=("svt",), algorithms=ALGORITHMS)
         if isinstance(plan, state.Blocked):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 from dpsum_core.cli_parser import CONFIG as _CONFIG
 from dpsum_core.cli_parser import EXIT_USAGE, build_parser
+from dpsum_core.cli_text import accuracy_text, cleaning_line
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
 from dpsum_core.data.summary import complete
@@ -108,7 +109,6 @@ def _params(args: argparse.Namespace) -> TruncationParams:
 
 def _run(args: argparse.Namespace) -> int:
     from dpsum_core.plots.files import run_figures, write_figures
-    from dpsum_core.simulate.results import headline_definition
 
     config = ExperimentConfig(
         workload=args.workload,
@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     out = _out_path(args.out)
     data, run = _open(args, config)
-    _print_cleaning(data)
+    print(cleaning_line(data))
     _check_domain(args, data, config.domain)
     result = run(config)
     auto = _auto_choice(args, config)
@@ -150,35 +150,10 @@ def _run(args: argparse.Namespace) -> int:
         f"U = {number(config.upper)}, {counted(config.bins, 'bin')}, seed {config.seed}) "
         f"in {result.seconds:.2f} s"
     )
-    print(headline_definition())
-    print(_overview_text(result, auto.get("auto", {}).get("algorithm")))
+    print(accuracy_text(result, auto.get("auto", {}).get("algorithm")))
     print(figures.sentence(["answers.csv", "summary.csv", "run.json", "NOTICE.txt"], out))
     print(NOT_FOR_PUBLICATION)
     return 0
-
-
-def _overview_text(result, auto: str | None = None) -> str:
-    """The run's summary table: algorithms and truncations by their labels (★ on the one
-    ``auto`` resolved to), errors in percent (:func:`~dpsum_core.simulate.results.percent`, as
-    in the sentences)."""
-    import pandas as pd
-
-    from dpsum_core.publish.report import PUBLIC_CAP_LABEL
-    from dpsum_core.simulate.results import headline_name, percent
-
-    ov = result.overview()
-    capped = result.config.public_cap is not None  # ClampShells' θ is the cap: nothing located
-    return pd.DataFrame(
-        {
-            "Algorithm": [("★ " if a == auto else "") + label(a) for a in ov["algorithm"]],
-            "Truncation": [
-                PUBLIC_CAP_LABEL if capped and a == "clampshells" else truncation_label(t)
-                for a, t in zip(ov["algorithm"], ov["truncation"], strict=True)
-            ],
-            headline_name().capitalize(): ov["median_rel_error"].map(percent),
-            "… with isotonic": ov["median_rel_error_iso"].map(percent),
-        }
-    ).to_string(index=False)
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -237,11 +212,7 @@ def _release(args: argparse.Namespace) -> int:
     if large := large_epsilon(plan.epsilon):  # the explorer's words; the release is still made
         print(f"dpsum: warning: {large}; released all the same.", file=sys.stderr)
     data, extend = _release_data(args, plan, content=args.ledger is not None)
-    print(
-        f"dpsum: cleaning report (NOT FOR PUBLICATION, computed without noise): "
-        f"{data.name}, column {data.column!r}: " + " ".join(data.report.lines()),
-        file=sys.stderr,
-    )
+    print(f"dpsum: {cleaning_line(data)}", file=sys.stderr)
     _check_domain(args, data, plan.config.domain)
     out = _out_path(args.out)  # created only once the release is drawn and charged
     if args.ledger is not None:
@@ -488,7 +459,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         weights=args.weights,
     )
     data, run = _open(args, base)
-    _print_cleaning(data)
+    print(cleaning_line(data))
     _check_domain(args, data, base.domain)
     start = time.perf_counter()
     summaries, figs, runs = [], [], []
@@ -573,10 +544,6 @@ def _open(args: argparse.Namespace, config: ExperimentConfig):
         return result
 
     return state["summary"], run
-
-
-def _print_cleaning(data) -> None:  # exact counts, marked as release marks them (on stdout: a refusal stays one stderr line)
-    print(f"cleaning report (NOT FOR PUBLICATION, computed without noise): {data.name}, column {data.column!r}: " + " ".join(data.report.lines()))
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

@@ -19,10 +19,11 @@ from dpsum_core.publish.csvfile import csv_bytes
 from dpsum_core.simulate.notice import with_notice
 from dpsum_core.simulate.results import ExperimentResult, headline_definition, run_json
 
-from . import compute, figs, present, share, shell, state, store, tables, widgets
+from . import compute, figs, oversize, present, share, shell, state, store, tables, widgets
 from . import keys as K
 from .page_state import ExplorerState, Run, load, take, update
 from .state import Ready
+from .uploads import uploader_size
 
 TABS = (
     "Answers",
@@ -202,8 +203,18 @@ def share_panel(ctx: state.DataContext, plan: state.Plan) -> None:
         type=["json"],
         key=K.SHARE_CONFIG_UPLOAD,
         on_change=on_config_upload,
+        max_upload_size=uploader_size(load(ExplorerState).config_refused),  # reset on refusal
         help="A file saved here, a bare config.to_json(), or a CLI run.json.",
     )
+    oversize.watch_file(K.SHARE_CONFIG_UPLOAD, on_config_too_big)  # refused by the browser
+
+
+def on_config_too_big() -> None:
+    """The browser refused a settings file above the upload limit (:mod:`dpsum_ui.oversize`):
+    said as a failed restore is, and the box reset."""
+    refused = load(ExplorerState).config_refused
+    update(ExplorerState, config_refused=refused + 1,
+           config_error=oversize.file_message(oversize.limit_mb(refused), "settings"))  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

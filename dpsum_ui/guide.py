@@ -10,11 +10,24 @@ from collections.abc import Mapping
 import streamlit as st
 
 from dpsum_core.mechanisms.recommend import rule_in_words
+from dpsum_core.text import summed
 
 from . import keys as K
 from .store import live, seed_live, set_live
 
 PARAM = "guide"  # query field of a link made with the guide on: guide=1
+
+# Step 3's first sentences, per row and with an identifier column (a person, all their rows, the
+# unit of privacy): q_τ then sums people's totals, which θ truncates (dpsum_core.text.summed).
+_PER_ROW = (
+    f"q_τ adds up the {summed(False)} ≤ τ. Move **θ** (mouse or arrow keys): values above θ "
+    "count as θ."
+)
+_PER_PERSON = (
+    f"q_τ adds up the {summed(True)} ≤ τ (a person's total: all their rows summed, then clipped "
+    "to [0, U]). Move **θ** (mouse or arrow keys): totals above θ count as θ."
+)
+
 
 TEXTS: dict[str, str] = {
     "data": (
@@ -43,8 +56,7 @@ TEXTS: dict[str, str] = {
         + ". The *Summary* tab names the lowest error of your run."
     ),
     "single-query": (
-        "**Step 3 · one query.** q_τ adds up every value ≤ τ. Move **θ** (mouse or arrow "
-        "keys): values above θ count as θ. Lower θ → less noise (one person can move the "
+        "**Step 3 · one query.** " + _PER_ROW + " Lower θ → less noise (one person can move the "
         "answer by at most θ) but a larger **truncation bias** (the big values are cut). The "
         "four numbers and the four boxes follow θ; the best θ on the chart was found by "
         "looking at the data, so a private method (SVT, Recursive) must choose θ instead. "
@@ -81,6 +93,13 @@ TEXTS: dict[str, str] = {
 }
 
 
+def text(step: str, *, by_person: bool = False) -> str:
+    """The box's text for ``step`` (a key of :data:`TEXTS`); ``by_person``: a person, all their
+    rows, is the unit of privacy, and Step 3 says that q_τ sums people's totals."""
+    said = TEXTS[step]
+    return said.replace(_PER_ROW, _PER_PERSON) if by_person else said
+
+
 def on() -> bool:
     """Whether the guide is switched on in this session."""
     return bool(live(K.GUIDE))
@@ -98,19 +117,20 @@ def switch() -> None:
     )
 
 
-def box(step: str, *, folded: bool = False) -> None:
+def box(step: str, *, folded: bool = False, by_person: bool = False) -> None:
     """The guide's box for ``step`` (a key of :data:`TEXTS`), if on; ``folded``: in a popover
     named after the step, which opens over the page and moves nothing (a page whose first
-    screen is full)."""
+    screen is full); ``by_person``: in the words of a person as the unit (:func:`text`)."""
     if not on():
         return
+    said = text(step, by_person=by_person)
     with st.container(key=f"guide_{step}"):
         if folded:
-            number = TEXTS[step].split(" · ", 1)[0].strip("*")  # "Step 3": one short line
+            number = said.split(" · ", 1)[0].strip("*")  # "Step 3": one short line
             with st.popover(f"Guide: {number}", icon=":material/school:"):
-                st.info(TEXTS[step], icon=":material/school:")
+                st.info(said, icon=":material/school:")
         else:
-            st.info(TEXTS[step], icon=":material/school:")
+            st.info(said, icon=":material/school:")
 
 
 def restore(params: Mapping[str, object]) -> None:

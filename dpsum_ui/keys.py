@@ -66,6 +66,7 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
                            run's algorithms; all by default, so six bands stay readable one by one)
     ``explorer_preview``   expander (before a run): the data histogram, drawn when opened
     ``share_config_upload``    file_uploader: restore settings from a config JSON
+    ``share_config_upload_too_big``  button, hidden: as ``data_upload_too_big``
     ``share_config_download``  download_button: config JSON (+ sample dataset name)
     ``share_summary_csv``      download_button: summary.csv of the last run
     ``share_run_json``         download_button: run.json of the last run
@@ -98,6 +99,7 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_public_cap`` number: an optional public cap (a documented top code) for ClampShells
     ``release_total``      number_input: the dataset's total ε budget
     ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
+    ``release_ledger_upload_too_big``  button, hidden: as ``data_upload_too_big``
     ``release_ledger_download``  download_button: the session's ledger (JSON)
     ``release_raise``      checkbox: raise the uploaded ledger's total (recorded in it)
     ``release_confirm``    checkbox: "I understand this spends ε"
@@ -184,6 +186,7 @@ EXPLORER_PARAMETERS = "explorer_parameters"
 EXPLORER_SHARE = "explorer_share"
 EXPLORER_PREVIEW = "explorer_preview"
 SHARE_CONFIG_UPLOAD = "share_config_upload"
+SHARE_CONFIG_UPLOAD_TOO_BIG = "share_config_upload_too_big"
 SHARE_CONFIG_DOWNLOAD = "share_config_download"
 SHARE_SUMMARY_CSV = "share_summary_csv"
 SHARE_RUN_JSON = "share_run_json"
@@ -214,6 +217,7 @@ RELEASE_ISO = "release_iso"
 RELEASE_PUBLIC_CAP = "release_public_cap"  # a documented top code, ClampShells' θ at no ε
 RELEASE_TOTAL = "release_total"
 RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
+RELEASE_LEDGER_UPLOAD_TOO_BIG = "release_ledger_upload_too_big"
 RELEASE_LEDGER_DOWNLOAD = "release_ledger_download"
 RELEASE_RAISE = "release_raise"
 RELEASE_CONFIRM = "release_confirm"

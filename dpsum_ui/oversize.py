@@ -9,11 +9,18 @@ it when a red "too large" file appears in that uploader: the click's callback re
 refusal as the app's own refusals are recorded (:func:`dpsum_ui.datasets.on_upload`), so
 the error under the box says what was wrong and what to do, and the box is reset
 (:func:`dpsum_ui.uploads.uploader_size`): the red file is listed no more.
+
+The settings-file and ledger uploaders (JSON files of a few kilobytes) are refused the same way
+above the same limit: :func:`watch_file` watches them, with their own callbacks
+(:func:`dpsum_ui.explorer.on_config_too_big`, :func:`dpsum_ui.release.on_ledger_too_big`)
+and words (:func:`file_message`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Literal
 
 import streamlit as st
 
@@ -26,7 +33,9 @@ from .uploads import uploader_size
 
 SUFFIX = "_too_big"  # the hidden button of uploader ``key`` is ``key + SUFFIX``
 BUTTONS = {K.DATA_UPLOAD: K.DATA_UPLOAD_TOO_BIG,
-           K.RELEASE_DATA_UPLOAD: K.RELEASE_DATA_UPLOAD_TOO_BIG}  # fmt: skip
+           K.RELEASE_DATA_UPLOAD: K.RELEASE_DATA_UPLOAD_TOO_BIG,
+           K.SHARE_CONFIG_UPLOAD: K.SHARE_CONFIG_UPLOAD_TOO_BIG,
+           K.RELEASE_LEDGER_UPLOAD: K.RELEASE_LEDGER_UPLOAD_TOO_BIG}  # fmt: skip
 
 # Finds a red file whose error is its size (Streamlit: "File must be … or smaller."), in an
 # uploader with a hidden button, and presses that button once for that file.
@@ -81,12 +90,35 @@ def message(limit: int, role: Role) -> str:
     )
 
 
+def file_message(limit: int, kind: Literal["settings", "ledger"]) -> str:
+    """What the page says after the browser refused a settings file or a ledger above ``limit``
+    MB: what was wrong (no such file is that large: it is another file), and what to do."""
+    if kind == "settings":
+        return (
+            f"That file is larger than the {limit} MB upload limit, so your browser refused it "
+            "before sending it: nothing was read, and your current settings are unchanged. A "
+            "settings file is a few kilobytes: choose the JSON file that **Download settings** "
+            "saved (or a run.json of `dpsum run`)."
+        )
+    return (
+        f"That file is larger than the {limit} MB upload limit, so your browser refused it "
+        "before sending it: nothing was loaded, and the ledger in use is unchanged. A ledger is "
+        "a few kilobytes: upload the file that **Download the ledger** saved (dpsum_ledger.json)."
+    )
+
+
 def watch(key: str, role: Role) -> None:
     """The hidden button of uploader ``key`` (the ``role`` dataset's) and the script that
     presses it when the browser refuses a file above the limit (hidden by dpsum_ui.style)."""
+    watch_file(key, lambda: _refuse(role))
+
+
+def watch_file(key: str, refused: Callable[[], None]) -> None:
+    """The hidden button of uploader ``key`` (one of :data:`BUTTONS`), whose callback
+    ``refused`` says the refusal and resets the box, and the script that presses it."""
     with st.container(key=BUTTONS[key] + "_slot"):
         st.button("A file above the upload limit was refused", key=BUTTONS[key],
-                  on_click=_refuse, args=(role,))  # fmt: skip
+                  on_click=refused)  # fmt: skip
         st.html(_SCRIPT, unsafe_allow_javascript=True)
 
 

@@ -19,6 +19,7 @@ from dpsum_core.text import (
     escape_name,
     large_epsilon,
     odds_factor,
+    summed,
 )
 
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
@@ -364,6 +365,7 @@ def teaching_text(
     queries: int = 1,
     per_query: bool = False,
     shells: bool = False,
+    by_person: bool = False,
 ) -> dict[str, str]:
     """Plain-language explanations for the single-query page, with this query's numbers.
 
@@ -376,14 +378,19 @@ def teaching_text(
     (:func:`dpsum_core.mechanisms.sqm.sqm_scale` with m = 1); ``noise``: the noise the shown
     algorithm actually gives this answer, answering the whole workload of ``queries`` queries
     (the engine's SD, and its Laplace scale where the answer is one draw, else None);
-    ``per_query``: that draw's budget is ε_m split over the queries (SQM).
+    ``per_query``: that draw's budget is ε_m split over the queries (SQM). ``by_person``: an
+    identifier column makes a person the unit of privacy, and q_τ sums people's totals
+    (:func:`dpsum_core.text.summed`), which θ then truncates.
     """
     cap = min(theta, tau)
+    one = "total" if by_person else "value"  # what q_τ compares with τ and truncates at θ
     truncation = (
-        f"q_τ sums every value ≤ τ = {tau:,.0f}. Truncating at θ = {theta:,.0f} counts each "
-        "value above θ as θ, so the values above θ count for less: the **truncation bias** "
-        "(always ≤ 0). It grows as θ falls and is exactly 0 once θ reaches the largest value "
-        "≤ τ."
+        f"q_τ sums the {summed(by_person)} ≤ τ = {tau:,.0f}"
+        + (" (a person's total: all their rows summed, then clipped to [0, U])"
+           if by_person else "")
+        + f". Truncating at θ = {theta:,.0f} counts each {one} above θ as θ, so the "
+        f"{summed(by_person)} above θ count for less: the **truncation bias** (always ≤ 0). It "
+        f"grows as θ falls and is exactly 0 once θ reaches the largest {one} ≤ τ."
         + (f" **{algorithm_label}** cuts at its own θ*, the bin edge at or above θ, and answers "
            "a query at or above θ* with its clamped total (records above θ*, even those above "
            "τ, count as θ*): its truncation bias, shown above, is 0 once θ* is above τ."

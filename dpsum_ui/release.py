@@ -37,11 +37,12 @@ from dpsum_core.simulate.results import configuration_name
 from dpsum_core.text import counted, escape_name, noun
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
-from . import compute, identifiers, state, store
+from . import compute, identifiers, oversize, state, store
 from . import keys as K
 from .datasets import release_content, source_fingerprint
 from .page_state import ReleaseState, load, take, update
 from .passes import release_input, with_passes
+from .uploads import uploader_size
 
 
 def algorithm_options(ctx: state.DataContext) -> list[str]:
@@ -234,6 +235,20 @@ def lacking_words(lacking: tuple[dict, ...]) -> str:
         "lets you download, which `dpsum release --ledger` can extend), or download this "
         "session's ledger first and continue from it."
     )
+
+
+def ledger_box_size() -> int | None:
+    """The ledger uploader's ``max_upload_size``: changed by each refusal of a file above the
+    limit, which resets the box (:func:`dpsum_ui.uploads.uploader_size`)."""
+    return uploader_size(load(ReleaseState).ledger_refused)
+
+
+def on_ledger_too_big() -> None:
+    """The browser refused a ledger above the upload limit (:mod:`dpsum_ui.oversize`): said
+    on top of the page as a refused ledger is, the ledger in use kept and the box reset."""
+    refused = load(ReleaseState).ledger_refused
+    error = oversize.file_message(oversize.limit_mb(refused), "ledger")
+    update(ReleaseState, done=None, message=("error", error), ledger_refused=refused + 1)
 
 
 def on_ledger_upload(ctx: state.DataContext) -> None:

@@ -23,7 +23,7 @@ from dpsum_core.plots.export import IMAGE_SIZE, marked
 from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.text import counted, escape_name, unit_nouns
+from dpsum_core.text import counted, escape_name, summed, unit_nouns
 
 from . import compute, figs, memo, present, state
 from . import keys as K
@@ -233,6 +233,8 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             data,
         )
 
+    by_person = data.report.id_column is not None  # q_τ sums people's totals
+
     def build_lesson() -> dict:
         texts = [
             present.teaching_text(
@@ -241,7 +243,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                 exact=not weighted(algorithm), algorithm_label=label(algorithm),
                 own_theta=theta_rule(rule).source if alg.runs_once else None,
                 noise=(float(v) ** 0.5, b), queries=workload.size, per_query=alg.per_query,
-                shells=algorithm in SHELL_BIAS,
+                shells=algorithm in SHELL_BIAS, by_person=by_person,
             )
             for t, s, v, b in zip(grid, scales, table["variance"], noise, strict=True)
         ]
@@ -250,7 +252,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
             table, texts, noise, tau=tau, start=at, true_answer=truth,
             above=records_above(data, tau, grid), figure=figure, algorithm=algorithm,
             budget=(config.epsilon, eps_theta, eps_m), exact=(not weighted(algorithm), domain),
-            theta_by=rule, units=unit_nouns(data.report.id_column is not None),
+            theta_by=rule, units=unit_nouns(by_person),
         )
         own = label(algorithm) if alg.runs_once else None
         return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
@@ -367,6 +369,7 @@ def lesson_payload(
         layout["yaxis2"]["tickfont"] = {"size": CHART_TEXT_PX}
     budget_short = budget_sentence(theta_by, epsilon, eps_theta, eps_m)
     second = second_bias(algorithm)
+    cut = summed(units == unit_nouns(True)).capitalize()  # what θ truncates: values or totals
     return {
         "thetas": [float(r.theta) for r in rows],
         "theta_text": [f"{r.theta:,.0f}" for r in rows],
@@ -394,7 +397,7 @@ def lesson_payload(
                 "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
                           f"were θ: bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
-                [f"Values above θ = {r.theta:,.0f} count as θ: the sum loses "
+                [f"{cut} above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],
                 "long": [markdown_html(t["truncation"]) for t in texts],
             },

@@ -17,6 +17,14 @@ NOT_FOR_PUBLICATION = (
 )
 
 
+# The marks of the exact figures `dpsum run` and `dpsum reproduce` print on stdout beside their
+# files (`dpsum release` marks its cleaning report on stderr the same way): the cleaning
+# report's counts, and the run's accuracy table, whose errors set simulated answers against the
+# true answers. Each starts its line, in capitals as the files' notice.
+CLEANING = "cleaning report (NOT FOR PUBLICATION, computed without noise)"
+ACCURACY = "simulation accuracy (NOT FOR PUBLICATION, computed from the data without noise)"
+
+
 # The mark of a line on stderr that states exact statistics of the data (the cleaning report,
 # the domain warnings, a refusal's counts): for the operator, never published.
 UNNOISED = "(not for publication, computed without noise)"

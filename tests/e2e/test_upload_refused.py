@@ -8,8 +8,10 @@ import pytest
 
 from tests.e2e.conftest import (
     ERROR,
+    EXCEPTION,
     ROOT,
     assert_clean,
+    button,
     goto_page,
     key,
     open_app,
@@ -86,3 +88,40 @@ def test_a_file_above_the_upload_limit_is_said_and_not_left_in_the_box(page, ser
     wait_idle(page)
     assert box.locator(CHIP).count() == 1 and page.locator(ERROR).count() == 0
     assert_clean(page)
+
+
+def _too_big(page, box, tmp_path, red: str) -> None:
+    """Give ``box`` a sparse 201 MB file (no disk used, never read); wait until the browser's
+    red file came and went (the hidden button pressed, the box reset)."""
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:
+        f.truncate(201 * 2**20)
+    page.evaluate(_SEE_RED.replace(RED, red))
+    box.locator("input[type=file]").set_input_files(str(big))
+    page.wait_for_function(f"() => window.__dpsumSawRed && !document.querySelector('{red}')")
+
+
+def test_a_settings_file_or_ledger_above_the_limit_is_said(page, server, tmp_path) -> None:
+    """The settings-file and ledger uploaders are refused by the browser the same way: the red
+    file stayed in their box with nothing saying what to do. Now each is watched too."""
+    open_app(page, server.url)
+    button(page, "explorer_share").click()
+    box = page.locator(key("share_config_upload"))
+    _too_big(page, box, tmp_path, red=RED.replace("data_upload", "share_config_upload"))
+    error = page.locator(ERROR, has_text="larger than the 200 MB upload limit")
+    error.wait_for()
+    assert "settings file is a few kilobytes" in error.inner_text()
+    wait_idle(page)
+    assert box.locator(CHIP).count() == 0, box.inner_text()  # old: the red file stayed
+    page.keyboard.press("Escape")  # the popover closed
+
+    goto_page(page, "Release")
+    box = page.locator(key("release_ledger_upload"))
+    _too_big(page, box, tmp_path, red=RED.replace("data_upload", "release_ledger_upload"))
+    error = page.locator(ERROR, has_text="larger than the 200 MB upload limit")
+    error.wait_for()
+    assert "A ledger is a few kilobytes" in error.inner_text()
+    wait_idle(page)
+    assert box.locator(CHIP).count() == 0, box.inner_text()
+    assert page.locator(key("release_ledger_upload_too_big")).is_hidden()
+    assert page.locator(EXCEPTION).count() == 0 and page.locator(ERROR).count() == 1
