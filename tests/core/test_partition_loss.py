@@ -133,3 +133,45 @@ def test_bin_j_star_and_part_tops_are_never_measured():
             tops = d.parts[1:][d.parts[1:] <= j]
             assert np.all(np.isinf(scale[tops - 1]))
             assert np.isfinite(scale).sum() == j - tops.size  # every other bin is measured
+
+
+@pytest.mark.parametrize("workload", ["Q1", "Q2"])
+def test_the_interval_finds_the_cuts_the_release_measured(monkeypatch, workload):
+    """A release's interval hook rebuilds stage 2's design from the partition's draw: the same
+    cuts as the mechanism chose (else the interval would read the draw on other leaves). Real
+    noise (seeded numpy through the private test path) on heaped data, so cuts are made."""
+    from dpsum_core.mechanisms.workloads import make_workload
+    from dpsum_core.noise import SimulatedNoise
+    from dpsum_core.publish import release as rel_mod
+
+    built = []  # the designs stage 2 measured
+    original = cs._measure_clamped
+
+    def spy(stats, d, j_star, **kw):
+        built.append(d)
+        return original(stats, d, j_star, **kw)
+
+    monkeypatch.setattr(cs, "_measure_clamped", spy)
+    seen = []
+    original_outputs = rel_mod.DrawOnce.outputs
+
+    def outputs(self):
+        seen.append(original_outputs(self))
+        return seen[-1]
+
+    monkeypatch.setattr(rel_mod.DrawOnce, "outputs", outputs)
+    rng = np.random.default_rng(2)
+    values = np.concatenate([np.round(rng.lognormal(3.0, 0.5, 20_000)), rng.uniform(0, 200, 2_000)])
+    config = ExperimentConfig(workload=workload, upper=200.0, bins=1_000, epsilon=1.0)
+    plan = rel_mod.plan_release(config, algorithm="clampshells", truncation=None)
+    release = rel_mod._release_with(make_dataset(values, upper=200.0), plan,
+                                    SimulatedNoise(np.random.default_rng(7)), None)  # fmt: skip
+    assert len(built) == 1
+    measured = built[0]
+    domain = config.domain
+    d = cs.design_for(domain, 1.0, make_workload(workload, domain))
+    j = int(np.argmin(np.abs(domain.edges - float(release.theta)))) + 1
+    again = cp.released_design(d, j, seen[-1][-2], make_workload(workload, domain).counts, 1.0)
+    assert again is measured or np.array_equal(again.cells, measured.cells)
+    if workload == "Q1":  # heaps at whole values: the partition cut some leaves
+        assert measured.cells.size > cp.stage2_design(d, j, ()).cells.size
