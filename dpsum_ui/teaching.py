@@ -394,8 +394,10 @@ def lesson_payload(
                         "sensitivity": "Sensitivity", "budget": "Budget split"},
         "cards": {
             "truncation": {
-                "short": [f"{label(algorithm)} picks its own cut θ*, at a bin edge; if θ* "
-                          f"were θ: bias {money(r.truncation_bias)}." for r in rows]
+                "short": [f"{label(algorithm)} picks its own cut θ*, at a "
+                          f"{'shell' if algorithm in SHELL_BIAS else 'bin'} edge; if θ* were "
+                          f"θ{' (the next shell edge up)' if algorithm in SHELL_BIAS else ''}: "
+                          f"bias {money(r.truncation_bias)}." for r in rows]
                 if theta_by in OWN_THETA else
                 [f"{cut} above θ = {r.theta:,.0f} count as θ: the sum loses "
                  f"{money(abs(r.truncation_bias))}." for r in rows],

@@ -85,6 +85,7 @@ from dpsum_core.mechanisms.clampshells_design import (
     edge_statistics,
 )
 from dpsum_core.mechanisms.clampshells_locate import (
+    clamp_bins_at,
     clamp_law,
     combine_stage1,
     locate_measured,
@@ -300,14 +301,6 @@ def _uncut(d: ClampShellsDesign, j_star: int, inputs: Inputs) -> ClampShellsDesi
     return stage2_design(d, j_star, ()) if partitioned(d, inputs.public_cap) else d
 
 
-def _clamp_bins(d: ClampShellsDesign, domain: Domain, theta: np.ndarray) -> np.ndarray:
-    """J* for each θ: the bin whose upper edge is the smallest ≥ θ (∞ → n), at least the
-    design's lowest clamp bin."""
-    th = np.asarray(theta, float)
-    j = np.minimum(np.searchsorted(domain.edges, th, side="left") + 1, domain.bins)
-    return np.maximum(j, d.min_clamp_bin)
-
-
 def _components_at(
     stats: EdgeStatistics, d: ClampShellsDesign, j_star: int, inputs: Inputs, epsilon: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -333,7 +326,10 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     budget ``epsilon`` (stage 2 gets (1−p)ε; the design, sub-cells included, is the one used at
     ``epsilon``).
 
-    θ is mapped to J* = the bin whose upper edge is the smallest ≥ θ (∞ → n). The tail scan is
+    θ is mapped to the J* stage 1 could output that a public cap at θ gives: the lowest shell
+    edge (≥ jmin, or n) at or above θ's bin (∞ → n) — ClampShells clamps nowhere else, so a θ
+    between two shell edges is read as the upper one (a θ inside a leaf would drop, not
+    clamp, the records between θ and the leaf's top). The tail scan is
     left out (documented approximation): it only drops cells whose tail mass is within one
     noise sd of zero, so it changes the error where the top cells are nearly empty; the
     Monte Carlo test bounds the effect. From tree depth 1 the partition's cuts and its
@@ -349,7 +345,7 @@ def clampshells_error(inputs: Inputs, theta: np.ndarray, epsilon: float) -> tupl
     d = design_for(inputs.domain, epsilon, inputs.workload)
     stats = edge_statistics(inputs.data, inputs.domain)
     th = np.asarray(theta, float)
-    j = _clamp_bins(d, inputs.domain, th)
+    j = clamp_bins_at(d, th)
     out_b, out_v = [], []
     cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for jj in j.tolist():
@@ -385,7 +381,7 @@ def clampshells_bias_parts(
     counts = inputs.workload.counts
     truth = inputs.true_answers
     clamp, shell = [], []
-    for jj in _clamp_bins(d, inputs.domain, np.asarray(theta, float)).tolist():
+    for jj in clamp_bins_at(d, np.asarray(theta, float)).tolist():
         checkpoint()
         mean, _, _ = _mean_at(stats, _uncut(d, int(jj), inputs), int(jj), counts)
         exact = np.where(counts >= jj, mean, truth)  # no interpolation at or above θ*

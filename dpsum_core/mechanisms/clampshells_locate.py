@@ -60,9 +60,15 @@ def public_clamp_bin(d: ClampShellsDesign, cap: float) -> int:
     """J* of a public cap (a top code the user states as public knowledge, never read from the
     data): the lowest clamp point stage 1 could output whose θ* = e_{J*} is at or above the
     cap's bin, so no value ≤ cap is clamped. Public: the design and the cap only."""
-    j = int(np.searchsorted(d.domain.edges, cap, side="left")) + 1  # e_{j−1} < cap ≤ e_j
-    options = d.clamp_bins()
-    return int(options[min(int(np.searchsorted(options, j, side="left")), options.size - 1)])
+    return int(clamp_bins_at(d, np.array([cap], float))[0])
+
+
+def clamp_bins_at(d: ClampShellsDesign, values: np.ndarray) -> np.ndarray:
+    """For each value, the lowest clamp point stage 1 could output (a shell edge ≥ jmin, or n)
+    whose θ* = e_{J*} is at or above the value's bin (∞ → n). Public: the design only."""
+    j = np.searchsorted(d.domain.edges, np.asarray(values, float), side="left") + 1
+    options = d.clamp_bins()  # e_{j−1} < value ≤ e_j; then the first option ≥ j
+    return options[np.minimum(np.searchsorted(options, j, side="left"), options.size - 1)]
 
 
 def combine_stage1(d: ClampShellsDesign, leaves: np.ndarray, z1: np.ndarray, j_star: np.ndarray) -> np.ndarray:
