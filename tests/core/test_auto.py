@@ -132,3 +132,14 @@ def test_auto_releases_at_ten_bins(tmp_path):
                  "10", "--epsilon", "0.5", "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
     record = json.loads(release_file(out, "release.json").read_text())
     assert record["config"]["algorithm"] == "rawsum"
+
+
+def test_the_clampshells_reason_starts_with_one_plain_sentence():
+    """A director reads the first sentence (economist's review P3-4): it says how ClampShells
+    fared in the benchmark, before the numbers; 'best or within 10 %' only where that held."""
+    plain = recommend(epsilon=0.3, upper=200.0, bins=1_000, workload="Q1").why.split(". ")[0]
+    assert plain == "in the benchmark it was the best or within 10 % of the best at settings like these"
+    q2 = recommend(epsilon=1.0, upper=200.0, bins=200, workload="Q2").why
+    assert q2.startswith("in the benchmark it was the best or within 10 %")
+    q1 = recommend(epsilon=1.0, upper=200.0, bins=200, workload="Q1").why
+    assert q1.startswith("in the benchmark it was the safer of the two best")
