@@ -40,6 +40,15 @@ div[data-testid="stCaptionContainer"] code { color: #1A1A1A; }
 /* warmup.py: the chart library's import script, and unsaved.py's "Leave site?" script, run
    at once, shown nowhere: the slot and its wrapper (else the sidebar's gap shows). */
 .st-key-chart_library_slot, div:has(> .st-key-chart_library_slot) { display: none; }
+/* A selected pill or segment under the pointer: Streamlit draws the primary blue (#0072B2) on
+   its light-blue hover fill (#CCE3F0), 3.9:1 (axe color-contrast, the ★ algorithm's pill); a
+   darker blue of the same hue reads at about 7:1. */
+button[data-variant="pills"][data-selected="true"]:hover p,
+button[data-variant="pills"][data-selected="true"][data-hovered="true"] p,
+button[data-variant="segmented_control"][data-selected="true"]:hover p,
+button[data-variant="segmented_control"][data-selected="true"][data-hovered="true"] p {
+  color: #00466E;
+}
 /* oversize.py: the hidden buttons its script presses when the browser refuses a file above
    the upload limit, shown nowhere. */
 [class*="_too_big_slot"], div:has(> [class*="_too_big_slot"]) { display: none; }
