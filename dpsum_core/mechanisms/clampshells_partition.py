@@ -100,8 +100,7 @@ def slack(d_j: ClampShellsDesign, j_star: int, epsilon: float) -> np.ndarray:
 def partition_scale(d_j: ClampShellsDesign, j_star: int, epsilon: float) -> np.ndarray:
     """The partition's Laplace scale of bins 1..J*, e_j/β_j (∞: not measured). Public given J*."""
     beta = slack(d_j, j_star, epsilon)
-    with np.errstate(divide="ignore"):
-        return np.where(beta > 0, d_j.domain.edges[:j_star] / np.where(beta > 0, beta, 1.0), np.inf)
+    return np.where(beta > 0, d_j.domain.edges[:j_star] / np.where(beta > 0, beta, 1.0), np.inf)
 
 
 def measure_partition(

@@ -175,3 +175,21 @@ def test_the_interval_finds_the_cuts_the_release_measured(monkeypatch, workload)
     assert again is measured or np.array_equal(again.cells, measured.cells)
     if workload == "Q1":  # heaps at whole values: the partition cut some leaves
         assert measured.cells.size > cp.stage2_design(d, j, ()).cells.size
+
+
+def test_the_seed_reaches_the_partition_and_every_later_draw():
+    """Simulation: the same seed gives the same answers with the partition (its draw and the
+    cut-dependent stage 2 included), another seed other answers."""
+    from dpsum_core.simulate.experiment import run_experiment
+
+    rng = np.random.default_rng(3)
+    values = np.round(rng.lognormal(3.0, 0.5, 5_000))
+    data = make_dataset(np.clip(values, 0, 200), upper=200.0)
+
+    def answers(seed: int) -> np.ndarray:
+        config = ExperimentConfig(workload="Q1", upper=200.0, bins=400, epsilon=1.0, trials=5,
+                                  algorithms=("clampshells",), seed=seed)  # fmt: skip
+        return run_experiment(data, config).runs[0].answers
+
+    np.testing.assert_array_equal(answers(11), answers(11))
+    assert not np.array_equal(answers(11), answers(12))
