@@ -152,13 +152,14 @@ def test_amounts_and_tick_labels_are_never_in_e_notation(sign: float) -> None:
 def test_the_truncation_card_of_an_algorithm_with_its_own_theta_says_it_is_its_own() -> None:
     """RawSum drops bins above its θ, ClampShells clamps at its shells' edges: neither card
     may say that values above the slider's θ count as θ with the histogram's number."""
-    for algorithm, name in (("rawsum", "RawSum"), ("clampshells", "ClampShells")):
+    for algorithm, name, edge in (("rawsum", "RawSum", "a bin edge; if θ* were θ"),
+                                  ("clampshells", "ClampShells",
+                                   "a shell edge; if θ* were θ (the next shell edge up)")):  # fmt: skip
         at = hourly(algorithm)
         payload = lesson(at)
         assert not [c.value for c in at.caption if "Recursive marks" in str(c.value)]
         card = payload["cards"]["truncation"]
-        assert all(s.startswith(f"{name} picks its own cut θ*, at a bin edge; if θ* were θ")
-                   for s in card["short"])  # fmt: skip
+        assert all(s.startswith(f"{name} picks its own cut θ*, at {edge}") for s in card["short"])
         assert payload["slider_label"] == f"θ: if {name} cut here"
         assert payload["notes"]["truncation"] == f"as if {name} cut at θ"
         assert all(t.startswith(f"If {name} cut at θ = ") for t in payload["demo"]["truncated"])
