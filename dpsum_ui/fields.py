@@ -25,8 +25,10 @@ from . import keys as K
 
 NAMED_WORKLOADS = ("Q1", "Q2", "Q3")
 DEFAULT_SAMPLE = "incomes.csv"
+# The ε slider's stops (1, 2, 3, 5 per decade); any other ε is typed in the field beside it.
 EPSILON_GRID: tuple[float, ...] = (
-    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0,
+    0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5,
+    1.0, 2.0, 3.0, 5.0, 10.0,
 )  # fmt: skip
 COMPARE_VIEWS: tuple[str, ...] = ("heatmap", "error", "answers")
 _CONFIG = ExperimentConfig()
