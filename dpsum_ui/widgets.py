@@ -374,8 +374,11 @@ def downloads(fig: go.Figure, name: str, stem: str, *,
         fig = with_note(fig, note)
         if chart_files:
             _html_button(fig, name, stem)
-        _file_button("csv", lambda: tables.figure_table(fig).to_csv(index=False), "text/csv",
-                     name, stem, "The numbers drawn in the chart, as a table.")  # fmt: skip
+        _file_button("csv", lambda: tables.unpublished_frame(tables.figure_table(fig)).to_csv(
+                         index=False), "text/csv", name, stem,
+                     "The numbers drawn in the chart, as a table: computed from the data "
+                     "without noise, not for publication (its name and last column say so).",
+                     file_name=tables.unpublished_name(stem, "csv"))  # fmt: skip
         if chart_files and compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
                 _file_button(fmt, partial(compute.image_bytes, fig, fmt), mime, name, stem,
@@ -391,10 +394,11 @@ def _html_button(fig: go.Figure, name: str, stem: str) -> None:
 
 
 def _file_button(ext: str, data: Callable[[], str | bytes], mime: str, name: str, stem: str,
-                 help: str) -> None:
-    """One download button of :func:`downloads`: the file ``stem.ext``, made only when clicked."""
+                 help: str, *, file_name: str | None = None) -> None:
+    """One download button of :func:`downloads`: the file ``stem.ext`` (or ``file_name``),
+    made only when clicked."""
     st.download_button(
-        ext.upper(), data=data, file_name=f"{stem}.{ext}", mime=mime,
+        ext.upper(), data=data, file_name=file_name or f"{stem}.{ext}", mime=mime,
         key=K.download_key(name, ext), on_click="ignore", icon=":material/download:",
         type="tertiary", help=help,
     )  # fmt: skip
