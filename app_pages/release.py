@@ -19,6 +19,7 @@ from dpsum_core.publish.report import (
     isotonic_words,
     theta_words,
     workload_used,
+    zero_onset,
 )
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted, escape_name, large_epsilon, query_words
@@ -312,6 +313,8 @@ if rel is not None:
     st.caption(f"Queries: {query_words(rel.id_column is not None)}.")  # what each answer sums
     if opened := release_words.open_words(rel):
         st.warning(opened)
+    if zero := zero_onset(rel):  # the report's sentence: why the first answers are 0
+        st.caption(zero)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
         "Lower and upper end: an interval that holds its true answer with probability at "
