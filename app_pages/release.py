@@ -273,7 +273,8 @@ if store.live(K.RELEASE_TOTAL) is not None:
             over = (
                 f"Not enough budget left for this release: ε = {decimal_text(plan.epsilon)} "
                 f"asked, {decimal_text(budget_left)} of {decimal_text(settled.total or 0)} left. "
-                "Lower ε on the Workload explorer page, or raise the total above."
+                f"Lower ε to at most {decimal_text(budget_left)} on the Workload explorer page "
+                "(type it in the field under the ε slider), or raise the total above."
             )
             st.warning(over)
 if (caution := identifiers.value_caution(ctx, choose_in="on the Data page")) is not None:

@@ -49,3 +49,30 @@ def test_a_link_with_an_epsilon_off_the_stops_opens_at_it() -> None:
         assert_clean(at)
         assert at.select_slider(key=K.EPSILON).value == eps
         assert at.number_input(key=K.EPSILON_TYPED).value == eps
+
+
+def test_what_is_left_of_the_budget_can_be_typed_and_released() -> None:
+    """The review's case: after one release the Release page asks for a lower ε than the
+    slider's stops; it says where to type it, and the ε typed there is released."""
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3").run()
+    at.switch_page("app_pages/release.py").run()
+    at.number_input(key="release_total").set_value(0.017).run()
+    at.checkbox(key="release_unit_confirm").check().run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    (said,) = [w.value for w in at.warning if "Not enough budget left" in w.value]
+    assert "ε = 0.01 asked, 0.007 of 0.017 left" in said
+    assert "Lower ε to at most 0.007" in said and "the field under the ε slider" in said
+    at.switch_page("app_pages/explorer.py").run()
+    at.number_input(key=K.EPSILON_TYPED).set_value(0.007).run()
+    assert_clean(at)
+    at.switch_page("app_pages/release.py").run()
+    assert not [w.value for w in at.warning if "Not enough budget left" in w.value]
+    at.checkbox(key="release_unit_confirm").check().run()  # asked again on each visit
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    assert [s.value for s in at.success] == ["Released: ε = 0.007 spent, 0 of 0.017 left."]
