@@ -23,6 +23,9 @@ from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
 from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES, uploader_size
 
+# The cleaning report's counts are the data's, exact: said in its box, as the sidebar says it.
+CLEANING_MARK = "Exact counts, computed without noise: not for publication."
+
 st.title("Data")
 st.caption(
     "Pick the numeric column to protect and the public domain [0, U] it lives in. "
@@ -262,7 +265,7 @@ with data_col:
     if ctx.dataset is not None:
         report = ctx.dataset.report
         box = st.warning if report.changed else st.success
-        box("  \n".join(report.lines()))
+        box("  \n".join([*report.lines(), f"*{CLEANING_MARK}*"]))  # marked where it is read
         st.caption(
             "Why: a record needs a finite number, so empty, non-numeric and infinite cells are "
             "dropped; the domain is [0, U], so values below 0 are set to 0 and values above U "

@@ -9,6 +9,7 @@ from dpsum_core.simulate.results import configuration_name, headline_definition,
 from dpsum_ui import decide, furniture, guide, shell, state, widgets
 from dpsum_ui import keys as K
 from dpsum_ui.state import widget
+from dpsum_ui.tables import unpublished_frame, unpublished_name
 
 st.title("Decide: how much ε for a target error")
 st.caption(
@@ -120,11 +121,12 @@ def decide_page() -> None:
             })  # fmt: skip
             st.caption(decide.CURVE_TABLE_NOTE)
             st.download_button(
-                "CSV", data=lambda: table.to_csv(index=False),
-                file_name=decide.stem(data, plan, target, float(above)) + ".csv",
+                "CSV", data=lambda: unpublished_frame(table).to_csv(index=False),
+                file_name=unpublished_name(decide.stem(data, plan, target, float(above)), "csv"),
                 mime="text/csv", key=K.DECIDE_CSV, on_click="ignore",
                 icon=":material/download:", type="tertiary",
-                help="Not for publication: computed from the true answers.",
+                help="Not for publication: computed from the true answers (its name and last "
+                "column say so).",
             )  # fmt: skip
     st.caption(headline_definition())
 

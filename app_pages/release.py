@@ -19,6 +19,7 @@ from dpsum_core.publish.report import (
     isotonic_words,
     theta_words,
     workload_used,
+    zero_onset,
 )
 from dpsum_core.simulate.cost import TooHeavy
 from dpsum_core.text import counted, escape_name, large_epsilon, query_words
@@ -272,7 +273,8 @@ if store.live(K.RELEASE_TOTAL) is not None:
             over = (
                 f"Not enough budget left for this release: ε = {decimal_text(plan.epsilon)} "
                 f"asked, {decimal_text(budget_left)} of {decimal_text(settled.total or 0)} left. "
-                "Lower ε on the Workload explorer page, or raise the total above."
+                f"Lower ε to at most {decimal_text(budget_left)} on the Workload explorer page "
+                "(type it in the field under the ε slider), or raise the total above."
             )
             st.warning(over)
 if (caution := identifiers.value_caution(ctx, choose_in="on the Data page")) is not None:
@@ -312,6 +314,8 @@ if rel is not None:
     st.caption(f"Queries: {query_words(rel.id_column is not None)}.")  # what each answer sums
     if opened := release_words.open_words(rel):
         st.warning(opened)
+    if zero := zero_onset(rel):  # the report's sentence: why the first answers are 0
+        st.caption(zero)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
     st.caption(
         "Lower and upper end: an interval that holds its true answer with probability at "

@@ -89,7 +89,8 @@ def escape_name(name: object, target: Target) -> str:
 # cleaning rule alone, which is public. In the same words everywhere; never with a count of the
 # values clipped (a count read off the data, not protected by the release's noise).
 CLIPPED_AT_U = "cleaning clips values above U to U (a public rule)"
-NO_THETA = f"none beyond U: {CLIPPED_AT_U}"
+NO_THETA_SHORT = "none beyond U"  # RawSum's θ = ∞, said the same in every table and legend
+NO_THETA = f"{NO_THETA_SHORT}: {CLIPPED_AT_U}"
 
 
 def noun(n: int, word: str, plural: str | None = None) -> str:

@@ -23,6 +23,7 @@ from . import compute, figs, oversize, present, share, shell, state, store, tabl
 from . import keys as K
 from .page_state import ExplorerState, Run, load, take, update
 from .state import Ready
+from .tables import unpublished_frame, unpublished_name
 from .uploads import uploader_size
 
 TABS = (
@@ -98,6 +99,17 @@ def is_stale(ctx: state.DataContext, plan: state.Plan, item: Shown) -> bool:
 def stem(item: Shown, what: str) -> str:
     """File name of a download of the shown run: dataset, workload, ε, seed and what."""
     return run_stem(item.result, what)
+
+
+def summary_csv(result: ExperimentResult) -> bytes:
+    """The explorer's summary.csv: the CLI's (:func:`csv_bytes`, the same digits) with a last
+    column saying it is not for publication (:func:`~dpsum_ui.tables.unpublished_frame`).
+
+    Privacy
+    -------
+    It holds true answers: computed from the data without noise, for choosing settings.
+    """
+    return csv_bytes(unpublished_frame(result.summary()))
 
 
 def focus(item: Shown) -> tuple[str, ...]:
@@ -334,14 +346,14 @@ def summary_tab(item: Shown) -> None:
     with st.container(horizontal=True):
         st.download_button(
             "Results (summary.csv)",
-            data=lambda: csv_bytes(result.summary()),
-            file_name=stem(item, "summary") + ".csv",
+            data=lambda: summary_csv(result),
+            file_name=unpublished_name(stem(item, "summary"), "csv"),
             mime="text/csv",
             key=K.SHARE_SUMMARY_CSV,
             on_click="ignore",
             icon=":material/download:",
-            help="Same columns as the CLI's summary.csv. Not for publication: it holds true "
-            "answers.",
+            help="The CLI's summary.csv, with a last column `notice`. Not for publication: "
+            "it holds true answers (its name and that column say so).",
         )
         st.download_button(
             "Run record (run.json)",

@@ -25,8 +25,10 @@ from . import keys as K
 
 NAMED_WORKLOADS = ("Q1", "Q2", "Q3")
 DEFAULT_SAMPLE = "incomes.csv"
+# The ε slider's stops (1, 2, 3, 5 per decade); any other ε is typed in the field beside it.
 EPSILON_GRID: tuple[float, ...] = (
-    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0,
+    0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5,
+    1.0, 2.0, 3.0, 5.0, 10.0,
 )  # fmt: skip
 COMPARE_VIEWS: tuple[str, ...] = ("heatmap", "error", "answers")
 _CONFIG = ExperimentConfig()
@@ -108,15 +110,22 @@ UI_DEFAULTS: dict[str, Any] = {
 }
 
 
+def default_algorithms(config: ExperimentConfig) -> tuple[str, ...]:
+    """The algorithms selected by default: the engine's default ones, with the algorithm
+    recommended for ``config``'s public inputs (ε, U, bins, workload: the explorer's ★)
+    among them — what a fresh session selects, and a link or file that names none."""
+    base = tuple(_CONFIG.algorithms)
+    rec = recommend(
+        epsilon=config.epsilon, upper=config.upper, bins=config.bins, workload=config.workload
+    ).algorithm
+    return base if rec in base else (*base, rec)
+
+
 def defaults() -> dict[str, Any]:
     """Initial settings: the paper's defaults, taken from the engine's own defaults, with the
     algorithm recommended at those defaults (public inputs only) always among those selected."""
     out = {**param_defaults(), **UI_DEFAULTS, **{f.key: f.default for f in FIELDS}}
-    rec = recommend(
-        epsilon=_CONFIG.epsilon, upper=_CONFIG.upper, bins=_CONFIG.bins, workload=_CONFIG.workload
-    ).algorithm
-    if rec not in out[K.ALGORITHMS]:
-        out[K.ALGORITHMS] = [*out[K.ALGORITHMS], rec]
+    out[K.ALGORITHMS] = list(default_algorithms(_CONFIG))
     return out
 
 

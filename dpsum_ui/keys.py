@@ -42,7 +42,10 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``workload_kind``      selectbox: ``Q1``, ``Q2``, ``Q3``, ``every``, ``values``
     ``workload_every``     number_input: K of "every K-th edge"
     ``workload_values``    text_input: explicit thresholds, comma separated
-    ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10
+    ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10 (1, 2, 3, 5 per
+                           decade, and the current ε if it is none of them)
+    ``epsilon_typed``      number_input under it: any ε from 0.0001 to 100, typed; it sets
+                           ``epsilon`` (the one setting: the field only shows and edits it)
     ``rho``                slider: ρ, share of ε spent on choosing θ
     ``truncation``         segmented_control: ``none``, ``fixed``, ``svt``, ``recursive``
     (each truncation method's parameters: the keys its module's descriptions declare,
@@ -170,6 +173,7 @@ WORKLOAD_KIND = "workload_kind"
 WORKLOAD_EVERY = "workload_every"
 WORKLOAD_VALUES = "workload_values"
 EPSILON = "epsilon"
+EPSILON_TYPED = "epsilon_typed"  # a typed ε (sets EPSILON; not a setting of its own)
 RHO = "rho"
 TRUNCATION = "truncation"
 RM_BETA = "rm_beta"  # the recursive β's widget (its first value is the dashboard's own)

@@ -15,6 +15,7 @@ from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.text import (
     EPSILON_LARGE,
     NO_THETA,
+    NO_THETA_SHORT,
     counted,
     escape_name,
     large_epsilon,
@@ -28,7 +29,7 @@ ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
 # A table cell is short (the Summary tab's grid cuts a long one at 1280 px); the full sentence
 # is in the column's help and in a caption under the table.
-NO_THETA_CELL = NO_THETA.partition(":")[0]  # "none beyond U"
+NO_THETA_CELL = NO_THETA_SHORT  # "none beyond U", as the θ figure's legend says it
 MEDIAN_THETA_HELP = (
     f"The median over the trials of the clamp point θ. “{NO_THETA_CELL}”: no θ is "
     f"released (θ = ∞, or θ at U or above); {NO_THETA.partition(': ')[2]}."

@@ -28,6 +28,8 @@ from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.truncation.params import TruncationParams
 from dpsum_core.truncation.registry import PARAMETERS
 
+from .fields import default_algorithms
+
 UPLOAD_MARKER = "upload"
 SERVER_PREFIX = "server:"  # data=server:<name relative to the server's data directory>
 
@@ -306,9 +308,9 @@ def _config(data: Mapping[str, Any], tp: Mapping[str, Any]) -> ExperimentConfig:
         return None
 
     try:
-        return _checked(ExperimentConfig.from_dict(
+        return _selected(_checked(ExperimentConfig.from_dict(
             {**data, "truncation_params": dict(tp)} if tp else dict(data)
-        ))  # fmt: skip
+        )), data)  # fmt: skip
     except ParameterError as whole:
         good = [key for key in values if problem([key]) is None]
         problems = []
@@ -385,7 +387,14 @@ def json_to_settings(text: str | bytes, *, samples: tuple[str, ...]) -> SharedSe
         sample = name if name in samples else None
         uploaded = bool(ds.get("uploaded")) or (name is not None and sample is None)
         return SharedSettings(config, sample, uploaded, column, iso, id_column=id_column)
-    return SharedSettings(_checked(ExperimentConfig.from_dict(doc)))
+    return SharedSettings(_selected(_checked(ExperimentConfig.from_dict(doc)), doc))
+
+
+def _selected(config: ExperimentConfig, given: Mapping[str, Any]) -> ExperimentConfig:
+    """``config`` with the default selection of algorithms, the ★ of its own public inputs
+    among them (:func:`~dpsum_ui.fields.default_algorithms`, as a fresh session), when
+    ``given`` (a link's or a bare config file's values) names no algorithms."""
+    return config if "algorithms" in given else config.with_(algorithms=default_algorithms(config))
 
 
 def _checked(config: ExperimentConfig) -> ExperimentConfig:

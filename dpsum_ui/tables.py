@@ -12,11 +12,32 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpsum_core.plots.export import NOT_FOR_PUBLICATION_MARK
+
 BAND_SUFFIX = " 5–95%"  # dpsum_core.plots names a band "<series> 5–95%"
 # A dataframe cell's text: about this many pixels per character at Streamlit's 14 px grid font
 # (wide letters, digits, θ and ∞ included), plus the cell's padding.
 CHAR_PX = 6.5
 CELL_PAD_PX = 20
+# The marks of a CSV computed from the data without noise (a chart's numbers, the explorer's
+# summary, Decide's curves): a part of its file name and a last column, in every row, with the
+# PNG downloads' wording; a release's own files (answers.csv) carry neither.
+NOT_FOR_PUBLICATION_PART = "_not_for_publication"
+NOTICE_COLUMN = "notice"
+
+
+def unpublished_name(stem: str, ext: str) -> str:
+    """The file name ``stem.ext`` with :data:`NOT_FOR_PUBLICATION_PART` before the extension
+    (once: a stem that already ends with it is kept)."""
+    mark = "" if stem.endswith(NOT_FOR_PUBLICATION_PART) else NOT_FOR_PUBLICATION_PART
+    return f"{stem}{mark}.{ext}"
+
+
+def unpublished_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a last column :data:`NOTICE_COLUMN` saying, in every row, that it was
+    computed from the data without noise and is not for publication (any CSV reader reads
+    it as one more column; a row copied alone keeps it)."""
+    return frame.assign(**{NOTICE_COLUMN: NOT_FOR_PUBLICATION_MARK})
 
 
 def text_widths(table: pd.DataFrame) -> dict[str, int]:

@@ -29,7 +29,7 @@ from . import compute, present, state, tables
 from . import keys as K
 from .fields import auto_key
 from .state import get, widget
-from .store import offer
+from .store import live, offer, put, set_live
 
 WORKLOAD_LABELS = {
     "Q1": "Q1 · every bin edge",
@@ -78,8 +78,11 @@ def workload_controls(*, by_person: bool = False) -> None:
 
 
 def epsilon_control(*, label: str = "Privacy budget ε") -> None:
-    """ε on a log scale (select slider over log-spaced values)."""
-    options = sorted({*state.EPSILON_GRID, float(get(K.EPSILON))})
+    """ε on a log scale (select slider over log-spaced values), and under it a field for any
+    other ε the engine accepts (0.0001 to 100): both show and set the one setting ``epsilon``
+    (a typed value becomes one more stop of the slider)."""
+    value = float(get(K.EPSILON))
+    options = sorted({*state.EPSILON_GRID, value})
     widget(
         st.select_slider,
         K.EPSILON,
@@ -90,9 +93,28 @@ def epsilon_control(*, label: str = "Privacy budget ε") -> None:
         f"The default, ε = {present.PAPER_EPSILON:g}, is the paper's setting.",
     )
     value = float(get(K.EPSILON))
+    set_live(K.EPSILON_TYPED, value)  # the field follows the slider
+    st.number_input(
+        "or type ε",
+        key=K.EPSILON_TYPED,
+        min_value=limits.EPSILON_MIN,
+        max_value=limits.EPSILON_MAX,
+        step=0.1 if value >= 0.5 else 0.01 if value >= 0.05 else 0.001,
+        format="%g",
+        on_change=_typed_epsilon,
+        help=f"Any ε from {limits.EPSILON_MIN:g} to {limits.EPSILON_MAX:g}, e.g. 0.3 "
+        "or what is left of a dataset's budget; the slider moves to it.",
+    )
     st.caption(present.epsilon_sentence(value))
     if warning := present.epsilon_warning(value):
         st.warning(warning, icon=":material/warning:")
+
+
+def _typed_epsilon() -> None:
+    """The ε typed in the field becomes the setting (callback: before the slider is drawn)."""
+    typed = live(K.EPSILON_TYPED)
+    if typed is not None:
+        put(K.EPSILON, float(typed))
 
 
 def rho_control(*, disabled: bool = False) -> None:
@@ -352,8 +374,11 @@ def downloads(fig: go.Figure, name: str, stem: str, *,
         fig = with_note(fig, note)
         if chart_files:
             _html_button(fig, name, stem)
-        _file_button("csv", lambda: tables.figure_table(fig).to_csv(index=False), "text/csv",
-                     name, stem, "The numbers drawn in the chart, as a table.")  # fmt: skip
+        _file_button("csv", lambda: tables.unpublished_frame(tables.figure_table(fig)).to_csv(
+                         index=False), "text/csv", name, stem,
+                     "The numbers drawn in the chart, as a table: computed from the data "
+                     "without noise, not for publication (its name and last column say so).",
+                     file_name=tables.unpublished_name(stem, "csv"))  # fmt: skip
         if chart_files and compute.images_available():
             for fmt, mime in (("png", "image/png"), ("svg", "image/svg+xml")):
                 _file_button(fmt, partial(compute.image_bytes, fig, fmt), mime, name, stem,
@@ -369,10 +394,11 @@ def _html_button(fig: go.Figure, name: str, stem: str) -> None:
 
 
 def _file_button(ext: str, data: Callable[[], str | bytes], mime: str, name: str, stem: str,
-                 help: str) -> None:
-    """One download button of :func:`downloads`: the file ``stem.ext``, made only when clicked."""
+                 help: str, *, file_name: str | None = None) -> None:
+    """One download button of :func:`downloads`: the file ``stem.ext`` (or ``file_name``),
+    made only when clicked."""
     st.download_button(
-        ext.upper(), data=data, file_name=f"{stem}.{ext}", mime=mime,
+        ext.upper(), data=data, file_name=file_name or f"{stem}.{ext}", mime=mime,
         key=K.download_key(name, ext), on_click="ignore", icon=":material/download:",
         type="tertiary", help=help,
     )  # fmt: skip

@@ -34,7 +34,7 @@ from dpsum_core.simulate.results import (
     headline_name,
     percent,
 )
-from dpsum_core.text import counted, summed
+from dpsum_core.text import NO_THETA_SHORT, counted, summed
 
 if TYPE_CHECKING:  # analytics imports this module
     pass
@@ -351,8 +351,9 @@ def theta_figure(result: ExperimentResult) -> go.Figure:
         finite = np.isfinite(theta)
         name = truncation_label(r.truncation)
         if not finite.all():  # θ = ∞ (nothing truncated): said, not drawn — an ∞ in the data
-            # made plotly.js draw an empty chart (RawSum's θ* when no shell near U is occupied)
-            name += f" ({counted(int((~finite).sum()), 'trial')} θ = ∞, not drawn)"
+            # made plotly.js draw an empty chart (RawSum's θ* when no shell near U is occupied);
+            # in the Summary table's words ("Median θ: none beyond U")
+            name += f" (θ {NO_THETA_SHORT} in {counted(int((~finite).sum()), 'trial')}, not drawn)"
         fig.add_trace(
             go.Histogram(
                 x=theta[finite],

@@ -176,7 +176,8 @@ def _unit(half_width: float, value: float) -> float:
 def _shown(value: float, unit: float, how=round) -> str:
     """``value`` rounded to ``unit`` (``how``: round, math.floor, math.ceil), with separators."""
     places = max(0, -round(math.log10(unit)))
-    return f"{how(value / unit) * unit:,.{places}f}"
+    shown = how(value / unit) * unit
+    return "0" if shown == 0 else f"{shown:,.{places}f}"  # 0 alike everywhere, never "-0.0"
 
 
 def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
@@ -400,6 +401,30 @@ def answer_cells(rel: Release) -> list[tuple[str, str, str, str]]:
     ]  # fmt: skip
 
 
+def zero_onset(rel: Release) -> str | None:
+    """Why the release's leading answers are exactly 0, when its algorithm's onset gate
+    (ClampShells': answers before the first that stands clear of its noise are set to 0, with
+    the public δ) can have done it and the first answer is 0; else None.
+
+    Privacy
+    -------
+    Public parts only: the private answers, the thresholds and δ from the configuration.
+    """
+    delta = rel.config.get("delta")
+    answers = np.asarray(rel.private_answers, float)
+    if delta is None or answers.size == 0 or answers[0] != 0:
+        return None
+    zeros = int(np.argmax(answers != 0)) if (answers != 0).any() else answers.size
+    label = get(rel.config["algorithm"]).label
+    return (
+        f"**Answers of exactly 0** ({counted(zeros, 'query', 'queries')}: τ up to "
+        f"{rel.thresholds[zeros - 1]:,.{PUBLISHED_DIGITS}g}): {label} publishes 0 for the first "
+        "queries until one answer stands clear of its noise (its onset gate, set by the public "
+        f"δ = {decimal_text(float(delta))}, the floor of its error metric; post-processing, no "
+        "extra ε). The true answer there may still be above 0: its interval says how far."
+    )
+
+
 def report_markdown(
     rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory",
     data: DataArgument | None = None,
@@ -462,6 +487,8 @@ def report_markdown(
                 "answer may be much larger than the interval's lower end.",
                 "",
             ]
+        if zero := zero_onset(rel):
+            lines += [zero, ""]
         lines += [
             "| threshold τ | private answer | 95 % interval for the true answer | bias bounded |",
             "|---:|---:|---:|:---:|",

@@ -44,6 +44,9 @@ def test_sample_data_is_the_default_with_its_cleaning_report(data_page: AppTest)
     report = " ".join(w.value for w in data_page.warning)
     assert "45,000 rows read, 45,000 kept." in report
     assert "51 values above U set to U." in report
+    # its exact counts are marked in the box itself (economist's review P3-6)
+    (box,) = [w.value for w in data_page.warning if "rows read" in w.value]
+    assert box.endswith("*Exact counts, computed without noise: not for publication.*")
     (hist,) = charts(data_page)
     assert "incomes.csv: income" in title(hist)
     assert data_page.download_button(key="dl_data_histogram_html")

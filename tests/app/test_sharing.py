@@ -304,7 +304,7 @@ def test_view_query_round_trip_and_bad_values() -> None:
     assert share.query_to_view(single_query, share.view_to_query(single_query, teach)) == teach
     for view, bad, message in (
         (compare, {"view": "pie"}, "view='pie' in the link: choose from heatmap"),
-        (compare, {"sweep": "0.01,0.03"}, "sweep='0.01,0.03' in the link: choose from"),
+        (compare, {"sweep": "0.01,0.04"}, "sweep='0.01,0.04' in the link: choose from"),
         (single_query, {"theta": "big"}, "theta='big' in the link is not a number"),
         (single_query, {"algorithm": "ols"}, "algorithm='ols' in the link: choose from"),
     ):

@@ -147,4 +147,7 @@ def test_the_theta_histogram_leaves_out_infinite_thetas_and_says_how_many():
         assert np.isfinite(np.asarray(trace.x, float)).all()
     (after,) = [t for t in fig.data if t.name.startswith("θ after measuring")]
     assert np.asarray(after.x).size == 100 - infinite
-    assert f"({infinite} trials θ = ∞, not drawn)" in after.name
+    # in the Summary table's words for the same θ (economist's review P3-7: "θ = ∞" here,
+    # "none beyond U" there)
+    assert f"(θ none beyond U in {infinite} trials, not drawn)" in after.name
+    assert "∞" not in after.name

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dpsum_core.plots.export import NOT_FOR_PUBLICATION_MARK
 from tests.e2e.conftest import (
     ARTIFACTS,
     answers_title,
@@ -194,12 +195,15 @@ def test_main_flow_with_the_keyboard_only(page, server):
         page.keyboard.press("Enter")
     d = info.value
     assert d.failure() is None, d.failure()
-    assert d.suggested_filename == "dpsum_incomes_small_Q3_eps0.02_seed7_answers_svt_iso.csv"
+    assert d.suggested_filename == (
+        "dpsum_incomes_small_Q3_eps0.02_seed7_answers_svt_iso_not_for_publication.csv"
+    )
     rows = list(csv.DictReader(io.StringIO(Path(d.path()).read_text(encoding="utf-8"))))
     assert len(rows) == 8 * 10  # 7 algorithms + the true answers, 10 queries each
     series = {r["series"] for r in rows}
     assert series == {"SQM", "Identity", "Workload", "TiMM", "TaMM", "RawSum", "ClampShells",
                       "true answer"}, series
+    assert {r["notice"] for r in rows} == {NOT_FOR_PUBLICATION_MARK}  # every row says so
     for r in rows:
         if r["series"] != "true answer":
             assert float(r["5th percentile"]) <= float(r["95th percentile"]), r

@@ -1,0 +1,47 @@
+"""In a real browser: ε is typed in the field under the slider and both stay one setting
+(economist's review P2-1: ε = 0.3 could not be chosen; the Release page sent the user to the
+explorer to lower ε)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import (
+    assert_clean,
+    goto_page,
+    key,
+    nudge_slider,
+    open_app,
+    set_number,
+    sidebar_has,
+    slider_value,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def field_value(page) -> str:
+    return page.locator(f"{key('epsilon_typed')} input").input_value()
+
+
+def test_a_typed_epsilon_moves_the_slider_and_the_slider_moves_the_field(page, server):
+    open_app(page, server.url)
+    assert field_value(page) == "0.01"  # the default ε, as the slider shows it
+    set_number(page, "epsilon_typed", 0.37)
+    sidebar_has(page, "ε = 0.37")
+    wait_idle(page)
+    assert slider_value(page, "epsilon") == "0.37"  # a stop of its own
+    assert field_value(page) == "0.37"
+    nudge_slider(page, "epsilon")  # 0.37 → 0.5, the next stop
+    sidebar_has(page, "ε = 0.5")
+    wait_idle(page)
+    assert field_value(page) == "0.5"
+    nudge_slider(page, "epsilon", "ArrowLeft")  # to 0.3, a stop now (0.37 one no more)
+    sidebar_has(page, "ε = 0.3 ")
+    wait_idle(page)
+    assert field_value(page) == "0.3"
+    # the setting is shared: Compare shows the same ε in both
+    goto_page(page, "Compare")
+    assert slider_value(page, "epsilon") == "0.3" and field_value(page) == "0.3"
+    assert_clean(page)
