@@ -1,7 +1,7 @@
 """One explorer run: Q1 × 6 algorithms × 100 trials, with SVT and with recursive, engine vs naive.
 
     python -m bench.explorer [--quick] [--repeat 5] [--trials 100] [--naive-trials N]
-    python -m bench.explorer --clampshells [--repeat 9]   # issue 18: + ClampShells, SVT only
+    python -m bench.explorer --clampshells [--repeat 9] [--epsilon 1]   # + ClampShells, SVT only
 
 ``cold`` clears the GreedyH caches before every run (a first click in the app); ``warm`` keeps
 them (a second click with the same θ values). The recursive mechanism draws a distinct θ per
@@ -74,7 +74,8 @@ def with_clampshells(data, args, repeat: int) -> dict:
     """Issue 18: the SVT explorer run with ClampShells added (the default algorithms + 1) and
     the same run without it, interleaved in one process, so their ratio survives a shared
     machine's load."""
-    base = ExperimentConfig(workload=args.workload, truncations=("svt",), trials=args.trials, seed=0)
+    base = ExperimentConfig(workload=args.workload, truncations=("svt",), trials=args.trials, seed=0,
+                            epsilon=args.epsilon)  # fmt: skip
     plus = base.with_(algorithms=(*base.algorithms, "clampshells"))
     rec: dict = {"algorithms_without": list(base.algorithms), "algorithms_with": list(plus.algorithms)}
     run_experiment(data, plus)  # imports and ClampShells' design (public, cached per (U, n, depth))
@@ -99,6 +100,8 @@ def main() -> None:
     p = parser(__doc__)
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--workload", default="Q1")
+    p.add_argument("--epsilon", type=float, default=ExperimentConfig().epsilon,
+                   help="ε of the --clampshells runs (ClampShells' partition runs from ε ≈ 0.057)")
     p.add_argument("--naive-trials", type=int, help="trials of the side-by-side run (0: skip it)")
     p.add_argument("--naive-bins", type=int, help="bins of the side-by-side run (quick: 200)")
     p.add_argument(
@@ -115,6 +118,7 @@ def main() -> None:
         "machine": machine(),
         "repeat": repeat,
         "workload": args.workload,
+        "epsilon": args.epsilon,
         "trials": args.trials,
         "naive_trials": k,
         "naive_bins": bins,
