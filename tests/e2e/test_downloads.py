@@ -1,5 +1,6 @@
-"""Downloads in a real browser: a figure as self-contained HTML, the run's summary.csv and the
-settings JSON; on the way, every explorer tab draws its figures."""
+"""Downloads in a real browser: a figure as self-contained HTML, the run's summary.csv (named
+and marked not for publication) and the settings JSON; on the way, every explorer tab draws
+its figures."""
 
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ def test_tabs_and_downloads(page, server):
     wait_idle(page)
     page.get_by_text("Privacy-budget ledger").wait_for()
     name, body = download(page, "share_summary_csv")
-    assert name == "dpsum_incomes_Q3_eps0.01_seed0_summary.csv"
+    assert name == "dpsum_incomes_Q3_eps0.01_seed0_summary_not_for_publication.csv"
     rows = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
     data = load_column(ROOT / "sample_data" / "incomes.csv", upper=800_000)
     # the Explorer's default selection: the engine's defaults and the recommended ClampShells
@@ -99,10 +100,13 @@ def test_tabs_and_downloads(page, server):
                               algorithms=(*ExperimentConfig().algorithms, "clampshells"))
     summary = run_experiment(data, config).summary()
     expected = published_frame(summary)
-    assert list(rows[0]) == list(expected.columns)
+    assert list(rows[0]) == [*expected.columns, "notice"]  # a last column says what it is
+    assert all("not for publication" in r["notice"].lower() for r in rows)
     assert len(rows) == len(config.algorithms) * 10  # the default algorithms × Q3's 10 queries
     assert {r["algorithm"] for r in rows} == set(config.algorithms)
-    assert body == csv_bytes(summary)  # byte for byte what `dpsum run` writes (9 digits)
+    engine = list(csv.DictReader(io.StringIO(csv_bytes(summary).decode("utf-8"))))
+    # before the notice, field for field what `dpsum run` writes (9 digits)
+    assert [{k: v for k, v in r.items() if k != "notice"} for r in rows] == engine
 
     # 4. the settings file, from the Share popover
     button(page, "explorer_share").click()
