@@ -183,8 +183,18 @@ class ClampShellsDesign:
 # Per-part results keyed by the identity of the part's leaf covariance: parts are cached
 # (_PARTS), so the designs refined per trial share their unchanged parts' arrays and these
 # results. The array itself is kept and checked, so a reused id cannot alias; bounded in entries.
+# Bounded in entries and in bytes (V counted too: the cache keeps it alive), emptied when full.
 _BY_COV: dict[tuple[int, object], tuple[np.ndarray, Any]] = {}
 _BY_COV_MAX = 512
+_BY_COV_MAX_BYTES = limits.MAX_CLAMPSHELLS_CACHE_BYTES // 4
+_by_cov_bytes = [0]
+
+
+def _nbytes(x: Any) -> int:
+    """Bytes of an array, or of the arrays in a tuple (other values count 0)."""
+    if isinstance(x, np.ndarray):
+        return x.nbytes
+    return sum(_nbytes(v) for v in x) if isinstance(x, tuple) else 0
 
 
 def _memo(V: np.ndarray, tag: object, build: Callable[[], Any]) -> Any:
@@ -192,10 +202,13 @@ def _memo(V: np.ndarray, tag: object, build: Callable[[], Any]) -> Any:
     key = (id(V), tag)
     hit = _BY_COV.get(key)
     if hit is None or hit[0] is not V:
-        if len(_BY_COV) >= _BY_COV_MAX:
-            _BY_COV.clear()
         hit = (V, build())
+        size = _nbytes(hit)
+        if len(_BY_COV) >= _BY_COV_MAX or _by_cov_bytes[0] + size > _BY_COV_MAX_BYTES:
+            _BY_COV.clear()
+            _by_cov_bytes[0] = 0
         _BY_COV[key] = hit
+        _by_cov_bytes[0] += size
     return hit[1]
 
 

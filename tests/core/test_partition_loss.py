@@ -193,3 +193,23 @@ def test_the_seed_reaches_the_partition_and_every_later_draw():
 
     np.testing.assert_array_equal(answers(11), answers(11))
     assert not np.array_equal(answers(11), answers(12))
+
+
+def test_the_per_part_cache_stays_within_its_byte_bound(monkeypatch):
+    """The per-part moments and stage-1 updates of refined designs (one design per trial) are
+    cached by the part's covariance: bounded in bytes on a shared server, whatever is built
+    (a bound of 100 kB here, crossed many times by 200 parts of 32 kB)."""
+    from dpsum_core.mechanisms import clampshells_design as cd
+
+    monkeypatch.setattr(cd, "_BY_COV_MAX_BYTES", 100_000)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        V = rng.standard_normal((64, 64))
+        V = V @ V.T
+        cd._moments((V,))
+        assert cd._by_cov_bytes[0] <= cd._BY_COV_MAX_BYTES
+        assert len(cd._BY_COV) <= cd._BY_COV_MAX
+    # a hit returns the same result without building it again
+    V = np.eye(3)
+    first = cd._memo(V, "t", lambda: (np.ones(3),))
+    assert cd._memo(V, "t", lambda: (np.zeros(3),)) is first
