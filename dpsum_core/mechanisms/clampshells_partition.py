@@ -37,7 +37,6 @@ selection effect measured (bench/ACCURACY.md), not corrected.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,7 +63,6 @@ def partitioned(d: ClampShellsDesign, cap: float | None) -> bool:
     return d.levels >= 1 and cap is None
 
 
-@lru_cache(maxsize=256)  # per design (hashed by identity: designs are cached) and J*
 def dropped_parts(d: ClampShellsDesign, j_star: int) -> tuple[int, ...]:
     """The parts below J*'s top active one whose public tree has at least three levels and ends
     in single bins, at most :data:`DROP_WIDTH` bins wide (public given J*)."""
