@@ -17,20 +17,9 @@ from dpsum_core.mechanisms import clampshells_partition as cp
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import inputs_for
+from tests.core.test_drawn_loss import Recorded, _loss  # the harness of the drawn-loss tests
 
 U, BINS = 1_000.0, 100
-
-
-class Recorded:
-    """A noise source that adds nothing and keeps (values, scales) of every draw."""
-
-    def __init__(self) -> None:
-        self.draws: list[tuple[np.ndarray, np.ndarray]] = []
-
-    def add_laplace(self, values: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
-        v = np.asarray(values, float)
-        self.draws.append((v.copy(), np.broadcast_to(np.asarray(scale, float), v.shape).copy()))
-        return v.copy()
 
 
 def _fixed_cuts(kind: str):
@@ -62,15 +51,6 @@ def _drawn(values: np.ndarray, epsilon: float, workload: str):
     inputs = inputs_for(make_dataset(values, upper=U), config)
     m = get("clampshells").run(inputs, np.array([np.inf]), epsilon=epsilon, rng=source)
     return source.draws, m.epsilon + m.epsilon_theta
-
-
-def _loss(a, b) -> float:
-    assert len(a) == len(b)
-    total = 0.0
-    for (va, sa), (vb, sb) in zip(a, b, strict=True):
-        np.testing.assert_array_equal(sa, sb)  # the scales never depend on the data
-        total += float(np.sum(np.abs(va - vb) / sa))
-    return total
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0])  # tree depth 1, and depth 2 (a level dropped)
