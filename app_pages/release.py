@@ -193,7 +193,7 @@ with upload:
     st.file_uploader(
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
         on_change=release.on_ledger_upload, args=(ctx,),
-        max_upload_size=release.ledger_box_size(),  # reset when the browser refused a file
+        max_upload_size=release.ledger_box_size(),  # reset when a ledger was refused
     )  # fmt: skip
     oversize.watch_file(K.RELEASE_LEDGER_UPLOAD, release.on_ledger_too_big)  # browser-refused
 if book.total is not None and total is not None and total > book.total:  # raised, never lowered

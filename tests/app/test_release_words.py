@@ -192,6 +192,8 @@ def test_a_refused_ledger_is_not_shown_as_loaded(page):
     (message,) = [e for e in errors(page) if "not loaded" in e]
     assert "other.csv" in message and "release refused" not in message
     assert kept(page, ReleaseState).ledger is None
+    # the box is reset (fix9): the refused file is not listed as if it were loaded
+    assert page.file_uploader(key="release_ledger_upload").value is None
     # This dataset's own ledger is loaded, with a green line.
     _upload(page, Ledger(total=0.5))
     assert any("Ledger loaded" in s.value for s in page.success)
