@@ -171,6 +171,7 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
     )
 if estimated is not None:
     st.markdown(f"{release_words.expected_words(estimated, ctx.column)} {release_words.interval_words(plan)}")
+    st.caption(release_words.planning_caption("the typical error of an answer (RMSE)"))
 if opened := release_words.open_warning(plan):  # said before releasing, as after it
     st.warning(opened)
 if estimated is not None:
