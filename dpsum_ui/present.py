@@ -403,10 +403,10 @@ def teaching_text(
     )
     rule = "the upper edge" if weights == "upper" else "the midpoint"
     binning = (
-        f"**{algorithm_label}** sums the exact values, in shells (groups of bins that double "
-        "in width). A query edge inside a shell is answered by interpolating inside it: the "
-        "**shell bias**. It has nothing to do with θ: it is there for θ ≥ τ too, even with "
-        "nothing truncated."
+        f"**{algorithm_label}** sums the {summed(by_person)} exactly, in shells (groups of bins "
+        "that double in width). A query edge inside a shell is answered by interpolating "
+        "inside it: the **shell bias**. It has nothing to do with θ: it is there for θ ≥ τ "
+        "too, even with nothing truncated."
     ) if shells else (
         f"Identity, Workload, TiMM and TaMM see the data only as a histogram (bins of width "
         f"{width:,.6g}), so the {summed(by_person)} count as {rule} of their bin: the "
@@ -420,7 +420,8 @@ def teaching_text(
         "dips: a coincidence of this data, not a θ to aim for. "
         + ("Finer bins or midpoint weights (Data page) shrink it." if weights == "upper"
            else "Finer bins (Data page) shrink it.")
-        + (f" **{algorithm_label}** sums the exact values, so it has no binning bias."
+        + (f" **{algorithm_label}** sums the {summed(by_person)} exactly, so it has no binning "
+           "bias."
            if exact else "")
     )
     sensitivity = (

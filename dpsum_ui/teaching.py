@@ -411,7 +411,7 @@ def lesson_payload(
                 "short": [f"{label(algorithm)} interpolates a query edge inside a shell: "
                           f"{money(r.binning_bias)}." for r in rows]
                 if algorithm in SHELL_BIAS else
-                f"{label(algorithm)} sums the exact values: no binning bias."
+                f"{label(algorithm)} sums the {cut.lower()} exactly: no binning bias."
                 if exact_values else [
                     f"{cut} count as {rule} of their bin (bins of width {domain.width:,.6g}): "
                     f"{money(r.binning_bias)}." for r in rows],

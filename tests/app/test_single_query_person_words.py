@@ -71,6 +71,9 @@ def test_with_an_identifier_column_the_page_says_it_sums_peoples_totals() -> Non
     assert "so the people's totals count as the upper edge of their bin" in person["binning"]
     assert person["demo"].startswith("Add one person with a huge total. A newcomer whose total")
     assert "the largest total q_τ counts (a total above τ" in person["demo"]
+    at.button_group(key="teach_algorithm").set_value("sqm").run()  # sums them exactly
+    short = lesson(at)["cards"]["binning"]["short"]
+    assert short == "SQM sums the people's totals exactly: no binning bias.", short
     for said in person.values():
         assert "values ≤ τ" not in said and "value ≤ τ" not in said, said
         assert "record" not in said, said
