@@ -93,6 +93,7 @@ def decide_page() -> None:
         if view.caveat is not None:
             st.markdown(view.caveat)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
+        st.caption(decide.PLANNING_NOTE)  # a planning number, not the published intervals
         if (offer := decide.release_offer(view)) is not None and st.button(
             f"Use ε = {offer.epsilon:g} on the Release page", key=K.DECIDE_TO_RELEASE,
             icon=":material/publish:", on_click=decide.carry_to_release, args=(offer,),

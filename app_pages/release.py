@@ -171,6 +171,7 @@ except DpsumError as exc:  # e.g. a server dataset needing more points than one 
     )
 if estimated is not None:
     st.markdown(f"{release_words.expected_words(estimated, ctx.column)} {release_words.interval_words(plan)}")
+    st.caption(release_words.planning_caption("the typical error of an answer (RMSE)"))
 if opened := release_words.open_warning(plan):  # said before releasing, as after it
     st.warning(opened)
 if estimated is not None:
@@ -193,7 +194,7 @@ with upload:
     st.file_uploader(
         "Continue from a ledger you downloaded", type=["json"], key=K.RELEASE_LEDGER_UPLOAD,
         on_change=release.on_ledger_upload, args=(ctx,),
-        max_upload_size=release.ledger_box_size(),  # reset when the browser refused a file
+        max_upload_size=release.ledger_box_size(),  # reset when a ledger was refused
     )  # fmt: skip
     oversize.watch_file(K.RELEASE_LEDGER_UPLOAD, release.on_ledger_too_big)  # browser-refused
 if book.total is not None and total is not None and total > book.total:  # raised, never lowered

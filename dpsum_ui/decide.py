@@ -31,7 +31,7 @@ from dpsum_core.simulate.decision import (
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
 from dpsum_core.text import escape_name
 
-from . import compute, figs, present, share, state
+from . import compute, figs, present, release_words, share, state
 from . import keys as K
 from .page import Link
 from .page_state import Carried, DecideState, ReleaseState, take, update
@@ -55,6 +55,10 @@ MODEL_NOTE = (
     "comes from bias² and variance with the noise taken as normal (up to 13 % high for SQM "
     "and Workload, whose noise is one Laplace draw); isotonic regression is not modelled. "
     "**Simulate** runs the algorithms (your trials and seed) at every 4th ε to check the lines."
+)
+# Said right under the summary's numbers: they plan; a release publishes intervals.
+PLANNING_NOTE = release_words.planning_caption(
+    "the typical error at each ε, as a share of the answer"
 )
 
 

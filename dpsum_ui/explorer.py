@@ -152,10 +152,11 @@ def on_config_upload() -> None:
     try:
         shared = share.json_to_settings(file.getvalue(), samples=state.SAMPLE_NAMES)
     except DpsumError as exc:
-        update(ExplorerState, config_error=(
-            f"Could not restore settings from {shell.plain(file.name)}: {shell.plain(exc)}. Your "
-            "current settings are unchanged."
-        ))  # fmt: skip
+        error = (f"Could not restore settings from {shell.plain(file.name)}: "
+                 f"{shell.plain(exc)}. Your current settings are unchanged.")  # fmt: skip
+        # the box is reset (uploader_size): the refused file is not listed as if restored
+        update(ExplorerState, config_error=error,
+               config_refused=load(ExplorerState).config_refused + 1)  # fmt: skip
         return
     state.apply_config(
         shared.config, sample=shared.sample, column=shared.column, iso=shared.iso,

@@ -55,7 +55,7 @@ class ExplorerState:
     shown: Run | None = None
     queued: bool = False
     config_error: str | None = None
-    config_refused: int = 0  # settings files the browser refused as too large (resets the box)
+    config_refused: int = 0  # settings files refused (too large, or unread): each resets the box
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class ReleaseState:
     truncation: str | None = None
     isotonic: bool | None = None
     plan: ReleasePlan | None = None  # the plan the page shows now (the sidebar names its settings)
-    ledger_refused: int = 0  # ledgers the browser refused as too large (resets the box)
+    ledger_refused: int = 0  # ledgers refused (too large, or not loaded): each resets the box
     last_data: tuple[str, str] | None = None  # the last release's dataset name and source
     carried: Carried | None = None  # the last ε and configuration Decide handed on
     carried_new: bool = False  # not yet put in the page's choices (once, then the user's)

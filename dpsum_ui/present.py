@@ -393,22 +393,24 @@ def teaching_text(
         f"{summed(by_person)} above θ count for less: the **truncation bias** (always ≤ 0). It "
         f"grows as θ falls and is exactly 0 once θ reaches the largest {one} ≤ τ."
         + (f" **{algorithm_label}** cuts at its own θ*, the bin edge at or above θ, and answers "
-           "a query at or above θ* with its clamped total (records above θ*, even those above "
-           "τ, count as θ*): its truncation bias, shown above, is 0 once θ* is above τ."
+           f"a query at or above θ* with its clamped total (the {summed(by_person)} above θ*, "
+           "even those above τ, count as θ*): its truncation bias, shown above, is 0 once θ* "
+           "is above τ."
            if shells else
            f" **{algorithm_label}** chooses its own θ and truncates at its own bin edges, "
            "not exactly at θ: its truncation bias, shown above, differs from this one."
            if own_theta is not None else "")
     )
-    rule = "its bin's upper edge" if weights == "upper" else "its bin's midpoint"
+    rule = "the upper edge" if weights == "upper" else "the midpoint"
     binning = (
-        f"**{algorithm_label}** sums the exact values, in shells (groups of bins that double "
-        "in width). A query edge inside a shell is answered by interpolating inside it: the "
-        "**shell bias**. It has nothing to do with θ: it is there for θ ≥ τ too, even with "
-        "nothing truncated."
+        f"**{algorithm_label}** sums the {summed(by_person)} exactly, in shells (groups of bins "
+        "that double in width). A query edge inside a shell is answered by interpolating "
+        "inside it: the **shell bias**. It has nothing to do with θ: it is there for θ ≥ τ "
+        "too, even with nothing truncated."
     ) if shells else (
         f"Identity, Workload, TiMM and TaMM see the data only as a histogram (bins of width "
-        f"{width:,.6g}), so each record counts as {rule}: the **binning bias**. "
+        f"{width:,.6g}), so the {summed(by_person)} count as {rule} of their bin: the "
+        "**binning bias**. "
         + (
             "With upper edges it is ≥ 0 and does *not* vanish for θ ≥ τ. "
             if weights == "upper"
@@ -418,7 +420,8 @@ def teaching_text(
         "dips: a coincidence of this data, not a θ to aim for. "
         + ("Finer bins or midpoint weights (Data page) shrink it." if weights == "upper"
            else "Finer bins (Data page) shrink it.")
-        + (f" **{algorithm_label}** sums the exact values, so it has no binning bias."
+        + (f" **{algorithm_label}** sums the {summed(by_person)} exactly, so it has no binning "
+           "bias."
            if exact else "")
     )
     sensitivity = (

@@ -238,16 +238,22 @@ def lacking_words(lacking: tuple[dict, ...]) -> str:
 
 
 def ledger_box_size() -> int | None:
-    """The ledger uploader's ``max_upload_size``: changed by each refusal of a file above the
-    limit, which resets the box (:func:`dpsum_ui.uploads.uploader_size`)."""
+    """The ledger uploader's ``max_upload_size``: changed by each refused ledger (above the
+    limit, or not loaded), which resets the box (:func:`dpsum_ui.uploads.uploader_size`)."""
     return uploader_size(load(ReleaseState).ledger_refused)
 
 
 def on_ledger_too_big() -> None:
     """The browser refused a ledger above the upload limit (:mod:`dpsum_ui.oversize`): said
     on top of the page as a refused ledger is, the ledger in use kept and the box reset."""
+    error = oversize.file_message(oversize.limit_mb(load(ReleaseState).ledger_refused), "ledger")
+    _refuse_ledger(error)
+
+
+def _refuse_ledger(error: str) -> None:
+    """Say why a ledger was not loaded (on top of the page), keep the ledger in use, and reset
+    the uploader (:func:`ledger_box_size`): the refused file is not listed as if loaded."""
     refused = load(ReleaseState).ledger_refused
-    error = oversize.file_message(oversize.limit_mb(refused), "ledger")
     update(ReleaseState, done=None, message=("error", error), ledger_refused=refused + 1)
 
 
@@ -269,8 +275,7 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
     try:
         book = ledgers.Ledger.from_json(file.getvalue(), name=f"the file {file.name}")
     except DpsumError as exc:
-        update(ReleaseState, done=None,
-               message=("error", f"{sentence(exc)} Upload the ledger this page gave you."))  # fmt: skip
+        _refuse_ledger(f"{sentence(exc)} Upload the ledger this page gave you.")
         return
     if ctx.dataset is not None:
         try:
@@ -279,15 +284,12 @@ def on_ledger_upload(ctx: state.DataContext) -> None:
                           column=ctx.dataset.column)  # fmt: skip
         except DpsumError as exc:
             reason = str(exc).removeprefix("release refused: ").removesuffix("; nothing was drawn")
-            update(ReleaseState, done=None, message=(
-                "error",
-                f"This ledger was not loaded: {reason}. Upload the ledger of this dataset, or "
-                "start a new one by setting a total below.",
-            ))  # fmt: skip
+            _refuse_ledger(f"This ledger was not loaded: {reason}. Upload the ledger of this "
+                           "dataset, or start a new one by setting a total below.")  # fmt: skip
             return
     session = ledger()
     if lacking := ledgers.missing_releases(session, book):
-        update(ReleaseState, done=None, message=("error", lacking_words(lacking)))
+        _refuse_ledger(lacking_words(lacking))
         return
     store.set_live(K.RELEASE_RAISE, False)
     total = ""

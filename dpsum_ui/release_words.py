@@ -85,6 +85,23 @@ def expected_words(est: ReleaseEstimate, column: str | None) -> str:
     )
 
 
+def planning_caption(number: str) -> str:
+    """The short line said right under a planning number (``number``: what it is, e.g. Decide's
+    median relative error, the Release page's expected error): computed from the true answers
+    before releasing, for the custodian only, and not what a release publishes, which is each
+    answer with a 95 % interval (:mod:`dpsum_core.publish.intervals`: the noise plus a bound
+    on the bias, found without the data), usually wider (:func:`interval_words` says how much).
+
+    >>> planning_caption("the typical error of an answer")[:47]
+    'Planning number: the typical error of an answer'
+    """
+    return (
+        f"Planning number: {number}, computed from the true answers before you release: for "
+        "you only, not for publication. A release publishes each answer with a 95 % interval "
+        "(the noise plus a bound on the algorithm's bias), usually wider than this error."
+    )
+
+
 # How the chosen algorithm's 95 % intervals bound its bias without the data, and how much wider
 # than the expected error they were on the sample file (incomes.csv, Q3, U = 800,000: the median
 # half-width of five releases at each of ε = 0.01, 0.1 and 1 over the median expected error).

@@ -256,7 +256,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
         )
         own = label(algorithm) if alg.runs_once else None
         return {**payload, "demo": huge_value_demo(table, tau=tau, upper=domain.upper,
-                                                   truth=truth, own=own),
+                                                   truth=truth, own=own, by_person=by_person),
                 "draws": draws_payload(table, drawn, truth=truth, algorithm=algorithm,
                                        name=data.name, seed=config.seed)}
 
@@ -277,13 +277,15 @@ def _memo(data: Statistics, key: tuple, build: Callable[[], T]) -> T:
 
 
 def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: float,
-                    own: str | None = None) -> dict:
+                    own: str | None = None, by_person: bool = False) -> dict:
     """"Add one person with a huge value", at every grid θ: the untruncated q_τ moves by the
     newcomer's whole value (τ, the largest value q_τ counts; U for the whole sum), the
     truncated one by min(θ, τ) ≤ θ. ``table``: :func:`components` (the truncated sum is the
     true answer plus the signed truncation bias); ``own``: the label of an algorithm that
-    picks its own cut (the slider's θ is then where it would cut)."""
+    picks its own cut (the slider's θ is then where it would cut); ``by_person``: q_τ sums
+    people's totals (:func:`~dpsum_core.text.summed`), so the newcomer brings a huge total."""
     money = present.money
+    one = "total" if by_person else "value"  # what q_τ compares with τ: a person's total
 
     def exact(value: float) -> str:  # every digit: the move must show in the sum itself
         return f"{value:,.0f}"
@@ -302,10 +304,12 @@ def huge_value_demo(table: pd.DataFrame, *, tau: float, upper: float, truth: flo
                f"it moves by {money(move)} too: θ ≥ τ, so truncation changes nothing in q_τ "
                f"(move θ below τ = {tau:,.0f} to see the move shrink).")
         )
+    newcomer = (f"A newcomer whose total (all their rows) is {money(tau)}" if by_person
+                else f"A newcomer with the value {money(tau)}")  # fmt: skip
     return {
-        "title": "Add one person with a huge value",
-        "intro": f"A newcomer with the value {money(tau)}, the largest value q_τ counts (a value "
-        f"above τ is not in q_τ at all; {whole}).",
+        "title": f"Add one person with a huge {one}",
+        "intro": f"{newcomer}, the largest {one} q_τ counts (a {one} above τ is not in q_τ at "
+        f"all; {whole}).",
         "untruncated": f"Without truncation: {exact(truth)} → {exact(truth + tau)}, it moves "
         f"by {money(tau)}.",
         "truncated": truncated,
@@ -352,7 +356,7 @@ def lesson_payload(
     rows = list(table.itertuples(index=False))
     epsilon, eps_theta, eps_m = budget
     exact_values, domain = exact
-    rule = "its bin's upper edge" if domain.weights == "upper" else "its bin's midpoint"
+    rule = "the upper edge" if domain.weights == "upper" else "the midpoint"
     fig = figure_json(figure)
     # In the app the page's controls and summary say the rest: one title line, less margin.
     fig["layout"]["title"]["text"] = str(fig["layout"]["title"]["text"]).split("<br>")[0]
@@ -407,9 +411,9 @@ def lesson_payload(
                 "short": [f"{label(algorithm)} interpolates a query edge inside a shell: "
                           f"{money(r.binning_bias)}." for r in rows]
                 if algorithm in SHELL_BIAS else
-                f"{label(algorithm)} sums the exact values: no binning bias."
+                f"{label(algorithm)} sums the {cut.lower()} exactly: no binning bias."
                 if exact_values else [
-                    f"Each record counts as {rule} (bins of width {domain.width:,.6g}): "
+                    f"{cut} count as {rule} of their bin (bins of width {domain.width:,.6g}): "
                     f"{money(r.binning_bias)}." for r in rows],
                 "long": markdown_html(texts[0]["binning"]),
             },

@@ -46,6 +46,27 @@ def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
 
 
+def in_order(at: AppTest) -> list:
+    """The main area's elements in the order the page shows them (containers walked)."""
+
+    def walk(node) -> list:
+        kids = getattr(node, "children", None)
+        if not isinstance(kids, dict):
+            return [node]
+        return [el for k in sorted(kids) for el in walk(kids[k])]
+
+    return walk(at.main)
+
+
+def after(at: AppTest, first: str) -> str:
+    """The text of the element shown right after the first markdown that starts with
+    ``first``."""
+    shown = in_order(at)
+    i = next(i for i, el in enumerate(shown)
+             if el.type == "markdown" and str(el.value).startswith(first))  # fmt: skip
+    return f"{shown[i + 1].type}: {shown[i + 1].value}"
+
+
 def charts(at: AppTest) -> list[dict]:
     """Plotly figure specs (dicts) of every chart on the page."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_helpers import array, assert_clean, charts, errors, title
+from app_helpers import after, array, assert_clean, charts, errors, title
 from streamlit.testing.v1 import AppTest
 from test_sharing import _open, flat
 
@@ -34,6 +34,18 @@ def decide(app: AppTest) -> AppTest:
 
 def summary(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown)
+
+
+def test_the_summary_is_captioned_as_a_planning_number_not_the_interval(decide: AppTest) -> None:
+    """fix9: the errors Decide plans with are not what a release publishes: one short line
+    right under the summary's numbers says so."""
+    said = after(decide, "- ")  # the summary's lines, one per configuration
+    assert said == (
+        "caption: Planning number: the typical error at each ε, as a share of the answer, "
+        "computed from the true answers before you release: for you only, not for publication. "
+        "A release publishes each answer with a 95 % interval (the noise plus a bound on the "
+        "algorithm's bias), usually wider than this error."
+    ), said
 
 
 def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> None:

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, errors, kept, new_app
+from app_helpers import after, assert_clean, errors, kept, new_app
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.publish.intervals import Intervals
@@ -74,6 +74,17 @@ def test_before_releasing_the_expected_error_is_in_words_and_the_datas_unit(page
     assert not any(re.search(r"\d[eE][+-]?\d", c) for c in cells)
     assert all(len(c.replace(",", "").replace(".", "").strip("0")) <= 2
                for c in table["Typical error (RMSE)"])  # fmt: skip
+
+
+def test_the_expected_error_is_captioned_as_a_planning_number_not_the_interval(page):
+    """fix9: readers took the expected error for what a release publishes; one short line right
+    under it says it is a planning number and that the published 95 % intervals are wider."""
+    assert after(page, "**Expected error**") == (
+        "caption: Planning number: the typical error of an answer (RMSE), computed from the "
+        "true answers before you release: for you only, not for publication. A release "
+        "publishes each answer with a 95 % interval (the noise plus a bound on the algorithm's "
+        "bias), usually wider than this error."
+    )
 
 
 def _numbers(column) -> pd.Series:
@@ -192,6 +203,8 @@ def test_a_refused_ledger_is_not_shown_as_loaded(page):
     (message,) = [e for e in errors(page) if "not loaded" in e]
     assert "other.csv" in message and "release refused" not in message
     assert kept(page, ReleaseState).ledger is None
+    # the box is reset (fix9): the refused file is not listed as if it were loaded
+    assert page.file_uploader(key="release_ledger_upload").value is None
     # This dataset's own ledger is loaded, with a green line.
     _upload(page, Ledger(total=0.5))
     assert any("Ledger loaded" in s.value for s in page.success)

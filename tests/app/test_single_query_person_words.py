@@ -24,9 +24,11 @@ def _single_query(at: AppTest) -> AppTest:
 
 
 def _said(at: AppTest) -> dict[str, str]:
-    """The page's first line, the workload's help, the guide's box and the lesson's truncation
-    explanation and short note (at the first θ)."""
-    notes = lesson(at)["cards"]["truncation"]
+    """The page's first line, the workload's help, the guide's box, the lesson's truncation
+    and binning explanations and short notes (at the first θ), and its huge-value demo."""
+    payload = lesson(at)
+    notes, binning, demo = (payload["cards"]["truncation"], payload["cards"]["binning"],
+                            payload["demo"])  # fmt: skip
     (box,) = [i.value for i in at.info if str(i.value).startswith("**Step 3")]
     return {
         "first": at.caption[0].value,
@@ -34,6 +36,9 @@ def _said(at: AppTest) -> dict[str, str]:
         "guide": box,
         "lesson": notes["long"][0],
         "short": notes["short"][0],
+        "binning": binning["long"],
+        "binning_short": binning["short"][0],
+        "demo": f"{demo['title']}. {demo['intro']}",
     }
 
 
@@ -45,6 +50,9 @@ def test_with_an_identifier_column_the_page_says_it_sums_peoples_totals() -> Non
     row = _said(at)
     assert row["first"].startswith(PER_ROW), row["first"]
     assert "people" not in " ".join(row.values()), row
+    assert row["binning_short"].startswith("Values count as the upper edge of their bin (bins")
+    assert "so the values count as the upper edge of their bin" in row["binning"]
+    assert row["demo"].startswith("Add one person with a huge value. A newcomer with the value ")
 
     at.switch_page("app_pages/data.py").run()
     at.selectbox(key="data_id_column").set_value("person_id").run()
@@ -57,8 +65,18 @@ def test_with_an_identifier_column_the_page_says_it_sums_peoples_totals() -> Non
     assert "q_τ sums the people's totals ≤ τ" in person["lesson"]
     assert "largest total ≤ τ" in person["lesson"]
     assert person["short"].startswith("People's totals above θ = ")
+    # fix9: the binning card and the huge-value demo (old: "Each record counts as its bin's
+    # upper edge", "so each record counts as", "A newcomer with the value …, the largest value")
+    assert person["binning_short"].startswith("People's totals count as the upper edge of their")
+    assert "so the people's totals count as the upper edge of their bin" in person["binning"]
+    assert person["demo"].startswith("Add one person with a huge total. A newcomer whose total")
+    assert "the largest total q_τ counts (a total above τ" in person["demo"]
+    at.button_group(key="teach_algorithm").set_value("sqm").run()  # sums them exactly
+    short = lesson(at)["cards"]["binning"]["short"]
+    assert short == "SQM sums the people's totals exactly: no binning bias.", short
     for said in person.values():
         assert "values ≤ τ" not in said and "value ≤ τ" not in said, said
+        assert "record" not in said, said
 
 
 def test_the_guide_words_follow_the_unit() -> None:

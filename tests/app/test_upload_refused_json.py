@@ -68,3 +68,58 @@ def test_every_watched_uploader_has_its_hidden_button() -> None:
     assert oversize.file_message(50, "settings").startswith(
         "That file is larger than the 50 MB upload limit")
     assert "ledger" in oversize.file_message(50, "ledger")
+
+
+def test_a_settings_file_that_is_not_json_is_said_and_the_box_is_reset() -> None:
+    """A settings file within the limit that cannot be read (fix9): the error says what was
+    wrong and what to do, and the box no longer lists it as if it were restored (old: it stayed
+    listed beside the error); the settings typed stay."""
+    at = new_app()
+    at.run()
+    at.number_input(key="seed").set_value(7).run()
+    for refused, name in enumerate(("broken.json", "neg.json")):
+        first = _box(at, "share_config_upload")
+        body = b"{oops" if name == "broken.json" else b'{"epsilon": -1}'
+        at.file_uploader(key="share_config_upload").set_value(
+            (name, body, "application/json")).run()  # fmt: skip
+        assert not at.exception
+        (error,) = errors(at)
+        assert error.startswith(f"Could not restore settings from {name}: "), error
+        assert error.endswith("Your current settings are unchanged.")
+        assert kept(at, ExplorerState).config_refused == refused + 1
+        assert _box(at, "share_config_upload") != first  # old: the same box, the file listed
+        assert at.file_uploader(key="share_config_upload").value is None
+        assert at.number_input(key="seed").value == 7
+    at.file_uploader(key="share_config_upload").set_value(
+        ("settings.json", b'{"epsilon": 0.5, "workload": "Q3"}', "application/json")
+    ).run()
+    assert_clean(at)
+    assert kept(at, ExplorerState).config_refused == 2  # an accepted file stays in its box
+
+
+def test_a_ledger_that_is_not_json_is_said_and_the_box_is_reset() -> None:
+    """A ledger within the limit that is not loaded (not JSON, fix9): said, the box reset (old:
+    the file stayed listed as if loaded), the ledger in use and the total typed kept."""
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/release.py").run()
+    earlier = Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"})
+    at.file_uploader(key="release_ledger_upload").set_value(
+        ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
+    ).run()
+    assert_clean(at)
+    book = kept(at, ReleaseState).ledger
+    assert book is not None and kept(at, ReleaseState).ledger_refused == 0
+    at.number_input(key="release_total").set_value(0.05).run()
+    first = _box(at, "release_ledger_upload")
+    at.file_uploader(key="release_ledger_upload").set_value(
+        ("notes.json", b"{not json", "application/json")
+    ).run()
+    assert not at.exception
+    (error,) = [e for e in errors(at) if "not valid JSON" in e]
+    assert error.endswith("Upload the ledger this page gave you."), error
+    assert kept(at, ReleaseState).ledger == book  # the ledger in use stays
+    assert kept(at, ReleaseState).ledger_refused == 1
+    assert _box(at, "release_ledger_upload") != first  # old: the same box, the file listed
+    assert at.file_uploader(key="release_ledger_upload").value is None
+    assert at.number_input(key="release_total").value == 0.05

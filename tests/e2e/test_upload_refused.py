@@ -101,9 +101,20 @@ def _too_big(page, box, tmp_path, red: str) -> None:
     page.wait_for_function(f"() => window.__dpsumSawRed && !document.querySelector('{red}')")
 
 
+def _not_json(page, box, name: str, said: str) -> None:
+    """Give ``box`` a small file that is not JSON: the app's error says ``said`` and the box
+    lists no file (fix9; old: the refused file stayed listed as if it were accepted)."""
+    box.locator("input[type=file]").set_input_files(
+        {"name": name, "mimeType": "application/json", "buffer": b"{not json"})  # fmt: skip
+    page.locator(ERROR, has_text=said).wait_for()
+    wait_idle(page)
+    assert box.locator(CHIP).count() == 0, box.inner_text()
+
+
 def test_a_settings_file_or_ledger_above_the_limit_is_said(page, server, tmp_path) -> None:
     """The settings-file and ledger uploaders are refused by the browser the same way: the red
-    file stayed in their box with nothing saying what to do. Now each is watched too."""
+    file stayed in their box with nothing saying what to do. Now each is watched too. A file
+    within the limit that is not JSON is said and leaves the box empty as well."""
     open_app(page, server.url)
     button(page, "explorer_share").click()
     box = page.locator(key("share_config_upload"))
@@ -113,6 +124,7 @@ def test_a_settings_file_or_ledger_above_the_limit_is_said(page, server, tmp_pat
     assert "settings file is a few kilobytes" in error.inner_text()
     wait_idle(page)
     assert box.locator(CHIP).count() == 0, box.inner_text()  # old: the red file stayed
+    _not_json(page, box, "broken.json", "Could not restore settings from broken.json")
     page.keyboard.press("Escape")  # the popover closed
 
     goto_page(page, "Release")
@@ -124,4 +136,6 @@ def test_a_settings_file_or_ledger_above_the_limit_is_said(page, server, tmp_pat
     wait_idle(page)
     assert box.locator(CHIP).count() == 0, box.inner_text()
     assert page.locator(key("release_ledger_upload_too_big")).is_hidden()
+    assert page.locator(EXCEPTION).count() == 0 and page.locator(ERROR).count() == 1
+    _not_json(page, box, "notes.json", "The file notes.json is not valid JSON")
     assert page.locator(EXCEPTION).count() == 0 and page.locator(ERROR).count() == 1
