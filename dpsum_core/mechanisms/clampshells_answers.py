@@ -63,6 +63,11 @@ def _scan(
     tail = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
     keep = active & (tail > TAIL_Z * np.sqrt(np.maximum(tail_var, 0.0)))
     last = np.where(keep.any(axis=1), C - 1 - np.argmax(keep[:, ::-1], axis=1), -1)
+    # Bin J* as a leaf of its own (the clamped records: clampshells_partition.top_cut) goes with
+    # the leaf below it: the mass clamped to θ* is the tail's end, never cut off alone.
+    top = np.searchsorted(d.cells, d.parts[k2], side="left") - 1
+    alone = (top < C) & (d.cells[np.minimum(top, C - 1)] == d.parts[k2] - 1)
+    last = np.where(alone & (last == top - 1), top, last)
     return np.where(np.arange(C)[None, :] <= last[:, None], x, 0.0)
 
 

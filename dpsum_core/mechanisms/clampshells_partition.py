@@ -29,6 +29,7 @@ keep the leaf's Laplace scale, so each record's stage-2 loss is exactly ℓ_j wh
 in single bins (depth ≥ 2, parts of at most :data:`DROP_WIDTH` bins below the top active one:
 a function of J*), that level is left out and the cuts refine the level above; dropping the
 finest level never raises a record's loss, and β is computed from the design actually measured.
+Bin J* is cut from the top leaf (:func:`top_cut`, a function of J*), the same kind of cut.
 By adaptive sequential composition the whole mechanism is ε-DP; the exact per-record loss of
 the draws is tested (``tests/core/test_partition_loss.py``). The generalised least squares
 with the partition's sums is post-processing; the cuts were chosen from the same sums, a
@@ -194,8 +195,28 @@ def _by_part(cuts: list[tuple[int, int]]) -> Cuts:
 
 
 def stage2_design(d: ClampShellsDesign, j_star: int, cuts: Cuts) -> ClampShellsDesign:
-    """The design stage 2 measures given J* and the cuts (``d`` itself without the partition)."""
-    return refined_design(d, dropped_parts(d, j_star), cuts)
+    """The design stage 2 measures given J* and the cuts (``d`` itself without the partition):
+    with bin J* cut from the top leaf (:func:`top_cut`)."""
+    return refined_design(d, dropped_parts(d, j_star), (*cuts, *top_cut(d, j_star)))
+
+
+def top_cut(d: ClampShellsDesign, j_star: int) -> Cuts:
+    """Bin J* as a leaf of its own where a query edge lies inside the top leaf: every record
+    clamped to θ* = e_{J*} (and every value cleaned to U) sits in bin J*, a point mass that
+    interpolation inside the top leaf would spread over the queries below it. Public given J*.
+
+    Privacy
+    -------
+    A cut: the two pieces keep the leaf's Laplace scale (:func:`refined_design`), so no
+    record's loss changes.
+    """
+    top = int(d.shells_below(j_star)) - 1
+    leaves = part_tree(d.levels, TREE_BRANCH, d.aligned_on, top, d.parts)[-1]
+    a = int(leaves[-2])
+    inside = (j_star - a >= 2) and (
+        d.aligned_on is None or bool(np.any((d.aligned_on > a) & (d.aligned_on < j_star)))
+    )
+    return ((top, (j_star - 1,)),) if inside else ()
 
 
 def released_design(
