@@ -1,9 +1,9 @@
 """The two slow first views: the app's first load on a fresh server, then Single query's first visit.
 
-    python -m bench.first_views [--repeat 5] [--quick]
+    python -m bench.first_views [--repeat 5] [--quick] [--against PATH]
 
-Each run starts its own ``streamlit run app.py`` (tests/e2e/conftest.py's Server: cold, nothing
-imported, nothing cached) and one new browser context in Debian's Chromium, and measures:
+Each run starts its own ``streamlit run app.py`` (as tests/e2e/conftest.py's Server: cold,
+nothing imported, nothing cached) and one new browser context in Debian's Chromium, and measures:
 
 - ``server_start_s``: from the process start to Streamlit's health check answering;
 - ``first_load_s``: a new user opens the app (its address, the Explorer on the sample data)
@@ -21,6 +21,10 @@ imported, nothing cached) and one new browser context in Debian's Chromium, and 
 Medians (and every run) of ``--repeat`` runs (default 5), with the machine's load. Nothing is
 asserted; the targets of bench/browser.py (first load ≤ 4 s, first visit ≤ 2 s) are reported
 with ``pass``.
+
+``--against PATH`` (another checkout of dpsum, e.g. a ``git worktree`` of main) also measures
+that checkout's app.py, its runs interleaved with this one's (A, B, A, B, …), so that both
+see the same load on a shared machine; its figures are under ``against``.
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import statistics
+import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
 
-from bench.common import emit, log, machine, parser, repeats, target
+from bench.common import ROOT, emit, log, machine, parser, repeats, target
 
 LIMITS = {"first_load_s": 4.0, "single_query_first_s": 2.0}
 FRAME = ".st-key-teach_lesson iframe"
@@ -63,19 +71,49 @@ def _lesson_drawn(page, timeout: float) -> None:
     wait_idle(page, timeout)
 
 
-def one_run(browser) -> dict:
-    """One fresh server, one new user: the landing page, then Single query (see the module
-    docstring)."""
-    from tests.e2e.conftest import (
-        Server,
-        button,
-        goto_page,
-        new_context,
-        wait_rendered,
-    )
+class _Server:
+    """A freshly started ``streamlit run app.py`` of ``checkout``, as tests/e2e/conftest.py's
+    Server starts it (Streamlit puts the script's folder first on sys.path, so the checkout's
+    own packages are imported)."""
+
+    def __init__(self, checkout: Path) -> None:
+        from tests.e2e.conftest import free_port
+
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(checkout / "app.py"),
+             "--server.headless", "true", "--server.address", "127.0.0.1",
+             "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false"],
+            cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{checkout}: streamlit exited ({self.proc.returncode})")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"{checkout}: streamlit did not become healthy within 60 s")
+
+    def stop(self) -> None:
+        from tests.e2e.conftest import stop_process
+
+        stop_process(self.proc, timeout=15)
+
+
+def one_run(browser, checkout: Path = ROOT) -> dict:
+    """One fresh server of ``checkout``, one new user: the landing page, then Single query
+    (see the module docstring)."""
+    from tests.e2e.conftest import button, goto_page, new_context, wait_rendered
 
     t0 = time.perf_counter()
-    server = Server()
+    server = _Server(checkout)
     started = time.perf_counter() - t0
     try:
         context = new_context(browser)
@@ -137,11 +175,32 @@ def _stats(values: list[float]) -> dict:
     }
 
 
+KEYS = ("server_start_s", "first_load_s", "single_query_first_s", "single_query_again_s",
+        "single_query_new_user_s", "load_average_1m")  # fmt: skip
+
+
+def summary(runs: list[dict]) -> dict:
+    """Medians (min, max, every run) of each figure, and the median of each page mark."""
+    out: dict = {k: _stats([r[k] for r in runs]) for k in KEYS}
+    marks = {m for r in runs for m in r["first_load_marks_ms"]}
+    out["first_load_marks_ms"] = {
+        m: round(
+            statistics.median(
+                r["first_load_marks_ms"][m] for r in runs if m in r["first_load_marks_ms"]
+            )
+        )
+        for m in sorted(marks)
+    }
+    return out
+
+
 def main() -> None:
     """``--repeat`` runs, each on a fresh server; print one JSON object."""
-    args = parser(__doc__).parse_args()
+    p = parser(__doc__)
+    p.add_argument("--against", type=Path, help="another checkout, measured interleaved")
+    args = p.parse_args()
     repeat = repeats(args)
-    out: dict = {"machine": machine()}
+    out: dict = {"machine": machine(), "checkout": str(ROOT)}
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
     if CHROMIUM is None or importlib.util.find_spec("playwright") is None:
@@ -151,24 +210,21 @@ def main() -> None:
         return
     from playwright.sync_api import sync_playwright
 
-    runs = []
+    runs: list[dict] = []
+    other: list[dict] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for i in range(repeat):
                 log(f"first_views: run {i + 1}/{repeat}")
+                if args.against is not None:
+                    other.append(one_run(browser, args.against))
                 runs.append(one_run(browser))
         finally:
             browser.close()
-    keys = ("server_start_s", "first_load_s", "single_query_first_s", "single_query_again_s",
-            "single_query_new_user_s", "load_average_1m")  # fmt: skip
-    out.update({k: _stats([r[k] for r in runs]) for k in keys})
-    marks = {m for r in runs for m in r["first_load_marks_ms"]}
-    out["first_load_marks_ms"] = {
-        m: round(statistics.median(r["first_load_marks_ms"][m] for r in runs
-                                   if m in r["first_load_marks_ms"]))  # fmt: skip
-        for m in sorted(marks)
-    }
+    out.update(summary(runs))
+    if other:
+        out["against"] = {"checkout": str(args.against), **summary(other)}
     out["targets"] = {k: target(out[k]["median"], v) for k, v in LIMITS.items()}
     emit(out)
 
