@@ -91,12 +91,14 @@ def _integers(cells: pd.Series) -> np.ndarray | None:
     return numbers
 
 
-def _numbers(cells: pd.Series) -> pd.Series:
+def _numbers(cells: pd.Series, *, written: bool = False) -> pd.Series:
     """The cells read leniently as numbers ('$', '_', ',' and spaces removed; NaN if not one):
-    enough to tell a column of numbers from text codes, not to read the values."""
+    enough to tell a column of numbers from text codes, not to read the values. ``written``:
+    the cells are numbers as Python writes them (a numeric column's), which hold none of the
+    removed characters (the removal, a regular expression run on every cell, is skipped)."""
     import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
 
-    plain = cells.str.replace(r"[$_,\s]", "", regex=True)
+    plain = cells if written else cells.str.replace(r"[$_,\s]", "", regex=True)
     return pd.to_numeric(plain, errors="coerce")
 
 
@@ -106,7 +108,14 @@ class _Column:
     and numbers was most of the time of judging a table (0.3 s for the sample data)."""
 
     def __init__(self, values: pd.Series) -> None:
+        import pandas as pd  # here, not at import: `dpsum --help` starts without pandas
+
         self.values = values
+        dtype = values.dtype
+        # numbers already: their text is Python's (digits, '-', '.', 'e', 'inf')
+        self.written = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(
+            dtype
+        )
 
     @cached_property
     def cells(self) -> pd.Series:
@@ -118,7 +127,7 @@ class _Column:
         """The cells that are numbers (read leniently), when at least :data:`NUMERIC_SHARE`
         of them are; else None."""
         cells = self.cells
-        numeric = _numbers(cells).notna()
+        numeric = _numbers(cells, written=self.written).notna()
         if cells.size == 0 or numeric.mean() < NUMERIC_SHARE:
             return None
         return cells[numeric.to_numpy()]
@@ -242,7 +251,7 @@ def _many_numbers(col: _Column) -> bool:
     (more than a count has): an amount."""
     if col.numbers is None:
         return False
-    distinct = _numbers(col.numbers).nunique()
+    distinct = _numbers(col.numbers, written=col.written).nunique()
     return bool(distinct > min(SMALL_INTEGER_VALUES, math.sqrt(col.cells.size)))
 
 
