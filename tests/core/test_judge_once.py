@@ -24,9 +24,9 @@ def readings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     read = identifiers._numbers
 
-    def counted(cells: pd.Series) -> pd.Series:
+    def counted(cells: pd.Series, *, written: bool = False) -> pd.Series:
         sizes.append(len(cells))
-        return read(cells)
+        return read(cells, written=written)
 
     monkeypatch.setattr(identifiers, "_numbers", counted)
     return sizes
