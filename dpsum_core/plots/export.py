@@ -5,6 +5,7 @@ Chromium, one image server for the CLI and the app.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import warnings
 from collections.abc import Sequence
@@ -88,11 +89,22 @@ def image_export():
     """Keep one headless browser alive for several :func:`to_image` calls (≈10× faster)."""
     import kaleido
 
+    # made by `import kaleido` (its own logger class): asked for before, it would be a plain one
+    pipe = logging.getLogger("choreographer.channels.pipe")
+    pipe.addFilter(_torn_message)
     kaleido.start_sync_server(silence_warnings=True)
     try:
         yield
     finally:
         kaleido.stop_sync_server(silence_warnings=True)
+        pipe.removeFilter(_torn_message)
+
+
+def _torn_message(record: logging.LogRecord) -> bool:
+    """Drop kaleido's browser pipe's "JSONError decoding message. Ignoring" (with its traceback):
+    under load a read can end inside a message, which the pipe reports and skips while the
+    export goes on; printed, it read as a traceback of `dpsum run` that had succeeded."""
+    return not str(record.msg).startswith("JSONError decoding message")
 
 
 def browser_available() -> bool:
