@@ -62,3 +62,24 @@ def test_an_epsilon_not_carried_leaves_the_files_as_they_were() -> None:
     record, text, _ = _files(_release(at))
     assert "epsilon_chosen_from_data" not in record and "epsilon_note" not in record
     assert "not covered" not in text
+
+
+def test_an_epsilon_carried_from_another_planning_file_is_not_flagged() -> None:
+    """Decide read the planning sample; the release file is another (the Data page's release
+    upload): the ε does not depend on the data released, and the files say nothing of it."""
+    from test_planning_data import _two_files
+
+    at = _two_files()
+    at.switch_page("app_pages/explorer.py").run()
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(10)
+    at.run()
+    at.switch_page("app_pages/decide.py").run()
+    assert_clean(at)
+    at.button(key=K.DECIDE_TO_RELEASE).click().run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert "is the one Decide gave" in " ".join(i.value for i in at.info)  # it was carried
+    record, text, _ = _files(_release(at))
+    assert "epsilon_chosen_from_data" not in record
+    assert EPSILON_FROM_DATA not in text
