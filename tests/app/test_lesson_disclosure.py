@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 from app_helpers import assert_clean, lesson, new_app
 from streamlit.testing.v1 import AppTest
 from test_data_people import _jobs, _upload
 
+from dpsum_core.data.samples import resolve
 from dpsum_ui.teaching import LESSON_PRIVATE, UNNOISED, UNNOISED_PRIVATE
 
 OLD_FOOTER = "not for publication unless the data are public."
@@ -58,3 +60,21 @@ def test_a_sample_s_lesson_keeps_its_words() -> None:
     assert 'id="notice"' not in shell and LESSON_PRIVATE not in shell
     footer = re.findall(r'<p class="hint">(.*?)</p></div>', shell)[-1]
     assert footer.endswith(OLD_FOOTER)
+
+
+def test_a_server_dataset_s_lesson_says_it_too(tmp_path, monkeypatch) -> None:
+    """A server dataset is offered to every user of this server, but it is not public: not a
+    sample (its results are shared between sessions, its numbers are still the data's)."""
+    root = tmp_path / "data"
+    root.mkdir()
+    pd.read_csv(resolve("sample:incomes_small.csv")).to_parquet(root / "wages.parquet")
+    monkeypatch.setenv("DPSUM_DATA_DIR", str(root))
+    at = new_app()
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("server").run()
+    at.selectbox(key="data_server").select("wages.parquet").run()
+    at.button(key="domain_keep").click().run()  # U as offered (public)
+    frame = _frame(at)
+    assert _caption(frame) == UNNOISED_PRIVATE
+    assert LESSON_PRIVATE in lesson(at)["export"]["lesson"]["shell"]
