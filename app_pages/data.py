@@ -14,6 +14,7 @@ from dpsum_ui.identifiers import (
     column_note,
     index_columns,
     unit_caption,
+    unit_caution,
     unit_choices,
     unit_note,
     unit_option,
@@ -258,6 +259,8 @@ with data_col:
     if (unit := unit_caption(get(K.DATA_ID_COLUMN))) is not None:
         st.caption(unit)
     ctx = state.data_context()
+    if (few := unit_caution(ctx)) is not None:  # e.g. 'school': 3,000 rows → 4 (review 9 P2-6)
+        st.warning(few, icon=":material/warning:")
     if (people := unit_note(ctx)) is not None:
         st.warning(people, icon=":material/group:")
 

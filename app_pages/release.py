@@ -280,6 +280,8 @@ if store.live(K.RELEASE_TOTAL) is not None:
             st.warning(over)
 if (caution := identifiers.value_caution(ctx, choose_in="on the Data page")) is not None:
     st.warning(caution, icon=":material/warning:")  # uilinks: as on the Data page (P2-6)
+if (few := identifiers.unit_caution(ctx, choose_in="on the Data page")) is not None:
+    st.warning(few, icon=":material/warning:")  # as on the Data page (review 9 P2-6)
 confirmed = st.checkbox(
     f"I understand that this spends ε = {decimal_text(plan.epsilon)} of this dataset's budget"
     + (f" on the sums of {escape_name(repr(data.column), 'markdown')}" if data.column else "")

@@ -203,3 +203,11 @@ def large_epsilon(epsilon: float) -> str | None:
         f"ε = {epsilon:g} is large: one person can change the odds of a result by a factor of "
         f"up to {odds_factor(epsilon)}, which protects little"
     )
+
+
+# release.json's note and the report's sentence when ε was chosen from the errors of the very
+# data released (the app's Decide page on the release data): the choice itself is not private.
+EPSILON_FROM_DATA = (
+    "ε was chosen by looking at errors computed from the true answers of this same data: that "
+    "choice depends on the data and is not covered by the privacy guarantee."
+)

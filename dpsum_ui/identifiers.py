@@ -9,12 +9,13 @@ from dataclasses import replace
 from dpsum_core.data.cleaning import unit_of_privacy
 from dpsum_core.data.identifiers import (
     default_column_note,
+    few_distinct,
     looks_like_identifier,
     named_like_identifier,
 )
 from dpsum_core.data.reading import read_table
 from dpsum_core.errors import DpsumError
-from dpsum_core.text import escape_name, noun
+from dpsum_core.text import counted, escape_name, noun
 
 from . import keys as K
 from .datasets import DataContext, upload_of
@@ -163,6 +164,35 @@ def value_caution(ctx: DataContext, *, choose_in: str = "in the box above") -> s
         f"**{name} may not be a value to sum.** {found} Its sums are then probably "
         f"meaningless, and a release would spend ε on them. Choose the column of amounts "
         f"{choose_in}, unless {name} is what you mean to release."
+    )
+
+
+def unit_caution(ctx: DataContext, *, choose_in: str = "in the box above") -> str | None:
+    """A caution while the chosen identifier has too few distinct values to be people: at most
+    √rows of them, a category by the rule that keeps a column from looking like an identifier
+    (:func:`dpsum_core.data.identifiers.few_distinct`); else None. Markdown, saying where
+    another unit is chosen (``choose_in``).
+
+    Privacy
+    -------
+    Counts the cleaned data's people and rows without noise: the caution says "for you only".
+    A caution, not a choice: the unit stays the one chosen.
+    """
+    data = ctx.dataset
+    if ctx.id_column is None or data is None or data.report.people is None:
+        return None
+    people, rows = data.report.people, data.report.rows_kept
+    if not few_distinct(people, rows):
+        return None
+    name = escape_name(repr(ctx.id_column), "markdown")
+    return (
+        f"**{name} may not identify people:** {counted(people, 'distinct value')} for "
+        f"{counted(rows, 'row')} (for you only: counted from the data without noise). At most "
+        f"√rows ≈ {rows**0.5:,.0f} distinct values is a category shared by many rows, not "
+        f"people: each value's rows would be summed into one total clipped to [0, U], so a "
+        f"release would sum {counted(people, 'value')} of at most U. Choose the column that "
+        f"identifies a person {choose_in}, or one row per person, unless {name} is what you "
+        "mean."
     )
 
 

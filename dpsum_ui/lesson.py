@@ -407,9 +407,12 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | Non
         for key, title in p["card_titles"].items()
     )
     demos = _demos(p)
+    # what the lesson file discloses (data other than a sample), as the button's help
+    helps = (p.get("export") or {}).get("lesson", {}).get("help")
     tools = (
-        '<div id="tools"><button type="button" data-kind="lesson">Download this lesson'
-        '</button> (one offline HTML file) · the chart: '
+        '<div id="tools"><button type="button" data-kind="lesson"'
+        + (f' title="{html.escape(helps)}"' if helps else "")
+        + '>Download this lesson</button> (one offline HTML file) · the chart: '
         + "".join(f'<button type="button" data-kind="{k}">{k.upper()}</button>'
                   for k in ("png", "svg", "html"))
         + " (all at the θ on screen)</div>"
@@ -427,6 +430,8 @@ def lesson_html(payload: dict, *, plotly_src: str | None = None, data: str | Non
         )
     heading = (
         f"<h1 style='font-size:24px;margin:0 0 8px 0'>{html.escape(p['title'])}</h1>"
+        + (f'<p class="hint" id="notice">{html.escape(p["notice"])}</p>'
+           if p.get("notice") else "")
         if p.get("histogram") is not None
         else ""
     )

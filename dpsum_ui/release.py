@@ -10,6 +10,7 @@ last release and the last callback's message. The release itself is
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from dpsum_core.data.dataset import Statistics
 from dpsum_core.errors import DpsumError, ParameterError
@@ -40,7 +41,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from . import compute, identifiers, oversize, state, store
 from . import keys as K
 from .datasets import release_content, source_fingerprint
-from .page_state import ReleaseState, load, take, update
+from .page_state import Carried, ReleaseState, load, take, update
 from .passes import release_input, with_passes
 from .uploads import uploader_size
 
@@ -141,11 +142,29 @@ def take_carried(algorithms: list[str]) -> None:
         store.set_live(K.RELEASE_TRUNCATION, carried.truncation)
 
 
+def _carried(plan: ReleasePlan) -> Carried | None:
+    """What Decide handed on, when this plan's ε is its ε (None otherwise)."""
+    carried = load(ReleaseState).carried
+    return carried if carried is not None and carried.epsilon == plan.epsilon else None
+
+
+def chosen_from_data(ctx: state.DataContext, plan: ReleasePlan) -> bool:
+    """Whether this plan's ε is the one Decide read from the true answers of the data
+    released (Decide plans on the planning data: the same file unless the Data page names
+    another release file).
+
+    Privacy
+    -------
+    Such a choice depends on the data and is not covered by the guarantee: the release's
+    files say so (:attr:`~dpsum_core.publish.release.Release.epsilon_chosen_from_data`)."""
+    return _carried(plan) is not None and not ctx.separate
+
+
 def carried_words(plan: ReleasePlan) -> str | None:
     """Where this ε comes from when it is the one Decide handed on (None otherwise): the
     configuration and target it was found for, and that it was read from the true answers."""
-    carried = load(ReleaseState).carried
-    if carried is None or carried.epsilon != plan.epsilon:
+    carried = _carried(plan)
+    if carried is None:
         return None
     name = configuration_name(carried.algorithm, carried.truncation)
     same = (carried.algorithm, carried.truncation) == (plan.algorithm, plan.truncation)
@@ -406,6 +425,7 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
         latest, extend = release_input(data)  # a server summary's second passes
         with strategies.session_cache(state.strategy_cache()):
             rel = release_plan(latest, plan, extend=extend)
+        rel = replace(rel, epsilon_chosen_from_data=chosen_from_data(ctx, plan))  # said in its files
     except DpsumError as exc:
         update(ReleaseState, done=None,
                message=("error", f"{str(exc)[0].upper()}{str(exc)[1:]}."))  # fmt: skip

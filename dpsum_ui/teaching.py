@@ -44,6 +44,28 @@ VIEW: ViewParams = {
 
 # Under the lesson's numbers (the true answer, the count between θ and τ: exact, from the data).
 UNNOISED = "Computed from the data without noise: for teaching, not for publication."
+# The same for data that is not a bundled sample (an upload, a server dataset): there "for
+# teaching" read as leave to show a class an upload's exact numbers (review 9 P1-1).
+UNNOISED_PRIVATE = (
+    "Exact statistics of this data, computed without noise: showing them to a class or to "
+    "anyone discloses them. To teach, use a sample or a synthetic file."
+)
+# The downloaded lesson holds the data's histogram too: said on its button and at its top.
+LESSON_PRIVATE = (
+    "This file holds exact statistics of the data (its histogram, the true answers), "
+    "computed without noise: showing it to a class or to anyone discloses them. To teach, "
+    "use a sample or a synthetic file."
+)
+
+
+def unnoised_words(ctx: state.DataContext) -> str:
+    """The caption under the lesson's exact numbers: :data:`UNNOISED` on a bundled sample
+    (public, synthetic), :data:`UNNOISED_PRIVATE` on any other data.
+
+    Privacy
+    -------
+    The numbers are the data's own, without noise; only a sample's may be shown freely."""
+    return UNNOISED if ctx.sample is not None else UNNOISED_PRIVATE
 
 
 def redraws(link: Link) -> str | None:
@@ -459,7 +481,13 @@ def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
                  config: ExperimentConfig, *, tau: float, private: bool) -> dict:
     """What "Download this lesson" adds to the lesson frame's payload: the whole chart (at a
     fixed height), the data's histogram with θ's line (moved with the slider), the settings and
-    the seed, a title and a footer (:func:`frame_html` makes the file in the browser)."""
+    the seed, a title and a footer (:func:`frame_html` makes the file in the browser); on data
+    other than a bundled sample, a notice at its top and in its footer that it discloses the
+    data's exact statistics.
+
+    Privacy
+    -------
+    The file holds the data's histogram and true answers without noise."""
     domain = config.domain
     theta = view.lesson["thetas"][view.lesson["start"]]
     # at most 1,000 bars (public bins merged), so that the file stays under 5 MB at any n
@@ -476,7 +504,12 @@ def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
                                                  if private else " (θ fixed, public)"),
         "seed": f"{config.seed} ({counted(config.trials, 'trial')}: the SVT and Recursive marks)",
     }  # fmt: skip
+    sample = ctx.sample is not None
+    footer = ("Made with dpsum (Single query page). Move θ with the slider or the arrow keys: "
+              "everything is computed in this file, no network needed. ")
     return {
+        "unnoised": unnoised_words(ctx),
+        "notice": None if sample else LESSON_PRIVATE,
         "figure": figure_json(view.figure),
         "fit": False,
         "chart_height": 600,
@@ -484,10 +517,10 @@ def lesson_extra(view: TeachingView, data: Statistics, ctx: state.DataContext,
         "settings": settings,
         "title": f"Truncation in five minutes: {label(view.lesson['algorithm'])}, "
         f"q_τ with τ = {tau:,.0f}",
-        "footer": "Made with dpsum (Single query page). Move θ with the slider or the arrow "
-        "keys: everything is computed in this file, no network needed. Drawn from the data "
-        "without noise (true answers): not for publication unless the data are public.",
-    }
+        "footer": footer + ("Drawn from the data without noise (true answers): not for "
+                            "publication unless the data are public." if sample
+                            else LESSON_PRIVATE),
+    }  # fmt: skip
 
 
 def frame_html(view: TeachingView, data: Statistics, ctx: state.DataContext,
@@ -509,9 +542,11 @@ def frame_html(view: TeachingView, data: Statistics, ctx: state.DataContext,
             "width": IMAGE_SIZE[0],
             "height": IMAGE_SIZE[1],
             "lesson": {**lesson_shell({**view.lesson, **extra}), "payload": extra,
-                       "name": f"{view.stem}_{view.lesson['algorithm']}_lesson.html"},
+                       "name": f"{view.stem}_{view.lesson['algorithm']}_lesson.html",
+                       "help": extra["notice"]},
         }  # fmt: skip
-        return lesson_html({**view.lesson, "export": export}, plotly_src=src)
+        return lesson_html({**view.lesson, "unnoised": extra["unnoised"], "export": export},
+                           plotly_src=src)
 
     note = hash(figure.to_json())  # the downloads' note is in the figure
-    return _memo(data, ("teach_frame", *view.key, src, stem, note), build)
+    return _memo(data, ("teach_frame", *view.key, src, stem, note, ctx.sample is None), build)

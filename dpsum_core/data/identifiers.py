@@ -102,6 +102,17 @@ def _numbers(cells: pd.Series, *, written: bool = False) -> pd.Series:
     return pd.to_numeric(plain, errors="coerce")
 
 
+def few_distinct(distinct: int, cells: int) -> bool:
+    """Whether ``distinct`` values over ``cells`` cells (at least two) are a *category* shared
+    by many rows, not people: at most √cells of them (see the module). The rule that keeps a
+    column from looking like an identifier, and that cautions against one chosen by hand.
+
+    >>> few_distinct(4, 3000), few_distinct(63, 4000), few_distinct(64, 4000), few_distinct(1, 1)
+    (True, True, False, False)
+    """
+    return cells >= 2 and distinct <= math.sqrt(cells)
+
+
 class _Column:
     """One column's readings, each made once: the rules read the same column several times
     (is it an identifier, a row number, a count, an amount?), and reading 45,000 cells as text
@@ -147,7 +158,7 @@ class _Column:
         """:func:`looks_like_identifier` of the column."""
         cells = self.cells
         distinct = cells.nunique()
-        if cells.size < 2 or distinct == cells.size or distinct <= math.sqrt(cells.size):
+        if cells.size < 2 or distinct == cells.size or few_distinct(distinct, cells.size):
             return False
         numbers = self.numbers
         if numbers is None:  # text codes

@@ -56,6 +56,7 @@ from dpsum_core.simulate.experiment import (
     run_experiment,
     threshold_choice,
 )
+from dpsum_core.text import EPSILON_FROM_DATA
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 # The expected error averages the analytic error given θ over θ's distribution, estimated by
@@ -360,6 +361,9 @@ class Release:
     intervals
         The 95 % interval of each query's *true* answer, noise and bias bounded
         (:mod:`dpsum_core.publish.intervals`), or open above where the bias is not bounded.
+    epsilon_chosen_from_data
+        Whether ε was chosen from errors measured against this data's true answers (the
+        app's Decide page on the data released): said in release.json and the report.
 
     Privacy
     -------
@@ -378,6 +382,7 @@ class Release:
     id_column: str | None = None
     intervals: Intervals | None = None
     column: str | None = None
+    epsilon_chosen_from_data: bool = False
 
     @property
     def unit_of_privacy(self) -> str:
@@ -397,13 +402,16 @@ class Release:
         return frame
 
     def record(self) -> dict:
-        """release.json: unit of privacy, config, budget, theta, versions, created."""
+        """release.json: unit of privacy, config, budget (and, only when ε was chosen from this
+        data, ``epsilon_chosen_from_data`` with a note), theta, versions, created."""
         return {
             "column": self.column,
             "unit_of_privacy": self.unit_of_privacy,
             "id_column": self.id_column,
             "config": self.config,
             "budget": self.budget,
+            **({"epsilon_chosen_from_data": True, "epsilon_note": EPSILON_FROM_DATA}
+               if self.epsilon_chosen_from_data else {}),
             "theta": self.theta,
             **({} if self.intervals is None else {"intervals": self.intervals.summary()}),
             "versions": self.versions,

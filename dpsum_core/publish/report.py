@@ -26,15 +26,11 @@ from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
 from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import DataArgument, record_command
-from dpsum_core.publish.release import (
-    PUBLISHED_DIGITS,
-    Release,
-    ReleasePlan,
-    decimal_text,
-)
+from dpsum_core.publish.release import PUBLISHED_DIGITS, Release, ReleasePlan, decimal_text
 from dpsum_core.simulate.results import percent
 from dpsum_core.text import (
     CLIPPED_AT_U,
+    EPSILON_FROM_DATA,
     NO_THETA,
     counted,
     escape_name,
@@ -453,6 +449,7 @@ def report_markdown(
         "",
         f"**{headline(rel, dataset=dataset)}**",
         "",
+        *([EPSILON_FROM_DATA, ""] if rel.epsilon_chosen_from_data else []),
         f"Created {rel.created} (UTC).",
         "",
     ]
