@@ -174,6 +174,7 @@ WORKLOAD_EVERY = "workload_every"
 WORKLOAD_VALUES = "workload_values"
 EPSILON = "epsilon"
 EPSILON_TYPED = "epsilon_typed"  # a typed ε (sets EPSILON; not a setting of its own)
+EPSILON_KEPT = "epsilon_typed_kept"  # the ε kept when the field was left empty (said once)
 RHO = "rho"
 TRUNCATION = "truncation"
 RM_BETA = "rm_beta"  # the recursive β's widget (its first value is the dashboard's own)

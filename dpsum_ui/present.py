@@ -51,8 +51,9 @@ def overview_table(result: ExperimentResult) -> pd.DataFrame:
         "… with isotonic": ov["median_rel_error_iso"],
         "Median θ": [
             # θ = ∞ and θ ≥ U alike (ClampShells at U, SVT's last grid point above U): nothing
-            # is truncated beyond cleaning's clip at U
-            NO_THETA_CELL if t == "none" or not v < result.config.upper else f"{v:,.6g}"
+            # is truncated beyond cleaning's clip at U; else in the data's unit, as θ is read
+            # elsewhere (whole units from 10 up: 75, not 74.6496)
+            NO_THETA_CELL if t == "none" or not v < result.config.upper else money(v)
             for v, t in zip(ov["median_theta"], ov["truncation"], strict=True)
         ],
     }

@@ -469,21 +469,28 @@ def release_of(rel: Release) -> str:
 
 
 def made_elsewhere(rel: Release, data: Statistics, ctx: state.DataContext) -> str | None:
-    """Said above a release made on other data than the release data selected now (another
-    column, identifier or file): which, and that the budget is kept per content; None when it
-    is the data selected now."""
+    """Said above a release made on other data than the release data selected now: what
+    differs (its file, column or unit of privacy), and that the budget is kept per content;
+    None when it is the data selected now."""
     name, _ = last_data()
-    if (name, rel.column, rel.id_column) == (data.name, data.column, ctx.id_column):
+    differs = [what for what, same in (
+        ("file", name == data.name), ("column", rel.column == data.column),
+        ("unit of privacy", rel.id_column == ctx.id_column)) if not same]  # fmt: skip
+    if not differs:
         return None
     col = f"column {escape_name(repr(rel.column), 'markdown')} of " if rel.column else ""
     now = f"column {escape_name(repr(data.column), 'markdown')} of " if data.column else ""
+    by_unit = differs[-1] == "unit of privacy"
+    unit = f", {escape_name(rel.unit_of_privacy, 'markdown')}" if by_unit else ""
     return (
-        f"**This earlier release is of {col}{escape_name(name, 'markdown')}**, not of the data "
-        f"selected now ({now}{escape_name(data.name, 'markdown')}, "
-        f"{escape_name(ctx.unit_of_privacy, 'markdown')}): its answers and downloads are that "
+        f"**This earlier release is of {col}{escape_name(name, 'markdown')}{unit}**, not of the "
+        f"data selected now ({now}{escape_name(data.name, 'markdown')}, "
+        f"{escape_name(ctx.unit_of_privacy, 'markdown')}): the {' and '.join(differs)} "
+        f"{'differs' if len(differs) == 1 else 'differ'}. Its answers and downloads are that "
         "release's. The ledger counts ε per content of the cleaned (identifier, value) rows "
-        "(PRIVACY.md): another column is another dataset with its own ledger, even about the "
-        "same people, so count the ε spent on both yourself."
+        f"(PRIVACY.md): another {' or '.join(differs)} is another dataset with its own ledger, "
+        "even about the same people, so count the ε spent on both yourself"
+        + ("; keep one unit of privacy per dataset." if by_unit else ".")
     )
 
 

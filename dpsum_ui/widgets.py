@@ -97,6 +97,7 @@ def epsilon_control(*, label: str = "Privacy budget ε") -> None:
     st.number_input(
         "or type ε",
         key=K.EPSILON_TYPED,
+        value=None,  # an emptied field (text typed in it) reads None, not the minimum ε
         min_value=limits.EPSILON_MIN,
         max_value=limits.EPSILON_MAX,
         step=0.1 if value >= 0.5 else 0.01 if value >= 0.05 else 0.001,
@@ -105,15 +106,25 @@ def epsilon_control(*, label: str = "Privacy budget ε") -> None:
         help=f"Any ε from {limits.EPSILON_MIN:g} to {limits.EPSILON_MAX:g}, e.g. 0.3 "
         "or what is left of a dataset's budget; the slider moves to it.",
     )
+    if live(K.EPSILON_KEPT) is not None:  # said once, under the field
+        set_live(K.EPSILON_KEPT, None)
+        st.error(
+            f"ε must be a number from {limits.EPSILON_MIN:g} to {limits.EPSILON_MAX:g}: the "
+            f"field was empty or held no number, so ε stays {value:g}. Type a number such as "
+            "0.3."
+        )
     st.caption(present.epsilon_sentence(value))
     if warning := present.epsilon_warning(value):
         st.warning(warning, icon=":material/warning:")
 
 
 def _typed_epsilon() -> None:
-    """The ε typed in the field becomes the setting (callback: before the slider is drawn)."""
+    """The ε typed in the field becomes the setting (callback: before the slider is drawn);
+    an emptied field (the browser empties it when text is typed) keeps ε and says so."""
     typed = live(K.EPSILON_TYPED)
-    if typed is not None:
+    if typed is None:
+        set_live(K.EPSILON_KEPT, True)
+    else:
         put(K.EPSILON, float(typed))
 
 

@@ -6,6 +6,7 @@ U and the bins are public choices, never read off the data; the histogram is pri
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -152,7 +153,9 @@ def domain_warnings(dataset: Statistics, domain: Domain) -> list[str]:
         # warning, not two that contradict each other).
         top_piled = too_small and domain.bins - 1 in order[:crowded]
         if crowded <= max(1, int(limits.DOMAIN_CROWDED_BINS * domain.bins)) and not top_piled:
-            where = f"{limits.DOMAIN_CROWDED_RECORDS:.0%} of the {noun} fall in {crowded:,} of the {domain.bins:,} bins"
+            share = counts[:crowded].sum() / total  # measured (at least the threshold)
+            shown = "all" if share >= 1 else f"{math.floor(1000 * share) / 10:.1f}%"  # never up
+            where = f"{shown} of the {noun} fall in {crowded:,} of the {domain.bins:,} bins"
             if limits.DOMAIN_CROWDED_BINS * domain.bins < 1:  # so few bins: they may be the cause
                 out.append(
                     f"{where}: U = {number(domain.upper)} may be far too large for this column, "

@@ -188,14 +188,16 @@ def record_command(
     column: str | None = None,
 ) -> str:
     """The ``dpsum release`` command line that makes a release's recorded configuration again
-    (new noise), for its report: the same column, the chosen method's parameters in force,
-    as decimals."""
+    (new noise), for its report: the same column and unit of privacy (``--id-column``, or
+    ``--one-row-per-person``, which a release of several columns requires), the chosen
+    method's parameters in force, as decimals."""
     method = truncation(config["truncation"])
     options: list[Option] = [] if engine == "memory" else [("--engine", engine)]
     if id_column is not None:
         options.append(("--id-column", id_column))
     d = decimal_text
     options += [("--data", dataset), *([("--column", column)] if column else []),
+                *([("--one-row-per-person", None)] if id_column is None else []),
                 ("--upper", d(config["upper"])),
                 ("--bins", str(config["bins"])),
                 *([("--weights", str(config["weights"]))] if config.get("weights") else []),

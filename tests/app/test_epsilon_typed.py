@@ -4,7 +4,7 @@ stop of the slider, and a field under it takes any other ε, bound to the same s
 
 from __future__ import annotations
 
-from app_helpers import assert_clean, new_app, open_link
+from app_helpers import assert_clean, errors, new_app, open_link
 
 from dpsum_ui import fields
 from dpsum_ui import keys as K
@@ -40,6 +40,24 @@ def test_a_typed_epsilon_sets_the_slider_the_run_and_the_other_pages() -> None:
     assert at.number_input(key=K.EPSILON_TYPED).value == 1.0
     at.switch_page("app_pages/explorer.py").run()
     assert at.select_slider(key=K.EPSILON).value == 1.0
+
+
+def test_an_emptied_field_keeps_epsilon_and_says_so() -> None:
+    """Review9 P2-3: text typed in the field (the browser empties it) and Enter set ε to
+    0.0001 on every page, silently; the previous ε is kept, with a message, once."""
+    at = new_app()
+    at.run()
+    at.number_input(key=K.EPSILON_TYPED).set_value(0.37).run()
+    at.number_input(key=K.EPSILON_TYPED).set_value(None).run()
+    assert not at.exception
+    assert at.session_state[K.EPSILON] == 0.37  # was 0.0001
+    assert at.number_input(key=K.EPSILON_TYPED).value == 0.37
+    assert at.select_slider(key=K.EPSILON).value == 0.37
+    (said,) = errors(at)
+    assert "ε must be a number from 0.0001 to 100" in said and "ε stays 0.37" in said
+    at.switch_page("app_pages/compare.py").run()
+    assert_clean(at)  # said once
+    assert at.number_input(key=K.EPSILON_TYPED).value == 0.37
 
 
 def test_a_link_with_an_epsilon_off_the_stops_opens_at_it() -> None:

@@ -64,5 +64,37 @@ def test_a_release_and_the_ledger_refusal_name_their_columns_after_the_column_ch
     said = " ".join(w.value for w in at.warning)
     assert "This earlier release is of column 'hourly_wage' of wages.csv" in said
     assert "not of the data selected now (column 'job_no' of wages.csv" in said
+    assert "the column differs" in said and "unit of privacy" not in said
     assert "another column is another dataset with its own ledger" in said
     assert "Made on **wages.csv**, column **hourly_wage**" in " ".join(m.value for m in at.markdown)
+
+
+def test_after_the_unit_changes_the_earlier_release_says_only_the_unit_differs():
+    """Review9 P3: after one row = one person was chosen on the same column, the note said
+    "another column is another dataset" though only the unit of privacy had changed."""
+    at = new_app()
+    at.run()
+    at.selectbox(key="workload_kind").select("Q3").run()
+    at.switch_page("app_pages/data.py").run()
+    at.radio(key="data_source").set_value("upload").run()
+    at.file_uploader(key="data_upload").set_value(("wages.csv", _wages(), "text/csv")).run()
+    at.number_input(key="domain_upper").set_value(100.0).run()
+    at.selectbox(key="data_column").set_value("hourly_wage").run()
+    at.selectbox(key="data_id_column").set_value("person_id").run()
+    at.switch_page(PAGE).run()
+    at.number_input(key="release_total").set_value(1.0).run()
+    at.checkbox(key="release_unit_confirm").check().run()
+    at.checkbox(key="release_confirm").check().run()
+    at.button(key="release_go").click().run()
+    assert_clean(at)
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="data_id_column").set_value(None).run()  # one row = one person
+    at.switch_page(PAGE).run()
+    assert "The earlier release (other data)" in [h.value for h in at.header]
+    (said,) = [w.value for w in at.warning if "This earlier release" in w.value]
+    assert ("This earlier release is of column 'hourly_wage' of wages.csv, one person = all "
+            "rows with the same 'person_id'**, not of the data selected now (column "
+            "'hourly_wage' of wages.csv, one row = one person): the unit of privacy differs."
+            ) in said  # fmt: skip
+    assert "another unit of privacy is another dataset with its own ledger" in said
+    assert "another column" not in said and "keep one unit of privacy per dataset" in said

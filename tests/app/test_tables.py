@@ -143,7 +143,7 @@ def test_a_median_theta_at_or_above_u_reads_none_beyond_u():
     from dpsum_core.data.dataset import make_dataset
     from dpsum_core.simulate.config import ExperimentConfig
     from dpsum_core.simulate.experiment import run_experiment
-    from dpsum_ui.present import NO_THETA_CELL, overview_table
+    from dpsum_ui.present import NO_THETA_CELL, money, overview_table
 
     rng = np.random.default_rng(1)
     values = np.concatenate([rng.lognormal(np.log(20), 0.5, 20_000), np.full(300, 250.0)])
@@ -156,4 +156,25 @@ def test_a_median_theta_at_or_above_u_reads_none_beyond_u():
     table = overview_table(result)
     cells = dict(zip(table["Algorithm"], table["Median θ"], strict=True))
     assert cells["ClampShells"] == NO_THETA_CELL
-    assert cells["TaMM"] == (NO_THETA_CELL if medians["tamm"] >= 200.0 else f"{medians['tamm']:,.6g}")
+    assert cells["TaMM"] == (NO_THETA_CELL if medians["tamm"] >= 200.0 else money(medians["tamm"]))
+
+
+def test_a_median_theta_is_rounded_as_theta_is_read_elsewhere():
+    """Review9 P3: the Summary showed "Median θ 74.6496" beside "128" (six significant digits);
+    it is rounded as the pages read θ in the data's unit (present.money: whole from 10 up)."""
+    import numpy as np
+
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.simulate.config import ExperimentConfig
+    from dpsum_core.simulate.experiment import run_experiment
+    from dpsum_ui.present import overview_table
+
+    rng = np.random.default_rng(1)
+    data = make_dataset(rng.lognormal(np.log(20), 0.5, 20_000), upper=200.0)
+    config = ExperimentConfig(workload="Q2", epsilon=1.0, upper=200.0, bins=200, trials=20,
+                              truncations=("recursive",), algorithms=("tamm",), seed=0)  # fmt: skip
+    result = run_experiment(data, config)
+    (median,) = result.overview()["median_theta"]
+    assert 10 < median < 200 and median != round(median)  # a θ with decimals
+    (cell,) = overview_table(result)["Median θ"]
+    assert cell == f"{median:,.0f}"  # was f"{median:,.6g}", e.g. "164.251"

@@ -70,6 +70,10 @@ def test_a_release_command_and_a_reports_command_carry_the_parameters(config) ->
                                  column=HOSTILE))  # fmt: skip
     assert (args.data, args.column, args.id_column, args.engine, args.out, args.ledger) == (
         HOSTILE, HOSTILE, HOSTILE, "duckdb", "NEW_FOLDER", "LEDGER")
+    assert not args.one_row_per_person
+    # one row = one person is said, not left to a default: a file of several columns needs it
+    per_row = _parse(record_command(record, dataset="d", column="income"))
+    assert (per_row.id_column, per_row.one_row_per_person) == (None, True)
     # the chosen method's parameters in force (s and θ₀ filled in from U), no other method's
     resolved = TruncationParams(**config.truncation_params.resolved(config.upper))
     written = {p.name for p in PARAMETERS.values() if p.flag in shlex.split(

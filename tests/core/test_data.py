@@ -245,6 +245,24 @@ def test_domain_warnings_flag_crowded_bins_and_many_clipped_values():
     assert "50 records (50.0%) were above U = 50" in message and "too small" in message
 
 
+def test_the_crowded_warning_gives_the_measured_share_not_the_threshold():
+    """Review9 P3: "90% of the records fall in 1 of the 1,000 bins" printed the threshold
+    (limits.DOMAIN_CROWDED_RECORDS) for a measured 99.97 %; the share is rounded down."""
+    from dpsum_core.data.dataset import make_dataset
+    from dpsum_core.data.domain import Domain, domain_warnings
+
+    values = np.concatenate([np.full(950, 20.0), np.linspace(100_000.0, 790_000.0, 50)])
+    mostly = make_dataset(pd.Series(values), upper=800_000, name="m", column="w")
+    (crowded,) = domain_warnings(mostly, Domain(800_000, 1000))
+    assert crowded.startswith("95.0% of the records fall in 1 of the 1,000 bins")
+    nearly = make_dataset(pd.Series([*[20.0] * 2999, 700_000.0]), upper=800_000, name="n",
+                          column="w")  # fmt: skip
+    (crowded,) = domain_warnings(nearly, Domain(800_000, 1000))
+    assert crowded.startswith("99.9% of the records")  # 99.97 %: never "100.0%"
+    hourly = make_dataset(pd.Series(np.arange(10.0, 60.0)), upper=800_000, name="h", column="w")
+    assert domain_warnings(hourly, Domain(800_000, 1000))[0].startswith("all of the records")
+
+
 def test_with_few_bins_the_crowded_warning_names_the_bins_too():
     """Teacher review: with 3 bins, "U = 800,000 looks far too large" blamed U alone when
     most records fell in one of the 3 bins; so few bins can be the cause."""

@@ -8,6 +8,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from dpsum_core.cli import main
 from dpsum_core.data.reading import load_column
 from dpsum_core.publish.command import DataArgument, Placeholder, data_argument
@@ -38,6 +40,24 @@ def test_a_file_outside_the_current_folder_is_named_as_typed(tmp_path, monkeypat
     assert again[again.index("--data") + 1] == "x/weekly.csv"  # was weekly.csv: not found
     assert md.startswith("# dpsum release: weekly.csv")  # the name shown is the file's
     assert main(["release", *again, "--out", "second"]) == 0  # from the same folder
+
+
+@pytest.mark.parametrize("unit", [["--one-row-per-person"], ["--id-column", "employee_id"]])
+def test_the_command_of_a_file_of_several_columns_carries_its_unit_and_runs(
+    tmp_path, monkeypatch, unit
+):
+    (tmp_path / "wages.csv").write_text(
+        "employee_id,hourly_wage\n" + "".join(f"{i % 90},{7 + i % 40}\n" for i in range(300))
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["release", "--data", "wages.csv", "--column", "hourly_wage", *unit,
+                 "--upper", "200", "--bins", "200", "--workload", "Q1", "--epsilon", "0.5",
+                 "--algorithm", "tamm", "--truncation", "svt", "--out", "first"]) == 0  # fmt: skip
+    md = release_file(tmp_path / "first", "report.md").read_text()
+    again = _command(md)
+    assert " ".join(unit) in " ".join(again)  # --one-row-per-person was left out: exit 2
+    assert main(["release", *again, "--out", "second"]) == 0
+    assert md.endswith(" --out NEW_FOLDER --ledger LEDGER\n")  # one final newline
 
 
 def test_data_argument_names_each_source():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import (
+    ERROR,
     assert_clean,
     goto_page,
     key,
@@ -45,3 +46,24 @@ def test_a_typed_epsilon_moves_the_slider_and_the_slider_moves_the_field(page, s
     goto_page(page, "Compare")
     assert slider_value(page, "epsilon") == "0.3" and field_value(page) == "0.3"
     assert_clean(page)
+
+
+def test_text_typed_in_the_field_keeps_epsilon_and_says_so(page, server):
+    """Review9 P2-3: text typed over ε (the field ends up empty) and Enter set ε = 0.0001 on
+    every page, silently; now ε is kept and a message says why."""
+    open_app(page, server.url)
+    set_number(page, "epsilon_typed", 0.37)
+    sidebar_has(page, "ε = 0.37")
+    wait_idle(page)
+    field = page.locator(f"{key('epsilon_typed')} input")
+    field.press("Control+a")
+    field.press_sequentially("abc")  # the reviewer's keystrokes
+    field.press("Enter")
+    page.locator(ERROR, has_text="ε must be a number from 0.0001 to 100").wait_for()
+    wait_idle(page)
+    assert "ε stays 0.37" in page.locator(ERROR).inner_text()
+    assert field_value(page) == "0.37" and slider_value(page, "epsilon") == "0.37"
+    sidebar_has(page, "ε = 0.37")
+    goto_page(page, "Release")  # the setting every page uses
+    sidebar_has(page, "ε = 0.37")
+    assert page.locator(ERROR, has_text="ε must be a number").count() == 0  # said once
