@@ -19,6 +19,7 @@ from dpsum_core.cli_parser import EXIT_USAGE, build_parser
 from dpsum_core.cli_text import accuracy_text, cleaning_line
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
+from dpsum_core.data.identifiers import few_distinct
 from dpsum_core.data.summary import complete
 from dpsum_core.errors import DataStatisticError, DpsumError, ParameterError
 from dpsum_core.mechanisms.registry import PAPER_ALGORITHMS, label, truncation_label
@@ -42,7 +43,8 @@ def _upper(args: argparse.Namespace) -> float:
 
 def _check_domain(args: argparse.Namespace, data, domain) -> None:
     """Warn on stderr when the domain fits the data badly (U far too large or too small), as
-    the Data page does, whether U was given or left at its default.
+    the Data page does, whether U was given or left at its default; and when the identifier
+    has so few distinct values that they are a category, not people (``few_distinct``).
 
     Privacy: the warning reads the data and goes to the operator's terminal only, never into
     the outputs.
@@ -50,6 +52,17 @@ def _check_domain(args: argparse.Namespace, data, domain) -> None:
     default = "" if args.upper is not None else f" (--upper was left at its default {_CONFIG.upper:g})"
     for message in domain_warnings(data, domain):  # exact counts: marked, as the cleaning report
         print(f"dpsum: warning {UNNOISED}: {message}{default}", file=sys.stderr)
+    report = getattr(data, "report", None)  # a summary read from SQL has its own
+    if report is not None and report.people is not None and few_distinct(report.people, report.rows_kept):
+        rows = report.rows_kept  # the app's Data page cautions the same (dpsum_ui.identifiers)
+        print(
+            f"dpsum: warning {UNNOISED}: --id-column {report.id_column!r} may not identify "
+            f"people: {counted(report.people, 'distinct value')} for {counted(rows, 'row')}; at "
+            f"most √rows ≈ {rows**0.5:,.0f} is a category shared by many rows, and each value's "
+            "rows are summed into one total clipped to [0, U]. Name the column that identifies "
+            "a person, or use --one-row-per-person, unless this is what you mean.",
+            file=sys.stderr,
+        )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

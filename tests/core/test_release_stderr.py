@@ -62,3 +62,19 @@ def test_a_duckdb_refusal_stating_counts_is_marked(tmp_path, capsys):
 def test_a_refusal_of_public_inputs_is_not_marked(tmp_path, capsys, extra):
     code, err = _release(tmp_path, capsys, "x\n1\n2\n", *extra)
     assert code == 2 and len(err) == 1 and err[0].startswith("dpsum: error: "), err
+
+
+def test_an_identifier_with_few_values_is_cautioned(tmp_path, capsys):
+    """`--id-column school` with 4 schools for 300 rows (at most √300 ≈ 17 distinct values is a
+    category): a marked warning naming the counts (review 9: the app cautioned, the CLI did not);
+    50 people in 300 rows get none."""
+    rows = "\n".join(f"s{i % 4},p{i % 50},{i}" for i in range(1, 301))
+    code, err = _release(tmp_path, capsys, "school,person,x\n" + rows + "\n",
+                         "--id-column", "school", "--column", "x", "--epsilon", "1")  # fmt: skip
+    assert code == 0
+    said = [line for line in err if "may not identify people" in line]
+    assert len(said) == 1 and said[0].startswith(f"dpsum: warning {UNNOISED}: --id-column 'school'")
+    assert "4 distinct values for 300 rows" in said[0] and "√rows ≈ 17" in said[0]
+    code, err = _release(tmp_path, capsys, "school,person,x\n" + rows + "\n",
+                         "--id-column", "person", "--column", "x", "--epsilon", "1")  # fmt: skip
+    assert code == 0 and not any("may not identify people" in line for line in err)
