@@ -46,6 +46,8 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
                            decade, and the current ε if it is none of them)
     ``epsilon_typed``      number_input under it: any ε from 0.0001 to 100, typed; it sets
                            ``epsilon`` (the one setting: the field only shows and edits it)
+    ``epsilon_typed_kept``  not a widget: the ε kept when the typed field was left empty or held
+                           no number (its error is said once, then this is cleared)
     ``rho``                slider: ρ, share of ε spent on choosing θ
     ``truncation``         segmented_control: ``none``, ``fixed``, ``svt``, ``recursive``
     (each truncation method's parameters: the keys its module's descriptions declare,
