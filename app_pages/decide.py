@@ -97,8 +97,9 @@ def decide_page() -> None:
         if (offer := decide.release_offer(view)) is not None and st.button(
             f"Use ε = {offer.epsilon:g} on the Release page", key=K.DECIDE_TO_RELEASE,
             icon=":material/publish:", on_click=decide.carry_to_release, args=(offer,),
-            help=f"Sets the explorer's ε to {offer.epsilon:g} (the smallest ε meeting the "
-            "target, rounded up to two digits) and opens the Release page on "
+            help=f"Sets ε to {offer.epsilon:g}, the smallest ε meeting the target rounded up "
+            "to two digits, on every page (the Explorer, Single query, Compare and Release "
+            "share one ε) and opens the Release page on "
             f"{configuration_name(offer.algorithm, offer.truncation)}. Nothing is spent until "
             "you confirm there. Chosen from the true answers: see the note above.",
         ):  # fmt: skip
