@@ -32,10 +32,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from bench.common import ROOT, emit, log, machine, parser, repeats, target
@@ -77,49 +74,13 @@ def _lesson_drawn(page, timeout: float) -> None:
     wait_idle(page, timeout)
 
 
-class _Server:
-    """A freshly started ``streamlit run app.py`` of ``checkout``, as tests/e2e/conftest.py's
-    Server starts it (Streamlit puts the script's folder first on sys.path, so the checkout's
-    own packages are imported)."""
-
-    def __init__(self, checkout: Path) -> None:
-        from tests.e2e.conftest import free_port
-
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(checkout / "app.py"),
-             "--server.headless", "true", "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false"],
-            cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{checkout}: streamlit exited ({self.proc.returncode})")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"{checkout}: streamlit did not become healthy within 60 s")
-
-    def stop(self) -> None:
-        from tests.e2e.conftest import stop_process
-
-        stop_process(self.proc, timeout=15)
-
-
 def one_run(browser, checkout: Path = ROOT) -> dict:
     """One fresh server of ``checkout``, one new user: the landing page, then Single query
     (see the module docstring)."""
-    from tests.e2e.conftest import button, goto_page, new_context, wait_rendered
+    from tests.e2e.conftest import Server, button, goto_page, new_context, wait_rendered
 
     t0 = time.perf_counter()
-    server = _Server(checkout)
+    server = Server(cwd=checkout, app=checkout / "app.py")
     started = time.perf_counter() - t0
     try:
         context = new_context(browser)

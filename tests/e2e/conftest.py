@@ -57,16 +57,20 @@ def stop_process(proc: subprocess.Popen, timeout: float) -> None:
 
 
 class Server:
-    """A running `streamlit run app.py` process."""
+    """A running `streamlit run app.py` process (``app``: this checkout's, or another's for
+    bench/first_views.py; Streamlit puts the script's folder first on sys.path, so that
+    checkout's own packages are imported)."""
 
-    def __init__(self, env: dict[str, str] | None = None, cwd: Path = ROOT):
+    def __init__(
+        self, env: dict[str, str] | None = None, cwd: Path = ROOT, app: Path = ROOT / "app.py"
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ARTIFACTS / f"server-{self.port}.log"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self._log_file = self.log.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            [sys.executable, "-m", "streamlit", "run", str(app),
              "--server.headless", "true", "--server.address", "127.0.0.1",
              "--server.port", str(self.port), "--server.fileWatcherType", "none",
              "--browser.gatherUsageStats", "false"],
