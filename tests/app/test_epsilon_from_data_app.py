@@ -18,10 +18,22 @@ PAGE = "app_pages/release.py"
 
 
 def _release(at: AppTest) -> AppTest:
-    at.number_input(key="release_total").set_value(1.0).run()
-    at.checkbox(key="release_unit_confirm").check().run()
-    at.checkbox(key="release_confirm").check().run()
-    at.button(key="release_go").click().run()
+    from test_release_page import _release as release
+
+    release(at, 1.0)
+    assert_clean(at)
+    return at
+
+
+def _carried(at: AppTest) -> AppTest:
+    """From the explorer: Q3, Decide, its "Use ε = …" button, the Release page."""
+    at.selectbox(key="workload_kind").select("Q3")
+    at.number_input(key="trials").set_value(10)
+    at.run()
+    at.switch_page("app_pages/decide.py").run()
+    assert_clean(at)
+    at.button(key=K.DECIDE_TO_RELEASE).click().run()
+    at.switch_page(PAGE).run()
     assert_clean(at)
     return at
 
@@ -37,14 +49,7 @@ def _files(at: AppTest) -> tuple[dict, str, str]:
 def test_an_epsilon_carried_from_decide_is_said_in_the_release_files() -> None:
     at = new_app()
     at.run()
-    at.selectbox(key="workload_kind").select("Q3")
-    at.number_input(key="trials").set_value(10)
-    at.run()
-    at.switch_page("app_pages/decide.py").run()
-    assert_clean(at)
-    at.button(key=K.DECIDE_TO_RELEASE).click().run()
-    at.switch_page(PAGE).run()
-    assert_clean(at)
+    _carried(at)
     assert "not covered by the privacy guarantee" in " ".join(i.value for i in at.info)
     record, text, page = _files(_release(at))
     assert record["epsilon_chosen_from_data"] is True  # old: no such field
@@ -71,14 +76,7 @@ def test_an_epsilon_carried_from_another_planning_file_is_not_flagged() -> None:
 
     at = _two_files()
     at.switch_page("app_pages/explorer.py").run()
-    at.selectbox(key="workload_kind").select("Q3")
-    at.number_input(key="trials").set_value(10)
-    at.run()
-    at.switch_page("app_pages/decide.py").run()
-    assert_clean(at)
-    at.button(key=K.DECIDE_TO_RELEASE).click().run()
-    at.switch_page(PAGE).run()
-    assert_clean(at)
+    _carried(at)
     assert "is the one Decide gave" in " ".join(i.value for i in at.info)  # it was carried
     record, text, _ = _files(_release(at))
     assert "epsilon_chosen_from_data" not in record
