@@ -40,7 +40,8 @@ def test_a_settings_file_above_the_limit_is_said_and_the_settings_stay() -> None
     assert_clean(at)
 
 
-def test_a_ledger_above_the_limit_is_said_and_the_ledger_in_use_stays() -> None:
+def _with_ledger() -> AppTest:
+    """The Release page with an earlier ledger loaded (ε = 0.015 of 0.02 spent)."""
     at = new_app()
     at.run()
     at.switch_page("app_pages/release.py").run()
@@ -49,6 +50,11 @@ def test_a_ledger_above_the_limit_is_said_and_the_ledger_in_use_stays() -> None:
         ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
     ).run()
     assert_clean(at)
+    return at
+
+
+def test_a_ledger_above_the_limit_is_said_and_the_ledger_in_use_stays() -> None:
+    at = _with_ledger()
     book = kept(at, ReleaseState).ledger
     assert book is not None and book.spent == 0.015
     first = _box(at, "release_ledger_upload")
@@ -100,14 +106,7 @@ def test_a_settings_file_that_is_not_json_is_said_and_the_box_is_reset() -> None
 def test_a_ledger_that_is_not_json_is_said_and_the_box_is_reset() -> None:
     """A ledger within the limit that is not loaded (not JSON, fix9): said, the box reset (old:
     the file stayed listed as if loaded), the ledger in use and the total typed kept."""
-    at = new_app()
-    at.run()
-    at.switch_page("app_pages/release.py").run()
-    earlier = Ledger(total=0.02).with_release({"epsilon": 0.015, "algorithm": "tamm"})
-    at.file_uploader(key="release_ledger_upload").set_value(
-        ("dpsum_ledger.json", earlier.to_json().encode(), "application/json")
-    ).run()
-    assert_clean(at)
+    at = _with_ledger()
     book = kept(at, ReleaseState).ledger
     assert book is not None and kept(at, ReleaseState).ledger_refused == 0
     at.number_input(key="release_total").set_value(0.05).run()
