@@ -23,7 +23,8 @@ def _wages() -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def test_a_release_and_the_ledger_refusal_name_their_columns_after_the_column_changes():
+def _released_by_person():
+    """wages.csv uploaded, column hourly_wage by person_id, released once on Q3."""
     at = new_app()
     at.run()
     at.selectbox(key="workload_kind").select("Q3").run()
@@ -40,6 +41,11 @@ def test_a_release_and_the_ledger_refusal_name_their_columns_after_the_column_ch
     at.checkbox(key="release_confirm").check().run()
     at.button(key="release_go").click().run()
     assert_clean(at)
+    return at
+
+
+def test_a_release_and_the_ledger_refusal_name_their_columns_after_the_column_changes():
+    at = _released_by_person()
     text = " ".join(m.value for m in at.markdown)
     assert "Made on **wages.csv**, column **hourly_wage**" in text
     assert "all rows with the same 'person_id'" in text
@@ -72,21 +78,7 @@ def test_a_release_and_the_ledger_refusal_name_their_columns_after_the_column_ch
 def test_after_the_unit_changes_the_earlier_release_says_only_the_unit_differs():
     """Review9 P3: after one row = one person was chosen on the same column, the note said
     "another column is another dataset" though only the unit of privacy had changed."""
-    at = new_app()
-    at.run()
-    at.selectbox(key="workload_kind").select("Q3").run()
-    at.switch_page("app_pages/data.py").run()
-    at.radio(key="data_source").set_value("upload").run()
-    at.file_uploader(key="data_upload").set_value(("wages.csv", _wages(), "text/csv")).run()
-    at.number_input(key="domain_upper").set_value(100.0).run()
-    at.selectbox(key="data_column").set_value("hourly_wage").run()
-    at.selectbox(key="data_id_column").set_value("person_id").run()
-    at.switch_page(PAGE).run()
-    at.number_input(key="release_total").set_value(1.0).run()
-    at.checkbox(key="release_unit_confirm").check().run()
-    at.checkbox(key="release_confirm").check().run()
-    at.button(key="release_go").click().run()
-    assert_clean(at)
+    at = _released_by_person()
     at.switch_page("app_pages/data.py").run()
     at.selectbox(key="data_id_column").set_value(None).run()  # one row = one person
     at.switch_page(PAGE).run()
