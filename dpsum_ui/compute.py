@@ -48,6 +48,7 @@ from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
+from dpsum_core.publish.planned import relative_halfwidths
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import Cost, check_click, curves_cost, decision_cost, duration
@@ -343,6 +344,19 @@ def decision_simulation(
             data, lambda d: simulated_error_vs_epsilon(d, config, epsilons, above=above,
                                                        progress=bar)), data)  # fmt: skip
     return state.memo_get("decide_sim", key)
+
+
+def published_widths(
+    data: Statistics, config: ExperimentConfig, algorithm: str, truncation: str, epsilon: float
+) -> np.ndarray:
+    """Relative half-widths of the published intervals of a few simulated releases at
+    ``epsilon`` (:func:`~dpsum_core.publish.planned.relative_halfwidths`; seeded, so memoised
+    per data, settings, configuration and ε: a new target or query percentile reuses them)."""
+    base = config.with_(epsilon=float(epsilon), seed=0, trials=1)
+    key = (*state.result_key(data, base), algorithm, truncation)
+    with _engine():
+        return state.memo("widths", key, lambda: with_passes(
+            data, lambda d: relative_halfwidths(d, base, algorithm, truncation)))  # fmt: skip
 
 
 def samples(data: Statistics, config: ExperimentConfig, truncation: str) -> np.ndarray:

@@ -17,6 +17,14 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.publish.planned import (
+    RELEASES,
+    WIDTH_NAME,
+    PlannedWidth,
+    interval_reaches,
+    interval_summary,
+    summarize,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import Cost, decision_cost, duration, run_cost
 from dpsum_core.simulate.decision import (
@@ -29,7 +37,7 @@ from dpsum_core.simulate.decision import (
     target_sentence,
 )
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 
 from . import compute, figs, present, release_words, share, state
 from . import keys as K
@@ -37,9 +45,12 @@ from .page import Link
 from .page_state import Carried, DecideState, ReleaseState, take, update
 from .state import Ready
 
+# What the target is on: the planning error (the curves) or the published intervals' half-width.
+TARGETS = {"error": "typical error", "interval": "typical published interval"}
 # What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
     "target": (K.DECIDE_TARGET, "text", None),
+    "on": (K.DECIDE_TARGET_ON, "text", tuple(TARGETS)),
     "above": (K.DECIDE_ABOVE, "number", None),
 }
 
@@ -59,6 +70,18 @@ MODEL_NOTE = (
 # Said right under the summary's numbers: they plan; a release publishes intervals.
 PLANNING_NOTE = release_words.planning_caption(
     "the typical error at each ε, as a share of the answer"
+)
+# With the target on the published intervals: what the numbers are instead.
+INTERVAL_NOTE = (
+    f"Planning number: the {WIDTH_NAME} at each ε searched (median over the queries), "
+    f"measured on {RELEASES} simulated releases of this data with the release's own interval "
+    "code, against the true answers: for you only, not for publication. A release draws its "
+    "own noise, so its intervals vary around this width."
+)
+MEASURING = f"Measuring the published intervals on {RELEASES} simulated releases…"
+INTERVAL_CHART_NOTE = (
+    "The chart shows the typical error (the analytic curves); the target is on the published "
+    "intervals, measured on simulated releases at the ε values searched, so it is not drawn."
 )
 
 
@@ -105,6 +128,8 @@ class Decision:
     selected: int
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
     caveat: str | None = None  # the curves say the pick misses the target at ε; another meets it
+    on: str = "error"  # what the target is on (TARGETS)
+    behind: tuple[tuple[str, str, float], ...] = ()  # interval target: not met at the best's ε
 
 
 def cost(plan: Ready) -> Cost:
@@ -127,9 +152,13 @@ def cost_caption(plan: Ready, *, computed: bool = False) -> str:
     return f"Estimated cost of these curves: {size} of computation, {when}."
 
 
-def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decision | None:
+def decide(
+    data: Statistics, plan: Ready, target: float, above: float, on: str = "error"
+) -> Decision | None:
     """The analytic curves (memoised) reduced to the chosen queries, and the summary; None
-    while curves too heavy to compute by themselves wait for their button.
+    while curves too heavy to compute by themselves wait for their button. With ``on`` =
+    ``"interval"`` the target is on the published intervals' typical half-width, searched on
+    simulated releases (:func:`interval_decision`); the curves are still the chart's.
 
     Raises
     ------
@@ -144,6 +173,8 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         return None
     frame = headline_vs_epsilon(curves, eps, mask)
     reaches = smallest_epsilon(frame, target)
+    if on == "interval":
+        return interval_decision(data, plan, frame, reaches, target, above, mask)
     c = plan.config
     rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
     return Decision(
@@ -155,6 +186,63 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         recommendation=recommendation_line(rec, c.epsilon),
         caveat=recommendation_caveat(rec, reaches, c.epsilon, target, float(eps.max())),
     )
+
+
+def interval_decision(
+    data: Statistics, plan: Ready, frame: pd.DataFrame, reaches: tuple[Reach, ...],
+    target: float, above: float, mask: np.ndarray,
+) -> Decision:
+    """The decision with the target on the published intervals: per configuration (in the
+    order the error target ranks them, ``reaches``), the smallest ε at which the typical
+    half-width of a release's 95 % intervals on the chosen queries meets ``target``
+    (:func:`~dpsum_core.publish.planned.interval_reaches`; each width memoised).
+
+    Privacy
+    -------
+    Simulated releases on the private data, compared with the true answers: for the data
+    holder's eyes (the page says so); nothing is published and no budget is spent.
+    """
+    c = plan.config
+
+    def width(name: str, truncation: str, epsilon: float) -> float:
+        rel = compute.published_widths(data, c, name, truncation, epsilon)
+        return summarize(rel, mask, name, truncation, epsilon).typical
+
+    eps = epsilon_grid()
+    order = [(r.algorithm, r.truncation) for r in reaches]
+    found, behind = interval_reaches(order, eps, target, width)
+    rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
+    which = "all queries" if above == 0 else f"the queries from the {above:g}th percentile of τ up"
+    return Decision(
+        frame=frame,
+        reaches=found,
+        lines=interval_summary(found, behind, target, eps),
+        target_text=(
+            f"Target: {WIDTH_NAME} ≤ ±{percent(target)} on {which} ({int(mask.sum()):,} of "
+            f"{counted(mask.size, 'query', 'queries')})."
+        ),
+        selected=int(mask.sum()),
+        recommendation=recommendation_line(rec, c.epsilon),
+        on="interval",
+        behind=tuple((a, t, e) for (a, t), e in behind.items()),
+    )
+
+
+def planned_width(
+    data: Statistics, plan: Ready, offer: Carried, above: float
+) -> PlannedWidth:
+    """The published intervals of the offered configuration at the offered ε, on the target's
+    queries: the typical and the worst decile's half-width of a few simulated releases
+    (:func:`dpsum_core.publish.planned.relative_halfwidths`, memoised).
+
+    Privacy
+    -------
+    As :func:`interval_decision`: for the data holder's eyes, nothing published.
+    """
+    mask = query_subset(plan.workload.thresholds, above)
+    rel = compute.published_widths(data, plan.config, offer.algorithm, offer.truncation,
+                                   offer.epsilon)  # fmt: skip
+    return summarize(rel, mask, offer.algorithm, offer.truncation, offer.epsilon)
 
 
 def recommendation_line(rec: Recommendation, epsilon: float) -> str:
@@ -264,18 +352,21 @@ def figure(
         f"{escape_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
+    if d.on == "interval":  # the curves are the error's; the target is on the intervals
+        title = title.replace(f", target {percent(target)}", "", 1)
     key = (
         state.result_key(data, c.with_(epsilon=0.01, seed=0, trials=1)),
-        "decide", target, above, None if sim is None else (c.seed, c.trials),
+        "decide", target, above, d.on, None if sim is None else (c.seed, c.trials),
     )  # fmt: skip
     # The legend under the plot: on the right it took half of the chart's column.
     return compute.figure(
         key,
         lambda: figs.legend_below(
-            decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+            decision_figure(d.frame, d.reaches, None if d.on == "interval" else target,
+                            simulated=sim, title=title),
             width=LEGEND_WIDTH,
         ),
-    )
+    )  # fmt: skip
 
 
 def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
@@ -287,16 +378,22 @@ def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
 
 
 def reach_table(d: Decision) -> pd.DataFrame:
-    """Per configuration: the smallest ε meeting the target and the lowest error in range."""
+    """Per configuration: the smallest ε meeting the target and the lowest error in range
+    (the interval target: the typical half-width at the largest ε measured)."""
+    behind = {(a, t): e for a, t, e in d.behind}
+    last = (f"Lowest {headline_name()} for ε ≤ 10" if d.on == "error"
+            else f"{WIDTH_NAME.capitalize()} at the largest ε measured")  # fmt: skip
     return pd.DataFrame(
         {
             "Configuration": [configuration_name(r.algorithm, r.truncation) for r in d.reaches],
             "Smallest ε meeting the target": [
-                "not reached" if r.epsilon is None
+                f"> {behind[(r.algorithm, r.truncation)]:.2g}"
+                if (r.algorithm, r.truncation) in behind
+                else "not reached" if r.epsilon is None
                 else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
                 for r in d.reaches
             ],
-            f"Lowest {headline_name()} for ε ≤ 10": [percent(r.best) for r in d.reaches],
+            last: [percent(r.best) for r in d.reaches],
         }
     )  # fmt: skip
 
@@ -335,6 +432,7 @@ def link_params(
     """Query string of this view: settings, target, query percentile, and the simulation."""
     values = {
         K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
+        K.DECIDE_TARGET_ON: state.get(K.DECIDE_TARGET_ON),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
     return share.link_query(

@@ -118,7 +118,10 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_report_md``        download_button: report.md of the last release
     ``release_estimate``         button: compute an expected error estimated above a link's budget
 Decide (app_pages/decide.py)
-    ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
+    ``decide_target_on``     radio: what the target is on, ``"error"`` (the typical error of the
+                             analytic curves) or ``"interval"`` (the typical half-width of the
+                             published 95 % intervals, measured on simulated releases)
+    ``decide_target``        text_input: the target in percent (``5`` = 5 %)
     ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
@@ -238,6 +241,7 @@ RELEASE_REPORT_MD = "release_report_md"
 RELEASE_ESTIMATE = "release_estimate"  # compute an expected error above a link's budget
 # Decide
 DECIDE_TARGET = "decide_target"
+DECIDE_TARGET_ON = "decide_target_on"
 DECIDE_ABOVE = "decide_above"
 DECIDE_TRUNCATIONS = "decide_truncations"
 DECIDE_SIMULATE = "decide_simulate"
