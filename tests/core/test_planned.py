@@ -132,5 +132,6 @@ def test_the_interval_target_needs_a_larger_epsilon_than_the_error_target(small)
     assert met
     for r in met:
         before = error[(r.algorithm, r.truncation)].epsilon
-        assert before is not None and r.epsilon > 1.5 * before, (r, before)
+        assert before is not None and r.epsilon is not None, (r, before)
+        assert r.epsilon > 1.5 * before, (r, before)
     assert isinstance(found[0], Reach)
