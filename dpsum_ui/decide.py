@@ -211,7 +211,8 @@ def interval_decision(
 
     eps = epsilon_grid()
     order = [(r.algorithm, r.truncation) for r in reaches]
-    found, behind = interval_reaches(order, eps, target, width)
+    starts = [r.epsilon for r in reaches]  # the error target's ε: the interval needs more
+    found, behind = interval_reaches(order, eps, target, width, starts)
     offered = None
     if found and (first := found[0]).epsilon is not None:
         # The widths are measured, not smooth (ClampShells' design moves with ε): the ε handed

@@ -107,7 +107,14 @@ def test_the_search_measures_few_points_and_finds_the_full_grids_crossing() -> N
         assert by_name[name].epsilon == pytest.approx(expected[name].epsilon, rel=1e-9)
     assert [r.algorithm for r in found][:2] == ["b", "a"]
     assert by_name["c"].epsilon is None and set(behind) == {("c", "x")}
-    assert len(calls) <= 2 * 7 + 1 < 3 * eps.size
+    assert len(calls) <= 16 < 3 * eps.size
+    # started at each one's crossing, it measures fewer and never the largest ε
+    calls.clear()
+    again = interval_reaches([("a", "x"), ("b", "x"), ("c", "x")], eps, target, width,
+                             [0.2, 0.1, None])  # fmt: skip
+    assert [(r.algorithm, r.epsilon) for r in again[0]] == [(r.algorithm, r.epsilon) for r in found]
+    assert again[1] == behind
+    assert len(calls) <= 10 and max(e for _, e in calls) < eps[-1]
     lines = interval_summary(found, behind, target, eps)
     assert lines[0].startswith("b with x publishes a typical 95 % half-width of ±10 % at ε ≈")
     assert lines[-1].startswith("c with x needs a larger ε (")
