@@ -124,7 +124,9 @@ def decide_page() -> None:
         st.caption(decide.PLANNING_NOTE if view.on == "error" else decide.INTERVAL_NOTE)
         if (offer := decide.release_offer(view)) is not None:
             with st.spinner(decide.MEASURING):
-                st.markdown(decide.planned_width(data, plan, offer, float(above)).sentence())
+                width = decide.planned_width(data, plan, offer, float(above))
+            if width is not None:  # else its button waits, with the estimate
+                st.markdown(width.sentence())
         if offer is not None and st.button(
             f"Use ε = {offer.epsilon:g} on the Release page", key=K.DECIDE_TO_RELEASE,
             icon=":material/publish:", on_click=decide.carry_to_release, args=(offer,),

@@ -23,6 +23,7 @@ from dpsum_core.publish.planned import (
     PlannedWidth,
     interval_reaches,
     interval_summary,
+    search_cost,
     summarize,
 )
 from dpsum_core.simulate.config import ExperimentConfig
@@ -192,11 +193,13 @@ def decide(
 def interval_decision(
     data: Statistics, plan: Ready, frame: pd.DataFrame, reaches: tuple[Reach, ...],
     target: float, above: float, mask: np.ndarray,
-) -> Decision:
+) -> Decision | None:
     """The decision with the target on the published intervals: per configuration (in the
     order the error target ranks them, ``reaches``), the smallest ε at which the typical
     half-width of a release's 95 % intervals on the chosen queries meets ``target``
-    (:func:`~dpsum_core.publish.planned.interval_reaches`; each width memoised).
+    (:func:`~dpsum_core.publish.planned.interval_reaches`; each width memoised), priced
+    first (:func:`~dpsum_core.publish.planned.search_cost`): None while a search estimated
+    above a link's budget waits for its button.
 
     Privacy
     -------
@@ -212,16 +215,27 @@ def interval_decision(
     eps = epsilon_grid()
     order = [(r.algorithm, r.truncation) for r in reaches]
     starts = [r.epsilon for r in reaches]  # the error target's ε: the interval needs more
-    found, behind = interval_reaches(order, eps, target, width, starts)
-    offered = None
-    if found and (first := found[0]).epsilon is not None:
+
+    def search() -> tuple[tuple[Reach, ...], dict[tuple[str, str], float], float | None]:
+        found, behind = interval_reaches(order, eps, target, width, starts)
+        if not found or (first := found[0]).epsilon is None:
+            return found, behind, None
         # The widths are measured, not smooth (ClampShells' design moves with ε): the ε handed
         # on is the first of the crossing and the grid points above it, rounded up, whose own
         # releases meet the target (3.5 % at 0.053 read as 6.4 % at 0.054 without this).
         for e in (first.epsilon, *eps[eps >= first.epsilon]):
             if width(first.algorithm, first.truncation, rounded_up(float(e))) <= target:
-                offered = rounded_up(float(e))
-                break
+                return found, behind, rounded_up(float(e))
+        return found, behind, None
+
+    base = c.with_(epsilon=ExperimentConfig().epsilon, seed=0, trials=1)
+    key = (*state.result_key(data, base), float(target), float(above))
+    cost = search_cost(c, order, starts, eps)
+    done = compute.analytic("decide_interval", key, cost, "the published intervals",
+                            K.DECIDE_MEASURE, search, data)  # fmt: skip
+    if done is None:
+        return None
+    found, behind, offered = done
     rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
     which = "all queries" if above == 0 else f"the queries from the {above:g}th percentile of τ up"
     return Decision(
@@ -242,19 +256,22 @@ def interval_decision(
 
 def planned_width(
     data: Statistics, plan: Ready, offer: Carried, above: float
-) -> PlannedWidth:
+) -> PlannedWidth | None:
     """The published intervals of the offered configuration at the offered ε, on the target's
     queries: the typical and the worst decile's half-width of a few simulated releases
-    (:func:`dpsum_core.publish.planned.relative_halfwidths`, memoised).
+    (:func:`dpsum_core.publish.planned.relative_halfwidths`, memoised); priced first, None
+    while a measurement estimated above a link's budget waits for its button.
 
     Privacy
     -------
     As :func:`interval_decision`: for the data holder's eyes, nothing published.
     """
     mask = query_subset(plan.workload.thresholds, above)
-    rel = compute.published_widths(data, plan.config, offer.algorithm, offer.truncation,
-                                   offer.epsilon)  # fmt: skip
-    return summarize(rel, mask, offer.algorithm, offer.truncation, offer.epsilon)
+    rel = compute.priced_widths(data, plan.config, offer.algorithm, offer.truncation,
+                                offer.epsilon)  # fmt: skip
+    return None if rel is None else summarize(
+        rel, mask, offer.algorithm, offer.truncation, offer.epsilon
+    )
 
 
 def recommendation_line(rec: Recommendation, epsilon: float) -> str:

@@ -127,6 +127,10 @@ Decide (app_pages/decide.py)
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
     ``decide_compute``       button: compute curves estimated above a link's budget
     ``decide_to_release``    button: use the ε that meets the target on the Release page
+    ``decide_measure``       button: measure the published intervals for the interval target
+                             (its search, when estimated above a link's budget)
+    ``decide_width``         button: measure the published intervals at the ε offered (when
+                             estimated above a link's budget)
     ``decide_share``         popover: link to this view
     ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
                              built only when open
@@ -250,6 +254,8 @@ DECIDE_TABLE = "decide_table"
 DECIDE_CSV = "decide_csv"
 DECIDE_COMPUTE = "decide_compute"  # compute curves estimated above a link's budget
 DECIDE_TO_RELEASE = "decide_to_release"  # "Use ε = … on the Release page"
+DECIDE_MEASURE = "decide_measure"  # the interval target's search, estimated above a link's budget
+DECIDE_WIDTH = "decide_width"  # the published width at the ε offered, estimated above it
 
 
 def download_key(figure: str, fmt: str) -> str:

@@ -110,3 +110,18 @@ def test_a_link_restores_the_interval_target() -> None:
     said = " ".join(e.value for e in bad.error) + " ".join(w.value for w in bad.warning)
     assert "on='width' in the link: choose from error, interval" in said
     assert np.isfinite(offered(at))
+
+
+def test_a_heavy_search_waits_for_its_button_with_the_estimate(decide: AppTest) -> None:
+    """No configuration meets 0.01 % as an error target, so the search is priced at ε = 10,
+    where ClampShells' releases with 1,000 bins take ≈ 0.8 s each: above a link's budget, it
+    waits for its button (nothing measured), and the page says so."""
+    decide.radio(key=K.DECIDE_TARGET_ON).set_value("interval").run()
+    decide.text_input(key=K.DECIDE_TARGET).input("0.01").run()
+    assert not decide.exception and not decide.error
+    said = " ".join(i.value for i in decide.info)
+    assert "Computing the published intervals for these settings would take about" in said
+    assert "the releases of ClampShells" in said
+    assert decide.button(key=K.DECIDE_MEASURE).label == "Compute the published intervals"
+    assert not any(m.value.startswith("Published at ε =") for m in decide.markdown)
+    assert not [b for b in decide.button if b.key == K.DECIDE_TO_RELEASE]

@@ -14,10 +14,12 @@ from dpsum_core.publish.planned import (
     interval_reaches,
     interval_summary,
     relative_halfwidths,
+    search_cost,
     summarize,
 )
 from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.simulate.config import ExperimentConfig
+from dpsum_core.simulate.cost import interval_cost
 from dpsum_core.simulate.decision import (
     Reach,
     epsilon_grid,
@@ -142,3 +144,17 @@ def test_the_interval_target_needs_a_larger_epsilon_than_the_error_target(small)
         assert before is not None and r.epsilon is not None, (r, before)
         assert r.epsilon > 1.5 * before, (r, before)
     assert isinstance(found[0], Reach)
+
+
+def test_the_search_is_priced_before_it_runs_at_the_epsilon_it_will_reach() -> None:
+    """ClampShells' design grows with ε: its releases at ε = 10 are priced far above those at
+    0.01; without an error-target ε to start from, the search is priced at the grid's top."""
+    config = ExperimentConfig(workload="Q1", algorithms=("tamm", "clampshells"))
+    low = interval_cost(config, [("clampshells", "inside", 0.01)], 8).seconds
+    high = interval_cost(config, [("clampshells", "inside", 10.0)], 8).seconds
+    assert 0 < low < high / 10
+    order = [("clampshells", "inside"), ("tamm", "svt")]
+    started = search_cost(config, order, [0.002, 0.004], epsilon_grid())
+    unknown = search_cost(config, order, [None, None], epsilon_grid())
+    assert started.seconds < 3 < unknown.seconds
+    assert unknown.parts[0][0] == "the releases of ClampShells"
