@@ -8,7 +8,8 @@ default algorithms (the engine's and ClampShells) under SVT:
 * ``width``: :func:`~dpsum_core.publish.planned.relative_halfwidths` of one configuration at
   one ε (the line next to the ε offered: RELEASES simulated releases), per algorithm;
 * ``search``: :func:`~dpsum_core.publish.planned.interval_reaches` for a 10 % target over every
-  configuration, uncached (a new session), with the number of widths it measured.
+  configuration, uncached (a new session), with the number of widths it measured and the
+  estimate the page prices it at before it runs (:func:`~dpsum_core.publish.planned.search_cost`).
 
 The app memoises each width per (data, settings, configuration, ε): a new target or query
 percentile only measures the ε values it had not measured.
@@ -25,6 +26,7 @@ from dpsum_core.publish.planned import (
     RELEASES,
     interval_reaches,
     relative_halfwidths,
+    search_cost,
     summarize,
 )
 from dpsum_core.simulate.config import ExperimentConfig
@@ -66,8 +68,10 @@ def main() -> None:
     log("search, 10 % half-width")
     (found, _), seconds = timed(lambda: interval_reaches(
         order, epsilon_grid(), 0.10, width, [r.epsilon for r in reaches]))
+    estimate = search_cost(config, order, [r.epsilon for r in reaches], epsilon_grid())
     results["search"] = {
         "seconds": round(seconds, 3),
+        "estimated_s": round(estimate.seconds, 3),
         "widths_measured": len(measured),
         "configurations": len(order),
         "first": [found[0].algorithm, found[0].truncation, found[0].epsilon],
