@@ -55,10 +55,10 @@ reporting split, columns seed 2024, never on sample_data; bench/ACCURACY.md has 
 TaMM+SVT (s = U/40) / ClampShells on the median over queries is 3.8–9.0× at ε = 0.01 (5.7× on
 the 5 000-row annual column, 8.2–8.4× on the top-coded one);
 with the leaves on the workload's query edges (issue 26 item 3; bench/ACCURACY.md, round 2)
-and the partition (rounds 5 and 6) ClampShells is within 10 % of the best of all algorithms on
-the median in 90 of 90 cells on both held-out sets, and on the mean over queries in 89 of 90
-(columns seed 2024) and 90 of 90 (seed 2025); the miss is the hourly column's Q1 mean at
-ε = 1 on seed 2024 (1.10× RawSum's: heaps at whole dollars, every bin a query).
+the partition (rounds 5 and 6) and the heap-weighted interpolation (round 8) ClampShells is
+within 10 % of the best of all algorithms in 90 of 90 cells on both held-out sets, on the
+median and on the mean over queries (the closest: the hourly column's Q1 mean at ε = 1 on
+seed 2024, 1.05× RawSum's; 1.02× over 2,000 trials).
 
 Sums are exact: every cell sum is the correctly rounded *exact* sum of the records in the cell
 (integer limbs, :mod:`dpsum_core.data.exact`), so adding a record changes only the one sum it

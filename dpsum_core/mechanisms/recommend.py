@@ -12,10 +12,10 @@ columns seed 2024, never on sample_data):
 
 - ε ≤ 3: ClampShells. Reporting split (columns seed 2024, noise seed 0), 50 trials, ε ∈ {0.01,
   0.03, 0.1, 0.3, 1}: within 10 % of the best of all algorithms on the median over queries in
-  90 of 90 cells and, with ClampShells' partition (bench/ACCURACY.md, Round 6), on the mean
-  over queries in 89 of 90 (the miss: hourly, Q1, ε = 1, 1.17× RawSum's after Round 7, 1.14×
-  over 2,000 trials; 86 of 90 before the partition, worst 1.76×); the second held-out set
-  (columns seed 2025): 90 of 90 on both.
+  90 of 90 cells and, with ClampShells' partition and its heap-weighted interpolation
+  (bench/ACCURACY.md, Rounds 6 and 8), on the mean over queries in 90 of 90 (the closest: hourly,
+  Q1, ε = 1, 1.05× RawSum's; 1.02× over 2,000 trials; 86 of 90 before the partition, worst
+  1.76×); the second held-out set (columns seed 2025): 90 of 90 on both.
   3.8–9.0× below TaMM+SVT (s = U/40) on the median at ε = 0.01
   (bench/ACCURACY.md). Tuning split (seeds 7 and 8), ε ∈ {2, 3}: ClampShells' tree of depth 2 beats
   RawSum's median in 12 of 18 cells (0.79–0.92×); RawSum leads on hourly (1.1–1.5×),
