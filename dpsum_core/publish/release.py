@@ -46,6 +46,9 @@ from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise
+from dpsum_core.publish.digits import PUBLISHED_DIGITS as PUBLISHED_DIGITS
+from dpsum_core.publish.digits import published, published_down, published_up
+from dpsum_core.publish.digits import published_frame as published_frame
 from dpsum_core.publish.draws import DrawOnce, hardened
 from dpsum_core.publish.intervals import Intervals, release_intervals
 from dpsum_core.simulate.budget import theta_fraction
@@ -65,9 +68,6 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 ESTIMATE_TRIALS = 400
 ESTIMATE_POINTS = 25
 ESTIMATE_SEED = 0
-# Significant digits of every published number (answers, θ, interval ends): a public precision,
-# post-processing, which also drops the low-order bits of the floating-point noise.
-PUBLISHED_DIGITS = 9
 # The noise's 95 % interval: ± HALF_WIDTH_95 · σ, exact for one Laplace draw (P[|Lap(b)| ≤
 # b·ln 20] = 0.95, σ = √2·b), a little conservative for sums of draws (closer to 1.96·σ).
 HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
@@ -214,50 +214,6 @@ def decimal_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-_POWERS_OF_TEN = 10.0 ** np.arange(23)  # exact doubles
-
-
-def published(values: np.ndarray) -> np.ndarray:
-    """``values`` rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing).
-
-    Vectorised (run's CSV files hold millions of numbers): each value x becomes
-    rint(x·10ᵏ)/10ᵏ with k chosen so the integer has PUBLISHED_DIGITS digits; both factors are
-    exact doubles for |k| ≤ 22, so the result is the double nearest to the rounded decimal and
-    prints as that decimal. The few values outside that range (|x| < 10⁻¹⁴ or > 10³⁰) go
-    through Python's ``%g``. Zero, NaN and ±∞ are kept.
-    """
-    x = np.asarray(values, float)
-    out = x.copy()
-    nonzero = np.isfinite(x) & (x != 0)
-    with np.errstate(divide="ignore"):
-        k = PUBLISHED_DIGITS - 1 - np.floor(np.log10(np.abs(np.where(nonzero, x, 1.0))))
-    fast = nonzero & (np.abs(k) <= 22)
-    power = _POWERS_OF_TEN[np.abs(k[fast]).astype(np.intp)]
-    scaled = np.where(k[fast] >= 0, x[fast] * power, x[fast] / power)
-    out[fast] = np.where(k[fast] >= 0, np.rint(scaled) / power, np.rint(scaled) * power)
-    slow = nonzero & ~fast
-    out[slow] = [float(f"{v:.{PUBLISHED_DIGITS}g}") for v in x[slow]]
-    return out
-
-
-def published_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every float column through :func:`published`: the CSV files people read
-    (run's answers and summary, the Explorer's downloads) carry the release's digits."""
-    return frame.assign(
-        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
-    )
-
-
-def published_down(values: np.ndarray) -> np.ndarray:
-    """:func:`published`, rounded down: a published lower bound never rises above the exact one."""
-    values = np.asarray(values, float)
-    out = published(values)
-    return np.where(out > values, published(values - 1e-8 * np.abs(values)), out)
-
-
-def published_up(values: np.ndarray) -> np.ndarray:
-    """:func:`published`, rounded up (NaN stays NaN: an open bound)."""
-    return -published_down(-np.asarray(values, float))
 
 
 @dataclass(frozen=True, eq=False)
