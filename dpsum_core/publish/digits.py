@@ -9,6 +9,8 @@ floating-point noise.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -60,3 +62,19 @@ def published_down(values: np.ndarray) -> np.ndarray:
 def published_up(values: np.ndarray) -> np.ndarray:
     """:func:`published`, rounded up (NaN stays NaN: an open bound)."""
     return -published_down(-np.asarray(values, float))
+
+
+def rounding_unit(half_width: float, value: float) -> float:
+    """The rounding unit of a number shown with its interval: two significant digits of the
+    interval's half-width (of the value itself when the interval has no width)."""
+    scale = half_width if half_width > 0 and math.isfinite(half_width) else abs(value)
+    if scale <= 0 or not math.isfinite(scale):
+        return 1.0
+    return 10.0 ** (math.floor(math.log10(scale)) - 1)
+
+
+def shown(value: float, unit: float, how=round) -> str:
+    """``value`` rounded to ``unit`` (``how``: round, math.floor, math.ceil), with separators."""
+    places = max(0, -round(math.log10(unit)))
+    rounded = how(value / unit) * unit
+    return "0" if rounded == 0 else f"{rounded:,.{places}f}"  # 0 alike everywhere, never "-0.0"

@@ -320,6 +320,9 @@ class Release:
     epsilon_chosen_from_data
         Whether ε was chosen from errors measured against this data's true answers (the
         app's Decide page on the data released): said in release.json and the report.
+    gated
+        Per query, whether the algorithm's onset gate published the answer as 0 because it
+        could not be told from 0 (ClampShells'); ``None``: not recorded (read as no gate).
 
     Privacy
     -------
@@ -339,27 +342,42 @@ class Release:
     intervals: Intervals | None = None
     column: str | None = None
     epsilon_chosen_from_data: bool = False
+    gated: np.ndarray | None = None
 
     @property
     def unit_of_privacy(self) -> str:
         """The unit the guarantee protects, in plain words (public: names a chosen column)."""
         return unit_of_privacy(self.id_column)
 
+    @property
+    def gated_answers(self) -> np.ndarray:
+        """Per query, whether the onset gate published it as 0 (all false without a gate)."""
+        none = np.zeros(self.thresholds.size, bool)
+        return none if self.gated is None else np.asarray(self.gated, bool)
+
     def answers_frame(self) -> pd.DataFrame:
         """answers.csv: threshold, private_answer, lower_95 and upper_95 (the 95 % interval of
-        the *true* answer, noise and bias included; ``upper_95`` empty where open) and
-        bias_bounded (``true``/``false``). No ± of the noise alone: next to a biased answer
-        it reads as an interval that can miss the truth almost always."""
+        the *true* answer, noise and bias included; ``upper_95`` empty where open),
+        bias_bounded, lower_97_5 and upper_97_5 (the same at 97.5 %: a band total's 95 %
+        interval, :mod:`~dpsum_core.publish.bands`) and gated (``true`` where the onset gate
+        published 0 for an answer it could not tell from 0). No ± of the noise alone: next to a
+        biased answer it reads as an interval that can miss the truth almost always."""
         frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
-        if self.intervals is not None:
-            frame["lower_95"] = self.intervals.lower
-            frame["upper_95"] = self.intervals.upper
-            frame["bias_bounded"] = np.where(self.intervals.bias_bounded, "true", "false")
+        iv = self.intervals
+        if iv is not None:
+            frame["lower_95"] = iv.lower
+            frame["upper_95"] = iv.upper
+            frame["bias_bounded"] = np.where(iv.bias_bounded, "true", "false")
+            if iv.lower_975 is not None and iv.upper_975 is not None:
+                frame["lower_97_5"], frame["upper_97_5"] = iv.lower_975, iv.upper_975
+        frame["gated"] = np.where(self.gated_answers, "true", "false")
         return frame
 
     def record(self) -> dict:
         """release.json: unit of privacy, config, budget (and, only when ε was chosen from this
-        data, ``epsilon_chosen_from_data`` with a note), theta, versions, created."""
+        data, ``epsilon_chosen_from_data`` with a note), theta, the intervals' summary,
+        ``gated_thresholds`` (the τ whose answer the onset gate published as 0: the answer 0
+        there means "not distinguishable from 0"), versions, created."""
         return {
             "column": self.column,
             "unit_of_privacy": self.unit_of_privacy,
@@ -370,6 +388,7 @@ class Release:
                if self.epsilon_chosen_from_data else {}),
             "theta": self.theta,
             **({} if self.intervals is None else {"intervals": self.intervals.summary()}),
+            "gated_thresholds": [float(t) for t in self.thresholds[self.gated_answers]],
             "versions": self.versions,
             "created": self.created,
         }
@@ -482,6 +501,7 @@ def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
         theta=theta, epsilon=plan.epsilon, epsilon_measure=plan.epsilon_measure,
         raw=run.answers[0], published=shown, draws=source.outputs(),
     )  # fmt: skip
+    assert bounds.lower_975 is not None and bounds.upper_975 is not None  # finish() sets them
     return Release(
         thresholds=make_workload(plan.config.workload, plan.config.domain).thresholds.copy(),
         private_answers=shown,
@@ -499,8 +519,9 @@ def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
         column=data.column,
         intervals=Intervals(
             published_down(bounds.lower), published_up(bounds.upper), bounds.bias_bounded,
-            bounds.method,
+            bounds.method, published_down(bounds.lower_975), published_up(bounds.upper_975),
         ),
+        gated=None if (gate := get(plan.algorithm).gated) is None else gate(run.answers[0]),
     )
 
 
