@@ -454,7 +454,8 @@ def report_markdown(
     ]
     if iv is not None:
         svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
-                           title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
+                           title=f"Private answers and 95 % intervals: {visible(dataset)}",
+                           gated=rel.gated_answers)  # fmt: skip
         rows = "\n".join(
             f"| {t} | {a} | [{lo}, {hi}{')' if hi == 'open' else ']'} | "
             f"{'no' if hi == 'open' else 'yes'} |"

@@ -20,6 +20,7 @@ import pytest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.mechanisms.clampshells_answers import onset_gated
+from dpsum_core.publish.chart import interval_svg
 from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.publish.report import (
     answer_cells,
@@ -125,3 +126,14 @@ def test_no_sentence_when_nothing_was_gated(gated_release):
     none = dataclasses.replace(gated_release, gated=np.zeros(gated_release.thresholds.size, bool))
     assert zero_onset(none) is None
     assert NOT_TOLD_FROM_ZERO not in report_markdown(none, dataset="wages.csv")
+
+
+def test_the_chart_dots_the_gated_answers_and_says_why(gated_release):
+    rel = gated_release
+    iv = rel.intervals
+    dotted = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper, title="t",
+                          gated=rel.gated_answers)  # fmt: skip
+    assert dotted.count("stroke-dasharray") == 2  # the gated run's line and its legend
+    assert NOT_TOLD_FROM_ZERO in dotted
+    plain = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper, title="t")
+    assert "stroke-dasharray" not in plain and NOT_TOLD_FROM_ZERO not in plain

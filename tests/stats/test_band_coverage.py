@@ -46,6 +46,7 @@ def _misses(data, algorithm, truncation, epsilon, *, naive: bool = False) -> np.
             true = truth[hi] - truth[lo]
             if naive:
                 iv = rel.intervals
+                assert iv is not None
                 low, high = iv.lower[hi] - iv.lower[lo], iv.upper[hi] - iv.upper[lo]
             else:
                 band = band_total(rel, t[lo], t[hi])
