@@ -27,6 +27,7 @@ import numpy as np
 from dpsum_core.errors import ParameterError
 from dpsum_core.publish.digits import (
     PUBLISHED_DIGITS,
+    published,
     published_down,
     published_up,
     rounding_unit,
@@ -125,7 +126,7 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
     lower = 0.0 if math.isnan(low_upper) else max(float(iv.lower_975[hi_i]) - low_upper, 0.0)
     upper = float(iv.upper_975[hi_i]) - float(iv.lower_975[lo_i])
     return BandTotal(
-        low, high, float(answers[hi_i] - answers[lo_i]),
+        low, high, float(published(np.array([answers[hi_i] - answers[lo_i]]))[0]),
         float(published_down(np.array([lower]))[0]), float(published_up(np.array([upper]))[0]),
     )  # fmt: skip
 
@@ -152,6 +153,17 @@ def parse_bands(text: str) -> list[tuple[float, float]]:
             raise ParameterError(f"--bands: {part.strip()!r} needs LOW < HIGH")
         bands.append((low, high))
     return bands
+
+
+def band_records(rel: Release, bands: list[tuple[float, float]]) -> list[dict]:
+    """release.json's ``bands``: per band ``low``, ``high``, ``total``, ``lower_95`` and
+    ``upper_95`` (``null``: open above)."""
+    out = []
+    for b in (band_total(rel, low, high) for low, high in bands):
+        upper = None if math.isnan(b.upper) else b.upper
+        out.append({"low": b.low, "high": b.high, "total": b.total, "lower_95": b.lower,
+                    "upper_95": upper})  # fmt: skip
+    return out
 
 
 def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:

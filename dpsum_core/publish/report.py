@@ -23,7 +23,7 @@ from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
-from dpsum_core.publish.bands import BAND_HOWTO, band_lines
+from dpsum_core.publish.bands import BAND_HOWTO, band_lines, band_records
 from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import DataArgument, record_command
 from dpsum_core.publish.digits import rounding_unit, shown
@@ -92,7 +92,8 @@ def write_release(
     out = Path(out)
     markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine,
                                data=data, bands=bands)  # fmt: skip
-    texts = [answers_csv(rel), record_json(rel, engine=engine), report_html(markdown), markdown]
+    texts = [answers_csv(rel), record_json(rel, engine=engine, bands=bands), report_html(markdown),
+             markdown]  # fmt: skip
     paths = [out / name for name in release_names(rel, dataset)]
     try:
         for path, text in zip(paths, texts, strict=True):
@@ -109,9 +110,13 @@ def answers_csv(rel: Release) -> str:
     return rel.answers_frame().to_csv(index=False)
 
 
-def record_json(rel: Release, *, engine: str = "memory") -> str:
-    """release.json's text (the release's record and the engine that computed its summary)."""
-    return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
+def record_json(
+    rel: Release, *, engine: str = "memory", bands: list[tuple[float, float]] | None = None
+) -> str:
+    """release.json's text (the release's record, the engine that computed its summary and,
+    when asked for, the ``bands``' totals with their 95 % intervals: :func:`band_records`)."""
+    extra = {"bands": band_records(rel, bands)} if bands else {}
+    return json.dumps({**rel.record(), "engine": engine, **extra}, indent=2, allow_nan=False) + "\n"
 
 
 # Each algorithm in plain words, with the paper or design note it comes from.

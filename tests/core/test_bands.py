@@ -7,6 +7,7 @@ tests/stats/test_band_coverage.py (and bench/bands.py through OpenDP's samplers)
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -135,6 +136,12 @@ def test_the_cli_lists_the_bands_in_the_report_with_their_intervals(tmp_path):
     shown = rows[0].split(" | ")[3].strip(" |[]").split(", ")
     assert float(shown[0].replace(",", "")) <= lo + 1e-6 and float(shown[1].replace(",", "")) >= hi - 1e-6
     assert "Totals by band" in release_file(tmp_path / "out", "report.html").read_text()
+    record = json.loads(release_file(tmp_path / "out", "release.json").read_text())
+    first = record["bands"][0]
+    assert (first["low"], first["high"]) == (100_000.0, 200_000.0)
+    assert math.isclose(first["lower_95"], lo, rel_tol=1e-8, abs_tol=1e-6)
+    assert math.isclose(first["upper_95"], hi, rel_tol=1e-8)
+    assert math.isclose(first["total"], frame.private_answer[1] - frame.private_answer[0], rel_tol=1e-8)
 
 
 @pytest.mark.parametrize(("bands", "said"), [
