@@ -395,11 +395,12 @@ def answer_cells(rel: Release) -> list[tuple[str, str, str, str]]:
     return cells
 
 
-def zero_onset(rel: Release) -> str | None:
+def zero_onset(rel: Release, *, files: bool = True) -> str | None:
     """Why some of the release's leading answers were published as 0 and how the table shows
     them, when its algorithm's onset gate (ClampShells': answers before the first that stands
     clear of its noise are set to 0, with the public δ) did it (:attr:`Release.gated`); else
-    None.
+    None. With ``files``, where the files flag them (answers.csv's and release.json's field
+    names, for the report); without, in words (the app's page names no field).
 
     Privacy
     -------
@@ -418,9 +419,10 @@ def zero_onset(rel: Release) -> str | None:
         f"queries until one answer stands clear of its noise (its onset gate{by}; "
         "post-processing, no extra ε). A 0 there does not mean nothing lies below τ: the true "
         "answer is at most its interval's upper end, which the table shows as the answer "
-        '("≤ …"); answers.csv keeps 0 with gated = true, release.json lists these τ in '
-        "gated_thresholds."
-    )
+        '("≤ …"); '
+        + ("answers.csv keeps 0 with gated = true, release.json lists these τ in gated_thresholds."
+           if files else "the answers.csv download keeps the number 0 and flags these rows.")
+    )  # fmt: skip
 
 
 def report_markdown(

@@ -54,5 +54,8 @@ def test_gated_answers_on_the_release_page_are_not_a_bare_zero():
     assert "0" not in shown and shown == [c[1] for c in answer_cells(rel)]
     captions = " ".join(c.value for c in at.caption)
     assert f"Answers {NOT_TOLD_FROM_ZERO}" in captions and "2 queries" in captions
+    assert "flags these rows" in captions
+    for internal in ("gated_thresholds", "gated = true", "private_answer", "lower_97_5"):
+        assert internal not in captions  # the page names no file field
     frame = pd.read_csv(io.BytesIO(release.answers_csv(rel)))
     assert list(frame["gated"]) == list(gated) and list(frame["private_answer"][:2]) == [0.0, 0.0]
