@@ -38,11 +38,11 @@ from dpsum_core.text import NOT_TOLD_FROM_ZERO
 
 # One sentence for every report: how to state a band's total and its interval correctly.
 BAND_HOWTO = (
-    "**Totals by band** (say values in (15, 20]): the total is the difference of two answers, "
-    "τ = 20's minus τ = 15's; its 95 % interval is **not** the difference of their 95 % "
-    "intervals. Take answers.csv's 97.5 % ends: from lower_97_5 at 20 minus upper_97_5 at 15 "
-    "(0 if below 0) to upper_97_5 at 20 minus lower_97_5 at 15 (both hold with probability "
-    "≥ 95 %), or list the bands with `dpsum release … --bands 15-20,20-30`."
+    "**Totals by band**, e.g. the values in (15, 20]: the answer at τ = 20 minus the one at "
+    "τ = 15. Its 95 % interval is **not** the difference of their 95 % intervals: it runs from "
+    "lower_97_5 at 20 minus upper_97_5 at 15 (at least 0) to upper_97_5 at 20 minus lower_97_5 "
+    "at 15 (answers.csv; two 97.5 % intervals hold together with probability ≥ 95 %); "
+    "dpsum release --bands 15-20,20-30 lists them."
 )
 
 
