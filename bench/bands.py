@@ -12,7 +12,12 @@ the bands between the quartile thresholds (the review's "$15–20"). Per cell:
   ([L_h − L_l, U_h − U_l]), the mistake the report warns against;
 - ``naive_crossed``: for the 95 % intervals crossed ([L_h − U_l, U_h − L_l]: promised only at
   90 %);
-- ``width_ratio``: median width of the band interval ÷ that of the crossed 95 % one.
+- ``width_ratio``: median width of the band interval ÷ that of the crossed 95 % one;
+- ``excess_width``: over the quartile bands (the sparse neighbour bands' true totals sit near
+  a lower end clipped at 0, which says nothing of the width), 1 / the 95th percentile over two-sided bands whose truth is > 0 of
+  |truth − centre| / half-width (1: as wide as 95 % coverage needs; 3: three times wider), as
+  bench/coverage.py's ``excess_width_positive`` (a true total of 0 sits on a lower end
+  clipped at 0).
 
 Prints JSON on stdout. A few minutes with the defaults:
 
@@ -52,7 +57,8 @@ def cell(data, epsilon: float, algorithm: str, trials: int) -> dict:
     bands = _bands(truth.size)
     truncation = None if get(algorithm).runs_once else "fixed"
     hits = {"coverage": 0, "naive_alike": 0, "naive_crossed": 0}
-    ratios = []
+    ratios, offsets = [], []
+    wide = set(bands[truth.size - 1 :])  # the quartile bands
     for _ in range(trials):
         rel = release(data, config, algorithm=algorithm, truncation=truncation)
         iv, t = rel.intervals, rel.thresholds
@@ -67,10 +73,14 @@ def cell(data, epsilon: float, algorithm: str, trials: int) -> dict:
             hits["naive_crossed"] += crossed[0] <= y <= crossed[1]
             if np.isfinite(b.upper) and crossed[1] > crossed[0]:
                 ratios.append((b.upper - b.lower) / (crossed[1] - crossed[0]))
+            if (lo, hi) in wide and np.isfinite(b.upper) and b.upper > b.lower and y > 0:
+                offsets.append(abs(y - (b.upper + b.lower) / 2) / ((b.upper - b.lower) / 2))
     pairs = trials * len(bands)
     return {"column": data.name, "epsilon": epsilon, "algorithm": algorithm, "trials": trials,
             "bands": len(bands), **{k: round(v / pairs, 4) for k, v in hits.items()},
-            "width_ratio": round(float(np.median(ratios)), 3) if ratios else None}  # fmt: skip
+            "width_ratio": round(float(np.median(ratios)), 3) if ratios else None,
+            "excess_width": round(1.0 / float(np.quantile(offsets, 0.95)), 2) if offsets else None,
+            }  # fmt: skip
 
 
 def main() -> None:
