@@ -1,6 +1,14 @@
 """Decide: how much ε each algorithm needs to meet an error target (analytic, priced), with a
-simulation check on demand. Errors are against the true answers: for people allowed to see
-the data."""
+simulation check on demand; or a target on the published 95 % intervals' typical half-width,
+measured on a few simulated releases, whose width is also shown next to the ε offered.
+
+Privacy
+-------
+Errors and half-widths are against the true answers, and the simulated releases run on the
+data: for people allowed to see the data (the page says so). Nothing it shows is published,
+and nothing here spends budget."""
+
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -21,13 +29,30 @@ guide.box("decide")
 
 
 def target_controls() -> None:
-    """The error target and the queries it is met on (the settings panel's first column)."""
+    """What the target is on, the target and the queries it is met on (the settings panel's
+    first column)."""
+    on = widget(
+        st.radio,
+        K.DECIDE_TARGET_ON,
+        "Target on",
+        options=tuple(decide.TARGETS),
+        format_func=decide.TARGETS.get,
+        horizontal=True,
+        help="Typical error: the median relative error of the answers (the curves). Typical "
+        "published interval: the median half-width of the 95 % intervals a release publishes "
+        "(the noise plus a bound on the bias), relative to the answer; usually several times "
+        f"the error, measured on {decide.RELEASES} simulated releases per ε searched.",
+    )
+    what = headline_name() if on == "error" else f"{decide.WIDTH_NAME} (±)"
     widget(
         st.text_input,
         K.DECIDE_TARGET,
-        f"Target: {headline_name()} at most (%)",
-        help="A percentage, e.g. 5 for 5 %. " + headline_definition(),
-    )
+        f"Target: {what} at most (%)",
+        help="A percentage, e.g. 5 for 5 %. " + (
+            headline_definition() if on == "error" else
+            "Half-width: half of the interval's length, as a share of the true answer."
+        ),
+    )  # fmt: skip
     widget(
         st.number_input,
         K.DECIDE_ABOVE,
@@ -54,6 +79,7 @@ def decide_page() -> None:
         show_error=False,
     )  # fmt: skip
     text, above = state.get(K.DECIDE_TARGET), float(state.get(K.DECIDE_ABOVE))
+    on = state.get(K.DECIDE_TARGET_ON)
     st.warning(decide.TRUE_ERRORS_NOTE, icon=":material/visibility:")
     plan = panel.plan
     if isinstance(plan, state.Blocked):
@@ -65,7 +91,8 @@ def decide_page() -> None:
     note.caption(decide.cost_caption(plan))
     try:
         target = decide.parse_target(text)
-        view = decide.decide(data, plan, target, float(above))
+        with st.spinner(decide.MEASURING) if on == "interval" else nullcontext():
+            view = decide.decide(data, plan, target, float(above), on)
     except DpsumError as exc:
         st.error(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
         return
@@ -93,8 +120,14 @@ def decide_page() -> None:
         if view.caveat is not None:
             st.markdown(view.caveat)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
-        st.caption(decide.PLANNING_NOTE)  # a planning number, not the published intervals
-        if (offer := decide.release_offer(view)) is not None and st.button(
+        # a planning number, not the published intervals
+        st.caption(decide.PLANNING_NOTE if view.on == "error" else decide.INTERVAL_NOTE)
+        if (offer := decide.release_offer(view)) is not None:
+            with st.spinner(decide.MEASURING):
+                width = decide.planned_width(data, plan, offer, float(above))
+            if width is not None:  # else its button waits, with the estimate
+                st.markdown(width.sentence())
+        if offer is not None and st.button(
             f"Use ε = {offer.epsilon:g} on the Release page", key=K.DECIDE_TO_RELEASE,
             icon=":material/publish:", on_click=decide.carry_to_release, args=(offer,),
             help=f"Sets ε to {offer.epsilon:g}, the smallest ε meeting the target rounded up "
@@ -108,6 +141,8 @@ def decide_page() -> None:
     with chart:
         fig = decide.figure(data, plan, view, target, float(above), sim)
         widgets.chart(fig, "decide", stem=decide.stem(data, plan, target, float(above)))
+        if view.on == "interval":
+            st.caption(decide.INTERVAL_CHART_NOTE)
         if sim is not None:
             c = plan.config
             st.caption(f"Open markers: simulated, {c.trials} trials, seed {c.seed}, no isotonic "

@@ -76,6 +76,10 @@ DECIDE_EPSILON_LOW = 1e-3
 DECIDE_EPSILON_HIGH = 10.0
 DECIDE_EPSILON_POINTS = 25
 DECIDE_SIMULATE_EVERY = 4
+# Decide's published-interval width: measured on DECIDE_INTERVAL_RELEASES simulated releases per
+# (configuration, ε), seeded with DECIDE_INTERVAL_SEED (common draws at every ε: a smooth curve).
+DECIDE_INTERVAL_RELEASES = 8
+DECIDE_INTERVAL_SEED = 0
 # The error target typed on the Decide page, in percent: (0, DECIDE_TARGET_MAX_PERCENT].
 DECIDE_TARGET_MAX_PERCENT = 1000.0
 # What one click may cost on a shared server, estimated before anything runs from the public

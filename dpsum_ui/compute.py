@@ -48,9 +48,17 @@ from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
 from dpsum_core.plots.export import browser_available, to_image
+from dpsum_core.publish.planned import RELEASES, relative_halfwidths
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.simulate.cost import Cost, check_click, curves_cost, decision_cost, duration
+from dpsum_core.simulate.cost import (
+    Cost,
+    check_click,
+    curves_cost,
+    decision_cost,
+    duration,
+    interval_cost,
+)
 from dpsum_core.simulate.decision import Curves, relative_error_curves, simulated_error_vs_epsilon
 from dpsum_core.simulate.experiment import (
     epsilon_sweep,
@@ -343,6 +351,39 @@ def decision_simulation(
             data, lambda d: simulated_error_vs_epsilon(d, config, epsilons, above=above,
                                                        progress=bar)), data)  # fmt: skip
     return state.memo_get("decide_sim", key)
+
+
+def _widths_key(
+    data: Statistics, config: ExperimentConfig, algorithm: str, truncation: str, epsilon: float
+) -> tuple[ExperimentConfig, tuple]:
+    base = config.with_(epsilon=float(epsilon), seed=0, trials=1)
+    return base, (*state.result_key(data, base), algorithm, truncation)
+
+
+def published_widths(
+    data: Statistics, config: ExperimentConfig, algorithm: str, truncation: str, epsilon: float
+) -> np.ndarray:
+    """Relative half-widths of the published intervals of a few simulated releases at
+    ``epsilon`` (:func:`~dpsum_core.publish.planned.relative_halfwidths`; seeded, so memoised
+    per data, settings, configuration and ε: a new target or query percentile reuses them)."""
+    base, key = _widths_key(data, config, algorithm, truncation, epsilon)
+    with _engine():
+        return state.memo("widths", key, lambda: with_passes(
+            data, lambda d: relative_halfwidths(d, base, algorithm, truncation)))  # fmt: skip
+
+
+def priced_widths(
+    data: Statistics, config: ExperimentConfig, algorithm: str, truncation: str, epsilon: float
+) -> np.ndarray | None:
+    """:func:`published_widths`, priced first (:func:`analytic`): None while a measurement
+    estimated above a link's budget waits for its button."""
+    base, key = _widths_key(data, config, algorithm, truncation, epsilon)
+    cost = interval_cost(config, [(algorithm, truncation, epsilon)], RELEASES)
+    return analytic(
+        "widths", key, cost, "the published intervals", K.DECIDE_WIDTH,
+        lambda: with_passes(data, lambda d: relative_halfwidths(d, base, algorithm, truncation)),
+        data,
+    )  # fmt: skip
 
 
 def samples(data: Statistics, config: ExperimentConfig, truncation: str) -> np.ndarray:

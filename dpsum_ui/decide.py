@@ -17,6 +17,15 @@ from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label
 from dpsum_core.plots.decision import decision_figure
 from dpsum_core.plots.style import domain_text, file_stem
+from dpsum_core.publish.planned import (
+    RELEASES,
+    WIDTH_NAME,
+    PlannedWidth,
+    interval_reaches,
+    interval_summary,
+    search_cost,
+    summarize,
+)
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import Cost, decision_cost, duration, run_cost
 from dpsum_core.simulate.decision import (
@@ -29,7 +38,7 @@ from dpsum_core.simulate.decision import (
     target_sentence,
 )
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
-from dpsum_core.text import escape_name
+from dpsum_core.text import counted, escape_name
 
 from . import compute, figs, present, release_words, share, state
 from . import keys as K
@@ -37,9 +46,12 @@ from .page import Link
 from .page_state import Carried, DecideState, ReleaseState, take, update
 from .state import Ready
 
+# What the target is on: the planning error (the curves) or the published intervals' half-width.
+TARGETS = {"error": "typical error", "interval": "typical published interval"}
 # What a Decide link shows beyond the configuration (dpsum_ui.share.view_to_query).
 VIEW: share.ViewParams = {
     "target": (K.DECIDE_TARGET, "text", None),
+    "on": (K.DECIDE_TARGET_ON, "text", tuple(TARGETS)),
     "above": (K.DECIDE_ABOVE, "number", None),
 }
 
@@ -59,6 +71,18 @@ MODEL_NOTE = (
 # Said right under the summary's numbers: they plan; a release publishes intervals.
 PLANNING_NOTE = release_words.planning_caption(
     "the typical error at each ε, as a share of the answer"
+)
+# With the target on the published intervals: what the numbers are instead.
+INTERVAL_NOTE = (
+    f"Planning number: the {WIDTH_NAME} at each ε searched (median over the queries), "
+    f"measured on {RELEASES} simulated releases of this data with the release's own interval "
+    "code, against the true answers: for you only, not for publication. A release draws its "
+    "own noise, so its intervals vary around this width."
+)
+MEASURING = f"Measuring the published intervals on {RELEASES} simulated releases…"
+INTERVAL_CHART_NOTE = (
+    "The chart shows the typical error (the analytic curves); the target is on the published "
+    "intervals, measured on simulated releases at the ε values searched, so it is not drawn."
 )
 
 
@@ -105,6 +129,9 @@ class Decision:
     selected: int
     recommendation: str  # the engine's pick from public inputs only, with its one-line why
     caveat: str | None = None  # the curves say the pick misses the target at ε; another meets it
+    on: str = "error"  # what the target is on (TARGETS)
+    behind: tuple[tuple[str, str, float], ...] = ()  # interval target: not met at the best's ε
+    offered: float | None = None  # interval target: the ε handed on, its width checked there
 
 
 def cost(plan: Ready) -> Cost:
@@ -127,9 +154,13 @@ def cost_caption(plan: Ready, *, computed: bool = False) -> str:
     return f"Estimated cost of these curves: {size} of computation, {when}."
 
 
-def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decision | None:
+def decide(
+    data: Statistics, plan: Ready, target: float, above: float, on: str = "error"
+) -> Decision | None:
     """The analytic curves (memoised) reduced to the chosen queries, and the summary; None
-    while curves too heavy to compute by themselves wait for their button.
+    while curves too heavy to compute by themselves wait for their button. With ``on`` =
+    ``"interval"`` the target is on the published intervals' typical half-width, searched on
+    simulated releases (:func:`interval_decision`); the curves are still the chart's.
 
     Raises
     ------
@@ -144,6 +175,8 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         return None
     frame = headline_vs_epsilon(curves, eps, mask)
     reaches = smallest_epsilon(frame, target)
+    if on == "interval":
+        return interval_decision(data, plan, frame, reaches, target, above, mask)
     c = plan.config
     rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
     return Decision(
@@ -154,6 +187,90 @@ def decide(data: Statistics, plan: Ready, target: float, above: float) -> Decisi
         selected=int(mask.sum()),
         recommendation=recommendation_line(rec, c.epsilon),
         caveat=recommendation_caveat(rec, reaches, c.epsilon, target, float(eps.max())),
+    )
+
+
+def interval_decision(
+    data: Statistics, plan: Ready, frame: pd.DataFrame, reaches: tuple[Reach, ...],
+    target: float, above: float, mask: np.ndarray,
+) -> Decision | None:
+    """The decision with the target on the published intervals: per configuration (in the
+    order the error target ranks them, ``reaches``), the smallest ε at which the typical
+    half-width of a release's 95 % intervals on the chosen queries meets ``target``
+    (:func:`~dpsum_core.publish.planned.interval_reaches`; each width memoised), priced
+    first (:func:`~dpsum_core.publish.planned.search_cost`): None while a search estimated
+    above a link's budget waits for its button.
+
+    Privacy
+    -------
+    Simulated releases on the private data, compared with the true answers: for the data
+    holder's eyes (the page says so); nothing is published and no budget is spent.
+    """
+    c = plan.config
+
+    def width(name: str, truncation: str, epsilon: float) -> float:
+        rel = compute.published_widths(data, c, name, truncation, epsilon)
+        return summarize(rel, mask, name, truncation, epsilon).typical
+
+    eps = epsilon_grid()
+    order = [(r.algorithm, r.truncation) for r in reaches]
+    starts = [r.epsilon for r in reaches]  # the error target's ε: the interval needs more
+
+    def search() -> tuple[tuple[Reach, ...], dict[tuple[str, str], float], float | None]:
+        found, behind = interval_reaches(order, eps, target, width, starts)
+        if not found or (first := found[0]).epsilon is None:
+            return found, behind, None
+        # The widths are measured, not smooth (ClampShells' design moves with ε): the ε handed
+        # on is the first of the crossing and the grid points above it, rounded up, whose own
+        # releases meet the target (3.5 % at 0.053 read as 6.4 % at 0.054 without this).
+        for e in (first.epsilon, *eps[eps >= first.epsilon]):
+            if width(first.algorithm, first.truncation, rounded_up(float(e))) <= target:
+                return found, behind, rounded_up(float(e))
+        return found, behind, None
+
+    base = c.with_(epsilon=ExperimentConfig().epsilon, seed=0, trials=1)
+    key = (*state.result_key(data, base), float(target), float(above))
+    cost = search_cost(c, order, starts, eps)
+    done = compute.analytic("decide_interval", key, cost, "the published intervals",
+                            K.DECIDE_MEASURE, search, data)  # fmt: skip
+    if done is None:
+        return None
+    found, behind, offered = done
+    rec = recommend(epsilon=c.epsilon, upper=c.upper, bins=c.bins, workload=c.workload)
+    which = "all queries" if above == 0 else f"the queries from the {above:g}th percentile of τ up"
+    return Decision(
+        frame=frame,
+        reaches=found,
+        lines=interval_summary(found, behind, target, eps),
+        target_text=(
+            f"Target: {WIDTH_NAME} ≤ ±{percent(target)} on {which} ({int(mask.sum()):,} of "
+            f"{counted(mask.size, 'query', 'queries')})."
+        ),
+        selected=int(mask.sum()),
+        recommendation=recommendation_line(rec, c.epsilon),
+        on="interval",
+        behind=tuple((a, t, e) for (a, t), e in behind.items()),
+        offered=offered,
+    )
+
+
+def planned_width(
+    data: Statistics, plan: Ready, offer: Carried, above: float
+) -> PlannedWidth | None:
+    """The published intervals of the offered configuration at the offered ε, on the target's
+    queries: the typical and the worst decile's half-width of a few simulated releases
+    (:func:`dpsum_core.publish.planned.relative_halfwidths`, memoised); priced first, None
+    while a measurement estimated above a link's budget waits for its button.
+
+    Privacy
+    -------
+    As :func:`interval_decision`: for the data holder's eyes, nothing published.
+    """
+    mask = query_subset(plan.workload.thresholds, above)
+    rel = compute.priced_widths(data, plan.config, offer.algorithm, offer.truncation,
+                                offer.epsilon)  # fmt: skip
+    return None if rel is None else summarize(
+        rel, mask, offer.algorithm, offer.truncation, offer.epsilon
     )
 
 
@@ -208,8 +325,8 @@ def rounded_up(epsilon: float) -> float:
 
 def release_offer(d: Decision) -> Carried | None:
     """What the "Use ε = … on the Release page" button hands on: the configuration that meets
-    the target at the smallest ε, at that ε rounded up (:func:`rounded_up`); None when none
-    meets it in the range.
+    the target at the smallest ε, at that ε rounded up (:func:`rounded_up`; the interval
+    target: the ε checked in :func:`interval_decision`); None when none meets it in the range.
 
     Privacy
     -------
@@ -219,8 +336,11 @@ def release_offer(d: Decision) -> Carried | None:
     first = d.reaches[0] if d.reaches else None
     if first is None or first.epsilon is None:
         return None
+    epsilon = rounded_up(first.epsilon) if d.on == "error" else d.offered
+    if epsilon is None:  # interval target: no ε checked to meet it
+        return None
     target = d.target_text.removeprefix("Target: ").split(" (")[0]  # without the query count
-    return Carried(rounded_up(first.epsilon), first.algorithm, first.truncation, target)
+    return Carried(epsilon, first.algorithm, first.truncation, target)
 
 
 def carry_to_release(carried: Carried) -> None:
@@ -264,18 +384,21 @@ def figure(
         f"{escape_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
+    if d.on == "interval":  # the curves are the error's; the target is on the intervals
+        title = title.replace(f", target {percent(target)}", "", 1)
     key = (
         state.result_key(data, c.with_(epsilon=0.01, seed=0, trials=1)),
-        "decide", target, above, None if sim is None else (c.seed, c.trials),
+        "decide", target, above, d.on, None if sim is None else (c.seed, c.trials),
     )  # fmt: skip
     # The legend under the plot: on the right it took half of the chart's column.
     return compute.figure(
         key,
         lambda: figs.legend_below(
-            decision_figure(d.frame, d.reaches, target, simulated=sim, title=title),
+            decision_figure(d.frame, d.reaches, None if d.on == "interval" else target,
+                            simulated=sim, title=title),
             width=LEGEND_WIDTH,
         ),
-    )
+    )  # fmt: skip
 
 
 def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
@@ -287,16 +410,22 @@ def stem(data: Statistics, plan: Ready, target: float, above: float) -> str:
 
 
 def reach_table(d: Decision) -> pd.DataFrame:
-    """Per configuration: the smallest ε meeting the target and the lowest error in range."""
+    """Per configuration: the smallest ε meeting the target and the lowest error in range
+    (the interval target: the typical half-width at the largest ε measured)."""
+    behind = {(a, t): e for a, t, e in d.behind}
+    last = (f"Lowest {headline_name()} for ε ≤ 10" if d.on == "error"
+            else f"{WIDTH_NAME.capitalize()} at the largest ε measured")  # fmt: skip
     return pd.DataFrame(
         {
             "Configuration": [configuration_name(r.algorithm, r.truncation) for r in d.reaches],
             "Smallest ε meeting the target": [
-                "not reached" if r.epsilon is None
+                f"> {behind[(r.algorithm, r.truncation)]:.2g}"
+                if (r.algorithm, r.truncation) in behind
+                else "not reached" if r.epsilon is None
                 else f"≤ {r.epsilon:.2g}" if r.from_start else f"≈ {r.epsilon:.2g}"
                 for r in d.reaches
             ],
-            f"Lowest {headline_name()} for ε ≤ 10": [percent(r.best) for r in d.reaches],
+            last: [percent(r.best) for r in d.reaches],
         }
     )  # fmt: skip
 
@@ -335,6 +464,7 @@ def link_params(
     """Query string of this view: settings, target, query percentile, and the simulation."""
     values = {
         K.DECIDE_TARGET: share.number_text(round(100 * target, 12)),
+        K.DECIDE_TARGET_ON: state.get(K.DECIDE_TARGET_ON),
         K.DECIDE_ABOVE: state.get(K.DECIDE_ABOVE),
     }
     return share.link_query(

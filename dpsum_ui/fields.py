@@ -105,6 +105,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K.SWEEP_EPSILONS: [0.001, 0.01, 0.1, 1.0],
     K.SWEEP_TRUNCATION: "svt",
     K.DECIDE_TARGET: "5",
+    K.DECIDE_TARGET_ON: "error",
     K.DECIDE_ABOVE: 10.0,
     K.DECIDE_TRUNCATIONS: ["svt"],
 }

@@ -118,12 +118,19 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_report_md``        download_button: report.md of the last release
     ``release_estimate``         button: compute an expected error estimated above a link's budget
 Decide (app_pages/decide.py)
-    ``decide_target``        text_input: the error target in percent (``5`` = 5 %)
+    ``decide_target_on``     radio: what the target is on, ``"error"`` (the typical error of the
+                             analytic curves) or ``"interval"`` (the typical half-width of the
+                             published 95 % intervals, measured on simulated releases)
+    ``decide_target``        text_input: the target in percent (``5`` = 5 %)
     ``decide_above``         number_input: queries from this percentile of τ up (0 = all)
     ``decide_truncations``   multiselect: truncation methods compared
     ``decide_simulate``      button: simulate at every 4th ε to check the analytic curves
     ``decide_compute``       button: compute curves estimated above a link's budget
     ``decide_to_release``    button: use the ε that meets the target on the Release page
+    ``decide_measure``       button: measure the published intervals for the interval target
+                             (its search, when estimated above a link's budget)
+    ``decide_width``         button: measure the published intervals at the ε offered (when
+                             estimated above a link's budget)
     ``decide_share``         popover: link to this view
     ``decide_table``         expander: the curves as a table, with ``decide_csv`` (download),
                              built only when open
@@ -238,6 +245,7 @@ RELEASE_REPORT_MD = "release_report_md"
 RELEASE_ESTIMATE = "release_estimate"  # compute an expected error above a link's budget
 # Decide
 DECIDE_TARGET = "decide_target"
+DECIDE_TARGET_ON = "decide_target_on"
 DECIDE_ABOVE = "decide_above"
 DECIDE_TRUNCATIONS = "decide_truncations"
 DECIDE_SIMULATE = "decide_simulate"
@@ -246,6 +254,8 @@ DECIDE_TABLE = "decide_table"
 DECIDE_CSV = "decide_csv"
 DECIDE_COMPUTE = "decide_compute"  # compute curves estimated above a link's budget
 DECIDE_TO_RELEASE = "decide_to_release"  # "Use ε = … on the Release page"
+DECIDE_MEASURE = "decide_measure"  # the interval target's search, estimated above a link's budget
+DECIDE_WIDTH = "decide_width"  # the published width at the ε offered, estimated above it
 
 
 def download_key(figure: str, fmt: str) -> str:

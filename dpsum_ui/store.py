@@ -95,6 +95,7 @@ def ensure_option(key: str, options: list | tuple, fallback: Any = None) -> None
 _SIZES = {"result": 3, "compare": 2, "sweep": 4, "figure": 40, "curves": 12, "samples": 12}
 _SIZES["server"] = 2  # each server dataset entry holds a DuckDB connection (datasets.py)
 _SIZES["decoded"] = 2  # an upload's decoded columns, held against a process-wide budget
+_SIZES["widths"] = 200  # Decide's simulated release widths: ≈ 20 per search, 8 × m floats each
 
 
 def memo(kind: str, key: tuple, compute: Callable[[], T]) -> T:

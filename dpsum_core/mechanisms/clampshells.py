@@ -38,7 +38,9 @@ Privacy argument (CLAMPSHELLS.md § Privacy; add/remove one record, N never used
    clamped there, so both measure the same raw sums; the tail scan keeps stage 2's own,
    larger, variances), from depth 1 the GLS with the partition's sums of the leaves (the
    cuts were chosen from the same sums: a selection effect, measured), the tail scan,
-   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights),
+   cumulative sums, interpolation (quadratic inside a leaf at depth 0, with public weights;
+   with the partition weighted by the roundness of the bin edges, the weights estimated from
+   the partition's sums: :mod:`~dpsum_core.mechanisms.clampshells_heaps`),
    the clamped total above θ*, the onset gate (answers
    before the first one above z noise sds, or before a positive one whose next answer is
    above ten (five at depth ≥ 2) of its sds, are 0: the sds come from the public design and
@@ -84,6 +86,7 @@ from dpsum_core.mechanisms.clampshells_design import (
     design_for,
     edge_statistics,
 )
+from dpsum_core.mechanisms.clampshells_heaps import heap_fractions
 from dpsum_core.mechanisms.clampshells_locate import (
     clamp_bins_at,
     clamp_law,
@@ -196,7 +199,8 @@ def _partitioned(
             leaves = combine_stage1(d_g, leaves, z1[rows_g], jj)
             kept = tail_scan(d_g, leaves, jj, epsilon)
             sd = answer_sd(d_g, counts, jj, epsilon, stage1=True)
-            a = answers_from_cells(d_g, kept, jj, counts)
+            frac = heap_fractions(d_g, leaves, y[sub], scale, j, counts)
+            a = answers_from_cells(d_g, kept, jj, counts, frac)
             answers[rows_g] = onset_gate(a, sd, inputs.delta, onset_next_z(d.levels, aligned=d.aligned))
     return answers, worst
 
@@ -297,7 +301,8 @@ def _mean_at(
 
 def _uncut(d: ClampShellsDesign, j_star: int, inputs: Inputs) -> ClampShellsDesign:
     """The design stage 2 measures at J* before any cut of the partition (its dropped levels
-    are public given J*); the analytic error leaves the cuts out (they depend on the noise)."""
+    are public given J*); the analytic error leaves the cuts and the heap-weighted
+    interpolation out (both depend on the noise): it interpolates linearly."""
     return stage2_design(d, j_star, ()) if partitioned(d, inputs.public_cap) else d
 
 

@@ -103,15 +103,19 @@ def curvature(d: ClampShellsDesign, x: np.ndarray, active: np.ndarray) -> np.nda
 
 
 def answers_from_cells(
-    d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray
+    d: ClampShellsDesign, x: np.ndarray, j_star: np.ndarray, counts: np.ndarray,
+    frac: np.ndarray | None = None,
 ) -> np.ndarray:
     """Cumulative sums at leaf edges, quadratic interpolation inside a leaf (:func:`curvature`),
-    the clamped total for queries at or above θ* (trials × m)."""
-    c, frac = query_cells(d, counts)
+    the clamped total for queries at or above θ* (trials × m). ``frac`` (trials × m) replaces
+    the linear share of each query's leaf below its edge (:func:`query_cells`): the heap-weighted
+    one with the partition (:mod:`~dpsum_core.mechanisms.clampshells_heaps`)."""
+    c, lin = query_cells(d, counts)
+    frac = np.broadcast_to(lin, (x.shape[0], lin.size)) if frac is None else frac
     active = np.searchsorted(d.cells, j_star, side="left")
     beta = curvature(d, x, active)
     before = np.cumsum(x, axis=1) - x
-    inside = before[:, c] + x[:, c] * frac[None, :] + beta[:, c] * (frac * (1 - frac))[None, :]
+    inside = before[:, c] + x[:, c] * frac + beta[:, c] * (frac * (1 - frac))
     total = x.sum(axis=1)
     return np.where(counts[None, :] >= j_star[:, None], total[:, None], inside)
 

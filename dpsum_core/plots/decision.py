@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # annotations only
 def decision_figure(
     frame,
     reaches: Sequence[Reach],
-    target: float,
+    target: float | None,
     *,
     simulated=None,
     title: str = "Error versus ε",
@@ -31,7 +31,9 @@ def decision_figure(
     algorithm × truncation (colour and marker per algorithm, dash per truncation), the target
     as a horizontal line, a large marker where each configuration first meets it (a grey
     numbered one for crossings too close to tell apart; the legend says what each means), and
-    the simulated headline as open markers when ``simulated`` (same columns) is given."""
+    the simulated headline as open markers when ``simulated`` (same columns) is given.
+    ``target`` ``None``: the curves alone (Decide's target is on the published intervals, not
+    on this error), with no target line and no markers on it."""
     fig = go.Figure()
     for (name, trunc), part in frame.groupby(["algorithm", "truncation"], sort=False):
         alg, who = get(name), configuration_name(name, trunc)
@@ -62,7 +64,7 @@ def decision_figure(
                 marker=dict(symbol="circle-open", size=11, color="#555555", line=dict(width=2)),
             )
         )  # fmt: skip
-    groups = crossing_groups(reaches)
+    groups = crossing_groups(reaches) if target is not None else []
     for group in groups:
         if len(group) == 1:
             (r,) = group
@@ -95,12 +97,13 @@ def decision_figure(
             )
         )  # fmt: skip
     _crossing_keys(fig, groups)
-    fig.add_hline(y=target, line=dict(color="#000000", width=1.5, dash="dash"))
-    fig.add_annotation(
-        text=f"target {percent(target)}", xref="paper", yref="y", x=0.0, y=np.log10(target),
-        xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13),
-        bgcolor="rgba(255,255,255,0.8)", name="target_note",
-    )  # fmt: skip
+    if target is not None:
+        fig.add_hline(y=target, line=dict(color="#000000", width=1.5, dash="dash"))
+        fig.add_annotation(
+            text=f"target {percent(target)}", xref="paper", yref="y", x=0.0, y=np.log10(target),
+            xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13),
+            bgcolor="rgba(255,255,255,0.8)", name="target_note",
+        )  # fmt: skip
     fig.update_layout(title=title, **_LAYOUT)
     fig.update_layout(hovermode="closest")
     fig.update_xaxes(title="ε (total budget)", type="log",

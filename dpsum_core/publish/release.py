@@ -473,9 +473,9 @@ def release_plan(
 
 def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
                   extend: Extend | None) -> Release:
-    """:func:`release_plan` drawing from ``noise`` as it is, unchecked: private, for the
-    tests' spies and fixed sources (exact loss, interval coverage); every caller of the
-    library goes through :func:`~dpsum_core.publish.draws.hardened`."""
+    """:func:`release_plan` drawing from ``noise`` as it is, unchecked: private, for the tests'
+    spies and fixed sources and the unpublished simulated releases of :mod:`.planned`; every
+    caller of the library goes through :func:`~dpsum_core.publish.draws.hardened`."""
     source = DrawOnce(noise)
     for _ in range(limits.SUMMARY_MAX_PASSES):
         source.rewind()

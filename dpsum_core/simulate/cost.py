@@ -271,3 +271,37 @@ def estimate_cost(config: ExperimentConfig, algorithm: str, *, trials: int, poin
     once = {(algorithm, p.once): p.once for p in parts}
     seconds = [(f"the expected error of {alg.label}", sum(p.run for p in parts))]
     return _analytic(seconds, once, sum(p.strategies for p in parts))
+
+
+# What a one-trial release adds to its run's estimate (plan, true answers, intervals, record):
+# ≈ 2–3 ms measured for Identity at 200 and 1,000 bins (bench/decide_intervals.py).
+RELEASE_OVERHEAD_S = 0.003
+
+
+def interval_cost(
+    config: ExperimentConfig, points: Sequence[tuple[str, str, float]], releases: int
+) -> Cost:
+    """The estimated cost of measuring published intervals (Decide,
+    :mod:`dpsum_core.publish.planned`): ``releases`` one-trial releases of each (algorithm,
+    truncation, ε) of ``points``, each priced as :func:`run_cost` prices its runs, plus
+    :data:`RELEASE_OVERHEAD_S` a release.
+
+    Privacy
+    -------
+    Reads the public configuration only; never the data.
+    """
+    parts: dict[str, float] = {}
+    strategies = 0
+    for name, truncation, epsilon in points:
+        engine = truncation if truncation in config.truncations else config.truncations[0]
+        one = config.with_(epsilon=float(epsilon), algorithms=(name,), truncations=(engine,),
+                           trials=1)  # fmt: skip
+        cost = run_cost(one, runs=releases)
+        who = f"the releases of {_who(name, truncation)}"
+        parts[who] = parts.get(who, 0.0) + cost.seconds + releases * RELEASE_OVERHEAD_S
+        strategies += cost.strategies
+    return Cost(
+        seconds=sum(parts.values()), strategies=strategies, runs=1,
+        parts=_largest(list(parts.items())), lower=LOWER_ANALYTIC,
+        then="the page measures them",
+    )  # fmt: skip
