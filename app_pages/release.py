@@ -317,7 +317,7 @@ if rel is not None:
     st.caption(f"Queries: {query_words(rel.id_column is not None)}.")  # what each answer sums
     if opened := release_words.open_words(rel):
         st.warning(opened)
-    if zero := zero_onset(rel):  # the report's sentence: why the first answers are 0
+    if zero := zero_onset(rel, files=False):  # the report's words: why the first answers are 0
         st.caption(zero)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
     st.caption(

@@ -219,6 +219,7 @@ def _release(args: argparse.Namespace) -> int:
     )
     _check_rho(args, plan)
     _check_params(args, plan)
+    bands = _bands(args.bands, plan)
     _say_snapping(plan.config)
     if capped := cap_words(plan):  # said before any noise is drawn
         print(f"dpsum: note: {capped}.", file=sys.stderr)
@@ -274,7 +275,7 @@ def _release(args: argparse.Namespace) -> int:
     dataset = (reference(args.data) if args.data else None) or data.name
     again = data_argument("file", args.data or data.name)
     written = write_release(rel, out, dataset=dataset, ledger_line=line, engine=args.engine,
-                            data=again)  # fmt: skip
+                            data=again, bands=bands)  # fmt: skip
     files = [str(p) for p in written] + ([] if args.ledger is None else [str(args.ledger)])
     if plan.auto is not None:
         print(plan.auto)
@@ -334,6 +335,18 @@ def _say_snapping(config: ExperimentConfig) -> None:
     why): the outputs hold the thresholds used, not the ones typed."""
     if moved := snapping_words(make_workload(config.workload, config.domain), config.domain):
         print(f"dpsum: note: {moved}.", file=sys.stderr)
+
+
+def _bands(text: str | None, plan) -> list[tuple[float, float]]:
+    """``--bands``, each checked against the plan's public thresholds before any data is read."""
+    from dpsum_core.mechanisms.workloads import make_workload
+    from dpsum_core.publish.bands import band_queries, parse_bands
+
+    bands = [] if text is None else parse_bands(text)
+    thresholds = make_workload(plan.config.workload, plan.config.domain).thresholds
+    for low, high in bands:
+        band_queries(thresholds, low, high)
+    return bands
 
 
 def _release_data(args: argparse.Namespace, plan, *, content: bool = False):

@@ -229,6 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {c.delta:g})",
     )  # fmt: skip
     rel.add_argument(
+        "--bands", metavar="LOW-HIGH,…",
+        help="totals by band, e.g. 15-20,20-30 (the values above LOW and up to HIGH; edges: 0 "
+        "or thresholds of the workload), listed in the report with a 95 %% interval each "
+        "(post-processing: no extra ε)",
+    )  # fmt: skip
+    rel.add_argument(
         "--ledger", help="privacy-budget ledger of this dataset (JSON, created if missing)"
     )
     rel.add_argument(

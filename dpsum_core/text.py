@@ -91,6 +91,8 @@ def escape_name(name: object, target: Target) -> str:
 CLIPPED_AT_U = "cleaning clips values above U to U (a public rule)"
 NO_THETA_SHORT = "none beyond U"  # RawSum's θ = ∞, said the same in every table and legend
 NO_THETA = f"{NO_THETA_SHORT}: {CLIPPED_AT_U}"
+# An answer ClampShells' onset gate published as 0: shown with this, never as a bare 0.
+NOT_TOLD_FROM_ZERO = "not distinguishable from 0"
 
 
 def noun(n: int, word: str, plural: str | None = None) -> str:

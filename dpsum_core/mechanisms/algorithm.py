@@ -106,6 +106,10 @@ class Algorithm:
     interval
         How a release bounds its true answers (:class:`~dpsum_core.mechanisms.bounds.IntervalRule`:
         bias and noise, from the release alone); ``None``: it cannot be released.
+    gated
+        ``gated(answers) -> bool array``: which of one trial's answers (before isotonic
+        regression) its onset gate published as 0 because they could not be told from 0
+        (ClampShells'); ``None``: no gate, no answer is ever gated.
     """
 
     name: str
@@ -128,6 +132,7 @@ class Algorithm:
     own_theta: Truncation | None = None
     binned: bool = True
     interval: IntervalRule | None = None
+    gated: Callable[[np.ndarray], np.ndarray] | None = None
 
     def run(
         self, inputs: Inputs, theta: np.ndarray, *, epsilon: float, rng: np.random.Generator | Noise

@@ -164,3 +164,19 @@ def onset_gate(
     m = answers.shape[1]
     first = np.where(significant.any(axis=1), np.argmax(significant, axis=1), m)
     return np.where(np.arange(m)[None, :] < first[:, None], 0.0, answers)
+
+
+def onset_gated(answers: np.ndarray) -> np.ndarray:
+    """Which of one trial's answers (before isotonic regression) :func:`onset_gate` set to 0:
+    the leading run of exact zeros. The gate zeroes every answer before the onset and keeps the
+    onset's, which is > 0 (above z·σ ≥ 0, or positive), so the leading zeros are exactly the
+    gated answers (all of them where there is no onset); a 0 after the onset is not gated.
+    Post-processing of the noisy answers.
+
+    >>> onset_gated(np.array([0.0, 0.0, 3.5, 0.0, 7.0])).tolist()
+    [True, True, False, False, False]
+    """
+    answers = np.asarray(answers, float)
+    nonzero = answers != 0
+    first = int(np.argmax(nonzero)) if nonzero.any() else answers.size
+    return np.arange(answers.size) < first

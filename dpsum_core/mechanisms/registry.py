@@ -13,6 +13,7 @@ from dpsum_core.errors import ParameterError
 from dpsum_core.mechanisms import (
     baselines,
     clampshells,
+    clampshells_answers,
     clampshells_bounds,
     matrix,
     rawsum,
@@ -27,13 +28,15 @@ from dpsum_core.truncation.method import Truncation
 FAMILIES = (sqm, baselines, matrix, rawsum, clampshells)
 
 REGISTRY: dict[str, Algorithm] = {a.name: a for family in FAMILIES for a in family.RECORDS}
-# ClampShells' prices (by tree depth, leaves and J*) and its interval live beside its record,
-# in shells_cost and clampshells_bounds (its module is full).
+# ClampShells' prices (by tree depth, leaves and J*), its interval and which answers its onset
+# gate zeroed live beside its record, in shells_cost, clampshells_bounds and
+# clampshells_answers (its module is full).
 REGISTRY["clampshells"] = replace(
     REGISTRY["clampshells"],
     cost=shells_cost.run_cost,
     error_cost=shells_cost.error_cost,
     interval=clampshells_bounds.CLAMPSHELLS_INTERVAL,
+    gated=clampshells_answers.onset_gated,
 )
 ALGORITHMS: tuple[str, ...] = tuple(REGISTRY)
 # What a configuration runs when no algorithms are listed (a new algorithm is opt-in first).

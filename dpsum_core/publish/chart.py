@@ -14,6 +14,8 @@ import html
 
 import numpy as np
 
+from dpsum_core.text import NOT_TOLD_FROM_ZERO
+
 WIDTH, HEIGHT = 720, 320
 LEFT, RIGHT, TOP, BOTTOM = 90, 44, 30, 62  # RIGHT holds half the last x label
 BAND, OPEN, LINE = "#9ecae1", "#fdd0a2", "#08519c"  # blue band, orange where open above
@@ -38,10 +40,11 @@ def _number(v: float) -> str:
 
 def interval_svg(
     thresholds: np.ndarray, answers: np.ndarray, lower: np.ndarray, upper: np.ndarray, *,
-    title: str,
+    title: str, gated: np.ndarray | None = None,
 ) -> str:  # fmt: skip
     """An SVG of the answers (line) and their intervals (band; orange where open above, drawn
-    to the top of the chart) against the threshold τ."""
+    to the top of the chart) against the threshold τ; the answers the onset gate published as
+    0 (``gated``, a leading run) dotted, "not distinguishable from 0", never a plain line at 0."""
     t = np.asarray(thresholds, float)
     a, lo, hi = (np.asarray(v, float) for v in (answers, lower, upper))
     open_above = ~np.isfinite(hi)
@@ -66,8 +69,14 @@ def interval_svg(
             f'<rect x="{x0:.1f}" y="{TOP}" width="{max(x(t[i]) - x0, 1.0):.1f}" '
             f'height="{y(lo[i]) - TOP:.1f}" fill="{OPEN}"/>'
         )
-    line = " ".join(f"{px:.1f},{py:.1f}" for px, py in zip(x(t), y(a), strict=True))
-    parts.append(f'<polyline points="{line}" fill="none" stroke="{LINE}" stroke-width="1.5"/>')
+    k = 0 if gated is None else int(np.asarray(gated, bool).sum())  # the gated leading run
+    points = [f"{px:.1f},{py:.1f}" for px, py in zip(x(t), y(a), strict=True)]
+    if k:  # dotted up to the first answer the gate let through
+        parts.append(f'<polyline points="{" ".join(points[: k + 1])}" fill="none" stroke="{LINE}" '
+                     'stroke-width="1.5" stroke-dasharray="2 3"/>')  # fmt: skip
+    if k < len(points):
+        parts.append(f'<polyline points="{" ".join(points[k:])}" fill="none" stroke="{LINE}" '
+                     'stroke-width="1.5"/>')  # fmt: skip
     for v in _ticks(top):
         parts.append(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
@@ -78,6 +87,8 @@ def interval_svg(
         parts.append(
             f'<text x="{x(v):.1f}" y="{HEIGHT - BOTTOM + 18}" text-anchor="middle">{_number(v)}</text>'
         )
+    at = 380  # the gated legend takes the open-above one's place: only ClampShells gates, and
+    # its intervals are all two-sided
     legend = (
         f'<rect x="{LEFT}" y="{HEIGHT - 18}" width="12" height="10" fill="{BAND}"/>'
         f'<text x="{LEFT + 16}" y="{HEIGHT - 9}">95 % interval of the true answer</text>'
@@ -88,6 +99,13 @@ def interval_svg(
             f'<rect x="{LEFT + 380}" y="{HEIGHT - 18}" width="12" height="10" fill="{OPEN}"/>'
             f'<text x="{LEFT + 396}" y="{HEIGHT - 9}">open above (bias not bounded)</text>'
             if open_above.any()
+            else ""
+        )
+        + (
+            f'<line x1="{LEFT + at}" x2="{LEFT + at + 20}" y1="{HEIGHT - 13}" y2="{HEIGHT - 13}" '
+            f'stroke="{LINE}" stroke-width="1.5" stroke-dasharray="2 3"/><text '
+            f'x="{LEFT + at + 24}" y="{HEIGHT - 9}">{NOT_TOLD_FROM_ZERO}</text>'
+            if k
             else ""
         )
     )

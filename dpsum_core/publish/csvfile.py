@@ -17,7 +17,7 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    from dpsum_core.publish.release import published_frame
+    from dpsum_core.publish.digits import published_frame
 
     sink = pa.BufferOutputStream()
     table = pa.Table.from_pandas(published_frame(frame), preserve_index=False)

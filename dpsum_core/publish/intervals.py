@@ -51,6 +51,10 @@ from dpsum_core.mechanisms.workloads import Workload
 # interval fails with probability ≤ 2.5 %, so the two together ≤ 5 %.
 KAPPA = math.log(20.0) / math.sqrt(2.0)
 LEVEL = 0.95
+# The same at 97.5 % (each side ≤ 1.25 %: ln 40 / √2): two such intervals hold together with
+# probability ≥ 95 % (a union bound), what a difference of two answers needs (publish/bands.py).
+BAND_LEVEL = 0.975
+KAPPA_BAND = math.log(40.0) / math.sqrt(2.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,12 +69,19 @@ class Intervals:
         Whether the algorithm's bias of that query is bounded from the release (two-sided).
     method
         In words, how the interval was made (for the report).
+    lower_975, upper_975
+        The same interval at :data:`BAND_LEVEL` (97.5 %; NaN upper: open), each holding the
+        95 % one: two of them hold together with probability ≥ 95 %, so a band total (the
+        difference of two answers) gets a 95 % interval from them
+        (:func:`dpsum_core.publish.bands.band_total`); ``None`` where not computed.
     """
 
     lower: np.ndarray
     upper: np.ndarray
     bias_bounded: np.ndarray
     method: str
+    lower_975: np.ndarray | None = None
+    upper_975: np.ndarray | None = None
 
     def summary(self) -> dict:
         """What release.json records: the level, how many queries are bounded, the method."""
@@ -96,14 +107,24 @@ def finish(bounds: Linear, published: np.ndarray, method: str) -> Intervals:
     put hi(m̂) below lo(m̂) − κ·sd_lo; with the clip at 0, only when hi(m̂) < 0 (the hull
     only widens). So the floor changes nothing else, and an interval has zero width only where
     its upper bound has no noise (sd_hi = 0): the truth is then at most the upper end for
-    certain, not by a lucky draw.
+    certain, not by a lucky draw. The same at 97.5 % (:data:`KAPPA_BAND`), widened to hold
+    the 95 % interval, gives ``lower_975`` and ``upper_975``.
     """
-    lower = np.maximum(bounds.lo - KAPPA * bounds.lo_sd, 0.0)
-    upper = bounds.hi + KAPPA * bounds.hi_sd
+    lower, upper = _ends(bounds, published, KAPPA)
     bounded = np.isfinite(upper)
-    lower = np.minimum(lower, published)
-    upper = np.maximum(np.maximum(upper, published), lower + KAPPA * bounds.hi_sd)
-    return Intervals(lower, np.where(bounded, upper, np.nan), bounded, method)
+    lower_975, upper_975 = _ends(bounds, published, KAPPA_BAND)  # holds the 95 % one:
+    lower_975, upper_975 = np.minimum(lower_975, lower), np.maximum(upper_975, upper)  # nested
+    return Intervals(lower, np.where(bounded, upper, np.nan), bounded, method,
+                     lower_975, np.where(bounded, upper_975, np.nan))  # fmt: skip
+
+
+def _ends(bounds: Linear, published: np.ndarray, kappa: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper ends with margins ``kappa``·sd (each side misses with probability at most
+    that of one Laplace draw beyond ``kappa`` sds), clipped at 0, hulling the published answer,
+    the upper end at least ``kappa``·sd(hi(η)) above the lower one (:func:`finish`)."""
+    lower = np.minimum(np.maximum(bounds.lo - kappa * bounds.lo_sd, 0.0), published)
+    upper = bounds.hi + kappa * bounds.hi_sd
+    return lower, np.maximum(np.maximum(upper, published), lower + kappa * bounds.hi_sd)
 
 
 def release_intervals(

@@ -46,6 +46,9 @@ from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise
+from dpsum_core.publish.digits import PUBLISHED_DIGITS as PUBLISHED_DIGITS
+from dpsum_core.publish.digits import published, published_down, published_up
+from dpsum_core.publish.digits import published_frame as published_frame
 from dpsum_core.publish.draws import DrawOnce, hardened
 from dpsum_core.publish.intervals import Intervals, release_intervals
 from dpsum_core.simulate.budget import theta_fraction
@@ -65,9 +68,6 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 ESTIMATE_TRIALS = 400
 ESTIMATE_POINTS = 25
 ESTIMATE_SEED = 0
-# Significant digits of every published number (answers, θ, interval ends): a public precision,
-# post-processing, which also drops the low-order bits of the floating-point noise.
-PUBLISHED_DIGITS = 9
 # The noise's 95 % interval: ± HALF_WIDTH_95 · σ, exact for one Laplace draw (P[|Lap(b)| ≤
 # b·ln 20] = 0.95, σ = √2·b), a little conservative for sums of draws (closer to 1.96·σ).
 HALF_WIDTH_95 = math.log(20.0) / math.sqrt(2.0)
@@ -214,50 +214,6 @@ def decimal_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-_POWERS_OF_TEN = 10.0 ** np.arange(23)  # exact doubles
-
-
-def published(values: np.ndarray) -> np.ndarray:
-    """``values`` rounded to :data:`PUBLISHED_DIGITS` significant digits (post-processing).
-
-    Vectorised (run's CSV files hold millions of numbers): each value x becomes
-    rint(x·10ᵏ)/10ᵏ with k chosen so the integer has PUBLISHED_DIGITS digits; both factors are
-    exact doubles for |k| ≤ 22, so the result is the double nearest to the rounded decimal and
-    prints as that decimal. The few values outside that range (|x| < 10⁻¹⁴ or > 10³⁰) go
-    through Python's ``%g``. Zero, NaN and ±∞ are kept.
-    """
-    x = np.asarray(values, float)
-    out = x.copy()
-    nonzero = np.isfinite(x) & (x != 0)
-    with np.errstate(divide="ignore"):
-        k = PUBLISHED_DIGITS - 1 - np.floor(np.log10(np.abs(np.where(nonzero, x, 1.0))))
-    fast = nonzero & (np.abs(k) <= 22)
-    power = _POWERS_OF_TEN[np.abs(k[fast]).astype(np.intp)]
-    scaled = np.where(k[fast] >= 0, x[fast] * power, x[fast] / power)
-    out[fast] = np.where(k[fast] >= 0, np.rint(scaled) / power, np.rint(scaled) * power)
-    slow = nonzero & ~fast
-    out[slow] = [float(f"{v:.{PUBLISHED_DIGITS}g}") for v in x[slow]]
-    return out
-
-
-def published_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every float column through :func:`published`: the CSV files people read
-    (run's answers and summary, the Explorer's downloads) carry the release's digits."""
-    return frame.assign(
-        **{c: published(frame[c].to_numpy()) for c in frame.columns if frame[c].dtype.kind == "f"}
-    )
-
-
-def published_down(values: np.ndarray) -> np.ndarray:
-    """:func:`published`, rounded down: a published lower bound never rises above the exact one."""
-    values = np.asarray(values, float)
-    out = published(values)
-    return np.where(out > values, published(values - 1e-8 * np.abs(values)), out)
-
-
-def published_up(values: np.ndarray) -> np.ndarray:
-    """:func:`published`, rounded up (NaN stays NaN: an open bound)."""
-    return -published_down(-np.asarray(values, float))
 
 
 @dataclass(frozen=True, eq=False)
@@ -364,6 +320,9 @@ class Release:
     epsilon_chosen_from_data
         Whether ε was chosen from errors measured against this data's true answers (the
         app's Decide page on the data released): said in release.json and the report.
+    gated
+        Per query, whether the algorithm's onset gate published the answer as 0 because it
+        could not be told from 0 (ClampShells'); ``None``: not recorded (read as no gate).
 
     Privacy
     -------
@@ -383,27 +342,42 @@ class Release:
     intervals: Intervals | None = None
     column: str | None = None
     epsilon_chosen_from_data: bool = False
+    gated: np.ndarray | None = None
 
     @property
     def unit_of_privacy(self) -> str:
         """The unit the guarantee protects, in plain words (public: names a chosen column)."""
         return unit_of_privacy(self.id_column)
 
+    @property
+    def gated_answers(self) -> np.ndarray:
+        """Per query, whether the onset gate published it as 0 (all false without a gate)."""
+        none = np.zeros(self.thresholds.size, bool)
+        return none if self.gated is None else np.asarray(self.gated, bool)
+
     def answers_frame(self) -> pd.DataFrame:
         """answers.csv: threshold, private_answer, lower_95 and upper_95 (the 95 % interval of
-        the *true* answer, noise and bias included; ``upper_95`` empty where open) and
-        bias_bounded (``true``/``false``). No ± of the noise alone: next to a biased answer
-        it reads as an interval that can miss the truth almost always."""
+        the *true* answer, noise and bias included; ``upper_95`` empty where open),
+        bias_bounded, lower_97_5 and upper_97_5 (the same at 97.5 %: a band total's 95 %
+        interval, :mod:`~dpsum_core.publish.bands`) and gated (``true`` where the onset gate
+        published 0 for an answer it could not tell from 0). No ± of the noise alone: next to a
+        biased answer it reads as an interval that can miss the truth almost always."""
         frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
-        if self.intervals is not None:
-            frame["lower_95"] = self.intervals.lower
-            frame["upper_95"] = self.intervals.upper
-            frame["bias_bounded"] = np.where(self.intervals.bias_bounded, "true", "false")
+        iv = self.intervals
+        if iv is not None:
+            frame["lower_95"] = iv.lower
+            frame["upper_95"] = iv.upper
+            frame["bias_bounded"] = np.where(iv.bias_bounded, "true", "false")
+            if iv.lower_975 is not None and iv.upper_975 is not None:
+                frame["lower_97_5"], frame["upper_97_5"] = iv.lower_975, iv.upper_975
+        frame["gated"] = np.where(self.gated_answers, "true", "false")
         return frame
 
     def record(self) -> dict:
         """release.json: unit of privacy, config, budget (and, only when ε was chosen from this
-        data, ``epsilon_chosen_from_data`` with a note), theta, versions, created."""
+        data, ``epsilon_chosen_from_data`` with a note), theta, the intervals' summary,
+        ``gated_thresholds`` (the τ whose answer the onset gate published as 0: the answer 0
+        there means "not distinguishable from 0"), versions, created."""
         return {
             "column": self.column,
             "unit_of_privacy": self.unit_of_privacy,
@@ -414,6 +388,7 @@ class Release:
                if self.epsilon_chosen_from_data else {}),
             "theta": self.theta,
             **({} if self.intervals is None else {"intervals": self.intervals.summary()}),
+            "gated_thresholds": [float(t) for t in self.thresholds[self.gated_answers]],
             "versions": self.versions,
             "created": self.created,
         }
@@ -526,6 +501,7 @@ def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
         theta=theta, epsilon=plan.epsilon, epsilon_measure=plan.epsilon_measure,
         raw=run.answers[0], published=shown, draws=source.outputs(),
     )  # fmt: skip
+    assert bounds.lower_975 is not None and bounds.upper_975 is not None  # finish() sets them
     return Release(
         thresholds=make_workload(plan.config.workload, plan.config.domain).thresholds.copy(),
         private_answers=shown,
@@ -543,8 +519,9 @@ def _release_with(data: Statistics, plan: ReleasePlan, noise: Noise,
         column=data.column,
         intervals=Intervals(
             published_down(bounds.lower), published_up(bounds.upper), bounds.bias_bounded,
-            bounds.method,
+            bounds.method, published_down(bounds.lower_975), published_up(bounds.upper_975),
         ),
+        gated=None if (gate := get(plan.algorithm).gated) is None else gate(run.answers[0]),
     )
 
 

@@ -9,7 +9,6 @@ nothing computed from the data without noise reaches a file (the release tests s
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
 import re
@@ -24,14 +23,18 @@ from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
+from dpsum_core.publish.bands import BAND_HOWTO, band_lines, band_records
 from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import DataArgument, record_command
+from dpsum_core.publish.digits import rounding_unit, shown
+from dpsum_core.publish.page import report_html
 from dpsum_core.publish.release import PUBLISHED_DIGITS, Release, ReleasePlan, decimal_text
 from dpsum_core.simulate.results import percent
 from dpsum_core.text import (
     CLIPPED_AT_U,
     EPSILON_FROM_DATA,
     NO_THETA,
+    NOT_TOLD_FROM_ZERO,
     counted,
     escape_name,
     number,
@@ -72,12 +75,14 @@ def write_release(
     ledger_line: str = "",
     engine: str = "memory",
     data: DataArgument | None = None,
+    bands: list[tuple[float, float]] | None = None,
 ) -> list[Path]:
     """Write the release's answers, release.json, report.html and report.md into ``out``, under
     names of their own (:func:`release_names`), nothing else; returns the paths written.
 
     ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command;
-    ``data`` is the command's ``--data`` (default: ``dataset``). Every file is created exclusively: an existing file is never overwritten (ParameterError).
+    ``data`` is the command's ``--data`` (default: ``dataset``); ``bands``: totals by band
+    listed in the report (:mod:`~dpsum_core.publish.bands`). Every file is created exclusively: an existing file is never overwritten (ParameterError).
 
     Privacy
     -------
@@ -86,8 +91,9 @@ def write_release(
     """
     out = Path(out)
     markdown = report_markdown(rel, dataset=dataset, ledger_line=ledger_line, engine=engine,
-                               data=data)  # fmt: skip
-    texts = [answers_csv(rel), record_json(rel, engine=engine), report_html(markdown), markdown]
+                               data=data, bands=bands)  # fmt: skip
+    texts = [answers_csv(rel), record_json(rel, engine=engine, bands=bands), report_html(markdown),
+             markdown]  # fmt: skip
     paths = [out / name for name in release_names(rel, dataset)]
     try:
         for path, text in zip(paths, texts, strict=True):
@@ -104,9 +110,13 @@ def answers_csv(rel: Release) -> str:
     return rel.answers_frame().to_csv(index=False)
 
 
-def record_json(rel: Release, *, engine: str = "memory") -> str:
-    """release.json's text (the release's record and the engine that computed its summary)."""
-    return json.dumps({**rel.record(), "engine": engine}, indent=2, allow_nan=False) + "\n"
+def record_json(
+    rel: Release, *, engine: str = "memory", bands: list[tuple[float, float]] | None = None
+) -> str:
+    """release.json's text (the release's record, the engine that computed its summary and,
+    when asked for, the ``bands``' totals with their 95 % intervals: :func:`band_records`)."""
+    extra = {"bands": band_records(rel, bands)} if bands else {}
+    return json.dumps({**rel.record(), "engine": engine, **extra}, indent=2, allow_nan=False) + "\n"
 
 
 # Each algorithm in plain words, with the paper or design note it comes from.
@@ -158,22 +168,6 @@ TRUNCATION_WORDS = {
     "svt": ", θ chosen by the sparse vector technique",
     "recursive": ", θ chosen by the recursive mechanism",
 }
-
-
-def _unit(half_width: float, value: float) -> float:
-    """The rounding unit of a number shown with its interval: two significant digits of the
-    interval's half-width (of the value itself when the interval has no width)."""
-    scale = half_width if half_width > 0 and math.isfinite(half_width) else abs(value)
-    if scale <= 0 or not math.isfinite(scale):
-        return 1.0
-    return 10.0 ** (math.floor(math.log10(scale)) - 1)
-
-
-def _shown(value: float, unit: float, how=round) -> str:
-    """``value`` rounded to ``unit`` (``how``: round, math.floor, math.ceil), with separators."""
-    places = max(0, -round(math.log10(unit)))
-    shown = how(value / unit) * unit
-    return "0" if shown == 0 else f"{shown:,.{places}f}"  # 0 alike everywhere, never "-0.0"
 
 
 def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
@@ -326,7 +320,7 @@ def headline(rel: Release, *, dataset: str) -> str:
         # one end of its interval, and one "±" (half the width) understated the other side.
         below = float(np.median(answers - iv.lower[bounded]))
         above = float(np.median(iv.upper[bounded] - answers))
-        unit = _unit(max(below, above), max(below, above))
+        unit = rounding_unit(max(below, above), max(below, above))
         width = (iv.upper - iv.lower)[bounded]
         rel_width = width[answers > 0] / answers[answers > 0]
         share = (
@@ -337,7 +331,7 @@ def headline(rel: Release, *, dataset: str) -> str:
         accuracy = (
             "; each interval holds its true answer with probability at least 95 % (about 1 in "
             f"20 may miss); {'the two-sided ones ' if opened_too else 'they '}typically reach "
-            f"{_shown(below, unit)} below the answer and {_shown(above, unit)} above it{share}"
+            f"{shown(below, unit)} below the answer and {shown(above, unit)} above it{share}"
             + (
                 ": the answers sit off centre, where the bias of truncation or binning can be "
                 "large, so read each query's lower and upper ends, not the answer ± a margin"
@@ -355,8 +349,8 @@ def headline(rel: Release, *, dataset: str) -> str:
 
 
 def _row_unit(a: float, lo: float, hi: float, bounded: bool) -> float:
-    """The rounding unit a row's interval supports (:func:`_unit`)."""
-    return _unit((hi - lo) / 2 if bounded else max(a - lo, 0.0), a)
+    """The rounding unit a row's interval supports (:func:`~dpsum_core.publish.digits.rounding_unit`)."""
+    return rounding_unit((hi - lo) / 2 if bounded else max(a - lo, 0.0), a)
 
 
 def _answer_units(answers: np.ndarray, units: list[float]) -> list[float]:
@@ -373,61 +367,73 @@ def _answer_units(answers: np.ndarray, units: list[float]) -> list[float]:
     return out
 
 
+def gated_cell(upper: str) -> str:
+    """How a table shows an answer the onset gate published as 0 (``upper``: its interval's
+    upper end as shown): never a bare 0, which reads as "nothing there"."""
+    return NOT_TOLD_FROM_ZERO if upper == "open" else f"≤ {upper} ({NOT_TOLD_FROM_ZERO})"
+
+
 def answer_cells(rel: Release) -> list[tuple[str, str, str, str]]:
     """The answers table's cells as the report shows them: threshold, answer, lower and upper
     end of the 95 % interval (``open`` where the bias is not bounded), each row rounded to
     two significant digits of its interval's half-width (:func:`_row_unit`), the answer to the
     finest unit of its run of equal answers (:func:`_answer_units`), the ends outward; never
-    in e-notation. Needs the release's intervals."""
+    in e-notation. An answer the onset gate published as 0 reads "≤ upper end (not
+    distinguishable from 0)" (:func:`gated_cell`). Needs the release's intervals."""
     iv = rel.intervals
     if iv is None:
         raise ValueError("a release without intervals has no rounded answers table")
     columns = (rel.private_answers, iv.lower, iv.upper, iv.bias_bounded)
     units = [_row_unit(a, lo, hi, bool(ok)) for a, lo, hi, ok in zip(*columns, strict=True)]
     answer_units = _answer_units(rel.private_answers, units)
-    return [
-        (
-            f"{t:,.{PUBLISHED_DIGITS}g}",
-            _shown(a, au),
-            _shown(lo, u, math.floor),
-            _shown(hi, u, math.ceil) if ok else "open",
-        )
-        for t, a, lo, hi, ok, u, au in zip(rel.thresholds, *columns, units, answer_units,
-                                           strict=True)
-    ]  # fmt: skip
+    cells = []
+    for t, a, lo, hi, ok, u, au, gated in zip(rel.thresholds, *columns, units, answer_units,
+                                              rel.gated_answers, strict=True):  # fmt: skip
+        upper = shown(hi, u, math.ceil) if ok else "open"
+        answer = gated_cell(upper) if gated else shown(a, au)
+        cells.append((f"{t:,.{PUBLISHED_DIGITS}g}", answer, shown(lo, u, math.floor), upper))
+    return cells
 
 
-def zero_onset(rel: Release) -> str | None:
-    """Why the release's leading answers are exactly 0, when its algorithm's onset gate
-    (ClampShells': answers before the first that stands clear of its noise are set to 0, with
-    the public δ) can have done it and the first answer is 0; else None.
+def zero_onset(rel: Release, *, files: bool = True) -> str | None:
+    """Why some of the release's leading answers were published as 0 and how the table shows
+    them, when its algorithm's onset gate (ClampShells': answers before the first that stands
+    clear of its noise are set to 0, with the public δ) did it (:attr:`Release.gated`); else
+    None. With ``files``, where the files flag them (answers.csv's and release.json's field
+    names, for the report); without, in words (the app's page names no field).
 
     Privacy
     -------
-    Public parts only: the private answers, the thresholds and δ from the configuration.
+    Public parts only: which answers were gated, the thresholds and δ from the configuration.
     """
-    delta = rel.config.get("delta")
-    answers = np.asarray(rel.private_answers, float)
-    if delta is None or answers.size == 0 or answers[0] != 0:
+    gated = rel.gated_answers
+    if not gated.any():
         return None
-    zeros = int(np.argmax(answers != 0)) if (answers != 0).any() else answers.size
+    zeros = int(gated.sum())
     label = get(rel.config["algorithm"]).label
+    delta = rel.config.get("delta")
+    by = "" if delta is None else f", set by the public δ = {decimal_text(float(delta))}, the floor of its error metric"
     return (
-        f"**Answers of exactly 0** ({counted(zeros, 'query', 'queries')}: τ up to "
-        f"{rel.thresholds[zeros - 1]:,.{PUBLISHED_DIGITS}g}): {label} publishes 0 for the first "
-        "queries until one answer stands clear of its noise (its onset gate, set by the public "
-        f"δ = {decimal_text(float(delta))}, the floor of its error metric; post-processing, no "
-        "extra ε). The true answer there may still be above 0: its interval says how far."
-    )
+        f"**Answers {NOT_TOLD_FROM_ZERO}** ({counted(zeros, 'query', 'queries')}: τ up to "
+        f"{rel.thresholds[gated][-1]:,.{PUBLISHED_DIGITS}g}): {label} publishes 0 for the first "
+        f"queries until one answer stands clear of its noise (its onset gate{by}; "
+        "post-processing, no extra ε). A 0 there does not mean nothing lies below τ: the true "
+        "answer is at most its interval's upper end, which the table shows as the answer "
+        '("≤ …"); '
+        + ("answers.csv keeps 0 with gated = true, release.json lists these τ in gated_thresholds."
+           if files else "the answers.csv download keeps the number 0 and flags these rows.")
+    )  # fmt: skip
 
 
 def report_markdown(
     rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory",
-    data: DataArgument | None = None,
+    data: DataArgument | None = None, bands: list[tuple[float, float]] | None = None,
 ) -> str:
     """The release's report (Markdown): a headline sentence, a chart of the answers with their
-    intervals, the table, then how it was made and how to make it again (its ``--data``:
-    ``data``, by default ``dataset``; :func:`~dpsum_core.publish.command.data_argument`).
+    intervals, the table, how to total a band (and the ``bands`` asked for, with their 95 %
+    intervals: :mod:`~dpsum_core.publish.bands`), then how it was made and how to make it again
+    (its ``--data``: ``data``, by default ``dataset``;
+    :func:`~dpsum_core.publish.command.data_argument`).
 
     Numbers in the table carry the digits their interval supports (two significant digits of
     its half-width), equal answers the finest of their rows (:func:`_answer_units`);
@@ -455,7 +461,8 @@ def report_markdown(
     ]
     if iv is not None:
         svg = interval_svg(rel.thresholds, rel.private_answers, iv.lower, iv.upper,
-                           title=f"Private answers and 95 % intervals: {visible(dataset)}")  # fmt: skip
+                           title=f"Private answers and 95 % intervals: {visible(dataset)}",
+                           gated=rel.gated_answers)  # fmt: skip
         rows = "\n".join(
             f"| {t} | {a} | [{lo}, {hi}{')' if hi == 'open' else ']'} | "
             f"{'no' if hi == 'open' else 'yes'} |"
@@ -491,6 +498,9 @@ def report_markdown(
             "|---:|---:|---:|:---:|",
             rows,
             "",
+            BAND_HOWTO,
+            "",
+            *band_lines(rel, bands or []),
         ]
     lines += [
         "## What was released",
@@ -528,69 +538,3 @@ def report_markdown(
         "",
     ]
     return "\n".join(lines)
-
-
-_ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # CommonMark's backslash escapes
-_INLINE = re.compile(r"(\\[!-/:-@\[-`{-~]|\*\*)")
-
-
-def report_html(markdown: str) -> str:
-    """A self-contained HTML page of the report (no scripts, no external resources: works
-    offline): the Markdown's lines as headings, lists, a table and preformatted text."""
-    body: list[str] = []
-    table: list[list[str]] = []
-
-    def flush_table() -> None:
-        if table:
-            head, *rest = table
-            body.append(
-                "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>"
-                "<tbody>"
-                + "".join("<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>" for r in rest)
-                + "</tbody></table>"
-            )
-            table.clear()
-
-    def inline(text: str) -> str:
-        # ** toggles bold; a backslash-escaped character (a name, see escape_name) is text
-        out, bold = [], False
-        for token in _INLINE.split(text):
-            if token == "**":
-                out.append("</strong>" if bold else "<strong>")
-                bold = not bold
-            else:
-                out.append(html.escape(token[1:] if _ESCAPED.fullmatch(token) else token))
-        return "".join(out) + ("</strong>" if bold else "")
-
-    for line in markdown.splitlines():
-        if line.startswith("|"):
-            cells = [x.strip() for x in line.strip("|").split("|")]
-            if not all(set(x) <= set("-:") for x in cells):
-                table.append([inline(x) for x in cells])
-            continue
-        flush_table()
-        if line.startswith("![") and "](data:image/svg+xml;base64," in line:  # the chart
-            alt, src = line[2:-1].split("](", 1)
-            body.append(f'<p><img alt="{html.escape(alt)}" src="{html.escape(src)}"></p>')
-        elif line.startswith("# "):
-            body.append(f"<h1>{inline(line[2:])}</h1>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{inline(line[3:])}</h2>")
-        elif line.startswith("- "):
-            body.append(f"<ul><li>{inline(line[2:])}</li></ul>")
-        elif line.startswith("      "):
-            body.append(f"<pre>{html.escape(line.strip())}</pre>")
-        elif line.strip():
-            body.append(f"<p>{inline(line)}</p>")
-    flush_table()
-    style = (
-        "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
-        "text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}"
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>dpsum release report</title><style>{style}</style></head><body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
