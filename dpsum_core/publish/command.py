@@ -185,12 +185,12 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
 
 def record_command(
     config: dict, *, dataset: str | Placeholder, engine: str = "memory", id_column: str | None = None,
-    column: str | None = None,
+    column: str | None = None, bands: Sequence[tuple[float, float]] = (),
 ) -> str:
     """The ``dpsum release`` command line that makes a release's recorded configuration again
     (new noise), for its report: the same column and unit of privacy (``--id-column``, or
     ``--one-row-per-person``, which a release of several columns requires), the chosen
-    method's parameters in force, as decimals."""
+    method's parameters in force, as decimals, and the totals by band the report lists."""
     method = truncation(config["truncation"])
     options: list[Option] = [] if engine == "memory" else [("--engine", engine)]
     if id_column is not None:
@@ -213,6 +213,8 @@ def record_command(
         options.append(("--delta", d(config["delta"])))
     params = TruncationParams(**config.get("truncation_params", {}))
     options += parameter_options(params, number=d, methods=(method.name,), upper=config["upper"])
+    if bands:
+        options.append(("--bands", ",".join(f"{d(lo)}-{d(hi)}" for lo, hi in bands)))
     if not config["isotonic"]:
         options.append(("--no-isotonic", None))
     options += [("--out", Placeholder("NEW_FOLDER")), ("--ledger", Placeholder("LEDGER"))]

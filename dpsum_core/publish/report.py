@@ -534,7 +534,7 @@ def report_markdown(
         + (f"; {escape_name(data.note, 'markdown')}" if data.note else "") + "):",
         "",
         "      " + record_command(c, dataset=data.value, engine=engine, id_column=rel.id_column,
-                                  column=rel.column),
+                                  column=rel.column, bands=bands or ()),
         "",
     ]
     return "\n".join(lines)

@@ -142,6 +142,9 @@ def test_the_cli_lists_the_bands_in_the_report_with_their_intervals(tmp_path):
     assert math.isclose(first["lower_95"], lo, rel_tol=1e-8, abs_tol=1e-6)
     assert math.isclose(first["upper_95"], hi, rel_tol=1e-8)
     assert math.isclose(first["total"], frame.private_answer[1] - frame.private_answer[0], rel_tol=1e-8)
+    # the report's command for the same configuration again asks for the same bands
+    again = markdown.split("**Same configuration again**")[1]
+    assert "--bands 100000-200000,0-400000" in again
 
 
 @pytest.mark.parametrize(("bands", "said"), [
