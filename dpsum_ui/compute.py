@@ -47,7 +47,7 @@ from dpsum_core.mechanisms.matrix import tamm_public_grid
 from dpsum_core.mechanisms.measurement import Inputs
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.plots.data import data_histogram_figure
-from dpsum_core.plots.export import browser_available, to_image
+from dpsum_core.plots.export import browser_available, start_image_server, to_image
 from dpsum_core.publish.planned import RELEASES, relative_halfwidths
 from dpsum_core.simulate.analytics import theta_error_components
 from dpsum_core.simulate.config import ExperimentConfig
@@ -417,9 +417,7 @@ def data_histogram(
 @st.cache_resource(show_spinner=False)
 def _image_server() -> threading.Lock:
     """Start kaleido's browser once per process (≈4 s), then ≈0.3 s per image."""
-    import kaleido
-
-    kaleido.start_sync_server(silence_warnings=True)
+    start_image_server()
     return threading.Lock()
 
 

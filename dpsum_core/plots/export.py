@@ -84,6 +84,15 @@ def report_html(figures: Sequence[tuple[str, go.Figure]], *, title: str) -> str:
     )
 
 
+def start_image_server() -> None:
+    """Start kaleido's browser (once per process: a second call does nothing) without MathJax.
+    No figure here typesets LaTeX, and kaleido's page otherwise loads MathJax from a CDN: a
+    network request at every start, which offline held the first image ≈ 5 s."""
+    import kaleido
+
+    kaleido.start_sync_server(mathjax=False, silence_warnings=True)
+
+
 @contextmanager
 def image_export():
     """Keep one headless browser alive for several :func:`to_image` calls (≈10× faster)."""
@@ -92,7 +101,7 @@ def image_export():
     # made by `import kaleido` (its own logger class): asked for before, it would be a plain one
     pipe = logging.getLogger("choreographer.channels.pipe")
     pipe.addFilter(_torn_message)
-    kaleido.start_sync_server(silence_warnings=True)
+    start_image_server()
     try:
         yield
     finally:
