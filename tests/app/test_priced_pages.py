@@ -75,8 +75,10 @@ def test_heavy_curves_wait_for_their_button_then_compute(app: AppTest, monkeypat
     assert_clean(app)
     assert memo(app, "decide") and charts(app)
     # the wait message and the button go once pressed; the estimate no longer asks for it
-    assert not any("press **Compute" in i.value for i in app.info)
+    assert not any("press **Compute the curves**" in i.value for i in app.info)
     assert not any("press **Compute" in c.value for c in app.caption)
+    # the published widths next to the ε are priced on their own: above the budget they wait too
+    assert any("press **Compute the published" in i.value for i in app.info)
     app.text_input(key="decide_target").input("2").run()  # a rerun reads the memo
     assert_clean(app)
     assert charts(app)
