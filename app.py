@@ -10,7 +10,7 @@ page file on its own, without this frame, until some session has run this script
 
 import streamlit as st
 
-from dpsum_ui import codeversion, guide, shell, style, unsaved, warmup
+from dpsum_ui import codeversion, guide, phone, shell, style, unsaved, warmup
 from dpsum_ui.pages import PAGES
 from dpsum_ui.uploads import keep_uploads_in_memory
 
@@ -41,6 +41,7 @@ with st.sidebar.container(key=warmup.SLOT):  # hidden (style.py), so always ther
     if warmup.draws_chart_first(opened):
         warmup.preload_chart_library(eager=True)  # evaluated while the page is computed
     unsaved.warn_before_leaving()  # a release or download of this run came in its callback
+    phone.close_sidebar_after_navigation()  # on a phone the sidebar covered the page chosen
 sidebar = st.sidebar.container()
 guide.switch()  # below the summary, before the page reads it
 page.run()

@@ -116,9 +116,7 @@ def decide_page() -> None:
     summary, chart = st.columns([1, 2.2], gap="medium")
     with summary:
         st.markdown(f"**{view.target_text}**")
-        st.markdown(view.recommendation)
-        if view.caveat is not None:
-            st.markdown(view.caveat)
+        widgets.recommendation(view.recommendation, view.caveat)
         st.markdown("\n".join(f"- {line}" for line in view.lines))
         # a planning number, not the published intervals
         st.caption(decide.PLANNING_NOTE if view.on == "error" else decide.INTERVAL_NOTE)

@@ -56,14 +56,11 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
     )
     if answers.open:
         with answers:
-            st.caption(
-                "Mean noisy answer per query, its 5–95 % band, and the true answer (Fig. 2). "
-                f"The true answer is {explorer.UNNOISED}."
-            )
+            st.caption(explorer.ANSWERS_CAPTION)
             shown = explorer.focus(item)
             fig = explorer.figure(
                 item, ("answers", iso, shown),
-                lambda: answers_figure(result, trunc, iso=iso, algorithms=shown),
+                lambda: explorer.fitted(answers_figure(result, trunc, iso=iso, algorithms=shown)),
             )  # fmt: skip
             widgets.chart(fig, "explorer_answers", stem=explorer.stem(item, f"answers_{tail}"))
     if error.open:
@@ -72,7 +69,8 @@ def results(item: explorer.Shown, ctx: state.DataContext, plan: state.Plan) -> N
             shown = explorer.focus(item)
             fig = explorer.figure(
                 item, ("error", iso, shown),
-                lambda: relative_error_figure(result, trunc, iso=iso, algorithms=shown),
+                lambda: explorer.fitted(
+                    relative_error_figure(result, trunc, iso=iso, algorithms=shown)),
             )  # fmt: skip
             widgets.chart(fig, "explorer_error", stem=explorer.stem(item, f"error_{tail}"))
     if isotonic.open:

@@ -33,6 +33,7 @@ from dpsum_ui import (
     shell,
     state,
     store,
+    widgets,
 )
 from dpsum_ui import keys as K
 
@@ -71,7 +72,7 @@ if state.domain_pending():
 st.header("1. What will be released")
 algorithms = release.algorithm_options(ctx)
 if (rec := state.recommended(ctx)) is not None:
-    st.caption(f"Recommended from public inputs only (ε, U, n, workload): **{label(rec.algorithm)}**, {rec.why}.")
+    widgets.recommendation(rec)
 # The explorer's algorithm when it has exactly one, else the recommended one; set again when
 # that changes (another explorer choice), kept while it does not (a choice made here).
 default = release.default_algorithm(ctx)

@@ -32,16 +32,18 @@ def definition(by_person: bool) -> str:
 
 
 def controls(ctx: state.DataContext, plan: state.Ready) -> None:
-    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`;
-    the page opens on it unless a link names another) and query τ. θ is moved in the lesson
-    frame, in the browser; the θ of a link or of the settings is where the frame starts."""
+    """Algorithm (the recommended one marked ★, as on every page: :func:`state.recommended`)
+    and query τ. The page opens on :data:`teaching.LESSON_ALGORITHM`, whose θ is the slider,
+    unless a link names another; a line under the picker names the ★ for releases. θ is moved
+    in the lesson frame, in the browser; the θ of a link or of the settings is where the frame
+    starts."""
     domain, workload = plan.config.domain, plan.workload
     rec = state.recommended(ctx)
     best = rec.algorithm if rec is not None else None
-    state.ensure_option(K.TEACH_ALGORITHM, ALGORITHMS, fallback=best)  # none chosen yet: the ★
+    state.ensure_option(K.TEACH_ALGORITHM, ALGORITHMS, fallback=teaching.LESSON_ALGORITHM)
     algorithm, query = st.columns([1.25, 1], gap="medium")
     with algorithm:
-        widget(
+        chosen = widget(
             st.segmented_control,
             K.TEACH_ALGORITHM,
             "Algorithm",
@@ -49,12 +51,15 @@ def controls(ctx: state.DataContext, plan: state.Ready) -> None:
             format_func=lambda name: f"★ {label(name)}" if name == best else label(name),
             required=True,
             wrap=True,
-            help="★ marks the recommended one, from public inputs only (the same rule on every "
-            "page), and the page opens on it: "
-            + (rec.why if rec is not None else "set valid ε, U and bins to see it")
-            + ". SQM, Identity, Workload, TiMM and TaMM cut at the θ you move; RawSum and "
+            help=f"The lesson opens on {label(teaching.LESSON_ALGORITHM)}: it cuts at the θ you "
+            "move, so its answers move with θ. ★ marks the one recommended for releases, from "
+            "public inputs only (the same rule on every page). "
+            + (rec.why if rec is not None else "Set valid ε, U and bins to see it.")
+            + " SQM, Identity, Workload, TiMM and TaMM cut at the θ you move; RawSum and "
             "ClampShells choose their own θ (θ then shows where they would cut).",
         )
+        if (line := teaching.star_line(best, str(chosen))) is not None:
+            st.caption(line)
     taus = [float(t) for t in workload.thresholds]
     # a link's τ and θ: the nearest the page offers, said in the link's notice if not as given
     asked_tau = state.take_link_value(K.TEACH_QUERY)

@@ -532,7 +532,7 @@ def _auto_choice(args: argparse.Namespace, config: ExperimentConfig) -> dict:
         else truncation_label(rec.truncation)
     )
     chosen = f"{label(rec.algorithm)} ({how})"
-    why = f"auto chose {chosen}, from public inputs only: {rec.why}"
+    why = f"auto chose {chosen}, from public inputs only. {rec.why}"
     return {"auto": {"algorithm": rec.algorithm, "truncation": rec.truncation, "why": why}}
 
 

@@ -127,7 +127,7 @@ class Decision:
     lines: list[str]
     target_text: str
     selected: int
-    recommendation: str  # the engine's pick from public inputs only, with its one-line why
+    recommendation: Recommendation  # the engine's pick from public inputs only, and why
     caveat: str | None = None  # the curves say the pick misses the target at ε; another meets it
     on: str = "error"  # what the target is on (TARGETS)
     behind: tuple[tuple[str, str, float], ...] = ()  # interval target: not met at the best's ε
@@ -185,7 +185,7 @@ def decide(
         lines=decision_summary(reaches, target, eps),
         target_text=target_sentence(target, above, int(mask.sum()), mask.size),
         selected=int(mask.sum()),
-        recommendation=recommendation_line(rec, c.epsilon),
+        recommendation=rec,
         caveat=recommendation_caveat(rec, reaches, c.epsilon, target, float(eps.max())),
     )
 
@@ -247,7 +247,7 @@ def interval_decision(
             f"{counted(mask.size, 'query', 'queries')})."
         ),
         selected=int(mask.sum()),
-        recommendation=recommendation_line(rec, c.epsilon),
+        recommendation=rec,
         on="interval",
         behind=tuple((a, t, e) for (a, t), e in behind.items()),
         offered=offered,
@@ -271,15 +271,6 @@ def planned_width(
                                 offer.epsilon)  # fmt: skip
     return None if rel is None else summarize(
         rel, mask, offer.algorithm, offer.truncation, offer.epsilon
-    )
-
-
-def recommendation_line(rec: Recommendation, epsilon: float) -> str:
-    """One sentence naming the recommended algorithm at the explorer's ε and why (public inputs
-    only: ε, U, n, workload; never the curves above, which are computed from the data)."""
-    return (
-        f"Recommended at ε = {epsilon:g} from public inputs only: "
-        f"**{algorithm_label(rec.algorithm)}**, {rec.why}."
     )
 
 
@@ -377,15 +368,16 @@ def figure(
     """The decision figure (built once per settings, target and simulation)."""
     c = plan.config
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
-    # Short enough for one line at 1280 px, with "planning data · " in front when tagged.
+    # A title short enough for a phone (390 px: the target in it was cut), the target first in
+    # the subtitle, which is wrapped in lines (figs.wrap_subtitle).
     which = "all queries" if above == 0 else f"τ from the {above:g}th percentile up"
     title = (
-        f"{headline_name().capitalize()} versus ε, target {percent(target)}<br><sup>"
+        f"{headline_name().capitalize()} versus ε<br><sup>target {percent(target)} · "
         f"{escape_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
     if d.on == "interval":  # the curves are the error's; the target is on the intervals
-        title = title.replace(f", target {percent(target)}", "", 1)
+        title = title.replace(f"target {percent(target)} · ", "", 1)
     key = (
         state.result_key(data, c.with_(epsilon=0.01, seed=0, trials=1)),
         "decide", target, above, d.on, None if sim is None else (c.seed, c.trials),
@@ -393,11 +385,12 @@ def figure(
     # The legend under the plot: on the right it took half of the chart's column.
     return compute.figure(
         key,
-        lambda: figs.legend_below(
-            decision_figure(d.frame, d.reaches, None if d.on == "interval" else target,
-                            simulated=sim, title=title),
+        lambda: figs.taller(figs.legend_below(
+            figs.wrap_subtitle(
+                decision_figure(d.frame, d.reaches, None if d.on == "interval" else target,
+                                simulated=sim, title=title)),
             width=LEGEND_WIDTH,
-        ),
+        )),
     )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -119,7 +120,9 @@ def focus(item: Shown) -> tuple[str, ...]:
     chosen = st.pills(
         "Bands shown", names, selection_mode="multi", default=list(names),
         format_func=label, key=K.EXPLORER_FOCUS,
-        help="Draw the bands of these algorithms only (the true answers are always drawn).",
+        help="Draw the bands of these algorithms only (the true answers are always drawn). A "
+        "band holds 5–95 % of the simulated answers (how much the noise spreads): it is not "
+        "an interval for the true answer, as a release's 95 % interval is.",
     )  # fmt: skip
     return tuple(n for n in names if n in (chosen or ()))
 
@@ -254,11 +257,38 @@ def data_preview(ctx: state.DataContext) -> None:
 
 
 THETA_LEGEND_WIDTH = 380  # px: half of the page at 1280 px, less the y axis
+WIDE_LEGEND_WIDTH = 760  # px: the page's width at 1280 px, less the y axis
+AXIS_LINE_PX = 20  # the second line of an axis title
+PHONE_PLOT_PX = 170  # the plot's width on a phone (390 px), for spacing the x tick labels
+
+
+def fitted(fig: go.Figure) -> go.Figure:
+    """A full-width engine figure fitted to the page and to a phone (review 9, at 390 px): the
+    legend in rows under the plot (on the right it covered the plot, under the clipped-axis
+    note), the subtitle in lines (one line ran past the edge), room for the axis titles' two
+    lines, and x tick labels spaced for a phone's plot (:data:`PHONE_PLOT_PX`)."""
+    out = figs.legend_below(figs.wrap_subtitle(fig), width=WIDE_LEGEND_WIDTH)
+    out = figs.taller(out, AXIS_LINE_PX + figs.PHONE_EXTRA_PX)
+    out.update_layout(margin=dict(b=out.layout.margin.b + AXIS_LINE_PX))
+    x = np.concatenate([np.asarray(t.x, dtype=float) for t in out.data
+                        if t.x is not None and None not in t.x])  # fmt: skip
+    if ticks := figs.spaced_ticks(x, PHONE_PLOT_PX):
+        out.update_xaxes(tickmode="array", tickvals=ticks,
+                         minor=dict(ticks="outside", ticklen=3, dtick="D1", showgrid=False))
+    return out
 
 
 # Said under the explorer's figures of the data without noise (the true answers, the exact
 # counts per bin), where they are shown: a screenshot keeps no bottom line of another tab.
 UNNOISED = "computed from the data without noise: for choosing settings, not for publication"
+
+# The answers tab's caption: its shading is the noise's spread, not a release's interval for
+# the true answer (review 9: in class the two got confused).
+ANSWERS_CAPTION = (
+    "Lines: the mean of the simulated noisy answers per query. Shaded: 5–95 % of the simulated "
+    "answers (how much the noise spreads), not an interval for the true answer like a "
+    f"release's 95 % interval. Dashed: the true answer (Fig. 2). The true answer is {UNNOISED}."
+)
 
 
 def theta_tab(item: Shown) -> None:

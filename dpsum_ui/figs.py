@@ -214,7 +214,7 @@ def legend_rows(names: list[str], width: float) -> int:
     one does not fit."""
     rows, x = 1, 0.0
     for name in names:
-        entry = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(name)
+        entry = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * max(len(line) for line in name.split("<br>"))
         if x > 0 and x + entry > width:
             rows, x = rows + 1, 0.0
         x += entry
@@ -240,6 +240,15 @@ def legend_below(fig: go.Figure, *, width: int) -> go.Figure:
         margin=dict(l=margin.l, r=margin.r, t=margin.t, b=70 + rows * LEGEND_ROW_PX),
         height=(fig.layout.height or PLOT_HEIGHT) + rows * LEGEND_ROW_PX,
     )  # fmt: skip
+
+
+PHONE_EXTRA_PX = 80  # on a phone (390 px) the legend takes more rows from the plot's height
+
+
+def taller(fig: go.Figure, px: int = PHONE_EXTRA_PX) -> go.Figure:
+    """``fig`` (changed in place) ``px`` taller: room kept for the plot on a phone, where the
+    legend's rows, computed for 1280 px by :func:`legend_below`, are more (review 9)."""
+    return fig.update_layout(height=(fig.layout.height or PLOT_HEIGHT) + px)
 
 
 SUBTITLE_CHARS = 44  # a subtitle line's characters in a half-page column (planning tag included)

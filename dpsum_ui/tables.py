@@ -68,7 +68,7 @@ def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
     as drawn: 0.05 is 5 %)."""
     layout_axis = fig.layout[axis[0] + "axis" + axis[1:]]
     text = layout_axis.title.text if layout_axis is not None else None
-    name = str(text) if text else fallback
+    name = re.sub(r"\s*<br>\s*", " ", str(text)) if text else fallback  # a title's lines
     fraction = layout_axis is not None and "%" in str(layout_axis.tickformat or "")
     return f"{name} (fraction)" if fraction else name
 

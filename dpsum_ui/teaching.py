@@ -58,6 +58,24 @@ LESSON_PRIVATE = (
 )
 
 
+LESSON_ALGORITHM = "tamm"  # the page's first algorithm: its θ is the slider (review 9, P2-7)
+
+
+def star_line(best: str | None, chosen: str) -> str | None:
+    """The line under the picker while the lesson shows :data:`LESSON_ALGORITHM` and the ★
+    (``best``, recommended for releases) is another one that chooses its own θ; else None.
+
+    >>> star_line("clampshells", "tamm")
+    '★ recommended for releases: ClampShells. The lesson uses TaMM because its θ is the slider.'
+    >>> star_line("clampshells", "clampshells") is None
+    True
+    """
+    if best is None or chosen != LESSON_ALGORITHM or best == chosen:
+        return None
+    return (f"★ recommended for releases: {label(best)}. The lesson uses {label(chosen)} "
+            "because its θ is the slider.")  # fmt: skip
+
+
 def unnoised_words(ctx: state.DataContext) -> str:
     """The caption under the lesson's exact numbers: :data:`UNNOISED` on a bundled sample
     (public, synthetic), :data:`UNNOISED_PRIVATE` on any other data.
@@ -191,7 +209,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
     tau = float(state.get(K.TEACH_QUERY))
     query = taus.index(tau)
     theta = float(state.get(K.TEACH_THETA))
-    algorithm = str(state.get(K.TEACH_ALGORITHM))  # set by the page (the ★ unless chosen)
+    algorithm = str(state.get(K.TEACH_ALGORITHM))  # set by the page (LESSON_ALGORITHM at first)
     grid = np.asarray(present.theta_grid(domain), dtype=float)
     curves = compute.curves(data, config, query=query, thetas=grid, private=private)
     if curves is None:

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpsum_core import limits
+from dpsum_core.mechanisms.recommend import Recommendation
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.plots.export import PLOTLY_CONFIG, to_html
 from dpsum_core.text import summed
@@ -31,6 +32,7 @@ from .fields import auto_key
 from .state import get, widget
 from .store import live, offer, put, set_live
 
+FROM_PUBLIC_INPUTS = "(Chosen from public inputs only, never the data.)"
 WORKLOAD_LABELS = {
     "Q1": "Q1 · every bin edge",
     "Q2": "Q2 · every 10th edge",
@@ -231,9 +233,20 @@ def algorithms_control(ctx: state.DataContext) -> None:
         help="SQM answers each query alone; Identity, Workload, TiMM and TaMM measure the "
         "histogram with different strategies (TiMM/TaMM: GreedyH matrix mechanism); RawSum "
         "and ClampShells measure sums and choose θ themselves. ★ marks the recommended one "
-        "(what `auto` runs in `dpsum run` and on the Release page): "
-        + (rec.why if rec is not None else "set valid ε, U and bins to see it") + ".",
+        "(what `auto` runs in `dpsum run` and on the Release page). "
+        + (rec.why if rec is not None else "Set valid ε, U and bins to see it."),
     )
+
+
+def recommendation(rec: Recommendation, note: str | None = None) -> None:
+    """The recommendation's one sentence (:func:`~dpsum_core.mechanisms.recommend.reason`, the
+    CLI's too), marked ★ as on every picker, ``note`` under it, and its benchmark numbers in
+    an expander."""
+    st.markdown(f"★ {rec.why} {FROM_PUBLIC_INPUTS}")
+    if note is not None:
+        st.markdown(note)
+    with st.expander("The benchmark behind ★", icon=":material/query_stats:"):
+        st.markdown(rec.detail)
 
 
 def _new_seed() -> None:

@@ -112,8 +112,9 @@ def decision_figure(
     return fig
 
 
-MEETS_KEY = "large marker on the target: where that line first meets it"
-SHARED_KEY = "grey number: that many lines meet it at about the same ε (hover for which)"
+# In two short lines each: one line ran past a phone's edge (390 px; review 9)
+MEETS_KEY = "large marker on the target:<br>where that line first meets it"
+SHARED_KEY = "grey number: that many lines meet it<br>at about the same ε (hover for which)"
 
 
 def _crossing_keys(fig: go.Figure, groups: list[list[Reach]]) -> None:

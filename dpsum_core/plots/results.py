@@ -133,12 +133,27 @@ def answers_figure(
     title = f"Noisy answers, {truncation_label(truncation)}"
     title += " + isotonic" if iso else ""
     fig.update_layout(title=_title(title, result), **_LAYOUT)
+    _band_key(fig)
     what = summed(result.cleaning.get("id_column") is not None)  # per row or per person
-    fig.update_xaxes(title=f"threshold τ (query sums {what} ≤ τ){IN_UNIT}", type="log",
+    # two short lines: one line was cut on a phone (390 px)
+    fig.update_xaxes(title=f"threshold τ{IN_UNIT}<br>(query sums {what} ≤ τ)", type="log",
                      **log_ticks(x, amounts=True))  # fmt: skip
-    fig.update_yaxes(title=f"sum of {what} ≤ τ{IN_UNIT}")
+    fig.update_yaxes(title=f"sum of {what} ≤ τ<br>in the data's unit")
     _answers_axis(fig, result.true_answers, shown)
     return fig
+
+
+# What the shading of an answers figure is, so that it is not read as a release's "95 %
+# interval for the true answer" (review 9): a legend entry of two short lines (a phone's width).
+BAND_KEY = "shaded: 5–95 % of simulated answers (the<br>noise's spread), not an interval for the truth"
+
+
+def _band_key(fig: go.Figure) -> None:
+    """The legend entry naming the shading (a grey swatch; no data)."""
+    fig.add_trace(
+        go.Scatter(x=[None], y=[None], mode="none", fill="toself", fillcolor=_rgba("#777777", 0.3),
+                   name=BAND_KEY, hoverinfo="skip")
+    )  # fmt: skip
 
 
 def _answer_band(fig, result, r: Run, *, iso: bool, row=None, col=None, legend=True) -> list:

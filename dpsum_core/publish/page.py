@@ -25,10 +25,11 @@ def report_html(markdown: str) -> str:
         if table:
             head, *rest = table
             body.append(
-                "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>"
+                '<div class="wide"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+                + "</tr></thead>"
                 "<tbody>"
                 + "".join("<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>" for r in rest)
-                + "</tbody></table>"
+                + "</tbody></table></div>"
             )
             table.clear()
 
@@ -64,13 +65,16 @@ def report_html(markdown: str) -> str:
         elif line.strip():
             body.append(f"<p>{inline(line)}</p>")
     flush_table()
-    style = (
+    style = (  # fits a phone (390 px): the chart shrinks, a wide table scrolls in its own box
         "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+        "img{max-width:100%;height:auto}.wide{overflow-x:auto}h1,h2,p,li{overflow-wrap:anywhere}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
-        "text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}"
+        "text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"
+        "overflow-wrap:anywhere}"
     )
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+        'content="width=device-width, initial-scale=1">'
         f"<title>dpsum release report</title><style>{style}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"

@@ -519,7 +519,7 @@ def report_markdown(
         f"{decimal_text(b['epsilon_theta'])} chooses θ and ε_m = "
         f"{decimal_text(b['epsilon_measure'])} measures the answers.",
         f"- **Algorithm**: {alg.label} {_plain_words(alg, c)}."
-        + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto']}."),
+        + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto'].rstrip('.')}."),
         f"- **Truncation**: {cap_truncation(c) or get_truncation(c['truncation']).description}.",
         f"- **Released θ**: {theta_words(rel.theta, float(c['upper']))}.",
         *_cap_line(c),

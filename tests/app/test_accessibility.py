@@ -102,7 +102,8 @@ def test_answers_table_holds_the_drawn_numbers(result) -> None:
     table = figure_table(fig)
     m = len(result.workload.thresholds)
     assert len(table) == (len(ALGORITHMS) + 1) * m
-    x, y = f"threshold τ (query sums values ≤ τ){IN_UNIT}", f"sum of values ≤ τ{IN_UNIT}"
+    # the axis titles' two lines (a phone's width) in one header
+    x, y = f"threshold τ{IN_UNIT} (query sums values ≤ τ)", "sum of values ≤ τ in the data's unit"
     assert list(table.columns) == ["series", x, y, "5th percentile", "95th percentile"]
     truth = table[table["series"] == "true answer"]
     np.testing.assert_array_equal(truth[y], result.true_answers)

@@ -70,7 +70,7 @@ def test_the_summary_is_the_engines_for_the_target_typed(decide: AppTest) -> Non
     assert any("true answers" in w.value and "allowed to see the data" in w.value
                for w in decide.warning)  # fmt: skip
     (spec,) = charts(decide)
-    assert title(spec).startswith("Median relative error versus ε, target 2 %")
+    assert title(spec).startswith("Median relative error versus ε<br><sup>target 2 % · ")
     names = [t.get("name", "") for t in spec["data"]]
     assert "TaMM with SVT" in names and "RawSum (θ after measuring)" in names
 
@@ -156,7 +156,7 @@ def test_the_chart_data_table_is_in_words_and_percent(decide: AppTest) -> None:
 
 
 def _rec() -> Recommendation:
-    return Recommendation("clampshells", "inside", "why")
+    return Recommendation("clampshells", "inside", "why", "detail")
 
 
 def test_a_recommendation_missing_the_target_at_its_epsilon_is_said_under_it() -> None:
@@ -191,7 +191,7 @@ def test_no_caveat_when_the_pick_meets_the_target_or_comes_first(reaches) -> Non
 def test_the_page_shows_no_caveat_when_the_pick_reaches_the_target_first(decide: AppTest) -> None:
     decide.text_input(key="decide_target").input("1").run()
     assert_clean(decide)
-    assert "Recommended at ε = 0.01" in summary(decide)
+    assert "★ ClampShells is recommended for ε = 0.01," in summary(decide)
     assert "On this data" not in summary(decide)  # ClampShells reaches 1 % at ε ≈ 0.074
 
 
@@ -217,13 +217,13 @@ def test_the_page_says_when_its_curves_show_the_pick_missing_the_target() -> Non
         at.button(key="decide_compute").click().run()
     assert_clean(at)
     shown = [m.value for m in at.markdown]
-    at_rec = next(i for i, m in enumerate(shown) if m.startswith("Recommended at ε = 1 "))
-    assert "**ClampShells**" in shown[at_rec]
+    at_rec = next(i for i, m in enumerate(shown) if m.startswith("★ ClampShells is recommended "))
+    assert "for ε = 1," in shown[at_rec]
     caveat = shown[at_rec + 1]
     clamp = configuration_name("clampshells", "inside")
     raw = configuration_name("rawsum", "posthoc")
     assert caveat.startswith(f"On this data, {clamp} needs ε ≈ "), caveat
     assert f" for 0.3 %; {raw} reaches it at ε ≈ " in caveat
     # the same numbers as the list below it
-    first = shown[at_rec + 2].splitlines()[0]
+    first = next(m for m in shown[at_rec:] if m.startswith("- ")).splitlines()[0]
     assert first == f"- {raw} reaches a median relative error of 0.3 % at ε ≈ {caveat.rsplit('≈ ', 1)[1].rstrip('.')}."

@@ -43,8 +43,9 @@ def test_run_shows_answers_with_one_band_and_mean_per_algorithm(small: AppTest) 
     assert_clean(small)
     (spec,) = charts(small)
     # 7 algorithms (RawSum, and ClampShells: recommended at the defaults) × (band + mean
-    # line) + the true answers
-    assert len(spec["data"]) == 15
+    # line) + the true answers + the legend entry naming the bands (review 9)
+    assert len(spec["data"]) == 16
+    assert any("not an interval for the truth" in t.get("name", "") for t in spec["data"])
     assert "Noisy answers" in title(spec) and "seed 0" in title(spec)
     assert any("**Seed 0**" in m.value for m in small.markdown)
     assert small.query_params["seed"] == ["0"] or small.query_params["seed"] == "0"
@@ -160,7 +161,7 @@ def test_algorithm_subset_and_truncation_methods(small: AppTest) -> None:
     run_explorer(small)
     assert_clean(small)
     spec = charts(small)[0]
-    assert len(spec["data"]) == 5
+    assert len(spec["data"]) == 6  # 2 × (band, mean), the true answers, the bands' legend entry
     assert "Recursive" in title(spec)
     small.button_group(key="truncation").set_value("none").run()
     run_explorer(small)
@@ -284,7 +285,7 @@ def test_bands_can_be_focused_on_a_few_algorithms(small: AppTest) -> None:
     small.button_group(key="explorer_focus").set_value(["tamm"]).run()
     assert_clean(small)
     names = {t.get("name") for t in charts(small)[0]["data"] if t.get("name")}
-    assert {n.split(" ")[0] for n in names} == {"TaMM", "true"}, names
+    assert {n.split(" ")[0] for n in names} == {"TaMM", "true", "shaded:"}, names
 
 
 def test_the_expected_error_tab_says_clampshells_model_leaves_out_its_tail_scan(small: AppTest) -> None:

@@ -1,5 +1,5 @@
 """Single query after the new-user reviews (researcher P3-2, P3-4; statistician P3-6, P3-8): the
-page opens on the ★ algorithm unless a link names one, says beside its numbers that they are
+page opens on TaMM (its θ is the slider; the ★ named under the picker) unless a link names one, says beside its numbers that they are
 computed without noise, and counts people, not records, when a person is the unit of privacy
 (there, on the Data page's histogram and in the sidebar)."""
 
@@ -26,26 +26,39 @@ def _frame(at: AppTest) -> str:
     return frame
 
 
-def test_the_page_opens_on_the_recommended_algorithm() -> None:
-    """Old: Identity, whatever the ★ (reviews: ClampShells at the default ε = 0.01)."""
+def test_the_page_opens_on_tamm_and_names_the_star_for_releases() -> None:
+    """Review 9, P2-7: the page opened on the ★ (ClampShells), whose θ is hypothetical (it
+    chooses its own; its answers do not move with the slider). A lesson on truncation now opens
+    on TaMM, whose θ is the slider, and one line keeps the ★ in view; picking ClampShells keeps
+    its own explanation (θ shows where it would cut) and drops the line."""
     at = new_app()
     at.run()
     at = _single_query(at)
     want = recommend(epsilon=0.01, upper=800_000.0, bins=1000, workload="Q1").algorithm
     assert want == "clampshells"
-    assert at.button_group(key="teach_algorithm").value == want
-    assert lesson(at)["algorithm"] == want
-    assert "opens on it" in at.button_group(key="teach_algorithm").help
+    picker = at.button_group(key="teach_algorithm")
+    assert picker.value == "tamm" and lesson(at)["algorithm"] == "tamm"
+    assert "★ ClampShells" in picker.options
+    line = ("★ recommended for releases: ClampShells. The lesson uses TaMM because its θ is the "
+            "slider.")  # fmt: skip
+    assert line in [c.value for c in at.caption]
+    assert "opens on TaMM" in picker.help
+    picker.set_value("clampshells").run()
+    assert_clean(at)
+    assert lesson(at)["algorithm"] == "clampshells"
+    assert line not in [c.value for c in at.caption]
+    assert "chooses its own θ" in _frame(at)
 
 
 def test_the_page_opens_on_the_star_of_its_own_settings() -> None:
-    """Above ε = 3 the ★ is RawSum: the page opens on it (not on ClampShells, not Identity)."""
+    """Above ε = 3 the ★ is RawSum: the page still opens on TaMM, and the line names RawSum."""
     at = new_app()
     at.run()
     at.switch_page("app_pages/explorer.py").run()
     at.session_state["epsilon"] = 5.0
     at = _single_query(at.run())
-    assert at.button_group(key="teach_algorithm").value == "rawsum"
+    assert at.button_group(key="teach_algorithm").value == "tamm"
+    assert any(c.value.startswith("★ recommended for releases: RawSum.") for c in at.caption)
 
 
 def test_a_link_that_names_an_algorithm_opens_on_it() -> None:

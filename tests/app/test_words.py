@@ -52,7 +52,7 @@ def test_star_decide_and_release_follow_one_rule(epsilon, expected):
     at.switch_page("app_pages/decide.py").run()
     assert not at.exception
     said = " ".join(m.value for m in at.markdown)
-    assert f"Recommended at ε = {epsilon:g} from public inputs only: **{expected}**" in said
+    assert f"★ {expected} is recommended for ε = {epsilon:g}, 1,000 bins and workload Q3" in said
     at.switch_page("app_pages/release.py").run()
     assert not at.exception
     assert at.selectbox(key="release_algorithm").options[0] == f"★ {expected} (auto)"

@@ -285,8 +285,8 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
     tests/e2e/artifacts. The chart as drawn (its svg) meets no explanation card nor
     demonstration panel, and nothing covers a line of their text (the review saw the chart
     drawn over the cards at 1400, 1600 and 1920 px wide, where it is taller than its column).
-    The page opens on the ★ (ClampShells here, no SVT / Recursive row): its θ axis, ticks and
-    title, on the first screen too, at 1280×720 with the sidebar open (researcher's review
+    With the ★ (ClampShells here, no SVT / Recursive row; the page opens on TaMM): its θ axis,
+    ticks and title, on the first screen too, at 1280×720 with the sidebar open (researcher's review
     P3-5 saw them below it, on Identity)."""
     url = f"{server.url}/single-query"
     if opened == "link":  # the address bar of a visit is a shared link
@@ -303,14 +303,14 @@ def test_single_query_fits_the_room(browser, server, width, height, sidebar, alg
         if opened == "guide":
             page.get_by_text("Guide: Step").wait_for()
         name = {"identity": "Identity", "rawsum": "RawSum", "clampshells": "ClampShells"}[algorithm]
-        if algorithm != "clampshells":  # the page opens on the ★: ClampShells here
-            page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
-            page.wait_for_function(
-                "([sel, name]) => { const c = document.querySelector(sel)?.contentDocument"
-                "?.getElementById('chart'); return !!c?._fullLayout?.title?.text"
-                "?.startsWith(name); }",
-                arg=[FRAME, name])
-            wait_idle(page)
+        # the page opens on TaMM (its θ is the slider), none of these
+        page.locator(f"{key('teach_algorithm')} button", has_text=name).click()
+        page.wait_for_function(
+            "([sel, name]) => { const c = document.querySelector(sel)?.contentDocument"
+            "?.getElementById('chart'); return !!c?._fullLayout?.title?.text"
+            "?.startsWith(name); }",
+            arg=[FRAME, name])
+        wait_idle(page)
         if sidebar == "collapsed":
             page.locator(SIDEBAR).hover()
             page.locator('[data-testid="stSidebarCollapseButton"] button').click()
@@ -411,6 +411,11 @@ def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server
         page.set_viewport_size({"width": 1050, "height": 800})
         page.wait_for_function(  # plotly's resize, then the frame's arrangement after it
             "(sel) => document.querySelector(sel).contentWindow.lessonArranged >= 2", arg=FRAME)
+        # With the SVT / Recursive row (TaMM, the page's first algorithm since review 9) the
+        # frame's own resize takes one arrangement more: the plot is 185 px for a moment between
+        # them. Wait until no arrangement came for a polling interval (longer than the frame's
+        # 300 ms debounce), then measure.
+        page.wait_for_function(_SETTLED, arg=FRAME, polling=700, timeout=10_000)
         after = lesson_frame(page).locator("body").evaluate(_PLOT_HEIGHT)
         assert_rows_apart(lesson_frame(page).locator("body").evaluate(_ROWS))
     finally:
@@ -418,6 +423,13 @@ def test_the_plot_keeps_its_least_height_when_the_window_narrows(browser, server
     assert before >= MIN_PLOT_PX - 0.5, before
     assert after >= MIN_PLOT_PX - 0.5, after
 
+
+# True once the frame's arrangement count and plot height are what the previous poll saw.
+_SETTLED = """(sel) => { const w = document.querySelector(sel).contentWindow;
+  const h = w.document.querySelector('#chart .draglayer .xy .nsewdrag').getBoundingClientRect().height;
+  const now = [w.lessonArranged, h], seen = w.__dpsumSeen;
+  w.__dpsumSeen = now;
+  return !!seen && seen[0] === now[0] && seen[1] === now[1]; }"""
 
 _PHONE = """async () => { await window.lessonDrawn;
   const rect = (e) => { const r = e.getBoundingClientRect();
@@ -429,17 +441,21 @@ _PHONE = """async () => { await window.lessonDrawn;
           boxes: [...document.querySelectorAll('.card, .panel, #tools')].map(rect)}; }"""
 
 
-def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, server):
+@pytest.mark.parametrize(("link", "x_title"), [
+    ("", "truncation threshold θ"),  # the page opens on TaMM (review 9)
+    ("?algorithm=clampshells", "θ: where ClampShells would cut (it chooses its own θ)"),
+], ids=["tamm", "clampshells"])  # fmt: skip
+def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, server, link, x_title):
     """Researcher's review P2-1 (390×844): the chart was squeezed to about 70 px beside the
     numbers, its mode bar over the title, tick labels, legend and the "Add one person" box cut
     at the right. Now: the chart under θ and the numbers, as wide as the frame (≥ 300 px), its
     plot ≥ MIN_PLOT_PX tall; nothing wider than the window; the chart's parts within it and
     apart (readout and θ's axis title wrapped); no mode bar; no text cut or under 16 px."""
-    context, page = open_single_query(browser, f"{server.url}/single-query", 390, 844)
+    context, page = open_single_query(browser, f"{server.url}/single-query{link}", 390, 844)
     try:
         body = lesson_frame(page).locator("body")
         geometry, phone = body.evaluate(_GEOMETRY), body.evaluate(_PHONE)
-        page.screenshot(path=str(ARTIFACTS / "single_query_390x844.png"))
+        page.screenshot(path=str(ARTIFACTS / f"single_query_390x844{link[11:]}.png"))
         assert_clean(page)
         page.set_viewport_size({"width": 1280, "height": 800})  # wide again: drawn anew
         page.wait_for_function(
@@ -461,7 +477,7 @@ def test_single_query_on_a_phone_puts_the_chart_under_the_numbers(browser, serve
     assert not _overlaps(geometry["parts"]), _overlaps(geometry["parts"])
     assert not phone["modebar"]
     assert not geometry["cut"] and not geometry["small"] and not geometry["chart_small"]
-    assert turned["x_title"] == "θ: where ClampShells would cut (it chooses its own θ)"  # 1 line
+    assert turned["x_title"] == x_title  # 1 line
     assert not _overlaps(turned["parts"]), _overlaps(turned["parts"])
 
 

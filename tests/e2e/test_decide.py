@@ -52,7 +52,8 @@ def test_decide_page_summary_and_link_in_a_new_browser_context(page, server, bro
     assert "/decide?" in link and "workload=Q3" in link
     traces = chart_data(page, "decide")
     heading = chart_title(page, "decide")
-    assert heading.startswith("Median relative error versus ε, target 3 %")
+    # the title, then the subtitle's lines (plotly joins them with zero-width spaces)
+    assert heading.startswith("Median relative error versus ε\u200btarget 3 % · "), heading
 
     context = new_context(browser)
     try:

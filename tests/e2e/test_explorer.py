@@ -75,20 +75,22 @@ def timed_run(page, seed: int) -> dict:
 
 def assert_answers_figure(page, *, dataset: str, workload: str, queries: int, trials: int,
                           seed: int) -> list[dict]:
-    """The answers chart: 7 algorithms × (band + mean) + the true answers, titled for the run."""
+    """The answers chart: 7 algorithms × (band + mean) + the true answers + the legend entry
+    naming the bands (5–95 % of simulated answers, not an interval for the truth), titled for
+    the run."""
     traces = page.evaluate(
         "() => document.querySelector('.st-key-chart_explorer_answers .js-plotly-plot').data.length"
     )
-    assert traces == 2 * len(ALGORITHMS) + 1
+    assert traces == 2 * len(ALGORITHMS) + 2
     title = chart_title(page, "explorer_answers")
     assert title.startswith("Noisy answers, SVT + isotonic"), title
     assert f"{dataset} · {workload}" in title, title
     assert f"{trials} trials · seed {seed}" in title, title
     data = chart_data(page, "explorer_answers")
     names = [t["name"] for t in data]
-    assert names[-1] == "true answer", names
+    assert names[-2] == "true answer" and "not an interval for the truth" in names[-1], names
     assert set(ALGORITHMS) <= set(names), names
-    for t in data:  # a 5–95 % band is one closed polygon: τ forwards, then backwards
+    for t in data[:-1]:  # a 5–95 % band is one closed polygon: τ forwards, then backwards
         n = 2 * queries if t["name"].endswith("5–95%") else queries
         assert len(t["x"]) == n and len(t["y"]) == n, (t["name"], len(t["x"]), n)
     return data

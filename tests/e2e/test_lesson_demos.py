@@ -77,10 +77,11 @@ def test_the_noisy_answers_are_the_seeds_in_every_browser(browser, server):
 
 
 def test_the_star_draws_its_noisy_answers_on_the_first_view(browser, server):
-    """Reviewers saw the demonstration empty until another algorithm was picked: the page opens
-    on the ★ (ClampShells), which chooses its own θ. Its five answers are drawn on the first
-    view, and stay put when θ moves (they are at its own θ)."""
-    context, page = open_single_query(browser, server.url + "/single-query")
+    """Reviewers saw the demonstration empty until another algorithm was picked: the ★
+    (ClampShells), opened by a link (the page itself opens on TaMM, whose θ is the slider),
+    chooses its own θ. Its five answers are drawn on the first view, and stay put when θ moves
+    (they are at its own θ)."""
+    context, page = open_single_query(browser, server.url + "/single-query?algorithm=clampshells")
     try:
         frame = lesson_frame(page)
         before = demo_state(frame)

@@ -1,0 +1,132 @@
+"""A teacher's phone (390×844; review 9, P3): the Explorer's legend covered its plot and its
+x axis title was cut, Decide's title and legend ran past the right edge, report.html scrolled
+sideways (its chart 736 px wide) and the sidebar stayed open over the page just chosen. Each
+test reads the boxes Chromium drew (conftest's chart_parts and overlapping)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from dpsum_core.cli import main
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    SIDEBAR,
+    answers_title,
+    assert_clean,
+    button,
+    chart_parts,
+    key,
+    new_context,
+    overlapping,
+    wait_idle,
+    wait_rendered,
+)
+
+pytestmark = pytest.mark.e2e
+
+PHONE = (390, 844)
+SMALL = "data=incomes_small.csv&workload=Q3&trials=20&seed=0"
+
+
+@pytest.fixture
+def phone(browser, server) -> Iterator:
+    context = new_context(browser, *PHONE)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    yield pg
+    context.close()
+
+
+def _inside_across(inner: dict, outer: dict) -> bool:
+    """Whether ``inner`` lies within ``outer``'s left and right edges (a pixel of slack)."""
+    return inner["left"] >= outer["left"] - 1 and inner["right"] <= outer["right"] + 1
+
+
+def _others(boxes: dict, name: str) -> list[tuple[str, str]]:
+    return [(name, other) for other in boxes if other not in (name, "figure")]
+
+
+def test_the_explorers_legend_sits_under_its_plot_on_a_phone(phone, server):
+    phone.goto(f"{server.url}/?{SMALL}")
+    button(phone, "explorer_run").wait_for()
+    wait_idle(phone)
+    button(phone, "explorer_run").click()
+    phone.wait_for_function(answers_title(0), timeout=120_000)
+    wait_rendered(phone, 120_000)
+    assert_clean(phone)
+    boxes = chart_parts(phone, "explorer_answers")
+    phone.locator(key("chart_explorer_answers")).screenshot(path=str(ARTIFACTS / "phone_answers.png"))
+    (plot,) = [b for n, b in boxes.items() if n.startswith("plot ")]
+    assert boxes["legend"]["top"] >= plot["bottom"], (boxes["legend"], plot)
+    assert not overlapping(boxes, _others(boxes, "legend")), overlapping(boxes, _others(boxes, "legend"))
+    for part in ("legend", "x title", "title"):
+        assert _inside_across(boxes[part], boxes["figure"]), (part, boxes[part], boxes["figure"])
+    assert plot["bottom"] - plot["top"] >= 200, plot  # the plot keeps a readable height
+    # the band is named apart from a release's interval, in the legend itself
+    assert "not an interval for the truth" in phone.locator(f"{key('chart_explorer_answers')} .legend").text_content()
+
+
+def test_decides_title_and_legend_fit_a_phone(phone, server):
+    phone.goto(f"{server.url}/decide?{SMALL}")
+    phone.locator(f"{key('chart_decide')} .main-svg").first.wait_for(timeout=120_000)
+    wait_rendered(phone, 120_000)
+    assert_clean(phone)
+    boxes = chart_parts(phone, "decide")
+    phone.locator(key("chart_decide")).screenshot(path=str(ARTIFACTS / "phone_decide.png"))
+    for part in ("title", "legend", "x title"):
+        assert _inside_across(boxes[part], boxes["figure"]), (part, boxes[part], boxes["figure"])
+    assert not overlapping(boxes, _others(boxes, "legend"))
+    (plot,) = [b for n, b in boxes.items() if n.startswith("plot ")]
+    assert plot["bottom"] - plot["top"] >= 200, plot
+
+
+@pytest.mark.parametrize("size", [PHONE, (1280, 720)], ids=["phone", "desktop"])
+def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
+    out = tmp_path / "rel"
+    assert main(["release", "--data", "sample:incomes_small.csv", "--upper", "800000",
+                 "--bins", "200", "--workload", "Q1", "--epsilon", "0.5",
+                 "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
+    (report,) = out.glob("*_report.html")
+    context = new_context(browser, *size)
+    try:
+        pg = context.new_page()
+        pg.goto(report.as_uri())
+        pg.locator("img").wait_for()
+        wide, window, chart = pg.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.querySelector('img').getBoundingClientRect().right]"
+        )
+        assert wide <= window and chart <= window, (wide, window, chart)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("size", "closes"), [(PHONE, True), ((1280, 720), False)],
+                         ids=["phone", "desktop"])  # fmt: skip
+def test_choosing_a_page_closes_the_sidebar_on_a_phone_only(browser, server, size, closes):
+    context = new_context(browser, *size)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(120_000)
+        pg.goto(server.url)
+        button(pg, "explorer_run").wait_for()
+        wait_idle(pg)
+        bar = pg.locator(SIDEBAR)
+        if closes:  # a phone opens with the sidebar closed: open it, as a reader would
+            pg.locator('[data-testid="stExpandSidebarButton"]').click()
+            pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
+                                 ".getBoundingClientRect().left >= 0")  # fmt: skip
+            pg.locator('[data-testid="stSidebarNavLink"]', has_text="Single query").click()
+        else:  # the pages' menu is at the top on a wide window
+            pg.locator('[data-testid="stTopNavLink"]', has_text="Single query").click()
+        pg.locator("h1", has_text="Single query").wait_for()
+        wait_idle(pg)
+        right = "() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
+        if closes:  # closed once its transition ends (a timeout fails the test)
+            pg.wait_for_function(f"() => ({right})() <= 1", timeout=10_000)
+        else:
+            assert pg.evaluate(right) > 100, bar.bounding_box()
+    finally:
+        context.close()
