@@ -15,6 +15,7 @@ PAGE = Page(
     view=decide.VIEW,
     state_keys=(
         K.DECIDE_TARGET,
+        K.DECIDE_TARGET_ON,
         K.DECIDE_ABOVE,
         K.DECIDE_TRUNCATIONS,
         K.DECIDE_SIMULATE,
@@ -22,6 +23,8 @@ PAGE = Page(
         K.DECIDE_TABLE,
         K.DECIDE_CSV,
         K.DECIDE_COMPUTE,
+        K.DECIDE_MEASURE,
+        K.DECIDE_WIDTH,
     ),
     truncations_key=K.DECIDE_TRUNCATIONS,
     redraws=decide.redraws,

@@ -80,7 +80,8 @@ def test_upload_choose_column_configure_and_run(data_page: AppTest) -> None:
     run_explorer(data_page)
     assert_clean(data_page)
     spec = charts(data_page)[0]
-    assert "mydata.csv" in title(spec) and len(spec["data"]) == 15
+    # 7 algorithms × (band + mean line) + the true answers + the legend entry naming the bands
+    assert "mydata.csv" in title(spec) and len(spec["data"]) == 16
     # the link never carries uploaded data, only a marker: not even the column's name
     assert data_page.query_params["data"] in ("upload", ["upload"])
     assert "column" not in data_page.query_params
