@@ -104,6 +104,10 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_truncation`` selectbox: the one truncation method (``posthoc`` for RawSum)
     ``release_iso``        toggle: publish isotonic-regressed answers
     ``release_public_cap`` number: an optional public cap (a documented top code) for ClampShells
+    ``release_bands``      text_input: optional totals by band, ``LOW-HIGH`` comma separated as
+                           ``dpsum release --bands`` (edges 0 or thresholds of the workload),
+                           checked before anything is spent; the last release's bands are in its
+                           table and files (ReleaseState.last_bands)
     ``release_total``      number_input: the dataset's total ε budget
     ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
     ``release_ledger_upload_too_big``  button, hidden: as ``data_upload_too_big``
@@ -231,6 +235,7 @@ RELEASE_ALGORITHM = "release_algorithm"
 RELEASE_TRUNCATION = "release_truncation"
 RELEASE_ISO = "release_iso"
 RELEASE_PUBLIC_CAP = "release_public_cap"  # a documented top code, ClampShells' θ at no ε
+RELEASE_BANDS = "release_bands"  # totals by band, as --bands: "500-1000, 1000-1500"
 RELEASE_TOTAL = "release_total"
 RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
 RELEASE_LEDGER_UPLOAD_TOO_BIG = "release_ledger_upload_too_big"
