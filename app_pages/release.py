@@ -37,6 +37,7 @@ from dpsum_ui import (
     widgets,
 )
 from dpsum_ui import keys as K
+from dpsum_ui.names import name_help
 
 
 def _fits(book: Ledger, epsilon: float) -> bool:
@@ -318,7 +319,7 @@ if rel is not None:
     st.header("The release" if elsewhere is None else "The earlier release (other data)")
     if elsewhere is not None:
         st.warning(elsewhere, icon=":material/history:")
-    st.markdown(release.release_of(rel))
+    st.markdown(release.release_of(rel), help=name_help(release.last_data()[0]))
     c = rel.config
     theta = rel.theta
     shown_theta = (

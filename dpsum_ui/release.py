@@ -43,6 +43,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from . import compute, identifiers, oversize, state, store
 from . import keys as K
 from .datasets import release_content, source_fingerprint
+from .names import shown_name
 from .page_state import Carried, ReleaseState, load, take, update
 from .passes import release_input, with_passes
 from .uploads import uploader_size
@@ -385,7 +386,7 @@ def missing(ctx: state.DataContext) -> list[str]:
     if pending := state.domain_pending():
         out.append(
             f"The public upper bound {state.u_still()}: set U for "
-            f"{escape_name(pending, 'markdown')} on the "
+            f"{shown_name(pending)} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
     if store.live(K.RELEASE_TOTAL) is None:
@@ -494,7 +495,7 @@ def release_of(rel: Release) -> str:
     name, _ = last_data()
     column = f", column **{escape_name(rel.column, 'markdown')}**" if rel.column else ""
     return (
-        f"Made on **{escape_name(name, 'markdown')}**{column} · unit of privacy: "
+        f"Made on **{shown_name(name)}**{column} · unit of privacy: "
         f"{escape_name(rel.unit_of_privacy, 'markdown')}"
     )
 
@@ -514,8 +515,8 @@ def made_elsewhere(rel: Release, data: Statistics, ctx: state.DataContext) -> st
     by_unit = differs[-1] == "unit of privacy"
     unit = f", {escape_name(rel.unit_of_privacy, 'markdown')}" if by_unit else ""
     return (
-        f"**This earlier release is of {col}{escape_name(name, 'markdown')}{unit}**, not of the "
-        f"data selected now ({now}{escape_name(data.name, 'markdown')}, "
+        f"**This earlier release is of {col}{shown_name(name)}{unit}**, not of the "
+        f"data selected now ({now}{shown_name(data.name)}, "
         f"{escape_name(ctx.unit_of_privacy, 'markdown')}): the {' and '.join(differs)} "
         f"{'differs' if len(differs) == 1 else 'differ'}. Its answers and downloads are that "
         "release's. The ledger counts ε per content of the cleaned (identifier, value) rows "
