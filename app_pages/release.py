@@ -249,7 +249,7 @@ shell.reproduce_panel(
     reproduce.release_command(
         plan, path=path, column=ctx.column, budget=shown_total, id_column=ctx.id_column,
         # the CLI asks a release of several columns to declare its unit (cli._declared)
-        one_row_per_person=ctx.id_column is None and len(ctx.all_columns) > 1,
+        one_row_per_person=ctx.id_column is None and len(ctx.all_columns) > 1, bands=wanted,
     ),
     reproduce.release_python(plan, path=path, column=ctx.column, id_column=ctx.id_column),
     what="this release's configuration (a new draw of noise: no seed, by design)",

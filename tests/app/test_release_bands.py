@@ -74,6 +74,8 @@ def test_good_bands_are_in_the_table_and_in_the_files(files) -> None:
     t1, t2 = thresholds[0], thresholds[1]
     at.text_input(key=K.RELEASE_BANDS).input(f" 0-{t1:g}, {t1:g}-{t2:g} ").run()
     assert_clean(at)
+    (command,) = [c.value for c in at.code if c.value.startswith("dpsum release")]
+    assert f"--bands 0-{t1:g},{t1:g}-{t2:g}" in command  # the reproduce box's command too
     at.checkbox(key=K.RELEASE_CONFIRM).check().run()
     at.button(key=K.RELEASE_GO).click().run()
     assert_clean(at)
