@@ -20,6 +20,7 @@ from dpsum_ui.identifiers import (
     unit_option,
     value_caution,
 )
+from dpsum_ui.names import shown_name
 from dpsum_ui.state import get, widget
 from dpsum_ui.store import live
 from dpsum_ui.uploads import UPLOAD_HELP_FORMATS, UPLOAD_TYPES, uploader_size
@@ -55,7 +56,7 @@ def kept_file(role: state.Role, uploader: str, remove: str) -> None:
     if up is None or live(uploader) is not None:
         return
     st.success(
-        f"In use: **{escape_name(up.name, 'markdown')}** · {up.size_text}, kept in this "
+        f"In use: **{shown_name(up.name)}** · {up.size_text}, kept in this "
         "session's memory only. Upload another file above to replace it.",
         icon=":material/description:",
     )
@@ -122,7 +123,7 @@ def release_data_section() -> None:
             st.error(rel.error)
         else:
             st.caption(
-                f"Release reads {escape_name(rel.label, 'markdown')} · "
+                f"Release reads {shown_name(rel.label)} · "
                 f"{escape_name(rel.column, 'markdown')}, with the public domain on the "
                 "right; nothing from it is shown on the planning pages."
             )
@@ -299,7 +300,7 @@ with domain_col:
     upper = get(K.DOMAIN_UPPER)
     if pending := state.domain_pending():
         st.warning(
-            f"**Set U for {escape_name(pending, 'markdown')}.** {state.u_still()}, "
+            f"**Set U for {shown_name(pending)}.** {state.u_still()}, "
             "which rarely suits another column. Enter a public upper "
             "bound for this column below, or keep this one if it is right.",
             icon=":material/edit:",

@@ -8,7 +8,6 @@ from dpsum_core.plots.results import (
     isotonic_figure,
     relative_error_figure,
 )
-from dpsum_core.text import escape_name
 from dpsum_ui import (
     explorer,
     furniture,
@@ -20,6 +19,7 @@ from dpsum_ui import (
     widgets,
 )  # fmt: skip
 from dpsum_ui import keys as K
+from dpsum_ui.names import shown_name
 
 
 def settings_panel(ctx: state.DataContext) -> state.Plan:
@@ -116,7 +116,7 @@ explorer.show_notices()
 ctx = state.data_context()
 shell.recap(ctx)
 if not shell.needs_data(ctx) and (pending := state.domain_pending()):  # settings stay editable
-    st.warning(f"Set the public upper bound U for {escape_name(pending, 'markdown')} on the Data page before "
+    st.warning(f"Set the public upper bound U for {shown_name(pending)} on the Data page before "
                "running.")  # fmt: skip
     st.page_link("app_pages/data.py", label="Set U on the Data page", icon=":material/edit:")
 plan = settings_panel(ctx)

@@ -11,6 +11,7 @@ import streamlit as st
 from dpsum_core import limits
 from dpsum_core.errors import DpsumError
 from dpsum_core.mechanisms.registry import label
+from dpsum_core.publish.bands import band_lines
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.release import PUBLISHED_DIGITS, decimal_text
 from dpsum_core.publish.report import (
@@ -36,6 +37,7 @@ from dpsum_ui import (
     widgets,
 )
 from dpsum_ui import keys as K
+from dpsum_ui.names import name_help
 
 
 def _fits(book: Ledger, epsilon: float) -> bool:
@@ -145,6 +147,21 @@ st.markdown(
     + release.origin_words(ctx, algorithm, truncation)
 )
 st.caption(f"Queries: {query_words(ctx.id_column is not None)}.")  # per row or per person
+release.restore(K.RELEASE_BANDS)
+st.text_input(
+    "Totals by band (optional)", key=K.RELEASE_BANDS, placeholder="e.g. 0-500, 500-1000",
+    help="Bands LOW-HIGH, comma separated, as `dpsum release --bands`: the total of the values "
+    "in (LOW, HIGH], with a 95 % interval, listed under the answers and in the files. Each "
+    "edge is 0 or a threshold τ of the workload. Computed from the released answers: no ε.",
+)  # fmt: skip
+release.keep(K.RELEASE_BANDS)
+band_error: str | None = None
+wanted: release.Bands = ()
+try:
+    wanted = release.bands(plan)
+except DpsumError as exc:  # said before anything is spent; the Release button waits
+    band_error = f"Totals by band: {exc}. Correct the bands or clear the field."
+    st.error(band_error)
 if carried := release.carried_words(plan):
     st.info(carried, icon=":material/target:")
 if capped := cap_words(plan):  # before anything is spent: the cap the user typed moves up
@@ -232,7 +249,7 @@ shell.reproduce_panel(
     reproduce.release_command(
         plan, path=path, column=ctx.column, budget=shown_total, id_column=ctx.id_column,
         # the CLI asks a release of several columns to declare its unit (cli._declared)
-        one_row_per_person=ctx.id_column is None and len(ctx.all_columns) > 1,
+        one_row_per_person=ctx.id_column is None and len(ctx.all_columns) > 1, bands=wanted,
     ),
     reproduce.release_python(plan, path=path, column=ctx.column, id_column=ctx.id_column),
     what="this release's configuration (a new draw of noise: no seed, by design)",
@@ -258,7 +275,7 @@ st.checkbox(
     "This is the unit of privacy of this dataset (who the guarantee protects).",
     key=K.RELEASE_UNIT_CONFIRM, disabled=release.unit_unsettled(ctx) is not None,
 )
-over = None
+over = band_error
 if todo := release.missing(ctx):
     over = "Before a release can be made:\n\n" + "\n".join(f"- {m}" for m in todo)
     st.info(over)
@@ -291,7 +308,8 @@ confirmed = st.checkbox(
 )  # fmt: skip
 st.button(
     "Release", key=K.RELEASE_GO, type="primary", icon=":material/publish:",
-    disabled=not confirmed or over is not None, on_click=release.on_release, args=(ctx, data, plan),
+    disabled=not confirmed or over is not None, on_click=release.on_release,
+    args=(ctx, data, plan, wanted),
 )  # fmt: skip
 
 # ---- The release -----------------------------------------------------------------------------
@@ -301,7 +319,7 @@ if rel is not None:
     st.header("The release" if elsewhere is None else "The earlier release (other data)")
     if elsewhere is not None:
         st.warning(elsewhere, icon=":material/history:")
-    st.markdown(release.release_of(rel))
+    st.markdown(release.release_of(rel), help=name_help(release.last_data()[0]))
     c = rel.config
     theta = rel.theta
     shown_theta = (
@@ -331,6 +349,9 @@ if rel is not None:
         f"download holds them to {PUBLISHED_DIGITS} significant digits."
         + (f" Isotonic regression: {isotonic_words(True)}" if c["isotonic"] else "")
     )
+    if table := band_lines(rel, list(release.last_bands())):  # the report's own table
+        st.subheader(table[0].removeprefix("## "))
+        st.markdown("\n".join(table[1:]))
     a, b, r1, r2 = st.columns(4)
     made, source = release.last_data()  # the release's own data, whatever is selected now
     page, text, stem = release.report_files(rel, made, source)

@@ -20,12 +20,13 @@ from dpsum_core.plots.style import file_stem, run_stem
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.cost import run_cost
 from dpsum_core.simulate.results import ExperimentResult
-from dpsum_core.text import counted, escape_name
+from dpsum_core.text import counted
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 from . import compute, figs, present, share, state
 from . import keys as K
 from .fields import COMPARE_VIEWS, EPSILON_GRID
+from .names import shown_name
 from .page import Link
 from .page_state import CompareState, Run, Sweep, load, take, update
 from .state import Ready
@@ -158,7 +159,7 @@ def sweep_caption(item: ShownSweep) -> str:
     """Which sweep the figure shows."""
     c = item.sweep.config
     return (
-        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {escape_name(item.sweep.name, 'markdown')} · "
+        f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {shown_name(item.sweep.name)} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {truncation_label(c.truncations[0])} · "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in item.sweep.epsilons)}}}"
@@ -171,7 +172,7 @@ def sweep_figure(item: ShownSweep, iso: bool) -> go.Figure:
     trunc = c.truncations[0]
     title = (
         f"Error versus ε, {truncation_label(trunc)}"
-        f"{' + isotonic' if iso else ''}<br><sup>{escape_name(item.sweep.name, 'plotly')} · "
+        f"{' + isotonic' if iso else ''}<br><sup>{shown_name(item.sweep.name, 'plotly')} · "
         f"{c.workload} · "
         f"ρ = {c.rho:g} · {counted(c.trials, 'trial')} · seed {c.seed}</sup>"
     )

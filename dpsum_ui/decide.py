@@ -38,10 +38,11 @@ from dpsum_core.simulate.decision import (
     target_sentence,
 )
 from dpsum_core.simulate.results import configuration_name, headline_name, percent
-from dpsum_core.text import counted, escape_name
+from dpsum_core.text import counted
 
 from . import compute, figs, present, release_words, share, state
 from . import keys as K
+from .names import shown_name
 from .page import Link
 from .page_state import Carried, DecideState, ReleaseState, take, update
 from .state import Ready
@@ -373,7 +374,7 @@ def figure(
     which = "all queries" if above == 0 else f"τ from the {above:g}th percentile up"
     title = (
         f"{headline_name().capitalize()} versus ε<br><sup>target {percent(target)} · "
-        f"{escape_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
+        f"{shown_name(data.name, 'plotly')} · {c.workload} · {domain_text(c.upper, c.bins)}{rho} · "
         f"{which}</sup>"
     )
     if d.on == "interval":  # the curves are the error's; the target is on the intervals

@@ -44,10 +44,12 @@ Workload explorer (app_pages/explorer.py; also reused on the Compare and Single 
     ``workload_values``    text_input: explicit thresholds, comma separated
     ``epsilon``            select_slider: ε over log-spaced values 0.001 … 10 (1, 2, 3, 5 per
                            decade, and the current ε if it is none of them)
-    ``epsilon_typed``      number_input under it: any ε from 0.0001 to 100, typed; it sets
-                           ``epsilon`` (the one setting: the field only shows and edits it)
-    ``epsilon_typed_kept``  not a widget: the ε kept when the typed field was left empty or held
-                           no number (its error is said once, then this is cleared)
+    ``epsilon_typed``      text_input under it: any ε from 0.0001 to 100, typed with a decimal
+                           point and read by widgets.typed_epsilon (a browser number field drops
+                           a decimal comma: "0,2" became 2); it sets ``epsilon`` (the one
+                           setting: the field only shows and edits it)
+    ``epsilon_typed_kept``  not a widget: why a typed text was refused (empty, a comma, not a
+                           number, out of range) and ε kept (said once, then this is cleared)
     ``rho``                slider: ρ, share of ε spent on choosing θ
     ``truncation``         segmented_control: ``none``, ``fixed``, ``svt``, ``recursive``
     (each truncation method's parameters: the keys its module's descriptions declare,
@@ -102,6 +104,10 @@ Release (app_pages/release.py; starts from the explorer's settings above)
     ``release_truncation`` selectbox: the one truncation method (``posthoc`` for RawSum)
     ``release_iso``        toggle: publish isotonic-regressed answers
     ``release_public_cap`` number: an optional public cap (a documented top code) for ClampShells
+    ``release_bands``      text_input: optional totals by band, ``LOW-HIGH`` comma separated as
+                           ``dpsum release --bands`` (edges 0 or thresholds of the workload),
+                           checked before anything is spent; the last release's bands are in its
+                           table and files (ReleaseState.last_bands)
     ``release_total``      number_input: the dataset's total ε budget
     ``release_ledger_upload``    file_uploader: continue from a downloaded ledger
     ``release_ledger_upload_too_big``  button, hidden: as ``data_upload_too_big``
@@ -183,7 +189,7 @@ WORKLOAD_EVERY = "workload_every"
 WORKLOAD_VALUES = "workload_values"
 EPSILON = "epsilon"
 EPSILON_TYPED = "epsilon_typed"  # a typed ε (sets EPSILON; not a setting of its own)
-EPSILON_KEPT = "epsilon_typed_kept"  # the ε kept when the field was left empty (said once)
+EPSILON_KEPT = "epsilon_typed_kept"  # why a typed ε was refused (said once)
 RHO = "rho"
 TRUNCATION = "truncation"
 RM_BETA = "rm_beta"  # the recursive β's widget (its first value is the dashboard's own)
@@ -229,6 +235,7 @@ RELEASE_ALGORITHM = "release_algorithm"
 RELEASE_TRUNCATION = "release_truncation"
 RELEASE_ISO = "release_iso"
 RELEASE_PUBLIC_CAP = "release_public_cap"  # a documented top code, ClampShells' θ at no ε
+RELEASE_BANDS = "release_bands"  # totals by band, as --bands: "500-1000, 1000-1500"
 RELEASE_TOTAL = "release_total"
 RELEASE_LEDGER_UPLOAD = "release_ledger_upload"
 RELEASE_LEDGER_UPLOAD_TOO_BIG = "release_ledger_upload_too_big"

@@ -108,6 +108,8 @@ class ReleaseState:
     last_data: tuple[str, str] | None = None  # the last release's dataset name and source
     carried: Carried | None = None  # the last ε and configuration Decide handed on
     carried_new: bool = False  # not yet put in the page's choices (once, then the user's)
+    bands: str | None = None  # the "Totals by band" text, kept when the user leaves the page
+    last_bands: tuple[tuple[float, float], ...] = ()  # the bands of the last release's files
 
 
 def load(cls: type[S]) -> S:

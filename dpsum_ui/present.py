@@ -23,6 +23,8 @@ from dpsum_core.text import (
     summed,
 )
 
+from .names import shown_name
+
 HEADLINE = headline_name().capitalize()  # the explorer table's column, as everywhere else
 ERROR_COLUMNS = (HEADLINE, "… with isotonic")
 
@@ -213,7 +215,7 @@ def run_caption(result: ExperimentResult) -> str:
     truncs = ", ".join(truncation_label(t) for t in c.truncations)
     # ρ only matters when θ is chosen privately (SVT, Recursive): do not show it otherwise
     rho = f" · ρ = {c.rho:g}" if {"svt", "recursive"} & set(c.truncations) else ""
-    name, column = (escape_name(n, "markdown") for n in (result.dataset_name, result.dataset_column))
+    name, column = shown_name(result.dataset_name), escape_name(result.dataset_column, "markdown")
     return (
         f"**Seed {c.seed}** · {counted(c.trials, 'trial')} · {name} ({column})"
         f" · {result.workload.spec} (m = {result.workload.size}) · ε = {c.epsilon:g}"

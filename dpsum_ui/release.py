@@ -19,8 +19,10 @@ from dpsum_core.mechanisms.algorithm import RUNS_ONCE
 from dpsum_core.mechanisms.registry import ALGORITHMS, get
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.mechanisms.registry import truncation_label as registry_truncation_label
+from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
+from dpsum_core.publish.bands import band_queries, parse_bands
 from dpsum_core.publish.command import data_argument
 from dpsum_core.publish.release import (
     ESTIMATE_POINTS,
@@ -41,6 +43,7 @@ from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from . import compute, identifiers, oversize, state, store
 from . import keys as K
 from .datasets import release_content, source_fingerprint
+from .names import shown_name
 from .page_state import Carried, ReleaseState, load, take, update
 from .passes import release_input, with_passes
 from .uploads import uploader_size
@@ -114,7 +117,8 @@ def truncation_label(name: str) -> str:
 
 # The page's choices and the fields of ReleaseState that keep them across other pages.
 _KEPT = {K.RELEASE_ALGORITHM: "algorithm", K.RELEASE_TRUNCATION: "truncation",
-         K.RELEASE_ISO: "isotonic", K.RELEASE_PUBLIC_CAP: "public_cap"}  # fmt: skip
+         K.RELEASE_ISO: "isotonic", K.RELEASE_PUBLIC_CAP: "public_cap",
+         K.RELEASE_BANDS: "bands"}  # fmt: skip
 
 
 def keep(*keys: str) -> None:
@@ -195,6 +199,26 @@ def make_plan(
     return plan_release(
         base, algorithm=algorithm, truncation=trunc, isotonic=iso, public_cap=public_cap
     )
+
+
+Bands = tuple[tuple[float, float], ...]
+
+
+def bands(plan: ReleasePlan) -> Bands:
+    """The "Totals by band" field as (low, high) pairs (none when empty), each edge checked
+    against the plan's public thresholds, as ``dpsum release --bands`` does before anything is
+    read or spent. Raises ParameterError (the CLI's message, without its ``--bands:``)."""
+    text = (store.live(K.RELEASE_BANDS) or "").strip()
+    if not text:
+        return ()
+    try:
+        pairs = parse_bands(text)
+        thresholds = make_workload(plan.config.workload, plan.config.domain).thresholds
+        for low, high in pairs:
+            band_queries(thresholds, low, high)
+    except ParameterError as exc:
+        raise ParameterError(str(exc).removeprefix("--bands: ")) from None
+    return tuple(pairs)
 
 
 def estimate(data: Statistics, plan: ReleasePlan) -> ReleaseEstimate | None:
@@ -362,7 +386,7 @@ def missing(ctx: state.DataContext) -> list[str]:
     if pending := state.domain_pending():
         out.append(
             f"The public upper bound {state.u_still()}: set U for "
-            f"{escape_name(pending, 'markdown')} on the "
+            f"{shown_name(pending)} on the "
             "Data page (U must be public: chosen without looking at the data)."
         )
     if store.live(K.RELEASE_TOTAL) is None:
@@ -406,7 +430,9 @@ def unit_unsettled(ctx: state.DataContext) -> str | None:
     return None
 
 
-def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> None:
+def on_release(
+    ctx: state.DataContext, data: Statistics, plan: ReleasePlan, wanted: Bands = ()
+) -> None:
     """Callback of the Release button: check everything, draw once, charge, publish.
 
     Privacy
@@ -414,7 +440,8 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
     Every check that can refuse (dataset binding, total, budget) comes before the charge; the
     release is drawn in memory and shown only after its charge is in the session's ledger, so
     a charged release is always published and nothing unpublished is ever shown. The
-    confirmation is cleared: another release needs another confirmation. On a server dataset,
+    confirmation is cleared: another release needs another confirmation. The ``wanted`` bands
+    (checked on the page before the button is enabled) are post-processing: no ε. On a server dataset,
     statistics its summary lacks are fetched by second passes over the files before the draws
     that use them, and no quantity is drawn twice (:func:`~dpsum_core.publish.release.release_plan`).
     """
@@ -433,7 +460,7 @@ def on_release(ctx: state.DataContext, data: Statistics, plan: ReleasePlan) -> N
     book = book.with_release(plan.ledger_entry(data))
     store.set_live(K.RELEASE_RAISE, False)
     update(ReleaseState, ledger=book, last=rel, last_data=(data.name, ctx.source),
-           done=released_message(decimal_text(plan.epsilon), book))  # fmt: skip
+           last_bands=wanted, done=released_message(decimal_text(plan.epsilon), book))  # fmt: skip
 
 
 def released_message(epsilon: str, book: ledgers.Ledger) -> str:
@@ -452,6 +479,11 @@ def last() -> Release | None:
     return load(ReleaseState).last
 
 
+def last_bands() -> Bands:
+    """The bands asked for with the last release (its report and release.json list them)."""
+    return load(ReleaseState).last_bands
+
+
 def last_data() -> tuple[str, str]:
     """The last release's dataset name and source (``sample``, ``upload``, ``server``)."""
     return load(ReleaseState).last_data or ("", "")
@@ -463,7 +495,7 @@ def release_of(rel: Release) -> str:
     name, _ = last_data()
     column = f", column **{escape_name(rel.column, 'markdown')}**" if rel.column else ""
     return (
-        f"Made on **{escape_name(name, 'markdown')}**{column} · unit of privacy: "
+        f"Made on **{shown_name(name)}**{column} · unit of privacy: "
         f"{escape_name(rel.unit_of_privacy, 'markdown')}"
     )
 
@@ -483,8 +515,8 @@ def made_elsewhere(rel: Release, data: Statistics, ctx: state.DataContext) -> st
     by_unit = differs[-1] == "unit of privacy"
     unit = f", {escape_name(rel.unit_of_privacy, 'markdown')}" if by_unit else ""
     return (
-        f"**This earlier release is of {col}{escape_name(name, 'markdown')}{unit}**, not of the "
-        f"data selected now ({now}{escape_name(data.name, 'markdown')}, "
+        f"**This earlier release is of {col}{shown_name(name)}{unit}**, not of the "
+        f"data selected now ({now}{shown_name(data.name)}, "
         f"{escape_name(ctx.unit_of_privacy, 'markdown')}): the {' and '.join(differs)} "
         f"{'differs' if len(differs) == 1 else 'differ'}. Its answers and downloads are that "
         "release's. The ledger counts ε per content of the cleaned (identifier, value) rows "
@@ -514,8 +546,8 @@ def engine(source: str) -> str:
 
 
 def record_json(rel: Release, source: str) -> bytes:
-    """release.json, as the command line writes it."""
-    return releases.record_json(rel, engine=engine(source)).encode()
+    """release.json, as the command line writes it (with ``--bands``: the last release's)."""
+    return releases.record_json(rel, engine=engine(source), bands=list(last_bands())).encode()
 
 
 def report_markdown(rel: Release, dataset: str, source: str) -> str:
@@ -534,7 +566,7 @@ def report_markdown(rel: Release, dataset: str, source: str) -> str:
         )
     return releases.report_markdown(
         rel, dataset=dataset, ledger_line=line, engine=engine(source),
-        data=data_argument(source, dataset),
+        data=data_argument(source, dataset), bands=list(last_bands()),
     )
 
 

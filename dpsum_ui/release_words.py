@@ -23,6 +23,10 @@ from dpsum_core.simulate.results import percent
 from dpsum_core.text import counted, escape_name
 from dpsum_core.truncation.registry import PARAMETERS
 
+# A zero-width space: where a list such as values:500,1000,…,10000 may break in the sidebar
+# (after a comma, never inside a number: review 10 P3 saw "10 / 000").
+BREAK = "\u200b"
+
 
 def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
     """The ledger's releases as the page shows them: algorithms and truncations by their
@@ -216,7 +220,7 @@ def settings_caption(plan: ReleasePlan) -> str:
     never the explorer's trials, seed or other algorithms (Markdown)."""
     record = plan.record()
     lines = [
-        f"Workload {record['workload']}",
+        f"Workload {record['workload'].replace(',', ',' + BREAK)}",  # a list breaks after commas
         f"ε = {plan.epsilon:g} (ε_θ = {plan.epsilon_theta:g} + ε_m = {plan.epsilon_measure:g})",
         f"{algorithm_label(plan.algorithm)} · {truncation_label(plan.truncation)}",
     ]

@@ -16,6 +16,7 @@ from dpsum_core.text import counted, number, unit_nouns
 
 from . import compute, guide, page_state, release_words, share, state
 from . import keys as K
+from .names import name_help, short_name
 from .page import Link, Page
 from .store import LINK_CHECKED, first_time, take_notice
 
@@ -153,18 +154,17 @@ def _run_once(
     """Queue the link's run for its page, or say once why it cannot run (``config`` None: a
     link naming only its data, opened on the current settings)."""
     ctx = state.data_context()
+    name = plain(short_name(ctx.label))
     restored = (
         "The link's settings were restored" if config is not None
-        else f"{plain(ctx.label)} was opened from the link on the default settings (the link "
-        "carries none)"
+        else f"{name} was opened from the link on the default settings (the link carries none)"
     )  # fmt: skip
     if column is not None and ctx.columns and column not in ctx.columns:
         # Never show another column's figures under this link's name.
         state.notice(
             "error",
             f"{restored}, but nothing was run: its column “{plain(column)}” is "
-            f"not a numeric column of {plain(ctx.label)}. Choose a column on the Data page, then "
-            "press Run.",
+            f"not a numeric column of {name}. Choose a column on the Data page, then press Run.",
         )
         return
     what = page.redraws(link)
@@ -271,7 +271,10 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
     else:
         st.markdown("**Release data**" if publishing else "**Planning data**")
     if ctx.dataset is not None:
-        st.markdown(f"{plain(ctx.label)} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*")
+        st.markdown(  # the whole name in a tooltip when it is cut
+            f"{plain(short_name(ctx.label))} · `{ctx.dataset.column}`  \n*{_KIND[ctx.source]}*",
+            help=name_help(ctx.label),
+        )
         if not publishing:
             report = ctx.dataset.report
             st.caption(  # people when an identifier groups the rows (each one's total)
@@ -286,7 +289,8 @@ def _data_lines(ctx: state.DataContext, *, publishing: bool) -> None:
     if ctx.separate:
         other = state.data_context("planning" if publishing else "release")
         what = "Planning data" if publishing else "Release data (Release page only)"
-        st.caption(f"{what}: {plain(other.label)} · {other.column}")
+        st.caption(f"{what}: {plain(short_name(other.label))} · {other.column}",
+                   help=name_help(other.label))  # fmt: skip
 
 
 def sidebar_summary(*, publishing: bool = False) -> None:
@@ -361,14 +365,16 @@ def recap(ctx: state.DataContext, *, epsilon: bool = True, algorithms: bool = Fa
     fixes: dict[str, str] = {}  # page → what is missing there
     role = f"{ctx.role} data" if ctx.separate else "data"  # one file: planning = release
     if ctx.dataset is not None:
-        parts.append(f"{role} **{plain(ctx.label)} · {plain(ctx.column)}**")
+        parts.append(f"{role} **{plain(short_name(ctx.label))} · {plain(ctx.column)}**")
     else:
         parts.append(f"{role} **missing**")
         fixes[_DATA_PAGE] = "the data"
     pending = state.domain_pending()
     if ctx.domain is not None:
         d = ctx.domain
-        u = f"U = {number(d.upper)}" + (f" (**not yet set for {plain(pending)}**)" if pending else "")
+        u = f"U = {number(d.upper)}" + (
+            f" (**not yet set for {plain(short_name(pending))}**)" if pending else ""
+        )
         parts += [u, f"{d.bins:,} bins"]
         if pending:
             fixes[_DATA_PAGE] = "U"

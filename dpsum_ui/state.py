@@ -17,7 +17,6 @@ from dpsum_core.mechanisms.recommend import Recommendation, recommend
 from dpsum_core.mechanisms.workloads import Workload, make_workload
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.experiment import check_run_size
-from dpsum_core.text import escape_name
 
 from . import fields
 from . import keys as K
@@ -48,6 +47,7 @@ from .datasets import (  # noqa: F401  (re-exported for the pages)
     upload_error,
 )
 from .fields import EPSILON_GRID, NAMED_WORKLOADS, defaults  # noqa: F401
+from .names import shown_name
 from .store import (  # noqa: F401
     NOTICE,
     UOrigin,
@@ -83,7 +83,7 @@ def pending_from() -> str:
     the link, the user (for which dataset), or the dataset whose default it is (Markdown, the
     dataset's name escaped)."""
     origin, name = data_state().pending_from or (None, None)
-    label = escape_name(name, "markdown") if name else None
+    label = shown_name(name) if name else None
     if origin == "link":
         return "the value of the link you opened"
     if origin == "user":

@@ -23,12 +23,13 @@ from dpsum_core.plots.export import IMAGE_SIZE, marked
 from dpsum_core.plots.style import INTERACTIVE_ONLY, domain_text, file_stem
 from dpsum_core.simulate.budget import algorithm_split
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.text import counted, escape_name, summed, unit_nouns
+from dpsum_core.text import counted, summed, unit_nouns
 
 from . import compute, figs, memo, present, state
 from . import keys as K
 from .draws import draws_payload, noisy_answers
 from .lesson import figure_json, lesson_html, lesson_shell, markdown_html, plotly_url
+from .names import shown_name
 from .noise_record import answer_scale
 from .page import Link
 from .passes import with_passes
@@ -241,7 +242,7 @@ def analyse(data: Statistics, plan: state.Ready, *, private: bool) -> TeachingVi
                                  else [None] * len(grid))  # fmt: skip
     # Two short subtitle lines, so that neither is cut at 1280 px (a projector's width).
     title_tail = (
-        f"<br><sup>{escape_name(data.name, 'plotly')} · q_τ with τ = {tau:,.0f} · "
+        f"<br><sup>{shown_name(data.name, 'plotly')} · q_τ with τ = {tau:,.0f} · "
         f"{domain_text(domain.upper, domain.bins)}</sup>"
         f"<br><sup>ε = {config.epsilon:g}"
         + (f", ρ = {config.rho:g} (θ private)" if private else " (θ fixed, public)")

@@ -20,7 +20,7 @@ from dpsum_core import limits
 from dpsum_core.mechanisms.recommend import Recommendation
 from dpsum_core.mechanisms.registry import ALGORITHMS, label
 from dpsum_core.plots.export import PLOTLY_CONFIG, to_html
-from dpsum_core.text import summed
+from dpsum_core.text import escape_name, summed
 from dpsum_core.truncation.method import START_FRACTION, Param
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 from dpsum_core.truncation.registry import get as get_truncation
@@ -95,39 +95,66 @@ def epsilon_control(*, label: str = "Privacy budget ε") -> None:
         f"The default, ε = {present.PAPER_EPSILON:g}, is the paper's setting.",
     )
     value = float(get(K.EPSILON))
-    set_live(K.EPSILON_TYPED, value)  # the field follows the slider
-    st.number_input(
+    set_live(K.EPSILON_TYPED, f"{value:g}")  # the field follows the slider
+    st.text_input(  # read by us: a number_input's browser field drops a decimal comma
         "or type ε",
         key=K.EPSILON_TYPED,
-        value=None,  # an emptied field (text typed in it) reads None, not the minimum ε
-        min_value=limits.EPSILON_MIN,
-        max_value=limits.EPSILON_MAX,
-        step=0.1 if value >= 0.5 else 0.01 if value >= 0.05 else 0.001,
-        format="%g",
         on_change=_typed_epsilon,
         help=f"Any ε from {limits.EPSILON_MIN:g} to {limits.EPSILON_MAX:g}, e.g. 0.3 "
-        "or what is left of a dataset's budget; the slider moves to it.",
+        "or what is left of a dataset's budget, with a decimal point; the slider moves to it.",
     )
-    if live(K.EPSILON_KEPT) is not None:  # said once, under the field
+    if (why := live(K.EPSILON_KEPT)) is not None:  # said once, under the field
         set_live(K.EPSILON_KEPT, None)
-        st.error(
-            f"ε must be a number from {limits.EPSILON_MIN:g} to {limits.EPSILON_MAX:g}: the "
-            f"field was empty or held no number, so ε stays {value:g}. Type a number such as "
-            "0.3."
-        )
+        st.error(f"{why} ε must be a number from {limits.EPSILON_MIN:g} to "
+                 f"{limits.EPSILON_MAX:g}, so ε stays {value:g}.")  # fmt: skip
     st.caption(present.epsilon_sentence(value))
     if warning := present.epsilon_warning(value):
         st.warning(warning, icon=":material/warning:")
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def typed_epsilon(text: str) -> float:
+    """The ε typed in the field: a number with a decimal point (``0.2``, `` 0.2 ``, ``2e-1``)
+    from :data:`~dpsum_core.limits.EPSILON_MIN` to :data:`~dpsum_core.limits.EPSILON_MAX`.
+
+    Raises
+    ------
+    ValueError
+        Why the text is not such an ε, in a sentence: empty, a comma (``0,2`` is never read as
+        2 or 0.2: a decimal comma, or a thousands separator), not a number, or out of range.
+
+    Privacy
+    -------
+    ε is never read larger than typed: a text with a comma is refused, not read without it.
+    """
+    text = text.strip()
+    if not text:
+        raise ValueError("The field was empty.")
+    shown = escape_name(repr(text), "markdown")
+    if "," in text:
+        point = text.replace(",", ".")
+        how = (
+            f"use a decimal point: {point}" if re.fullmatch(r"0?\.[0-9]+", point)
+            else "use a decimal point (0.2, not 0,2) and no thousands separators"
+        )  # fmt: skip
+        raise ValueError(f"{shown} holds a comma: {how}.")
+    if _NUMBER.fullmatch(text) is None:
+        raise ValueError(f"{shown} is not a number.")
+    eps = float(text)
+    if not limits.EPSILON_MIN <= eps <= limits.EPSILON_MAX:
+        raise ValueError(f"ε = {eps:g} is out of range.")
+    return eps
+
+
 def _typed_epsilon() -> None:
-    """The ε typed in the field becomes the setting (callback: before the slider is drawn);
-    an emptied field (the browser empties it when text is typed) keeps ε and says so."""
-    typed = live(K.EPSILON_TYPED)
-    if typed is None:
-        set_live(K.EPSILON_KEPT, True)
-    else:
-        put(K.EPSILON, float(typed))
+    """The ε typed in the field becomes the setting (callback: before the slider is drawn); a
+    text that is no such ε (:func:`typed_epsilon`) keeps ε and says why."""
+    try:
+        put(K.EPSILON, typed_epsilon(str(live(K.EPSILON_TYPED) or "")))
+    except ValueError as exc:
+        set_live(K.EPSILON_KEPT, str(exc))
 
 
 def rho_control(*, disabled: bool = False) -> None:

@@ -159,10 +159,12 @@ def run_command(config: ExperimentConfig, *, path: str | Placeholder, column: st
 
 def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str | None,
                     budget: float | None, out: str = "dpsum_release",
-                    id_column: str | None = None, one_row_per_person: bool = False) -> str:  # fmt: skip
+                    id_column: str | None = None, one_row_per_person: bool = False,
+                    bands: Sequence[tuple[float, float]] = ()) -> str:  # fmt: skip
     """The ``dpsum release`` command of ``plan`` (a fresh draw of noise: no seed);
     ``one_row_per_person``: the data has several columns and no identifier (a release of
-    several columns declares its unit of privacy: the CLI refuses it without the flag).
+    several columns declares its unit of privacy: the CLI refuses it without the flag);
+    ``bands``: the totals by band asked for (``--bands``, as :func:`record_command` writes it).
 
     ``budget`` is the dataset's total ε the dashboard releases against: always carried, as
     the placeholder :data:`NO_TOTAL` while none is set (the dashboard then refuses to release
@@ -177,6 +179,9 @@ def release_command(plan: ReleasePlan, *, path: str | Placeholder, column: str |
         options.append(("--truncation", plan.truncation))
     if plan.config.delta != DEFAULT_DELTA:  # ClampShells' onset gate reads δ
         options.append(("--delta", script_number(plan.config.delta)))
+    if bands:
+        d = decimal_text
+        options.append(("--bands", ",".join(f"{d(lo)}-{d(hi)}" for lo, hi in bands)))
     options += [("--isotonic" if plan.isotonic else "--no-isotonic", None),
                 ("--ledger", "ledger.json")]  # fmt: skip
     options.append(("--budget", NO_TOTAL if budget is None else script_number(budget)))

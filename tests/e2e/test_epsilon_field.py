@@ -61,9 +61,36 @@ def test_text_typed_in_the_field_keeps_epsilon_and_says_so(page, server):
     field.press("Enter")
     page.locator(ERROR, has_text="ε must be a number from 0.0001 to 100").wait_for()
     wait_idle(page)
-    assert "ε stays 0.37" in page.locator(ERROR).inner_text()
+    said = page.locator(ERROR).inner_text()
+    assert "'abc' is not a number" in said and "ε stays 0.37" in said
     assert field_value(page) == "0.37" and slider_value(page, "epsilon") == "0.37"
     sidebar_has(page, "ε = 0.37")
     goto_page(page, "Release")  # the setting every page uses
     sidebar_has(page, "ε = 0.37")
     assert page.locator(ERROR, has_text="ε must be a number").count() == 0  # said once
+
+
+def test_a_decimal_comma_keeps_epsilon_and_says_use_a_point(page, server):
+    """Review10 P1-1: the browser's number field dropped the comma of "0,2" (the box showed
+    "02") and Enter set ε = 2, ten times the ε meant, silently. Typed in the field as the
+    reviewer did, it now keeps ε and says to use a decimal point."""
+    open_app(page, server.url)
+    set_number(page, "epsilon_typed", 0.37)
+    sidebar_has(page, "ε = 0.37")
+    wait_idle(page)
+    field = page.locator(f"{key('epsilon_typed')} input")
+    field.press("Control+a")
+    field.press_sequentially("0,2")
+    assert field_value(page) == "0,2"  # the comma is in the box, as typed
+    field.press("Enter")
+    page.locator(ERROR, has_text="use a decimal point: 0.2").wait_for()
+    wait_idle(page)
+    assert "ε stays 0.37" in page.locator(ERROR).inner_text()
+    assert field_value(page) == "0.37" and slider_value(page, "epsilon") == "0.37"
+    sidebar_has(page, "ε = 0.37")
+    assert page.get_by_text("ε = 2:").count() == 0  # never "ε = 2: weak privacy"
+    set_number(page, "epsilon_typed", 0.2)  # with a point it is read
+    sidebar_has(page, "ε = 0.2")
+    wait_idle(page)
+    assert slider_value(page, "epsilon") == "0.2"
+    assert page.locator(ERROR).count() == 0
