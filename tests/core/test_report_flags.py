@@ -169,6 +169,15 @@ def test_the_report_marks_the_rows_theta_moves_and_says_how(algorithm, words):
     assert MARK not in unmarked  # no θ, no mark and no note
 
 
+def test_the_release_pages_table_marks_the_rows_theta_moves_only_when_there_are_some():
+    from dpsum_ui.release_words import answers_table
+
+    table = answers_table(_release(theta=20.0))
+    moved = "yes: not the sum up to τ"
+    assert table["Moved by θ"].tolist() == ["", "", moved, moved]
+    assert "Moved by θ" not in answers_table(_release())
+
+
 def test_the_released_theta_is_said_right_for_each_algorithm():
     assert theta_words(20.0, 40.0, algorithm="tamm") == "20 (values above it counted as θ)"
     assert "left out" in theta_words(20.0, 40.0, algorithm="rawsum")
