@@ -435,9 +435,9 @@ def report_markdown(
         "",
         f"**{headline(rel, dataset=dataset)}**",
         "",
+        *([EPSILON_FROM_DATA, ""] if rel.epsilon_chosen_from_data else []),
         epsilon_sentence(float(b["total"])),
         "",
-        *([EPSILON_FROM_DATA, ""] if rel.epsilon_chosen_from_data else []),
         f"Created {rel.created} (UTC).",
         "",
     ]
