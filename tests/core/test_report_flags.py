@@ -58,6 +58,17 @@ def _release(*, algorithm: str = "tamm", theta=None, gated=None, epsilon: float 
     )  # fmt: skip
 
 
+class _Seeded:
+    """numpy's Laplace on a fixed seed (a test stand-in for OpenDP's sampler)."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(1)
+
+    def add_laplace(self, values, scale):
+        values = np.asarray(values, float)
+        return values + self.rng.laplace(0.0, 1.0, values.shape) * np.asarray(scale, float)
+
+
 def _band_rows(markdown: str) -> dict[tuple[str, str], str]:
     """The band table's rows: (from, to) → the band total cell."""
     table = markdown.split("## Totals by band")[1].split("\n## ")[0]
@@ -103,15 +114,7 @@ def test_a_clampshells_release_flags_the_band_above_its_gated_onset():
     plan = plan_release(ExperimentConfig(workload="Q1", epsilon=0.035, upper=200.0, bins=200),
                         algorithm="clampshells", truncation=None)  # fmt: skip
 
-    class Seeded:
-        def __init__(self) -> None:
-            self.rng = np.random.default_rng(1)
-
-        def add_laplace(self, v, scale):
-            v = np.asarray(v, float)
-            return v + self.rng.laplace(0.0, 1.0, v.shape) * np.asarray(scale, float)
-
-    rel = _release_with(data, plan, Seeded(), None)
+    rel = _release_with(data, plan, _Seeded(), None)
     k = int(rel.gated_answers.sum())
     assert 1 <= k < rel.thresholds.size - 2  # this seed's onset
     t = rel.thresholds
@@ -136,6 +139,25 @@ def test_which_rows_theta_moves_depends_on_how_the_algorithm_treats_values_above
         False, False, True, False]  # fmt: skip
     # θ is published to 9 digits: a τ on θ's bin edge is not above it
     assert not above_theta(np.array([5120.0]), 5119.99999999, algorithm="tamm", upper=1e4).any()
+
+
+def test_clampshells_answers_from_theta_up_hold_every_value_above_it_too_low_or_too_high():
+    """The words of ClampShells' note: at ε = 100 (almost no noise), with θ* = 160 from a public
+    cap, the answers at 200 and 500 take in the 50 values at 700 as 160 each (too high), those
+    at 700 and 1,000 lack 50 × 540 (too low); below θ* they are the sums up to τ."""
+    values = np.concatenate([np.random.default_rng(0).uniform(0, 100, 2_000), np.full(50, 700.0)])
+    data = make_dataset(pd.Series(values), upper=1_000.0)
+    config = ExperimentConfig(workload="every:10", epsilon=100, upper=1_000.0, bins=100,
+                              algorithms=("clampshells",))  # fmt: skip
+    plan = plan_release(config, algorithm="clampshells", truncation=None, public_cap=150.0)
+    rel = _release_with(data, plan, _Seeded(), None)
+    assert rel.theta == 160.0
+    truth = np.array([values[values <= t].sum() for t in rel.thresholds])
+    error = (rel.private_answers - truth) / truth
+    moved = rel.above_theta
+    assert moved.tolist() == (rel.thresholds >= 160).tolist()
+    assert np.all(np.abs(error[~moved]) < 0.01)
+    assert error[rel.thresholds == 200][0] > 0.05 and error[rel.thresholds == 1_000][0] < -0.15
 
 
 def test_answers_csv_and_release_json_flag_the_rows_above_theta():
