@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from dpsum_core.cli_parser import CONFIG as _CONFIG
-from dpsum_core.cli_parser import EXIT_USAGE, build_parser
+from dpsum_core.cli_parser import EXIT_USAGE, build_parser, unit_conflict
 from dpsum_core.cli_text import accuracy_text, cleaning_line
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
@@ -70,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["app"]:
         return _app(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if conflict := unit_conflict(args):  # before anything is read
+        parser.error(conflict)
     try:
         if args.command == "run":
             return _run(args)

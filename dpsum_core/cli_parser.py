@@ -36,6 +36,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def unit_conflict(args: argparse.Namespace) -> str | None:
+    """Why --id-column and --one-row-per-person cannot be given together (two different units
+    of privacy: the identifier used to win silently), or None."""
+    if getattr(args, "id_column", None) is None or not getattr(args, "one_row_per_person", False):
+        return None
+    return (
+        f"--id-column {args.id_column} and --one-row-per-person say two different units of "
+        "privacy: give --id-column if the rows with the same value are one person, "
+        "--one-row-per-person if every row is a different person, not both"
+    )
+
+
 def _number(kind):
     what = "a whole number" if kind is int else "a number"
 

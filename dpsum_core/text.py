@@ -191,6 +191,32 @@ def odds_factor(epsilon: float) -> str:
     return f"{factor:,.0f}" if factor >= 100 else f"{factor:.3g}"
 
 
+def epsilon_sentence(epsilon: float) -> str:
+    """What ε means, in one sentence that follows the value (numbers never in e-notation): the
+    explorer's caption under ε and the report's line under its headline say it alike.
+
+    >>> epsilon_sentence(0.5)
+    'ε = 0.5: strong privacy. Whether or not any one person is in the data changes the chance of any result by at most a factor e^ε ≈ 1.65 (about 65 %).'
+    """
+    factor = odds_factor(epsilon)
+    odds = (
+        f"about {100 * (math.exp(epsilon) - 1):.2g} %" if epsilon < math.log(2) else f"{factor} times"
+    )
+    bound = (f"a factor e^ε = {factor}" if "billion" in factor
+             else f"a factor e^ε ≈ {factor} ({odds})")  # fmt: skip
+    strength = (
+        "very strong privacy, much noise" if epsilon <= 0.05
+        else "strong privacy" if epsilon <= 0.5
+        else "moderate privacy" if epsilon <= 1
+        else "weak privacy, little noise" if epsilon <= EPSILON_LARGE
+        else "very weak privacy"
+    )  # fmt: skip
+    return (
+        f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
+        f"the chance of any result by at most {bound}."
+    )
+
+
 def large_epsilon(epsilon: float) -> str | None:
     """What a large ε means (above :data:`EPSILON_LARGE`), as the start of a warning; ``None``
     for a smaller ε. The explorer, the Release page and ``dpsum release`` each end it their

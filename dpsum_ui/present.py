@@ -13,15 +13,14 @@ from dpsum_core.simulate.budget import decimal
 from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_core.simulate.results import ExperimentResult, headline_name, percent
 from dpsum_core.text import (
-    EPSILON_LARGE,
     NO_THETA,
     NO_THETA_SHORT,
     counted,
     escape_name,
     large_epsilon,
-    odds_factor,
     summed,
 )
+from dpsum_core.text import epsilon_sentence as meaning
 
 from .names import shown_name
 
@@ -254,24 +253,9 @@ def epsilon_end(value: float, options: list[float]) -> str:
 
 
 def epsilon_sentence(epsilon: float) -> str:
-    """What ε means, in one sentence that follows the value (numbers never in e-notation)."""
-    factor = odds_factor(epsilon)  # one writing of e^ε: dpsum_core.text
-    odds = (
-        f"about {100 * (np.exp(epsilon) - 1):.2g} %" if epsilon < np.log(2) else f"{factor} times"
-    )
-    bound = (f"a factor e^ε = {factor}" if "billion" in factor
-             else f"a factor e^ε ≈ {factor} ({odds})")  # fmt: skip
-    strength = (
-        "very strong privacy, much noise" if epsilon <= 0.05
-        else "strong privacy" if epsilon <= 0.5
-        else "moderate privacy" if epsilon <= 1
-        else "weak privacy, little noise" if epsilon <= EPSILON_LARGE
-        else "very weak privacy"
-    )  # fmt: skip
-    sentence = (
-        f"ε = {epsilon:g}: {strength}. Whether or not any one person is in the data changes "
-        f"the chance of any result by at most {bound}."
-    )
+    """What ε means, in one sentence that follows the value (the report's:
+    :func:`dpsum_core.text.epsilon_sentence`), and that ε is the paper's and the default."""
+    sentence = meaning(epsilon)
     if epsilon == PAPER_EPSILON:
         sentence += " This is the paper's setting and the default here."
     return sentence

@@ -179,7 +179,9 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
 
 def answers_table(rel: Release) -> pd.DataFrame:
     """The release's answers with labels for column names: the interval's lower and upper
-    ends ("open" where the bias is not bounded), whether the bias is bounded. The numbers are
+    ends ("open" where the bias is not bounded), whether the bias is bounded and, where the
+    released θ moves some answers (:attr:`~dpsum_core.publish.release.Release.above_theta`),
+    which. The numbers are
     answers.csv's rounded as the report rounds them
     (:func:`dpsum_core.publish.report.answer_cells`); never in e-notation."""
     frame = rel.answers_frame()
@@ -188,6 +190,8 @@ def answers_table(rel: Release) -> pd.DataFrame:
         table = pd.DataFrame(cells, columns=["Threshold τ", "Private answer", "Lower end (95 %)",
                                              "Upper end (95 %)"])  # fmt: skip
         table["Bias bounded"] = np.where(rel.intervals.bias_bounded, "yes", "no")
+        if rel.above_theta.any():  # the report's † (dpsum_core.publish.above_theta), only if any
+            table["Moved by θ"] = np.where(rel.above_theta, "yes: not the sum up to τ", "")
     else:
         table = pd.DataFrame({
             "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in frame.threshold],

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpsum_core.errors import ParameterError
+from dpsum_core.publish.above_theta import MARK, bands_note
 from dpsum_core.publish.digits import (
     PUBLISHED_DIGITS,
     published,
@@ -58,6 +59,17 @@ class BandTotal:
         The released answer at ``high`` minus the one at ``low`` (0 at τ = 0).
     lower, upper
         The 95 % interval of the true band total (``upper`` NaN: open above).
+    low_gated
+        Whether the onset gate published the answer at ``low`` as 0 (not distinguishable from
+        0): ``total`` then estimates the sum in (0, ``high``], larger than the band's (by
+        +11 to +35 % in review 10), and must not be quoted as the band's total; only the
+        interval holds for the band.
+    high_gated
+        Whether the answer at ``high`` was gated too: the whole band is then at most ``upper``.
+    above_theta
+        Whether the released θ moves the answer at ``high`` (above θ; ClampShells: at or above
+        θ*): ``total`` is then not the band's own (:mod:`~dpsum_core.publish.above_theta`:
+        biased low, or for ClampShells either way).
     """
 
     low: float
@@ -65,6 +77,14 @@ class BandTotal:
     total: float
     lower: float
     upper: float
+    low_gated: bool = False
+    high_gated: bool = False
+    above_theta: bool = False
+
+    @property
+    def quotable(self) -> bool:
+        """Whether ``total`` estimates the band's total (neither edge's answer gated)."""
+        return not (self.low_gated or self.high_gated)
 
 
 def band_queries(thresholds: np.ndarray, low: float, high: float) -> tuple[int | None, int]:
@@ -94,7 +114,10 @@ def band_queries(thresholds: np.ndarray, low: float, high: float) -> tuple[int |
 
 
 def band_total(rel: Release, low: float, high: float) -> BandTotal:
-    """The total of the values in (``low``, ``high``] with its 95 % interval (module docstring).
+    """The total of the values in (``low``, ``high``] with its 95 % interval (module docstring),
+    flagged where its total is not the band's: an edge's answer gated by the onset gate
+    (``low_gated``, ``high_gated``), or ``high``'s answer moved by the released θ
+    (``above_theta``).
 
     Parameters
     ----------
@@ -118,9 +141,12 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
     if iv is None or iv.lower_975 is None or iv.upper_975 is None:
         raise ParameterError("this release has no 97.5 % interval ends: its bands have no interval")
     answers = np.asarray(rel.private_answers, float)
+    gated = rel.gated_answers
+    flags = {"low_gated": lo_i is not None and bool(gated[lo_i]), "high_gated": bool(gated[hi_i]),
+             "above_theta": bool(rel.above_theta[hi_i])}  # fmt: skip
     if lo_i is None:  # the band from 0 is the query itself: its 95 % interval
         return BandTotal(
-            low, high, float(answers[hi_i]), float(iv.lower[hi_i]), float(iv.upper[hi_i])
+            low, high, float(answers[hi_i]), float(iv.lower[hi_i]), float(iv.upper[hi_i]), **flags
         )
     low_upper = float(iv.upper_975[lo_i])
     lower = 0.0 if math.isnan(low_upper) else max(float(iv.lower_975[hi_i]) - low_upper, 0.0)
@@ -128,6 +154,7 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
     return BandTotal(
         low, high, float(published(np.array([answers[hi_i] - answers[lo_i]]))[0]),
         float(published_down(np.array([lower]))[0]), float(published_up(np.array([upper]))[0]),
+        **flags,
     )  # fmt: skip
 
 
@@ -136,14 +163,14 @@ _BAND = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*-\s*([0-9]+(?:\.[0-9]*)?)\s*$")
 
 def parse_bands(text: str) -> list[tuple[float, float]]:
     """``15-20,20-30`` as [(15, 20), (20, 30)] (edges checked against a release by
-    :func:`band_total`).
+    :func:`band_total`). Bands may overlap (each is totalled on its own), never repeat.
 
     Raises
     ------
     ParameterError
-        A band not written LOW-HIGH with numbers, or with LOW ≥ HIGH.
+        A band not written LOW-HIGH with numbers, with LOW ≥ HIGH, or listed twice.
     """
-    bands = []
+    bands: list[tuple[float, float]] = []
     for part in text.split(","):
         match = _BAND.match(part)
         if match is None:
@@ -151,49 +178,85 @@ def parse_bands(text: str) -> list[tuple[float, float]]:
         low, high = float(match[1]), float(match[2])
         if not low < high:
             raise ParameterError(f"--bands: {part.strip()!r} needs LOW < HIGH")
+        if (low, high) in bands:
+            raise ParameterError(f"--bands: {low:g}-{high:g} is listed twice: list each band once")
         bands.append((low, high))
     return bands
 
 
 def band_records(rel: Release, bands: list[tuple[float, float]]) -> list[dict]:
     """release.json's ``bands``: per band ``low``, ``high``, ``total``, ``lower_95`` and
-    ``upper_95`` (``null``: open above)."""
+    ``upper_95`` (``null``: open above), and the flags of :class:`BandTotal`: ``low_gated``
+    (``total`` is then the estimate of (0, high], not the band's), ``high_gated`` (the band is
+    at most ``upper_95``) and ``above_theta`` (``total`` moved by θ: biased)."""
     out = []
     for b in (band_total(rel, low, high) for low, high in bands):
         upper = None if math.isnan(b.upper) else b.upper
         out.append({"low": b.low, "high": b.high, "total": b.total, "lower_95": b.lower,
-                    "upper_95": upper})  # fmt: skip
+                    "upper_95": upper, "low_gated": b.low_gated, "high_gated": b.high_gated,
+                    "above_theta": b.above_theta})  # fmt: skip
     return out
+
+
+def _total_cell(b: BandTotal, unit: float, upper: str) -> str:
+    """The band total as the table shows it (``upper``: the interval's upper end as shown, or
+    ``open``): never a number that is not the band's total. A gated high edge (so its low edge
+    too) reads as a gated answer does; a gated low edge alone as "≤ upper end", since the
+    difference of the answers estimates the sum from 0 up (review 10, P1-2); a band above θ is
+    marked (:data:`~dpsum_core.publish.above_theta.MARK`)."""
+    mark = f" {MARK}" if b.above_theta else ""
+    if b.high_gated:
+        return (NOT_TOLD_FROM_ZERO if upper == "open" else f"≤ {upper} ({NOT_TOLD_FROM_ZERO})") + mark
+    if b.low_gated:
+        edge = f"{b.low:,.{PUBLISHED_DIGITS}g}"
+        why = (f"the answer at {edge} is {NOT_TOLD_FROM_ZERO}, so the difference would include "
+               f"(0, {edge}]")  # fmt: skip
+        return (f"at least {shown(b.lower, unit, math.floor)} ({why})" if upper == "open"
+                else f"≤ {upper} ({why})") + mark  # fmt: skip
+    return shown(b.total, unit) + mark
 
 
 def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:
     """The report's table of band totals (Markdown lines; none without bands), each rounded to
-    two significant digits of its interval's half-width, the ends outward; a band whose high
-    end the onset gate published as 0 (so its low end too) reads as a gated answer does
-    (:func:`~dpsum_core.publish.report.gated_cell`), never as a bare 0."""
+    two significant digits of its interval's half-width, the ends outward (:func:`_total_cell`:
+    a band with a gated edge shows no total, one above θ is marked), with what its intervals
+    promise (each on its own) and the notes its rows need."""
     if not bands:
         return []
-    rows = []
-    for b in (band_total(rel, low, high) for low, high in bands):
+    rows, totals = [], [band_total(rel, low, high) for low, high in bands]
+    for b in totals:
         open_above = math.isnan(b.upper)
         unit = rounding_unit(
             (b.upper - b.lower) / 2 if not open_above else b.total - b.lower, b.total
         )
-        upper = "open)" if open_above else f"{shown(b.upper, unit, math.ceil)}]"
-        gated = bool(rel.gated_answers[band_queries(rel.thresholds, b.low, b.high)[1]])
-        total = f"≤ {upper[:-1]} ({NOT_TOLD_FROM_ZERO})" if gated else shown(b.total, unit)
+        upper = "open" if open_above else shown(b.upper, unit, math.ceil)
         rows.append(f"| {b.low:,.{PUBLISHED_DIGITS}g} | {b.high:,.{PUBLISHED_DIGITS}g} | "
-                    f"{total} | [{shown(b.lower, unit, math.floor)}, {upper} |")  # fmt: skip
+                    f"{_total_cell(b, unit, upper)} | [{shown(b.lower, unit, math.floor)}, "
+                    f"{upper}{')' if open_above else ']'} |")  # fmt: skip
+    notes = []
+    if any(b.low_gated and not b.high_gated for b in totals):
+        notes += [
+            "A band whose low edge's answer was published as 0 (not distinguishable from 0) has "
+            "no total to quote: the answer at its high edge minus that 0 is the total from 0 "
+            "up, larger than the band's. Only its interval is stated, and it holds for the band "
+            "(release.json flags it with low_gated = true).",
+            "",
+        ]
+    if any(b.above_theta for b in totals):
+        notes += [bands_note(rel.theta or 0.0, str(rel.config["algorithm"])), ""]
     return [
         "## Totals by band",
         "",
         "The total of the values above the band's low edge and up to its high edge: the "
         "difference of the two answers. Its interval holds the true band total with "
         "probability at least 95 %: it is made of each end's 97.5 % interval (both hold "
-        "together with probability ≥ 95 %), not of their 95 % intervals.",
+        "together with probability ≥ 95 %), not of their 95 % intervals. Each band's interval "
+        "holds on its own: about 1 in 20 may miss, and they are not promised to hold all at "
+        "once.",
         "",
         "| from (above) | to (up to) | band total | 95 % interval for the true total |",
         "|---:|---:|---:|---:|",
         *rows,
         "",
+        *notes,
     ]

@@ -46,6 +46,7 @@ from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as theta_rule
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.noise import Noise, OpenDPNoise
+from dpsum_core.publish.above_theta import above_theta
 from dpsum_core.publish.digits import PUBLISHED_DIGITS as PUBLISHED_DIGITS
 from dpsum_core.publish.digits import published, published_down, published_up
 from dpsum_core.publish.digits import published_frame as published_frame
@@ -214,8 +215,6 @@ def decimal_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-
-
 @dataclass(frozen=True, eq=False)
 class ReleaseEstimate:
     """Expected error of each query of a planned release.
@@ -355,12 +354,22 @@ class Release:
         none = np.zeros(self.thresholds.size, bool)
         return none if self.gated is None else np.asarray(self.gated, bool)
 
+    @property
+    def above_theta(self) -> np.ndarray:
+        """Per query, whether the released θ moves its answer: τ above θ (ClampShells: at or
+        above θ*), where values above θ are counted as θ or left out
+        (:mod:`~dpsum_core.publish.above_theta`)."""
+        c = self.config
+        return above_theta(self.thresholds, self.theta, algorithm=str(c["algorithm"]),
+                           upper=float(c["upper"]))  # fmt: skip
+
     def answers_frame(self) -> pd.DataFrame:
         """answers.csv: threshold, private_answer, lower_95 and upper_95 (the 95 % interval of
         the *true* answer, noise and bias included; ``upper_95`` empty where open),
         bias_bounded, lower_97_5 and upper_97_5 (the same at 97.5 %: a band total's 95 %
-        interval, :mod:`~dpsum_core.publish.bands`) and gated (``true`` where the onset gate
-        published 0 for an answer it could not tell from 0). No ± of the noise alone: next to a
+        interval, :mod:`~dpsum_core.publish.bands`), gated (``true`` where the onset gate
+        published 0 for an answer it could not tell from 0) and above_theta (``true`` where the
+        released θ moves the answer: :attr:`above_theta`). No ± of the noise alone: next to a
         biased answer it reads as an interval that can miss the truth almost always."""
         frame = pd.DataFrame({"threshold": self.thresholds, "private_answer": self.private_answers})
         iv = self.intervals
@@ -371,13 +380,15 @@ class Release:
             if iv.lower_975 is not None and iv.upper_975 is not None:
                 frame["lower_97_5"], frame["upper_97_5"] = iv.lower_975, iv.upper_975
         frame["gated"] = np.where(self.gated_answers, "true", "false")
+        frame["above_theta"] = np.where(self.above_theta, "true", "false")
         return frame
 
     def record(self) -> dict:
         """release.json: unit of privacy, config, budget (and, only when ε was chosen from this
         data, ``epsilon_chosen_from_data`` with a note), theta, the intervals' summary,
         ``gated_thresholds`` (the τ whose answer the onset gate published as 0: the answer 0
-        there means "not distinguishable from 0"), versions, created."""
+        there means "not distinguishable from 0"), ``above_theta_thresholds`` (the τ whose answer
+        the released θ moves: :attr:`above_theta`), versions, created."""
         return {
             "column": self.column,
             "unit_of_privacy": self.unit_of_privacy,
@@ -389,6 +400,7 @@ class Release:
             "theta": self.theta,
             **({} if self.intervals is None else {"intervals": self.intervals.summary()}),
             "gated_thresholds": [float(t) for t in self.thresholds[self.gated_answers]],
+            "above_theta_thresholds": [float(t) for t in self.thresholds[self.above_theta]],
             "versions": self.versions,
             "created": self.created,
         }

@@ -23,6 +23,7 @@ from dpsum_core.mechanisms.algorithm import Algorithm
 from dpsum_core.mechanisms.registry import get
 from dpsum_core.mechanisms.registry import truncation as get_truncation
 from dpsum_core.mechanisms.workloads import make_workload, snapping_words
+from dpsum_core.publish.above_theta import MARK, answers_note, theta_words
 from dpsum_core.publish.bands import BAND_HOWTO, band_lines, band_records
 from dpsum_core.publish.chart import data_uri, interval_svg
 from dpsum_core.publish.command import DataArgument, record_command
@@ -31,11 +32,10 @@ from dpsum_core.publish.page import report_html
 from dpsum_core.publish.release import PUBLISHED_DIGITS, Release, ReleasePlan, decimal_text
 from dpsum_core.simulate.results import percent
 from dpsum_core.text import (
-    CLIPPED_AT_U,
     EPSILON_FROM_DATA,
-    NO_THETA,
     NOT_TOLD_FROM_ZERO,
     counted,
+    epsilon_sentence,
     escape_name,
     number,
     query_words,
@@ -168,28 +168,6 @@ TRUNCATION_WORDS = {
     "svt": ", θ chosen by the sparse vector technique",
     "recursive": ", θ chosen by the recursive mechanism",
 }
-
-
-def theta_words(theta, upper: float, *, digits: int = PUBLISHED_DIGITS) -> str:
-    """The released θ in words (``None``: no θ; a list: SQM's θ per query), with ``digits``
-    significant digits; where no θ clamps below U, what does: cleaning's public clip at U.
-
-    Privacy
-    -------
-    Public inputs only (the released θ and U): never how many values cleaning clipped.
-    """
-    if theta is None:
-        return NO_THETA
-    if isinstance(theta, list):
-        untruncated = sum(t >= upper for t in theta)
-        return f"one per query ({', '.join(f'{t:,.{digits}g}' for t in theta)})" + (
-            f"; at {counted(untruncated, 'query', 'queries')} θ is U or above: nothing clamped "
-            f"there beyond U, where {CLIPPED_AT_U}"
-            if untruncated else ""
-        )
-    if theta >= upper:
-        return f"θ = U = {theta:,.{digits}g}, the top of the domain (nothing clamped below U; {CLIPPED_AT_U})"
-    return f"{theta:,.{digits}g} (values above it counted as θ)"
 
 
 def _plain_words(alg: Algorithm, config: dict) -> str:
@@ -429,9 +407,11 @@ def report_markdown(
     rel: Release, *, dataset: str, ledger_line: str = "", engine: str = "memory",
     data: DataArgument | None = None, bands: list[tuple[float, float]] | None = None,
 ) -> str:
-    """The release's report (Markdown): a headline sentence, a chart of the answers with their
-    intervals, the table, how to total a band (and the ``bands`` asked for, with their 95 %
-    intervals: :mod:`~dpsum_core.publish.bands`), then how it was made and how to make it again
+    """The release's report (Markdown): a headline sentence, what its ε means
+    (:func:`~dpsum_core.text.epsilon_sentence`), a chart of the answers with their intervals,
+    the table (rows above θ marked: :mod:`~dpsum_core.publish.above_theta`), the ``bands``
+    asked for with their 95 % intervals (:mod:`~dpsum_core.publish.bands`), or without bands
+    how to total one, then how it was made and how to make it again
     (its ``--data``: ``data``, by default ``dataset``;
     :func:`~dpsum_core.publish.command.data_argument`).
 
@@ -456,6 +436,8 @@ def report_markdown(
         f"**{headline(rel, dataset=dataset)}**",
         "",
         *([EPSILON_FROM_DATA, ""] if rel.epsilon_chosen_from_data else []),
+        epsilon_sentence(float(b["total"])),
+        "",
         f"Created {rel.created} (UTC).",
         "",
     ]
@@ -464,10 +446,11 @@ def report_markdown(
                            title=f"Private answers and 95 % intervals: {visible(dataset)}",
                            gated=rel.gated_answers)  # fmt: skip
         rows = "\n".join(
-            f"| {t} | {a} | [{lo}, {hi}{')' if hi == 'open' else ']'} | "
+            f"| {t} | {a}{f' {MARK}' if above else ''} | [{lo}, {hi}{')' if hi == 'open' else ']'} | "
             f"{'no' if hi == 'open' else 'yes'} |"
-            for t, a, lo, hi in answer_cells(rel)
+            for (t, a, lo, hi), above in zip(answer_cells(rel), rel.above_theta, strict=True)
         )
+        above = answers_note(rel.theta, str(c["algorithm"]), rel.above_theta, iv.bias_bounded)
         lines += [
             f"![Private answers and their 95 % intervals]({data_uri(svg)})",
             "",
@@ -498,9 +481,8 @@ def report_markdown(
             "|---:|---:|---:|:---:|",
             rows,
             "",
-            BAND_HOWTO,
-            "",
-            *band_lines(rel, bands or []),
+            *([above, ""] if above else []),
+            *(band_lines(rel, bands) if bands else [BAND_HOWTO, ""]),
         ]
     lines += [
         "## What was released",
@@ -521,7 +503,7 @@ def report_markdown(
         f"- **Algorithm**: {alg.label} {_plain_words(alg, c)}."
         + ("" if c.get("chosen_by_auto") is None else f" {c['chosen_by_auto'].rstrip('.')}."),
         f"- **Truncation**: {cap_truncation(c) or get_truncation(c['truncation']).description}.",
-        f"- **Released θ**: {theta_words(rel.theta, float(c['upper']))}.",
+        f"- **Released θ**: {theta_words(rel.theta, float(c['upper']), algorithm=c['algorithm'])}.",
         *_cap_line(c),
         f"- **Isotonic regression**: {isotonic_words(bool(c['isotonic']))}",
         "",

@@ -129,7 +129,7 @@ def _released(bounded: list[bool]) -> Release:
     return Release(
         thresholds=np.linspace(10.0, 10.0 * n, n), private_answers=answers, theta=35.0,
         budget={"epsilon_theta": 0.01, "epsilon_measure": 0.09, "total": 0.1},
-        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1"},
+        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1", "upper": 100.0},
         versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(n, 5.0),
         intervals=Intervals(answers - 10, np.where(ok, answers + 10, np.nan), ok, "test"),
     )  # fmt: skip
@@ -158,7 +158,7 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
     rel = Release(
         thresholds=np.array([10.0, 20.0, 30.0]), private_answers=answers, theta=35.0,
         budget={"epsilon_theta": 0.01, "epsilon_measure": 0.09, "total": 0.1},
-        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1"},
+        config={"algorithm": "sqm", "truncation": "fixed", "workload": "Q1", "upper": 100.0},
         versions={}, created="2026-11-26T23:00:00Z", noise_halfwidth=np.full(3, 640.0),
         intervals=Intervals(answers - 640.0, answers + 764.76, np.ones(3, bool), "test"),
     )  # fmt: skip

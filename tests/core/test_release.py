@@ -66,13 +66,13 @@ def test_release_writes_only_the_files_of_the_contract(tmp_path, capsys):
     record = json.loads(release_file(out, "release.json").read_text())
     assert list(answers.columns) == [
         "threshold", "private_answer", "lower_95", "upper_95", "bias_bounded", "lower_97_5",
-        "upper_97_5", "gated",
+        "upper_97_5", "gated", "above_theta",
     ]  # fmt: skip  # no ± of the noise alone (it ignores the bias)
     assert len(answers) == 100  # Q2: one row per query
     assert np.all(np.diff(answers.private_answer) >= 0)  # isotonic by default
     assert set(record) == {
         "column", "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
-        "created", "engine", "gated_thresholds",
+        "created", "engine", "gated_thresholds", "above_theta_thresholds",
     }  # fmt: skip
     assert record["engine"] == "memory"  # the engine that computed the summary (public)
     assert record["column"] == "income"  # what was summed (the report's command sums it again)

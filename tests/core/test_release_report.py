@@ -139,7 +139,7 @@ def test_numbers_in_the_report_carry_the_digits_their_interval_supports(data):
     answers = rel.private_answers
     shown: dict[float, set[str]] = {}
     for row, a, lo, hi, unit in zip(rows, *columns, units, strict=True):
-        _, answer, interval, bounded = (c.strip() for c in row.split("|")[1:-1])
+        _, answer, interval, bounded = (c.strip().removesuffix(" †") for c in row.split("|")[1:-1])
         shown_lo, shown_hi = (float(v.replace(",", "")) for v in interval.strip("[]").split(", "))
         # rounded to two significant digits of the half-width (never 9 digits next to a wide
         # ±), an answer equal to others to the finest unit among them; the bounds outwards

@@ -37,13 +37,13 @@ def test_release_from_the_explorers_settings(page, server):
     assert name.endswith("_answers.csv")
     # no ± of the noise alone: next to a biased answer it reads as an interval that misses
     assert rows[0] == ["threshold", "private_answer", "lower_95", "upper_95", "bias_bounded",
-                       "lower_97_5", "upper_97_5", "gated"]  # fmt: skip
+                       "lower_97_5", "upper_97_5", "gated", "above_theta"]  # fmt: skip
     assert len(rows) == 11  # Q3: 10 queries
     name, body = download(page, "release_record_json")
     record = json.loads(body)
     assert set(record) == {
         "column", "unit_of_privacy", "id_column", "config", "budget", "theta", "intervals", "versions",
-        "created", "engine", "gated_thresholds",
+        "created", "engine", "gated_thresholds", "above_theta_thresholds",
     }  # fmt: skip
     assert record["unit_of_privacy"] == "one row = one person" and record["id_column"] is None
     assert record["engine"] == "memory"  # the sample data, read in memory

@@ -21,7 +21,7 @@ Excluded, because they legitimately differ from one run to the next (and only th
   when the truncation is svt/recursive/posthoc, because a release draws its noise from
   OpenDP's samplers with the system's entropy and takes no seed (by design, SPEC/README), so a
   privately chosen θ differs on every release (and with it, the counts ``bias_bounded`` and
-  ``open_above`` of ``intervals``). A release's ``answers.csv`` keeps only its
+  ``open_above`` of ``intervals`` and the ``above_theta_thresholds``). A release's ``answers.csv`` keeps only its
   ``threshold`` column: ``private_answer`` is that unseeded noise. Release files are named
   ``<data>_<date-time>_<id>_…``: the stamp is replaced by ``_<date-time>_<id>_`` in printed text.
 - the ledger: each entry's ``created`` (date and time); the binding's ``salt`` (random per
@@ -301,6 +301,7 @@ def _release_files(out: Path, case: CliCase) -> dict[str, str]:
     info.pop("created")
     if not case.seeded_theta:
         info.pop("theta", None)
+        info.pop("above_theta_thresholds", None)  # the τ that θ moves follow θ
         # how many intervals are open above follows the privately chosen θ (SQM)
         for key in ("bias_bounded", "open_above"):
             info.get("intervals", {}).pop(key, None)
