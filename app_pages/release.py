@@ -324,7 +324,7 @@ if rel is not None:
     theta = rel.theta
     shown_theta = (
         f"{len(theta)} values, one per query" if isinstance(theta, list)
-        else theta_words(theta, float(c["upper"]), digits=6)
+        else theta_words(theta, float(c["upper"]), digits=6, algorithm=c["algorithm"])
     )  # fmt: skip
     st.markdown(
         f"{label(c['algorithm'])}, truncation: "

@@ -546,3 +546,13 @@ def test_a_session_without_a_ledger_says_its_budget_starts_at_zero(page):
     assert any("holds no ledger yet: its budget starts at ε = 0" in i.value for i in page.info)
     _release(page)
     assert not any("holds no ledger yet" in i.value for i in page.info)
+
+
+def test_the_released_theta_says_what_rawsum_did_above_it(page):
+    """RawSum leaves out the bins above its θ*: the page's θ line says so, not "counted as θ"
+    (review 10: the words were TaMM's for every algorithm)."""
+    page.selectbox(key="release_algorithm").select("rawsum").run()
+    _release(page)
+    assert_clean(page)
+    [line] = [m.value for m in page.markdown if "released θ:" in m.value]
+    assert "left out (RawSum drops the bins above its θ*)" in line and "counted as θ" not in line
