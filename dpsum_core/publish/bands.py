@@ -35,7 +35,7 @@ from dpsum_core.publish.digits import (
     shown,
 )
 from dpsum_core.publish.release import Release
-from dpsum_core.text import NOT_TOLD_FROM_ZERO
+from dpsum_core.text import NO_NEGATIVE_BAND, NOT_TOLD_FROM_ZERO
 
 # One sentence for every report: how to state a band's total and its interval correctly.
 BAND_HOWTO = (
@@ -169,7 +169,6 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
 
 _BAND = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*-\s*([0-9]+(?:\.[0-9]*)?)\s*$")
 _DASHES = str.maketrans({"–": "-", "—": "-"})  # an en or em dash, as typed in "$15–20"
-NO_NEGATIVE = "band edges are never negative (0 or thresholds of the workload, e.g. 0-15,15-20)"
 
 
 def parse_bands(text: str) -> list[tuple[float, float]]:
@@ -187,7 +186,7 @@ def parse_bands(text: str) -> list[tuple[float, float]]:
     for part in text.translate(_DASHES).split(","):
         match = _BAND.match(part)
         if match is None and part.strip().startswith("-"):
-            raise ParameterError(f"--bands: {part.strip()!r} starts with a minus: {NO_NEGATIVE}")
+            raise ParameterError(f"--bands: {part.strip()!r} starts with a minus: {NO_NEGATIVE_BAND}")
         if match is None:
             raise ParameterError(f"--bands: {part.strip()!r} is not LOW-HIGH (e.g. 15-20,20-30)")
         low, high = float(match[1]), float(match[2])
