@@ -152,7 +152,7 @@ def bands_note(theta: float | list[float], algorithm: str, cases: set[BandCase])
     (:func:`not_estimated`: its total reads "not estimated").
 
     >>> bands_note(51.2, "rawsum", {"wholly"})[:60]
-    '† Quote the interval of a band marked †, not its total: a ban'
+    '† Quote the interval of a band marked †, not its total: a ba'
     """
     said, value = _theta_said(theta, algorithm), _theta_value(theta)
     words: dict[Kind, dict[BandCase, str]] = {
