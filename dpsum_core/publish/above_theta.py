@@ -187,7 +187,7 @@ def bands_note(theta: float | list[float], algorithm: str, cases: set[BandCase])
         f"{MARK} Quote the interval of a band marked {MARK}, not its total: "
         + "; ".join(clauses)
         + ". The interval still holds the band's true total: it allows for this (release.json "
-        "flags these bands with above_theta = true)."
+        "and bands.csv flag these bands with above_theta = true)."
     )
 
 

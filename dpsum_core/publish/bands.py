@@ -266,7 +266,7 @@ def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:
             "A band whose low edge's answer was published as 0 (not distinguishable from 0) has "
             "no total to quote: the answer at its high edge minus that 0 is the total from 0 "
             "up, larger than the band's. Only its interval is stated, and it holds for the band "
-            "(release.json flags it with low_gated = true).",
+            "(release.json and bands.csv flag it with low_gated = true and give no total).",
             "",
         ]
     if marked := {_case(b, float(rel.config["upper"])) for b in totals if b.above_theta}:

@@ -188,7 +188,7 @@ def test_the_report_marks_the_rows_theta_moves_and_says_how(algorithm, words):
     bands = _band_rows(md)
     assert bands[("20", "30")].endswith(f" {MARK}")
     assert bands[("10", "20")].endswith(MARK) == (algorithm == "clampshells")
-    assert "release.json flags these bands with above_theta = true" in md
+    assert "release.json and bands.csv flag these bands with above_theta = true" in md
     unmarked = report_markdown(_release(algorithm=algorithm), dataset="d.csv", bands=[(10, 20)])
     assert MARK not in unmarked  # no θ, no mark and no note
 
