@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from dpsum_core.cli_parser import CONFIG as _CONFIG
-from dpsum_core.cli_parser import EXIT_USAGE, build_parser, unit_conflict
+from dpsum_core.cli_parser import EXIT_USAGE, build_parser, negative_band, unit_conflict
 from dpsum_core.cli_text import accuracy_text, cleaning_line
 from dpsum_core.data.backends import open_backend
 from dpsum_core.data.domain import domain_warnings
@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["app"]:
         return _app(argv[1:])
     parser = build_parser()
+    if said := negative_band(argv):  # argparse would read it as an option
+        print(f"dpsum: error: {said}", file=sys.stderr)
+        return EXIT_USAGE
     args = parser.parse_args(argv)
     if conflict := unit_conflict(args):  # before anything is read
         parser.error(conflict)

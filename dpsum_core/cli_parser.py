@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 
 from dpsum_core import __version__
 from dpsum_core.data import samples
@@ -13,11 +14,20 @@ from dpsum_core.errors import DataError
 from dpsum_core.mechanisms.recommend import AUTO
 from dpsum_core.mechanisms.registry import ALGORITHMS
 from dpsum_core.simulate.config import ExperimentConfig
-from dpsum_core.text import summed
+from dpsum_core.text import NO_NEGATIVE_BAND, summed
 from dpsum_core.truncation.params import PARAMETERS
 from dpsum_core.truncation.registry import TRUNCATION_METHODS
 
 EXIT_USAGE = 2
+
+
+def negative_band(argv: list[str]) -> str | None:
+    """What is wrong with ``--bands -5-15`` (a value starting with a minus, which argparse
+    takes for an option and answers "expected one argument"), else None."""
+    for flag, value in itertools.pairwise(argv):
+        if flag == "--bands" and value.startswith("-") and value[1:2].isdigit():
+            return f"--bands: {value!r} starts with a minus: {NO_NEGATIVE_BAND}"
+    return None
 
 
 def _data(source: str) -> str:

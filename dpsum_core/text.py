@@ -93,6 +93,8 @@ NO_THETA_SHORT = "none beyond U"  # RawSum's θ = ∞, said the same in every ta
 NO_THETA = f"{NO_THETA_SHORT}: {CLIPPED_AT_U}"
 # An answer ClampShells' onset gate published as 0: shown with this, never as a bare 0.
 NOT_TOLD_FROM_ZERO = "not distinguishable from 0"
+# --bands with a minus first ("-5-15"): the CLI (before argparse) and the band parser say it
+NO_NEGATIVE_BAND = "band edges are never negative (0 or thresholds of the workload, e.g. 0-15,15-20)"
 
 
 def noun(n: int, word: str, plural: str | None = None) -> str:
@@ -234,8 +236,10 @@ def large_epsilon(epsilon: float) -> str | None:
 
 
 # release.json's note and the report's sentence when ε was chosen from the errors of the very
-# data released (the app's Decide page on the release data): the choice itself is not private.
+# data released (the app's Decide page on the release data): the choice itself is not private,
+# the answers are (review 11 P2-8: "not covered by the guarantee" read as "not private").
 EPSILON_FROM_DATA = (
-    "ε was chosen by looking at errors computed from the true answers of this same data: that "
-    "choice depends on the data and is not covered by the privacy guarantee."
+    "The answers are ε-differentially private as released. Only the choice of ε itself looked "
+    "at this data (the custodian compared errors against its true answers), and the stated ε "
+    "accounts for the answers, not for that choice."
 )

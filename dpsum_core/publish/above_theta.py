@@ -42,6 +42,7 @@ MARK = "†"  # after an answer or a band total that θ moved, explained under i
 _ROUNDING = 10.0 ** (1 - PUBLISHED_DIGITS)
 
 Kind = Literal["clamps", "drops", "gathers"]
+BandCase = Literal["across", "to_u", "wholly"]
 
 
 def kind(algorithm: str) -> Kind:
@@ -142,19 +143,62 @@ def answers_note(theta: float | list[float] | None, algorithm: str, flagged: np.
     return f"{MARK} {how} ({allows}). answers.csv flags these rows with above_theta = true."
 
 
-def bands_note(theta: float | list[float], algorithm: str) -> str:
-    """The note under the band table when some band's high edge is marked (:func:`above_theta`)."""
-    said = _theta_said(theta, algorithm)
-    how = {
-        "clamps": f"The band reaches above {said}: values above θ are counted as θ, so its "
-        "total is biased low",
-        "drops": f"The band reaches above {said}: RawSum leaves out the values above θ*, so its "
-        "total is biased low (0 for a band wholly above θ*)",
-        "gathers": f"The band reaches {said}: ClampShells counts every value above θ* as θ* at "
-        "θ* itself, so a band wholly at or above θ* totals 0 and one across θ* takes in every "
-        "value above θ*, those above the band too: its total may be too low or too high",
-    }[kind(algorithm)]
+def bands_note(theta: float | list[float], algorithm: str, cases: set[BandCase]) -> str:
+    """The note under the band table when some band is marked (:func:`above_theta` at its high
+    edge): one plain instruction (quote the interval, not the total), then what the algorithm
+    did to each kind of marked band present (``cases``): ``across``, a band reaching above θ
+    that ends below U; ``to_u``, one that ends at U (no value lies above it, so nothing above
+    the band is taken in); ``wholly``, one wholly above RawSum's θ* or at or above ClampShells'
+    (:func:`not_estimated`: its total reads "not estimated").
+
+    >>> bands_note(51.2, "rawsum", {"wholly"})[:60]
+    '† Quote the interval of a band marked †, not its total: a ba'
+    """
+    said, value = _theta_said(theta, algorithm), _theta_value(theta)
+    words: dict[Kind, dict[BandCase, str]] = {
+        "clamps": {
+            "across": f"a band reaching above {said} counts each value above θ as θ, so its "
+            "total is biased low",
+            "to_u": f"a band reaching above {said} counts each value above θ as θ, so its "
+            "total is biased low",
+        },
+        "drops": {
+            "across": f"a band reaching above {said} leaves out its values above θ* (RawSum "
+            "drops them), so its total is biased low",
+            "to_u": f"a band reaching above {said} leaves out its values above θ* (RawSum "
+            "drops them), so its total is biased low",
+            "wholly": f"a band wholly above θ* reads \"not estimated\": RawSum left out the "
+            f"values above θ* = {value}, so nothing in the band was measured",
+        },
+        "gathers": {
+            "across": f"a band across {said} that ends below U takes in every value above θ*, "
+            "those above the band too, each counted as θ*, so its total may be too low or too "
+            "high",
+            "to_u": f"a band from below {said} up to U takes in every value above θ*, each "
+            "counted as θ*, so its total is biased low",
+            "wholly": f"a band at or above θ* reads \"not estimated\": ClampShells counts "
+            f"every value above θ* = {value} at θ* itself, so nothing in the band is measured",
+        },
+    }
+    own = words[kind(algorithm)]
+    order: tuple[BandCase, ...] = ("across", "to_u", "wholly")
+    clauses = list(dict.fromkeys(own[c] for c in order if c in cases and c in own))
     return (
-        f"{MARK} {how}, and is not the band's own total (its interval allows for that; "
-        "release.json flags it with above_theta = true)."
+        f"{MARK} Quote the interval of a band marked {MARK}, not its total: "
+        + "; ".join(clauses)
+        + ". The interval still holds the band's true total: it allows for this (release.json "
+        "and bands.csv flag these bands with above_theta = true)."
     )
+
+
+def not_estimated(algorithm: str, low_moved: bool) -> bool:
+    """Whether a band whose low edge's answer the released θ moves (``low_moved``:
+    :func:`above_theta` at it) has no estimate at all: RawSum (values above θ* left out) and
+    ClampShells (gathered at θ*) give every answer from θ* up the same total, so the band's
+    difference is 0 by construction, not a measurement. Clamping still measures such a band
+    (each value as θ: biased low)."""
+    return low_moved and kind(algorithm) != "clamps"
+
+
+def _theta_value(theta: float | list[float]) -> str:
+    return "its θ" if isinstance(theta, list) else f"{theta:,.{PUBLISHED_DIGITS}g}"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpsum_core.errors import ParameterError
-from dpsum_core.publish.above_theta import MARK, bands_note
+from dpsum_core.publish.above_theta import MARK, BandCase, bands_note, not_estimated
 from dpsum_core.publish.digits import (
     PUBLISHED_DIGITS,
     published,
@@ -35,7 +35,7 @@ from dpsum_core.publish.digits import (
     shown,
 )
 from dpsum_core.publish.release import Release
-from dpsum_core.text import NOT_TOLD_FROM_ZERO
+from dpsum_core.text import NO_NEGATIVE_BAND, NOT_TOLD_FROM_ZERO
 
 # One sentence for every report: how to state a band's total and its interval correctly.
 BAND_HOWTO = (
@@ -70,6 +70,10 @@ class BandTotal:
         Whether the released θ moves the answer at ``high`` (above θ; ClampShells: at or above
         θ*): ``total`` is then not the band's own (:mod:`~dpsum_core.publish.above_theta`:
         biased low, or for ClampShells either way).
+    not_estimated
+        Whether the band lies wholly above RawSum's θ* (or at or above ClampShells'): its
+        ``total`` is 0 by construction, not an estimate
+        (:func:`~dpsum_core.publish.above_theta.not_estimated`).
     """
 
     low: float
@@ -80,11 +84,14 @@ class BandTotal:
     low_gated: bool = False
     high_gated: bool = False
     above_theta: bool = False
+    not_estimated: bool = False
 
     @property
     def quotable(self) -> bool:
-        """Whether ``total`` estimates the band's total (neither edge's answer gated)."""
-        return not (self.low_gated or self.high_gated)
+        """Whether ``total`` is an estimate of the band's total, even a marked one (neither
+        edge's answer gated, the band not wholly above θ*): release.json and bands.csv give
+        no total otherwise."""
+        return not (self.low_gated or self.high_gated or self.not_estimated)
 
 
 def band_queries(thresholds: np.ndarray, low: float, high: float) -> tuple[int | None, int]:
@@ -143,7 +150,9 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
     answers = np.asarray(rel.private_answers, float)
     gated = rel.gated_answers
     flags = {"low_gated": lo_i is not None and bool(gated[lo_i]), "high_gated": bool(gated[hi_i]),
-             "above_theta": bool(rel.above_theta[hi_i])}  # fmt: skip
+             "above_theta": bool(rel.above_theta[hi_i]),
+             "not_estimated": lo_i is not None and not_estimated(
+                 str(rel.config["algorithm"]), bool(rel.above_theta[lo_i]))}  # fmt: skip
     if lo_i is None:  # the band from 0 is the query itself: its 95 % interval
         return BandTotal(
             low, high, float(answers[hi_i]), float(iv.lower[hi_i]), float(iv.upper[hi_i]), **flags
@@ -159,20 +168,25 @@ def band_total(rel: Release, low: float, high: float) -> BandTotal:
 
 
 _BAND = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*-\s*([0-9]+(?:\.[0-9]*)?)\s*$")
+_DASHES = str.maketrans({"–": "-", "—": "-"})  # an en or em dash, as typed in "$15–20"
 
 
 def parse_bands(text: str) -> list[tuple[float, float]]:
     """``15-20,20-30`` as [(15, 20), (20, 30)] (edges checked against a release by
-    :func:`band_total`). Bands may overlap (each is totalled on its own), never repeat.
+    :func:`band_total`). Bands may overlap (each is totalled on its own), never repeat. An en
+    or em dash reads as the hyphen (``15–20``).
 
     Raises
     ------
     ParameterError
-        A band not written LOW-HIGH with numbers, with LOW ≥ HIGH, or listed twice.
+        A band not written LOW-HIGH with numbers, with LOW ≥ HIGH, with a negative edge, or
+        listed twice.
     """
     bands: list[tuple[float, float]] = []
-    for part in text.split(","):
+    for part in text.translate(_DASHES).split(","):
         match = _BAND.match(part)
+        if match is None and part.strip().startswith("-"):
+            raise ParameterError(f"--bands: {part.strip()!r} starts with a minus: {NO_NEGATIVE_BAND}")
         if match is None:
             raise ParameterError(f"--bands: {part.strip()!r} is not LOW-HIGH (e.g. 15-20,20-30)")
         low, high = float(match[1]), float(match[2])
@@ -185,14 +199,17 @@ def parse_bands(text: str) -> list[tuple[float, float]]:
 
 
 def band_records(rel: Release, bands: list[tuple[float, float]]) -> list[dict]:
-    """release.json's ``bands``: per band ``low``, ``high``, ``total``, ``lower_95`` and
-    ``upper_95`` (``null``: open above), and the flags of :class:`BandTotal`: ``low_gated``
-    (``total`` is then the estimate of (0, high], not the band's), ``high_gated`` (the band is
-    at most ``upper_95``) and ``above_theta`` (``total`` moved by θ: biased)."""
+    """release.json's ``bands`` (and bands.csv's rows): per band ``low``, ``high``, ``total``
+    (``null`` where there is no total to quote, :attr:`BandTotal.quotable`: a gated edge, whose
+    difference would be the total from 0 up, or a band wholly above θ*, 0 by construction),
+    ``lower_95`` and ``upper_95`` (``null``: open above), and the flags of :class:`BandTotal`:
+    ``low_gated``, ``high_gated`` (the band is at most ``upper_95``) and ``above_theta``
+    (``total`` moved by θ: quote the interval)."""
     out = []
     for b in (band_total(rel, low, high) for low, high in bands):
         upper = None if math.isnan(b.upper) else b.upper
-        out.append({"low": b.low, "high": b.high, "total": b.total, "lower_95": b.lower,
+        total = b.total if b.quotable else None
+        out.append({"low": b.low, "high": b.high, "total": total, "lower_95": b.lower,
                     "upper_95": upper, "low_gated": b.low_gated, "high_gated": b.high_gated,
                     "above_theta": b.above_theta})  # fmt: skip
     return out
@@ -203,7 +220,8 @@ def _total_cell(b: BandTotal, unit: float, upper: str) -> str:
     ``open``): never a number that is not the band's total. A gated high edge (so its low edge
     too) reads as a gated answer does; a gated low edge alone as "≤ upper end", since the
     difference of the answers estimates the sum from 0 up (review 10, P1-2); a band above θ is
-    marked (:data:`~dpsum_core.publish.above_theta.MARK`)."""
+    marked (:data:`~dpsum_core.publish.above_theta.MARK`), and one wholly above θ* reads "not
+    estimated" (its 0 is no measurement)."""
     mark = f" {MARK}" if b.above_theta else ""
     if b.high_gated:
         return (NOT_TOLD_FROM_ZERO if upper == "open" else f"≤ {upper} ({NOT_TOLD_FROM_ZERO})") + mark
@@ -213,7 +231,16 @@ def _total_cell(b: BandTotal, unit: float, upper: str) -> str:
                f"(0, {edge}]")  # fmt: skip
         return (f"at least {shown(b.lower, unit, math.floor)} ({why})" if upper == "open"
                 else f"≤ {upper} ({why})") + mark  # fmt: skip
+    if b.not_estimated:
+        return f"not estimated{mark}"
     return shown(b.total, unit) + mark
+
+
+def _case(b: BandTotal, upper: float) -> BandCase:
+    """Which clause of :func:`~dpsum_core.publish.above_theta.bands_note` a marked band needs."""
+    if b.not_estimated:
+        return "wholly"
+    return "to_u" if b.high >= upper * (1 - 1e-9) else "across"
 
 
 def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:
@@ -239,11 +266,11 @@ def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:
             "A band whose low edge's answer was published as 0 (not distinguishable from 0) has "
             "no total to quote: the answer at its high edge minus that 0 is the total from 0 "
             "up, larger than the band's. Only its interval is stated, and it holds for the band "
-            "(release.json flags it with low_gated = true).",
+            "(release.json and bands.csv flag it with low_gated = true and give no total).",
             "",
         ]
-    if any(b.above_theta for b in totals):
-        notes += [bands_note(rel.theta or 0.0, str(rel.config["algorithm"])), ""]
+    if marked := {_case(b, float(rel.config["upper"])) for b in totals if b.above_theta}:
+        notes += [bands_note(rel.theta or 0.0, str(rel.config["algorithm"]), marked), ""]
     return [
         "## Totals by band",
         "",
@@ -252,7 +279,8 @@ def band_lines(rel: Release, bands: list[tuple[float, float]]) -> list[str]:
         "probability at least 95 %: it is made of each end's 97.5 % interval (both hold "
         "together with probability ≥ 95 %), not of their 95 % intervals. Each band's interval "
         "holds on its own: about 1 in 20 may miss, and they are not promised to hold all at "
-        "once.",
+        "once. Built from 97.5 % ends, a band's interval is wider than an answer's 95 % one, "
+        "so its upper end may exceed that of the answer that contains it: this is expected.",
         "",
         "| from (above) | to (up to) | band total | 95 % interval for the true total |",
         "|---:|---:|---:|---:|",

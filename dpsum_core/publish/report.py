@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from dpsum_core.data.domain import Domain
 from dpsum_core.data.samples import PREFIX as SAMPLE_PREFIX
@@ -43,6 +44,7 @@ from dpsum_core.text import (
 )
 
 RELEASE_FILES = ("answers.csv", "release.json", "report.html", "report.md")  # name endings
+BANDS_FILE = "bands.csv"  # written beside them when bands are asked for
 
 
 def release_stem(rel: Release, dataset: str) -> str:
@@ -78,7 +80,8 @@ def write_release(
     bands: list[tuple[float, float]] | None = None,
 ) -> list[Path]:
     """Write the release's answers, release.json, report.html and report.md into ``out``, under
-    names of their own (:func:`release_names`), nothing else; returns the paths written.
+    names of their own (:func:`release_names`), and with ``bands`` their totals in
+    ``<stem>_bands.csv`` (:func:`bands_csv`), nothing else; returns the paths written.
 
     ``engine`` (memory, duckdb, spark) is recorded in release.json and in the report's command;
     ``data`` is the command's ``--data`` (default: ``dataset``); ``bands``: totals by band
@@ -94,7 +97,11 @@ def write_release(
                                data=data, bands=bands)  # fmt: skip
     texts = [answers_csv(rel), record_json(rel, engine=engine, bands=bands), report_html(markdown),
              markdown]  # fmt: skip
-    paths = [out / name for name in release_names(rel, dataset)]
+    names = release_names(rel, dataset)
+    if bands:
+        texts.append(bands_csv(rel, bands))
+        names.append(names[0].removesuffix(RELEASE_FILES[0]) + BANDS_FILE)
+    paths = [out / name for name in names]
     try:
         for path, text in zip(paths, texts, strict=True):
             with path.open("x", encoding="utf-8") as f:
@@ -108,6 +115,16 @@ def answers_csv(rel: Release) -> str:
     """answers.csv's text (answers and ± already rounded to :data:`PUBLISHED_DIGITS` digits,
     written as the shortest text of each float)."""
     return rel.answers_frame().to_csv(index=False)
+
+
+def bands_csv(rel: Release, bands: list[tuple[float, float]]) -> str:
+    """bands.csv's text: one row per band, as release.json's ``bands`` (:func:`band_records`):
+    low, high, total (empty where there is no total to quote), lower_95, upper_95 (empty: open
+    above), low_gated, high_gated, above_theta (``true``/``false``, as answers.csv)."""
+    frame = pd.DataFrame(band_records(rel, bands))
+    for flag in ("low_gated", "high_gated", "above_theta"):
+        frame[flag] = np.where(frame[flag], "true", "false")
+    return frame.to_csv(index=False)
 
 
 def record_json(

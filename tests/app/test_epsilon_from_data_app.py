@@ -54,7 +54,7 @@ def test_an_epsilon_carried_from_decide_is_said_in_the_release_files() -> None:
     record, text, page = _files(_release(at))
     assert record["epsilon_chosen_from_data"] is True  # old: no such field
     assert record["epsilon_note"] == EPSILON_FROM_DATA
-    assert EPSILON_FROM_DATA in text and "not covered by the privacy guarantee" in page
+    assert EPSILON_FROM_DATA in text and "Only the choice of ε itself looked at this data" in page
 
 
 def test_an_epsilon_not_carried_leaves_the_files_as_they_were() -> None:
