@@ -49,7 +49,7 @@ def test_gated_answers_on_the_release_page_are_not_a_bare_zero():
     assert_clean(at)
     (table,) = [df.value for df in at.dataframe if "Private answer" in df.value.columns]
     shown = list(table["Private answer"])
-    uppers = list(table["Upper end (95 %)"])
+    uppers = [cell.strip("[])").split(", ")[1] for cell in table["95 % interval"]]
     assert shown[:2] == [f"≤ {u} ({NOT_TOLD_FROM_ZERO})" for u in uppers[:2]]
     assert "0" not in shown and shown == [c[1] for c in answer_cells(rel)]
     captions = " ".join(c.value for c in at.caption)
