@@ -344,9 +344,9 @@ if rel is not None:
     if marked := release_words.answers_note(rel):  # the report's † note, under its table
         st.caption(marked)
     st.caption(
-        "Lower and upper end: an interval that holds its true answer with probability at "
+        "95 % interval [lower end, upper end]: it holds its true answer with probability at "
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
-        "included (the upper end is open where the "
+        "included (the upper end is open, \"[…, open)\", where the "
         "release cannot bound the bias). No ± of the noise alone is published: next to a "
         "biased answer it would read as an interval that can miss the truth. Rounded as in "
         "the report (two significant digits of each interval's half-width); the answers.csv "

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from dpsum_core.cli import main
+from dpsum_ui.release_words import INTERVAL_COLUMN
 from tests.e2e.conftest import (
     ARTIFACTS,
     SIDEBAR,
@@ -19,10 +20,13 @@ from tests.e2e.conftest import (
     chart_parts,
     key,
     new_context,
+    set_number,
     overlapping,
     wait_idle,
     wait_rendered,
 )
+
+from tests.e2e.test_researcher_review import _GRID_NEEDS
 
 pytestmark = pytest.mark.e2e
 
@@ -128,5 +132,58 @@ def test_choosing_a_page_closes_the_sidebar_on_a_phone_only(browser, server, siz
             pg.wait_for_function(f"() => ({right})() <= 1", timeout=10_000)
         else:
             assert pg.evaluate(right) > 100, bar.bounding_box()
+    finally:
+        context.close()
+
+
+def _release_page(pg, server, phone: bool) -> None:
+    """Go to the Release page of Q3 on the small sample (a phone through its closed sidebar's
+    menu, a wide window through the top one), release at the sidebar's ε and wait for it."""
+    pg.goto(f"{server.url}/?{SMALL}")
+    button(pg, "explorer_run").wait_for()
+    wait_idle(pg)
+    if phone:
+        pg.locator('[data-testid="stExpandSidebarButton"]').click()
+        pg.locator('[data-testid="stSidebarNavLink"]', has_text="Release").click()
+    else:
+        pg.locator('[data-testid="stTopNavLink"]', has_text="Release").click()
+    pg.get_by_text("Expected error").first.wait_for()
+    wait_idle(pg)
+    set_number(pg, "release_total", 0.05)
+    wait_idle(pg)
+    for box in ("release_unit_confirm", "release_confirm"):
+        pg.locator(f"{key(box)} label").click()
+        wait_idle(pg)
+    button(pg, "release_go").click()
+    pg.get_by_text("Released: ε = ").wait_for(timeout=60_000)
+    wait_idle(pg)
+
+
+@pytest.mark.parametrize("size", [PHONE, (1280, 720)], ids=["phone", "desktop"])
+def test_the_release_pages_interval_column_is_in_view(browser, server, size):
+    """Review 11 P2-6: at 1280 px the answers table's last column ("Moved by θ") was cut off,
+    and on a phone only the threshold and the answer showed. The grid draws on a canvas: each
+    column's width is measured as the grid sizes it (its widest text, 8 px padding each
+    side), and the interval column's header must end within the window and the grid."""
+    context = new_context(browser, *size)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(120_000)
+        _release_page(pg, server, phone=size == PHONE)
+        grid = pg.locator('[data-testid="stDataFrame"]',
+                          has=pg.locator("th", has_text=INTERVAL_COLUMN))  # fmt: skip
+        grid.scroll_into_view_if_needed()
+        grid.locator("th[role=columnheader]").first.wait_for(state="attached")
+        assert_clean(pg)
+        pg.screenshot(path=str(ARTIFACTS / f"release_answers_{size[0]}.png"))
+        drawn = grid.evaluate(_GRID_NEEDS)
+        names = [c["name"] for c in drawn["columns"]]
+        shown = names.index(INTERVAL_COLUMN)
+        left = grid.evaluate("g => g.querySelector('canvas').getBoundingClientRect().left")
+        right = left + sum(c["need"] for c in drawn["columns"][: shown + 1])
+        window = pg.evaluate("window.innerWidth")
+        assert right <= min(window, left + drawn["width"]), (right, window, drawn)
+        if size != PHONE:  # a wide window shows every column whole
+            assert sum(c["need"] for c in drawn["columns"]) <= drawn["width"], drawn
     finally:
         context.close()
