@@ -20,12 +20,11 @@ from tests.e2e.conftest import (
     chart_parts,
     key,
     new_context,
-    set_number,
     overlapping,
+    set_number,
     wait_idle,
     wait_rendered,
 )
-
 from tests.e2e.test_researcher_review import _GRID_NEEDS
 
 pytestmark = pytest.mark.e2e
