@@ -85,13 +85,35 @@ def test_decides_title_and_legend_fit_a_phone(phone, server):
     assert plot["bottom"] - plot["top"] >= 200, plot
 
 
+# Each table of report.html: its width, its scrolling box's and where its interval column's
+# header ends; and whether some paragraph breaks a number from its unit ("95 / %").
+_TABLES = """() => ({
+  tables: [...document.querySelectorAll('table')].map(t => {
+    const heads = [...t.querySelectorAll('th')];
+    const interval = heads.find(th => th.textContent.includes('interval'));
+    return {width: t.getBoundingClientRect().width,
+            box: t.parentElement.getBoundingClientRect().width,
+            interval: interval ? interval.getBoundingClientRect().right : null};
+  }),
+  split: [...document.querySelectorAll('p, li, th, td')].map(e => e.textContent)
+           .filter(t => / %|\\d in \\d/.test(t)),
+})"""
+
+
 @pytest.mark.parametrize("size", [PHONE, (1280, 720)], ids=["phone", "desktop"])
 def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
+    """Review 11 P2-7: on a phone the gated report's answers table (446 px) scrolled in its
+    own box with no cue, its interval column cut off ("[0 / 52,000"), and "95 %" wrapped
+    between 95 and %. Both tables (answers, bands with a long "≤ … (the answer at … is not
+    distinguishable from 0 …)" cell) now fit, and numbers keep their units."""
     out = tmp_path / "rel"
     assert main(["release", "--data", "sample:incomes_small.csv", "--upper", "800000",
-                 "--bins", "200", "--workload", "Q1", "--epsilon", "0.5",
-                 "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
+                 "--bins", "200", "--workload", "values:20000,40000,60000,100000,800000",
+                 "--bands", "0-20000,20000-40000,40000-60000,60000-100000,100000-800000",
+                 "--epsilon", "0.01", "--algorithm", "clampshells",
+                 "--out", str(out)]) == 0  # fmt: skip
     (report,) = out.glob("*_report.html")
+    assert "not distinguishable from 0, so the difference" in report.read_text()  # gated
     context = new_context(browser, *size)
     try:
         pg = context.new_page()
@@ -102,6 +124,12 @@ def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
             " document.querySelector('img').getBoundingClientRect().right]"
         )
         assert wide <= window and chart <= window, (wide, window, chart)
+        drawn = pg.evaluate(_TABLES)
+        assert len(drawn["tables"]) == 2, drawn  # the answers and the bands
+        for table in drawn["tables"]:
+            assert table["width"] <= table["box"] + 1, table  # nothing to scroll to
+            assert table["interval"] is not None and table["interval"] <= window, table
+        assert drawn["split"] == [], drawn["split"]  # "95 %" and "1 in 20" keep together
     finally:
         context.close()
 
