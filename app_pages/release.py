@@ -296,6 +296,8 @@ if store.live(K.RELEASE_TOTAL) is not None:
                 "(type it in the field under the ε slider), or raise the total above."
             )
             st.warning(over)
+if band_error is not None:  # said next to the greyed controls, not only up in section 1
+    st.warning(release.BAND_BLOCKS, icon=":material/block:")
 if (caution := identifiers.value_caution(ctx, choose_in="on the Data page")) is not None:
     st.warning(caution, icon=":material/warning:")  # uilinks: as on the Data page (P2-6)
 if (few := identifiers.unit_caution(ctx, choose_in="on the Data page")) is not None:
@@ -339,10 +341,12 @@ if rel is not None:
     if zero := zero_onset(rel, files=False):  # the report's words: why the first answers are 0
         st.caption(zero)
     st.dataframe(release_words.answers_table(rel), hide_index=True, width="stretch")
+    if marked := release_words.answers_note(rel):  # the report's † note, under its table
+        st.caption(marked)
     st.caption(
-        "Lower and upper end: an interval that holds its true answer with probability at "
+        "95 % interval [lower end, upper end]: it holds its true answer with probability at "
         "least 95 % (each on its own: about 1 in 20 may miss), noise and the algorithm's bias "
-        "included (the upper end is open where the "
+        "included (the upper end is open, \"[…, open)\", where the "
         "release cannot bound the bias). No ± of the noise alone is published: next to a "
         "biased answer it would read as an interval that can miss the truth. Rounded as in "
         "the report (two significant digits of each interval's half-width); the answers.csv "

@@ -380,6 +380,11 @@ def settled(ctx: state.DataContext, data: Statistics) -> ledgers.Ledger:
     return book.with_total(total, raise_total=raising)
 
 
+# Said next to the greyed confirm box and Release button when the band field is wrong (its
+# error is up in section 1: review 11 P2-2).
+BAND_BLOCKS = "Release is off until the Totals by band field is corrected (above)."
+
+
 def missing(ctx: state.DataContext) -> list[str]:
     """What is still missing before a release can be made (empty: nothing)."""
     out = []

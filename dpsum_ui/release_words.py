@@ -18,6 +18,8 @@ from dpsum_core.mechanisms.registry import get, truncation_label
 from dpsum_core.mechanisms.registry import label as algorithm_label
 from dpsum_core.publish import ledger as ledgers
 from dpsum_core.publish import report as releases
+from dpsum_core.publish.above_theta import MARK
+from dpsum_core.publish.above_theta import answers_note as above_theta_note
 from dpsum_core.publish.release import PUBLISHED_DIGITS, Release, ReleaseEstimate, ReleasePlan
 from dpsum_core.simulate.results import percent
 from dpsum_core.text import counted, escape_name
@@ -26,6 +28,7 @@ from dpsum_core.truncation.registry import PARAMETERS
 # A zero-width space: where a list such as values:500,1000,…,10000 may break in the sidebar
 # (after a comma, never inside a number: review 10 P3 saw "10 / 000").
 BREAK = "\u200b"
+INTERVAL_COLUMN = "95 % interval"  # the answers table's, as the report names it
 
 
 def ledger_table(book: ledgers.Ledger) -> pd.DataFrame:
@@ -178,26 +181,37 @@ def estimate_table(est: ReleaseEstimate) -> pd.DataFrame:
 
 
 def answers_table(rel: Release) -> pd.DataFrame:
-    """The release's answers with labels for column names: the interval's lower and upper
-    ends ("open" where the bias is not bounded), whether the bias is bounded and, where the
-    released θ moves some answers (:attr:`~dpsum_core.publish.release.Release.above_theta`),
-    which. The numbers are
-    answers.csv's rounded as the report rounds them
+    """The release's answers with labels for column names: the threshold, the 95 % interval
+    (``[lower, upper]``; ``[lower, open)`` where the bias is not bounded) next to it, so that a
+    phone's width (390 px) shows it beside a long "≤ …" answer, the private answer marked †
+    where the released θ moves it (:attr:`~dpsum_core.publish.release.Release.above_theta`,
+    explained by :func:`answers_note`), as the report marks it, and whether the bias is
+    bounded. The numbers are answers.csv's rounded as the report rounds them
     (:func:`dpsum_core.publish.report.answer_cells`); never in e-notation."""
     frame = rel.answers_frame()
     if rel.intervals is not None:
-        cells = releases.answer_cells(rel)
-        table = pd.DataFrame(cells, columns=["Threshold τ", "Private answer", "Lower end (95 %)",
-                                             "Upper end (95 %)"])  # fmt: skip
+        rows = [
+            (t, f"[{lo}, {hi}{')' if hi == 'open' else ']'}", f"{a} {MARK}" if above else a)
+            for (t, a, lo, hi), above in zip(releases.answer_cells(rel), rel.above_theta,
+                                             strict=True)
+        ]  # fmt: skip
+        table = pd.DataFrame(rows, columns=["Threshold τ", INTERVAL_COLUMN, "Private answer"])
         table["Bias bounded"] = np.where(rel.intervals.bias_bounded, "yes", "no")
-        if rel.above_theta.any():  # the report's † (dpsum_core.publish.above_theta), only if any
-            table["Moved by θ"] = np.where(rel.above_theta, "yes: not the sum up to τ", "")
     else:
         table = pd.DataFrame({
             "Threshold τ": [f"{t:,.{PUBLISHED_DIGITS}g}" for t in frame.threshold],
             "Private answer": [f"{a:,.2f}" for a in frame.private_answer],
         })  # fmt: skip
     return table
+
+
+def answers_note(rel: Release) -> str | None:
+    """The † note under the answers table, the report's
+    (:func:`dpsum_core.publish.above_theta.answers_note`); None when no row is marked."""
+    if rel.intervals is None:
+        return None
+    return above_theta_note(rel.theta, str(rel.config["algorithm"]), rel.above_theta,
+                            rel.intervals.bias_bounded)  # fmt: skip
 
 
 def open_words(rel: Release) -> str | None:

@@ -11,8 +11,11 @@ from __future__ import annotations
 import html
 import re
 
+NARROW = "30em"  # 480 px (a media query's em is 16 px): a phone, where tables take a smaller font
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # CommonMark's backslash escapes
 _INLINE = re.compile(r"(\\[!-/:-@\[-`{-~]|\*\*)")
+# A number and its unit on one line ("95 %", "97.5 %", "1 in 20"): a phone broke "95 / %"
+_TOGETHER = re.compile(r"(?<=\d) (?=%)|(?<=\d) (in) (?=\d)")
 
 
 def report_html(markdown: str) -> str:
@@ -41,7 +44,8 @@ def report_html(markdown: str) -> str:
                 out.append("</strong>" if bold else "<strong>")
                 bold = not bold
             else:
-                out.append(html.escape(token[1:] if _ESCAPED.fullmatch(token) else token))
+                text = html.escape(token[1:] if _ESCAPED.fullmatch(token) else token)
+                out.append(_TOGETHER.sub(lambda m: f"&nbsp;{m[1]}&nbsp;" if m[1] else "&nbsp;", text))
         return "".join(out) + ("</strong>" if bold else "")
 
     for line in markdown.splitlines():
@@ -65,12 +69,21 @@ def report_html(markdown: str) -> str:
         elif line.strip():
             body.append(f"<p>{inline(line)}</p>")
     flush_table()
-    style = (  # fits a phone (390 px): the chart shrinks, a wide table scrolls in its own box
+    style = (  # fits a phone (390 px): the chart shrinks, tables take a smaller font there
         "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-        "img{max-width:100%;height:auto}.wide{overflow-x:auto}h1,h2,p,li{overflow-wrap:anywhere}"
+        "img{max-width:100%;height:auto}h1,h2,p,li{overflow-wrap:anywhere}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
         "text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"
         "overflow-wrap:anywhere}"
+        # a table wider than the screen scrolls in its own box, with a shadow at the edge
+        # that has more to show (drawn only while it overflows: a cue to scroll)
+        ".wide{overflow-x:auto;background:"
+        "linear-gradient(to right,#fff 30%,#fff0) left/2em 100% no-repeat local,"
+        "linear-gradient(to left,#fff 30%,#fff0) right/2em 100% no-repeat local,"
+        "radial-gradient(farthest-side at 0 50%,#0004,#0000) left/.8em 100% no-repeat scroll,"
+        "radial-gradient(farthest-side at 100% 50%,#0004,#0000) right/.8em 100% no-repeat scroll}"
+        f"@media (max-width:{NARROW}){{body{{margin:1em auto;padding:0 .5em}}"
+        "table{font-size:.8em}td,th{padding:.2em .3em}}"
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '

@@ -5,6 +5,7 @@ as the command line writes them."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -15,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dpsum_core.mechanisms.workloads import make_workload
 from dpsum_core.publish.bands import band_total
 from dpsum_ui import keys as K
+from dpsum_ui import release
 from dpsum_ui.page_state import ReleaseState
 
 PAGE = "app_pages/release.py"
@@ -91,10 +93,28 @@ def test_good_bands_are_in_the_table_and_in_the_files(files) -> None:
     assert record["bands"][1]["total"] == pytest.approx(second.total, rel=1e-9)
     assert record["bands"][1]["lower_95"] == pytest.approx(second.lower, rel=1e-9)
     for key in (K.RELEASE_REPORT_MD, K.RELEASE_REPORT_HTML):
-        text = files[key].decode()
+        text = html.unescape(files[key].decode()).replace("\xa0", " ")  # "95&nbsp;%" in HTML
         assert "Totals by band" in text and "95 % interval for the true total" in text
         assert f"--bands 0-{t1:g},{t1:g}-{t2:g}" in text.replace("\\\n", "")
     # kept when the user leaves the page and comes back
     at.switch_page("app_pages/explorer.py").run()
     at.switch_page(PAGE).run()
     assert (at.text_input(key=K.RELEASE_BANDS).value or "").strip() == f"0-{t1:g}, {t1:g}-{t2:g}"
+
+
+def _after_section_3(at: AppTest) -> list[str]:
+    """The page's texts in order from section 3's header (Confirm and release) on."""
+    texts = [str(getattr(node, "value", "")) for node in at.main]
+    return texts[texts.index("3. Confirm and release"):]
+
+
+def test_a_bad_band_is_said_next_to_the_greyed_release_button() -> None:
+    """Review 11 P2-2: with the unit confirmed the blocker list is gone, and the confirm box
+    and Release were greyed with no reason near them (the error is up in section 1)."""
+    at, _ = _ready()
+    at.text_input(key=K.RELEASE_BANDS).input("15–20,20-30").run()  # an en dash
+    assert at.button(key=K.RELEASE_GO).disabled
+    assert release.BAND_BLOCKS in _after_section_3(at)
+    at.text_input(key=K.RELEASE_BANDS).input("").run()
+    assert_clean(at)
+    assert release.BAND_BLOCKS not in _after_section_3(at)

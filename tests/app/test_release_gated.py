@@ -12,6 +12,7 @@ import pandas as pd
 from app_helpers import assert_clean, keep, kept, new_app
 from streamlit.testing.v1 import AppTest
 
+from dpsum_core.publish.above_theta import MARK
 from dpsum_core.publish.report import answer_cells
 from dpsum_core.text import NOT_TOLD_FROM_ZERO
 from dpsum_ui import release
@@ -49,9 +50,11 @@ def test_gated_answers_on_the_release_page_are_not_a_bare_zero():
     assert_clean(at)
     (table,) = [df.value for df in at.dataframe if "Private answer" in df.value.columns]
     shown = list(table["Private answer"])
-    uppers = list(table["Upper end (95 %)"])
+    uppers = [cell.strip("[])").split(", ")[1] for cell in table["95 % interval"]]
     assert shown[:2] == [f"≤ {u} ({NOT_TOLD_FROM_ZERO})" for u in uppers[:2]]
-    assert "0" not in shown and shown == [c[1] for c in answer_cells(rel)]
+    marks = [f" {MARK}" if above else "" for above in rel.above_theta]  # the report's †
+    cells = [c[1] + m for c, m in zip(answer_cells(rel), marks, strict=True)]
+    assert "0" not in shown and shown == cells
     captions = " ".join(c.value for c in at.caption)
     assert f"Answers {NOT_TOLD_FROM_ZERO}" in captions and "2 queries" in captions
     assert "flags these rows" in captions

@@ -10,6 +10,7 @@ from app_helpers import assert_clean, charts, errors, kept, new_app, title
 from streamlit.testing.v1 import AppTest
 
 from dpsum_core.data.reading import load_column
+from dpsum_core.publish.above_theta import MARK
 from dpsum_core.publish.ledger import Ledger
 from dpsum_core.publish.report import answer_cells, isotonic_words
 from dpsum_core.simulate.config import ExperimentConfig
@@ -143,7 +144,8 @@ def test_release_once_shows_only_private_answers_and_keeps_the_ledger(page):
     last = kept(page, ReleaseState).last
     shown = [f for f in _frames(page) if "Private answer" in f.columns]
     # the answers as the report rounds them (two significant digits of the half-width)
-    cells = [cell[1] for cell in answer_cells(last)]
+    cells = [cell[1] + (f" {MARK}" if above else "")  # † where θ moves it, as the report
+             for cell, above in zip(answer_cells(last), last.above_theta, strict=True)]
     assert len(shown) == 1 and list(shown[0]["Private answer"]) == cells
     # the success line stays on later reruns (a download click reruns the page)
     page.run()

@@ -109,8 +109,10 @@ def test_after_releasing_the_table_has_labels_and_the_interval(page):
     rel = kept(page, ReleaseState).last
     (table,) = [df.value for df in page.dataframe if "Private answer" in df.value.columns]
     assert not set(table.columns) & set(INTERNAL)
-    assert list(table["Lower end (95 %)"]) == [cell[2] for cell in answer_cells(rel)]
-    lower = _numbers(table["Lower end (95 %)"]).to_numpy()
+    assert list(table.columns)[:2] == ["Threshold τ", "95 % interval"]  # a phone shows it
+    ends = [cell.strip("[])").split(", ") for cell in table["95 % interval"]]
+    assert ends == [[cell[2], cell[3]] for cell in answer_cells(rel)]
+    lower = _numbers(pd.Series([lo for lo, _ in ends])).to_numpy()
     assert np.all(lower <= rel.intervals.lower + 1e-9)  # rounded outward
     text = _text(page)
     assert "truncation: SVT" in text
@@ -141,7 +143,7 @@ def test_open_queries_are_named_in_words_with_why():
     assert "3 of 5 queries are open above" in words and "τ from 30 to 50" in words
     assert "SQM counted values above θ as θ" in words and "at least" in words
     table = release_words.answers_table(_released([True, False]))
-    assert list(table["Upper end (95 %)"]) == ["110", "open"]
+    assert list(table["95 % interval"]) == ["[90, 110]", "[990, open)"]
     assert "Noise alone (±, 95 %)" not in table  # a ± without the bias is not published
     assert list(table["Bias bounded"]) == ["yes", "no"]
     assert release_words.open_words(_released([True, True])) is None
@@ -163,7 +165,9 @@ def test_the_answers_table_is_rounded_as_the_report_never_in_e_notation():
         intervals=Intervals(answers - 640.0, answers + 764.76, np.ones(3, bool), "test"),
     )  # fmt: skip
     table = release_words.answers_table(rel)
-    assert list(table["Upper end (95 %)"]) == ["6,470", "1,030,820", "1,036,770"]
+    assert list(table["95 % interval"]) == [
+        "[5,060, 6,470]", "[1,029,400, 1,030,820]", "[1,035,360, 1,036,770]"
+    ]
     assert list(table["Private answer"]) == ["5,700", "1,030,050", "1,036,000"]
     assert not any("e+" in str(c) for c in table.to_numpy().ravel())
 

@@ -194,12 +194,17 @@ def test_the_report_marks_the_rows_theta_moves_and_says_how(algorithm, words):
 
 
 def test_the_release_pages_table_marks_the_rows_theta_moves_only_when_there_are_some():
-    from dpsum_ui.release_words import answers_table
+    """As the report marks them (review 11 P2-6: the app had a "Moved by θ" column, cut off
+    at 1280 px, and no † note)."""
+    from dpsum_ui.release_words import answers_note, answers_table
 
     table = answers_table(_release(theta=20.0))
-    moved = "yes: not the sum up to τ"
-    assert table["Moved by θ"].tolist() == ["", "", moved, moved]
-    assert "Moved by θ" not in answers_table(_release())
+    assert [a.endswith(f" {MARK}") for a in table["Private answer"]] == [False, False, True, True]
+    assert "Moved by θ" not in table
+    note = answers_note(_release(theta=20.0))
+    assert note is not None and note.startswith(MARK)
+    assert MARK not in "".join(answers_table(_release())["Private answer"])
+    assert answers_note(_release()) is None
 
 
 def test_the_released_theta_is_said_right_for_each_algorithm():

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from dpsum_core.cli import main
+from dpsum_ui.release_words import INTERVAL_COLUMN
 from tests.e2e.conftest import (
     ARTIFACTS,
     SIDEBAR,
@@ -20,9 +21,11 @@ from tests.e2e.conftest import (
     key,
     new_context,
     overlapping,
+    set_number,
     wait_idle,
     wait_rendered,
 )
+from tests.e2e.test_researcher_review import _GRID_NEEDS
 
 pytestmark = pytest.mark.e2e
 
@@ -82,13 +85,35 @@ def test_decides_title_and_legend_fit_a_phone(phone, server):
     assert plot["bottom"] - plot["top"] >= 200, plot
 
 
+# Each table of report.html: its width, its scrolling box's and where its interval column's
+# header ends; and whether some paragraph breaks a number from its unit ("95 / %").
+_TABLES = """() => ({
+  tables: [...document.querySelectorAll('table')].map(t => {
+    const heads = [...t.querySelectorAll('th')];
+    const interval = heads.find(th => th.textContent.includes('interval'));
+    return {width: t.getBoundingClientRect().width,
+            box: t.parentElement.getBoundingClientRect().width,
+            interval: interval ? interval.getBoundingClientRect().right : null};
+  }),
+  split: [...document.querySelectorAll('p, li, th, td')].map(e => e.textContent)
+           .filter(t => / %|\\d in \\d/.test(t)),
+})"""
+
+
 @pytest.mark.parametrize("size", [PHONE, (1280, 720)], ids=["phone", "desktop"])
 def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
+    """Review 11 P2-7: on a phone the gated report's answers table (446 px) scrolled in its
+    own box with no cue, its interval column cut off ("[0 / 52,000"), and "95 %" wrapped
+    between 95 and %. Both tables (answers, bands with a long "≤ … (the answer at … is not
+    distinguishable from 0 …)" cell) now fit, and numbers keep their units."""
     out = tmp_path / "rel"
     assert main(["release", "--data", "sample:incomes_small.csv", "--upper", "800000",
-                 "--bins", "200", "--workload", "Q1", "--epsilon", "0.5",
-                 "--algorithm", "auto", "--out", str(out)]) == 0  # fmt: skip
+                 "--bins", "200", "--workload", "values:20000,40000,60000,100000,800000",
+                 "--bands", "0-20000,20000-40000,40000-60000,60000-100000,100000-800000",
+                 "--epsilon", "0.01", "--algorithm", "clampshells",
+                 "--out", str(out)]) == 0  # fmt: skip
     (report,) = out.glob("*_report.html")
+    assert "not distinguishable from 0, so the difference" in report.read_text()  # gated
     context = new_context(browser, *size)
     try:
         pg = context.new_page()
@@ -99,6 +124,12 @@ def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
             " document.querySelector('img').getBoundingClientRect().right]"
         )
         assert wide <= window and chart <= window, (wide, window, chart)
+        drawn = pg.evaluate(_TABLES)
+        assert len(drawn["tables"]) == 2, drawn  # the answers and the bands
+        for table in drawn["tables"]:
+            assert table["width"] <= table["box"] + 1, table  # nothing to scroll to
+            assert table["interval"] is not None and table["interval"] <= window, table
+        assert drawn["split"] == [], drawn["split"]  # "95 %" and "1 in 20" keep together
     finally:
         context.close()
 
@@ -128,5 +159,58 @@ def test_choosing_a_page_closes_the_sidebar_on_a_phone_only(browser, server, siz
             pg.wait_for_function(f"() => ({right})() <= 1", timeout=10_000)
         else:
             assert pg.evaluate(right) > 100, bar.bounding_box()
+    finally:
+        context.close()
+
+
+def _release_page(pg, server, phone: bool) -> None:
+    """Go to the Release page of Q3 on the small sample (a phone through its closed sidebar's
+    menu, a wide window through the top one), release at the sidebar's ε and wait for it."""
+    pg.goto(f"{server.url}/?{SMALL}")
+    button(pg, "explorer_run").wait_for()
+    wait_idle(pg)
+    if phone:
+        pg.locator('[data-testid="stExpandSidebarButton"]').click()
+        pg.locator('[data-testid="stSidebarNavLink"]', has_text="Release").click()
+    else:
+        pg.locator('[data-testid="stTopNavLink"]', has_text="Release").click()
+    pg.get_by_text("Expected error").first.wait_for()
+    wait_idle(pg)
+    set_number(pg, "release_total", 0.05)
+    wait_idle(pg)
+    for box in ("release_unit_confirm", "release_confirm"):
+        pg.locator(f"{key(box)} label").click()
+        wait_idle(pg)
+    button(pg, "release_go").click()
+    pg.get_by_text("Released: ε = ").wait_for(timeout=60_000)
+    wait_idle(pg)
+
+
+@pytest.mark.parametrize("size", [PHONE, (1280, 720)], ids=["phone", "desktop"])
+def test_the_release_pages_interval_column_is_in_view(browser, server, size):
+    """Review 11 P2-6: at 1280 px the answers table's last column ("Moved by θ") was cut off,
+    and on a phone only the threshold and the answer showed. The grid draws on a canvas: each
+    column's width is measured as the grid sizes it (its widest text, 8 px padding each
+    side), and the interval column's header must end within the window and the grid."""
+    context = new_context(browser, *size)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(120_000)
+        _release_page(pg, server, phone=size == PHONE)
+        grid = pg.locator('[data-testid="stDataFrame"]',
+                          has=pg.locator("th", has_text=INTERVAL_COLUMN))  # fmt: skip
+        grid.scroll_into_view_if_needed()
+        grid.locator("th[role=columnheader]").first.wait_for(state="attached")
+        assert_clean(pg)
+        pg.screenshot(path=str(ARTIFACTS / f"release_answers_{size[0]}.png"))
+        drawn = grid.evaluate(_GRID_NEEDS)
+        names = [c["name"] for c in drawn["columns"]]
+        shown = names.index(INTERVAL_COLUMN)
+        left = grid.evaluate("g => g.querySelector('canvas').getBoundingClientRect().left")
+        right = left + sum(c["need"] for c in drawn["columns"][: shown + 1])
+        window = pg.evaluate("window.innerWidth")
+        assert right <= min(window, left + drawn["width"]), (right, window, drawn)
+        if size != PHONE:  # a wide window shows every column whole
+            assert sum(c["need"] for c in drawn["columns"]) <= drawn["width"], drawn
     finally:
         context.close()
