@@ -356,7 +356,8 @@ if rel is not None:
     if table := band_lines(rel, list(release.last_bands())):  # the report's own table
         st.subheader(table[0].removeprefix("## "))
         st.markdown("\n".join(table[1:]))
-    a, b, r1, r2 = st.columns(4)
+    bands = release.bands_csv(rel)
+    a, b, r1, r2, *more = st.columns(4 if bands is None else 5)
     made, source = release.last_data()  # the release's own data, whatever is selected now
     page, text, stem = release.report_files(rel, made, source)
     a.download_button(
@@ -375,3 +376,8 @@ if rel is not None:
         "report.md", text, file_name=f"{stem}_report.md", mime="text/markdown",
         key=K.RELEASE_REPORT_MD, icon=":material/download:",
     )  # fmt: skip
+    if bands is not None:  # as --bands writes it, beside answers.csv
+        more[0].download_button(
+            "bands.csv", bands, file_name=f"{stem}_bands.csv", mime="text/csv",
+            key=K.RELEASE_BANDS_CSV, icon=":material/download:",
+        )  # fmt: skip

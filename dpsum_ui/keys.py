@@ -119,6 +119,7 @@ Release (app_pages/release.py; starts from the explorer's settings above)
                               looks like an identifier (needed before the unit can be confirmed)
     ``release_go``         button: Release (once per confirmation)
     ``release_answers_csv``      download_button: answers.csv of the last release
+    ``release_bands_csv``        download_button: bands.csv of the last release's totals by band
     ``release_record_json``      download_button: release.json of the last release
     ``release_report_html``      download_button: report.html of the last release
     ``release_report_md``        download_button: report.md of the last release
@@ -246,6 +247,7 @@ RELEASE_UNIT_CONFIRM = "release_unit_confirm"
 RELEASE_ONE_ROW_SURE = "release_one_row_sure"
 RELEASE_GO = "release_go"
 RELEASE_ANSWERS_CSV = "release_answers_csv"
+RELEASE_BANDS_CSV = "release_bands_csv"
 RELEASE_RECORD_JSON = "release_record_json"
 RELEASE_REPORT_HTML = "release_report_html"
 RELEASE_REPORT_MD = "release_report_md"

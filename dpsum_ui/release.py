@@ -544,6 +544,13 @@ def answers_csv(rel: Release) -> bytes:
     return releases.answers_csv(rel).encode()
 
 
+def bands_csv(rel: Release) -> bytes | None:
+    """bands.csv of the last release's totals by band, as the command line writes it with
+    ``--bands`` (None without bands)."""
+    bands = list(last_bands())
+    return releases.bands_csv(rel, bands).encode() if bands else None
+
+
 def engine(source: str) -> str:
     """The engine that computed a release's data summary: DuckDB for a server dataset (read
     out of core), memory for a sample or an upload."""
