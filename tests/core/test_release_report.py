@@ -3,6 +3,7 @@ of each answer's noise from public inputs only, and report.html / report.md."""
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -114,7 +115,8 @@ def test_the_report_says_what_was_released_and_how_to_make_it_again(tmp_path, mo
     page = release_file(out, "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert page.count("<tr>") == 11  # header + Q3's ten answers
-    assert "about 1 in 20 may miss" in page and "the true answers lie in" not in page
+    shown = html.unescape(page).replace("\xa0", " ")  # numbers kept with their units (nbsp)
+    assert "about 1 in 20 may miss" in shown and "the true answers lie in" not in shown
     # The command in the report makes the same configuration again, from any folder (a sample
     # is named sample:NAME, its files by NAME).
     assert release_file(out, "report.md").name.startswith("incomes_small_")
