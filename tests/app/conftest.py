@@ -40,3 +40,14 @@ def small(app: AppTest) -> AppTest:
     app.run()
     assert_clean(app)
     return app
+
+
+@pytest.fixture
+def decide(app: AppTest) -> AppTest:
+    """The Decide page on Q3 (10 queries), 10 trials."""
+    app.selectbox(key="workload_kind").select("Q3")
+    app.number_input(key="trials").set_value(10)
+    app.run()
+    app.switch_page("app_pages/decide.py").run()
+    assert_clean(app)
+    return app

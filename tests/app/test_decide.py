@@ -22,16 +22,6 @@ from dpsum_ui import decide as decide_view
 from dpsum_ui import keys as K
 
 
-@pytest.fixture
-def decide(app: AppTest) -> AppTest:
-    app.selectbox(key="workload_kind").select("Q3")
-    app.number_input(key="trials").set_value(10)
-    app.run()
-    app.switch_page("app_pages/decide.py").run()
-    assert_clean(app)
-    return app
-
-
 def summary(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown)
 

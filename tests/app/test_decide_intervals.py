@@ -22,16 +22,6 @@ from dpsum_ui import keys as K
 OFFER = re.compile(r"Use ε = ([0-9.e-]+) on the Release page")
 
 
-@pytest.fixture
-def decide(app: AppTest) -> AppTest:
-    app.selectbox(key="workload_kind").select("Q3")
-    app.number_input(key="trials").set_value(10)
-    app.run()
-    app.switch_page("app_pages/decide.py").run()
-    assert_clean(app)
-    return app
-
-
 def text(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown)
 

@@ -20,6 +20,7 @@ import pytest
 
 from dpsum_core.data.dataset import make_dataset
 from dpsum_core.mechanisms.clampshells_answers import onset_gated
+from dpsum_core.noise import SimulatedNoise
 from dpsum_core.publish.chart import interval_svg
 from dpsum_core.publish.release import _release_with, plan_release
 from dpsum_core.publish.report import (
@@ -37,17 +38,6 @@ from dpsum_core.text import NOT_TOLD_FROM_ZERO
 UPPER = 200.0
 
 
-class SeededLaplace:
-    """numpy's Laplace on a fixed seed (OpenDP's law, reproducible: a test stand-in)."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def add_laplace(self, values, scale):
-        values = np.asarray(values, float)
-        return values + self.rng.laplace(0.0, 1.0, values.shape) * np.asarray(scale, float)
-
-
 @pytest.fixture(scope="module")
 def wages():
     """Hourly wages from $7 up (no value below the 7th bin edge): queries τ < 7 sum to 0, and
@@ -60,7 +50,7 @@ def wages():
 def _release(data, algorithm: str, truncation: str | None = None, *, seed: int = 1):
     config = ExperimentConfig(workload="Q1", epsilon=0.035, upper=UPPER, bins=200)
     plan = plan_release(config, algorithm=algorithm, truncation=truncation)
-    return _release_with(data, plan, SeededLaplace(seed), None)
+    return _release_with(data, plan, SimulatedNoise(np.random.default_rng(seed)), None)
 
 
 @pytest.fixture(scope="module")
