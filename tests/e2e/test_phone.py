@@ -6,10 +6,16 @@ test reads the boxes Chromium drew (conftest's chart_parts and overlapping)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from dpsum_core.cli import main
+from dpsum_core.data.reading import load_column
+from dpsum_core.noise import SimulatedNoise
+from dpsum_core.publish.release import _release_with, plan_release
+from dpsum_core.publish.report import write_release
+from dpsum_core.simulate.config import ExperimentConfig
 from dpsum_ui.release_words import INTERVAL_COLUMN
 from tests.e2e.conftest import (
     ARTIFACTS,
@@ -31,6 +37,7 @@ pytestmark = pytest.mark.e2e
 
 PHONE = (390, 844)
 SMALL = "data=incomes_small.csv&workload=Q3&trials=20&seed=0"
+SAMPLE = str(Path(__file__).resolve().parents[2] / "sample_data" / "incomes_small.csv")
 
 
 @pytest.fixture
@@ -106,12 +113,18 @@ def test_report_html_does_not_scroll_sideways(browser, tmp_path, size):
     own box with no cue, its interval column cut off ("[0 / 52,000"), and "95 %" wrapped
     between 95 and %. Both tables (answers, bands with a long "≤ … (the answer at … is not
     distinguishable from 0 …)" cell) now fit, and numbers keep their units."""
+    # one seeded release (a gate on a band's low edge is what the test needs; an unseeded one
+    # missed it once in a full run), written as `dpsum release --bands` writes it
+    config = ExperimentConfig(workload="values:20000,40000,60000,100000,800000", epsilon=0.01,
+                              upper=800_000.0, bins=200)  # fmt: skip
+    plan = plan_release(config, algorithm="clampshells", truncation=None)
+    rel = _release_with(load_column(SAMPLE, upper=800_000.0), plan,
+                        SimulatedNoise(np.random.default_rng(0)), None)  # fmt: skip
     out = tmp_path / "rel"
-    assert main(["release", "--data", "sample:incomes_small.csv", "--upper", "800000",
-                 "--bins", "200", "--workload", "values:20000,40000,60000,100000,800000",
-                 "--bands", "0-20000,20000-40000,40000-60000,60000-100000,100000-800000",
-                 "--epsilon", "0.01", "--algorithm", "clampshells",
-                 "--out", str(out)]) == 0  # fmt: skip
+    out.mkdir()
+    bands = [(0.0, 20_000.0), (20_000.0, 40_000.0), (40_000.0, 60_000.0), (60_000.0, 100_000.0),
+             (100_000.0, 800_000.0)]  # fmt: skip
+    write_release(rel, out, dataset="incomes_small.csv", bands=bands)
     (report,) = out.glob("*_report.html")
     assert "not distinguishable from 0, so the difference" in report.read_text()  # gated
     context = new_context(browser, *size)
